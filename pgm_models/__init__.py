@@ -1,0 +1,7 @@
+"""pgm_models: generative Bayesian classifiers built on PyMC, with closed-form posteriors and a
+scikit-learn interface."""
+
+from pgm_models.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+
+__all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB"]
+__version__ = "0.1.0"

@@ -1,0 +1,104 @@
+"""Input checks shared by the estimators; every message names the offending value or column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from pgm_models.conjugate import ESTIMATES
+
+
+def check_estimate(estimate) -> str:
+    if estimate not in ESTIMATES:
+        raise ValueError(f"estimate={estimate!r} is not one of {ESTIMATES}")
+    return estimate
+
+
+def check_concentration(value, name: str, length: int | None = None, length_name: str = "") -> np.ndarray:
+    """A Dirichlet hyperparameter: a number ≥ 0, or one per item (``length`` of them)."""
+    array = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    if array is None or array.ndim > 1:
+        raise ValueError(f"{name} must be a number ≥ 0 or a 1-D array of them, got {value!r}")
+    if array.ndim == 1 and length is not None and array.shape[0] != length:
+        raise ValueError(f"{name} has {array.shape[0]} entries; expected {length} (one per {length_name})")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must be finite and ≥ 0, got {value!r}")
+    return array
+
+
+def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    if sample_weight is None:
+        return np.ones(n_rows)
+    weight = np.asarray(sample_weight, dtype=float)
+    if weight.ndim == 0:
+        weight = np.full(n_rows, float(weight))
+    if weight.shape != (n_rows,):
+        raise ValueError(f"sample_weight has shape {weight.shape}; expected ({n_rows},), one per row of X")
+    bad = ~np.isfinite(weight) | (weight < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"sample_weight[{row}] = {weight[row]}: weights must be finite and ≥ 0")
+    return weight
+
+
+def check_labels(y) -> np.ndarray:
+    """A 1-D label array with no missing label."""
+    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per row), got shape {labels.shape}")
+    missing = pd.isna(labels)
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        raise ValueError(
+            f"y has {rows.size} missing label(s) (NaN/None), first at row {rows[0]}; "
+            "every training row needs a class"
+        )
+    return labels
+
+
+def check_n_rows(X_rows: int, y_rows: int) -> None:
+    if X_rows == 0:
+        raise ValueError("X is empty (0 rows): at least one row is needed")
+    if X_rows != y_rows:
+        raise ValueError(f"X has {X_rows} rows but y has {y_rows}; they must match")
+
+
+def column_name(names, index: int) -> str:
+    return f"column {index}" if names is None else f"column {names[index]!r}"
+
+
+def matrix_entries(matrix):
+    """(values, column of each value) of a dense or sparse matrix's stored entries."""
+    if sp.issparse(matrix):
+        return matrix.data, matrix.indices
+    return matrix.ravel(), np.tile(np.arange(matrix.shape[1]), matrix.shape[0])
+
+
+def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
+    """Raise naming the first entry where ``bad(values)`` holds: the value, its column, a remedy."""
+    values, columns = matrix_entries(matrix)
+    flagged = bad(values)
+    if flagged.any():
+        first = np.flatnonzero(flagged)[0]
+        where = column_name(names, columns[first])
+        raise ValueError(f"X has {problem} {values[first]} in {where}" + (f"; {remedy}" if remedy else ""))
+
+
+def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
+    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry."""
+    if sp.issparse(X):
+        matrix = sp.csr_array(X, dtype=float)
+    else:
+        try:
+            matrix = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"X must be numeric for {what}: {error}") from None
+        if matrix.ndim != 2:
+            raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}")
+    reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a non-finite value")
+    if nonnegative:
+        reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"{what} needs counts ≥ 0")
+    return matrix

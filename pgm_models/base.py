@@ -1,0 +1,248 @@
+"""The estimator base class every classifier of the zoo derives from.
+
+A model of the zoo is p(y, x | θ) = p(y | π) p(x | y, φ) with π ~ Dirichlet(class_alpha) and a
+conjugate prior on φ. The base class owns what is common — class labels, the class-probability
+posterior, the choice of point estimate, the scikit-learn prediction API, the Bayes decision
+rule and the bridges to PyMC and ArviZ — and asks its subclass for the feature part through a
+small template (the shape of scikit-learn's ``naive_bayes.py``):
+
+``_encode(X, reset)``
+    validate X and return the representation the counting and scoring use;
+``_init_counts()`` / ``_count(Xe, class_index, weight)``
+    allocate and accumulate the feature sufficient statistics;
+``_feature_log_likelihood(Xe, estimate)``
+    (N, K) log p(x_n | y = k) under the chosen estimate (exact posterior predictive for
+    "predictive");
+``_feature_posterior()``
+    {name: (closed-form posterior, dims)} of the feature parameters;
+``_coords()``, ``_counts_model(model)``, ``_rows_model(model, Xe, class_index)``
+    the PyMC model's coordinates and its two observation forms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from pgm_models._validation import (
+    check_concentration,
+    check_estimate,
+    check_labels,
+    check_n_rows,
+    check_sample_weight,
+)
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.decision import bayes_decision
+
+FORMS = ("counts", "rows")
+
+
+class BayesianClassifier(ClassifierMixin, BaseEstimator):
+    """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities."""
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the closed-form posterior from the sufficient statistics of (X, y)."""
+        for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+            delattr(self, attribute)
+        labels = check_labels(y)
+        check_classification_targets(labels)
+        return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch to the sufficient statistics; ``classes`` is needed on the first call
+        (unless y is a pandas Categorical, whose categories are the classes)."""
+        labels = check_labels(y)
+        if not hasattr(self, "classes_"):
+            if classes is None:
+                if not isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+                    raise ValueError("the first call to partial_fit needs classes= (all class labels)")
+                classes = self._declared_classes(y, labels)
+            return self._partial_fit(X, labels, np.asarray(classes), sample_weight)
+        if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
+            raise ValueError(f"classes={list(classes)} differs from classes_ {self.classes_.tolist()} of the first call")
+        return self._partial_fit(X, labels, None, sample_weight)
+
+    @staticmethod
+    def _declared_classes(y, labels):
+        """The class domain: a Categorical's declared categories, else the observed labels."""
+        if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+            return np.asarray(y.dtype.categories)
+        return np.unique(labels)
+
+    def _partial_fit(self, X, labels, classes, sample_weight):
+        check_estimate(self.estimate)
+        check_n_rows(_n_rows(X), len(labels))
+        reset = classes is not None
+        if reset:
+            if len(np.unique(classes)) != len(classes):
+                raise ValueError(f"classes has repeated labels: {list(classes)}")
+            class_alpha = check_concentration(self.class_alpha, "class_alpha", len(classes), "class")
+            encoded = self._encode(X, reset=True)
+            self.classes_ = np.asarray(classes)
+            self.class_count_ = np.zeros(len(classes))
+            self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
+            self._init_counts()
+        else:
+            encoded = self._encode(X, reset=False)
+        class_index = self._class_index(labels)
+        weight = check_sample_weight(sample_weight, len(labels))
+        self.class_count_ = self.class_count_ + np.bincount(class_index, weight, len(self.classes_))
+        self._count(encoded, class_index, weight)
+        self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
+        return self
+
+    def _class_index(self, labels) -> np.ndarray:
+        position = {label: k for k, label in enumerate(self.classes_.tolist())}
+        try:
+            return np.fromiter((position[label] for label in labels.tolist()), np.intp, len(labels))
+        except KeyError as error:
+            raise ValueError(
+                f"y has label {error.args[0]!r}, which is not among classes_ {self.classes_.tolist()}"
+            ) from None
+
+    def _check_feature_names(self, X, reset: bool):
+        """Set or check n_features_in_ / feature_names_in_; a DataFrame whose columns are the
+        fitted ones in another order is matched by name."""
+        names = getattr(self, "feature_names_in_", None)
+        if (
+            not reset
+            and isinstance(X, pd.DataFrame)
+            and names is not None
+            and list(X.columns) != list(names)
+            and set(X.columns) == set(names)
+        ):
+            X = X[list(names)]
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return X
+
+    # ------------------------------------------------------------------ prediction
+    def _estimate(self, estimate):
+        return check_estimate(self.estimate if estimate is None else estimate)
+
+    def predict_joint_log_proba(self, X, estimate=None):
+        """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
+        check_is_fitted(self, "classes_")
+        estimate = self._estimate(estimate)
+        encoded = self._encode(X, reset=False)
+        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
+
+    def predict_log_proba(self, X, estimate=None):
+        """log P(y = k | x_n). A row that has probability 0 under every class (possible only
+        with alpha = 0) gets the uniform distribution rather than NaN."""
+        joint = self.predict_joint_log_proba(X, estimate)
+        impossible = np.all(np.isneginf(joint), axis=1)
+        joint[impossible] = 0.0
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    def predict_proba(self, X, estimate=None):
+        """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
+        return np.exp(self.predict_log_proba(X, estimate))
+
+    def predict(self, X, loss=None, estimate=None):
+        """The Bayes decision: argmin_i Σ_j loss[i, j] P(c_j | x) (0-1 loss: the most probable class)."""
+        return self.classes_[bayes_decision(self.predict_proba(X, estimate), loss)]
+
+    # ------------------------------------------------------------------ the posterior
+    def _parameters(self):
+        """{name: (closed-form posterior, dims)} of every model parameter."""
+        check_is_fitted(self, "classes_")
+        return {
+            "class_prob": (self._class_prior.posterior(self.class_count_), ("class",)),
+            **self._feature_posterior(),
+        }
+
+    def _dataset(self, values_by_name, leading_dims=()):
+        coords = self._coords()
+        return xr.Dataset(
+            {
+                name: (leading_dims + dims, values_by_name[name])
+                for name, (_, dims) in self._parameters().items()
+            },
+            coords={dim: coords[dim] for dim in _used_dims(self._parameters())},
+        )
+
+    def analytic_posterior(self, statistic="mean") -> xr.Dataset:
+        """The closed-form posterior's ``statistic`` ("mean", "sd" or "mode") of every
+        parameter, named and dimensioned as in the PyMC model."""
+        if statistic not in ("mean", "sd", "mode"):
+            raise ValueError(f"statistic={statistic!r} is not one of 'mean', 'sd', 'mode'")
+        return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
+
+    def posterior_draws(self, n=1000, random_seed=None, chains=2):
+        """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
+        same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws)."""
+        import arviz as az
+
+        rng = np.random.default_rng(random_seed)
+        draws = {
+            name: posterior.sample(chains * n, rng).reshape((chains, n) + posterior.mean().shape)
+            for name, (posterior, _) in self._parameters().items()
+        }
+        posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
+            chain=np.arange(chains), draw=np.arange(n)
+        )
+        return az.InferenceData(posterior=posterior)
+
+    # ------------------------------------------------------------------ PyMC
+    def pymc_model(self, form="counts", X=None, y=None):
+        """The generative PyMC model of the fitted classifier.
+
+        ``form="counts"`` observes the sufficient statistics kept by ``fit``, so its gradient
+        costs O(parameters). ``form="rows"`` observes every row of (X, y), which must be given
+        (the estimator keeps only sufficient statistics); sample its prior or posterior
+        predictive to generate synthetic datasets. Both have the same posterior: their log
+        densities differ by a constant that depends only on the data.
+        """
+        import pymc as pm
+
+        check_is_fitted(self, "classes_")
+        if form not in FORMS:
+            raise ValueError(f"form={form!r} is not one of {FORMS}")
+        with pm.Model(coords=self._coords()) as model:
+            if form == "counts":
+                self._counts_model(model)
+            else:
+                if X is None or y is None:
+                    raise ValueError("form='rows' observes rows: pass the X and y to observe")
+                labels = check_labels(y)
+                check_n_rows(_n_rows(X), len(labels))
+                encoded = self._encode(X, reset=False)
+                self._rows_model(model, encoded, self._class_index(labels))
+        return model
+
+    def sample_posterior(self, draws=1000, chains=2, random_seed=None, **pm_sample_kwargs):
+        """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
+        (compare them with the closed form using ``pgm_models.verify.check_posterior``)."""
+        import pymc as pm
+
+        return pm.sample(
+            draws=draws,
+            chains=chains,
+            random_seed=random_seed,
+            model=self.pymc_model("counts"),
+            **pm_sample_kwargs,
+        )
+
+    def find_map(self, **find_map_kwargs) -> xr.Dataset:
+        """``pm.find_MAP`` on the counts-form model. PyMC maximises the density in the original
+        parameter space (no Jacobian), so this is the posterior mode ``analytic_posterior("mode")``."""
+        import pymc as pm
+
+        find_map_kwargs.setdefault("progressbar", False)
+        point = pm.find_MAP(model=self.pymc_model("counts"), include_transformed=False, **find_map_kwargs)
+        return self._dataset(point)
+
+
+def _n_rows(X) -> int:
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _used_dims(parameters) -> list[str]:
+    return list(dict.fromkeys(dim for _, dims in parameters.values() for dim in dims))

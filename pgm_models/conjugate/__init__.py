@@ -1,0 +1,12 @@
+"""Closed-form conjugate posteriors shared by every model of the zoo."""
+
+from pgm_models.conjugate.dirichlet import (
+    ESTIMATES,
+    Beta,
+    Dirichlet,
+    block_sum,
+    log_probabilities,
+    normalize,
+)
+
+__all__ = ["ESTIMATES", "Beta", "Dirichlet", "block_sum", "log_probabilities", "normalize"]

@@ -1,0 +1,228 @@
+"""Dirichlet–categorical / Dirichlet–multinomial conjugacy, the one copy every model uses.
+
+A :class:`Dirichlet` holds independent Dirichlet distributions laid end to end along the last
+axis of its concentration array, in blocks of ``block_sizes`` (default: the whole last axis is
+one block). That one layout covers every discrete parameter of the zoo:
+
+* a class-probability vector: one block of K classes;
+* categorical features with their own domains: one block of S_j values per feature;
+* Beta–Bernoulli: a last axis of length 2 (absent, present) — the two-category case, not a copy;
+* a multinomial vocabulary: one block of V words.
+
+With prior concentration α and observed counts n in a block of S cells (N = Σ n, A = Σ α):
+
+* posterior concentration  α + n
+* posterior mean           (n + α) / (N + A)
+* posterior mode (MAP)     (n + α − 1) / (N + A − S); cells with n + α ≤ 1 sit at 0 and the
+                           others share the mass (the density is unbounded or flat there)
+* MLE                      n / N
+* log evidence of an ordered sequence with counts n (no multinomial coefficient)
+      log Γ(A) − log Γ(A + N) + Σ_i [log Γ(α_i + n_i) − log Γ(α_i)]
+  which is both the log marginal likelihood p(D) under the prior and, applied to the
+  posterior, the Dirichlet–multinomial posterior predictive of a multi-count observation.
+
+Conventions for empty blocks (all concentration zero: no prior mass and no data, possible with
+α = 0): mean, mode and MLE are uniform 1/S — the limit of (n + α)/(N + Sα) as α → 0 — and the
+log evidence is that same limit: log(1/S) for a sequence that repeats one category, −inf for
+any other. Nothing returns NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+ESTIMATES = ("mean", "map", "mle", "predictive")
+
+
+def _block_starts(block_sizes: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(block_sizes)[:-1]))
+
+
+def block_sum(values: np.ndarray, block_sizes: np.ndarray | None) -> np.ndarray:
+    """Sum of each block along the last axis: shape (..., n_blocks)."""
+    if block_sizes is None:
+        return values.sum(axis=-1, keepdims=True)
+    return np.add.reduceat(values, _block_starts(block_sizes), axis=-1)
+
+
+def _spread(per_block: np.ndarray, block_sizes: np.ndarray | None) -> np.ndarray:
+    """Repeat a per-block value over the cells of its block (broadcastable to the cells)."""
+    return per_block if block_sizes is None else np.repeat(per_block, block_sizes, axis=-1)
+
+
+def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None) -> np.ndarray:
+    """Divide each block by its total; an all-zero block becomes uniform. This is the MLE n/N."""
+    weights = np.asarray(weights, dtype=float)
+    total = _spread(block_sum(weights, block_sizes), block_sizes)
+    size = weights.shape[-1] if block_sizes is None else _spread(block_sizes, block_sizes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, weights / total, 1.0 / size)
+
+
+def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
+    """Elementwise log with log 0 = −inf and no warning."""
+    with np.errstate(divide="ignore"):
+        return np.log(probabilities)
+
+
+def _cell_log_ratio(concentration, counts):
+    """log Γ(α + n) − log Γ(α): 0 where n = 0, −inf where α = 0 < n (no mass there)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = gammaln(concentration + counts) - gammaln(concentration)
+    return np.where(counts == 0, 0.0, np.where(concentration > 0, ratio, -np.inf))
+
+
+def _sequence_log_evidence(total_concentration, n_draws, n_distinct, block_size, cell_sum):
+    """log Γ(A) − log Γ(A + N) + Σ cells, with the empty-block limit (see module docstring).
+
+    An empty block (A = 0) is the α → 0 limit of a symmetric prior: log(1/S) when its N > 0
+    draws all fall in one category, −inf otherwise; no draws at all have probability 1.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        regular = gammaln(total_concentration) - gammaln(total_concentration + n_draws) + cell_sum
+        empty = np.where(n_distinct == 1, -np.log(block_size), -np.inf)
+    return np.where(n_draws == 0, 0.0, np.where(total_concentration > 0, regular, empty))
+
+
+class Dirichlet:
+    """Independent Dirichlet(concentration) distributions in blocks along the last axis.
+
+    Parameters
+    ----------
+    concentration : array (..., T), every entry ≥ 0 and finite.
+    block_sizes : sizes of consecutive blocks along the last axis (summing to T), or None for
+        a single block spanning the whole axis.
+    """
+
+    def __init__(self, concentration, block_sizes=None):
+        concentration = np.asarray(concentration, dtype=float)
+        if not np.all(np.isfinite(concentration)) or np.any(concentration < 0):
+            raise ValueError("Dirichlet concentration must be finite and ≥ 0")
+        if block_sizes is not None:
+            block_sizes = np.asarray(block_sizes, dtype=np.intp)
+            if np.any(block_sizes < 1) or block_sizes.sum() != concentration.shape[-1]:
+                raise ValueError(
+                    f"block sizes {block_sizes.tolist()} do not tile a last axis of "
+                    f"length {concentration.shape[-1]}"
+                )
+        self.concentration = concentration
+        self.block_sizes = block_sizes
+
+    def posterior(self, counts) -> "Dirichlet":
+        """The conjugate update: concentration α + n."""
+        return Dirichlet(self.concentration + np.asarray(counts, dtype=float), self.block_sizes)
+
+    def total(self) -> np.ndarray:
+        """A = Σ α of each block, spread over the block's cells."""
+        return _spread(block_sum(self.concentration, self.block_sizes), self.block_sizes)
+
+    def mean(self) -> np.ndarray:
+        """α_i / A (with a posterior: (n + α)/(N + Σα))."""
+        return normalize(self.concentration, self.block_sizes)
+
+    def var(self) -> np.ndarray:
+        """Marginal variance m_i (1 − m_i) / (A + 1), m = mean."""
+        mean = self.mean()
+        return mean * (1.0 - mean) / (self.total() + 1.0)
+
+    def sd(self) -> np.ndarray:
+        return np.sqrt(self.var())
+
+    def mode(self) -> np.ndarray:
+        """(α_i − 1)/(A − S) with boundary handling.
+
+        A cell with α_i ≤ 1 has a density that is unbounded (α_i < 1) or flat (α_i = 1) as
+        θ_i → 0, so it sits at 0 and the cells with α_i > 1 share the mass in proportion to
+        α_i − 1. A block with no cell above 1 has no unique mode; it returns the mean.
+        """
+        excess = np.maximum(self.concentration - 1.0, 0.0)
+        has_mode = _spread(block_sum(excess, self.block_sizes), self.block_sizes) > 0
+        return np.where(has_mode, normalize(excess, self.block_sizes), self.mean())
+
+    def estimate(self, counts, which: str) -> np.ndarray:
+        """Point estimate of the parameters after observing ``counts`` under this prior.
+
+        ``which`` is "mean" (also "predictive": for one categorical draw the posterior predictive
+        equals the posterior mean), "map" (posterior mode) or "mle" (n/N, the prior ignored).
+        """
+        if which == "mle":
+            return normalize(counts, self.block_sizes)
+        posterior = self.posterior(counts)
+        if which == "map":
+            return posterior.mode()
+        if which in ("mean", "predictive"):
+            return posterior.mean()
+        raise ValueError(f"unknown estimate {which!r}; expected one of {ESTIMATES}")
+
+    def sample(self, size: int, random_state=None) -> np.ndarray:
+        """``size`` i.i.d. draws, shape (size, ..., T), by normalised Gamma(α_i, 1) variates."""
+        rng = np.random.default_rng(random_state)
+        gammas = rng.standard_gamma(self.concentration, size=(size,) + self.concentration.shape)
+        return normalize(gammas, self.block_sizes)
+
+    def log_evidence(self, counts) -> np.ndarray:
+        """log p(an ordered sequence with these counts), one value per block: (..., n_blocks).
+
+        With the prior this is the log marginal likelihood; with a posterior it is the log
+        posterior predictive (Dirichlet–multinomial) of further draws with these counts.
+        """
+        counts = np.broadcast_to(np.asarray(counts, dtype=float), self.concentration.shape)
+        sizes = self.block_sizes
+        return _sequence_log_evidence(
+            block_sum(self.concentration, sizes),
+            block_sum(counts, sizes),
+            block_sum((counts > 0).astype(float), sizes),
+            self.concentration.shape[-1] if sizes is None else sizes,
+            block_sum(_cell_log_ratio(self.concentration, counts), sizes),
+        )
+
+    def log_predictive_rows(self, X) -> np.ndarray:
+        """Dirichlet–multinomial log evidence of every row of X under every Dirichlet.
+
+        For a single-block Dirichlet with concentration (K, V) and count rows X (N, V), dense or
+        scipy sparse, returns (N, K): log p(ordered sequence x_n | Dirichlet(α_k)). Only the
+        nonzero counts are visited, so a sparse document–term matrix stays sparse.
+        """
+        if self.block_sizes is not None or self.concentration.ndim != 2:
+            raise ValueError("log_predictive_rows needs a (K, V) single-block Dirichlet")
+        X = sp.csr_array(X, dtype=float)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        n_rows, n_entries = X.shape[0], X.nnz
+        # Σ over each row's nonzero words of log Γ(α_kv + x_nv) − log Γ(α_kv), as one sparse
+        # product: (rows × entries indicator) @ (entries × classes).
+        entry_terms = _cell_log_ratio(self.concentration[:, X.indices].T, X.data[:, None])
+        row_of_entry = sp.csr_array(
+            (np.ones(n_entries), np.arange(n_entries), X.indptr), shape=(n_rows, n_entries)
+        )
+        return _sequence_log_evidence(
+            self.concentration.sum(axis=1)[None, :],
+            X.sum(axis=1).reshape(-1, 1),
+            np.diff(X.indptr).reshape(-1, 1),
+            self.concentration.shape[1],
+            row_of_entry @ entry_terms,
+        )
+
+
+class Beta:
+    """Beta(a, b) as the two-category Dirichlet over (failure, success) — not a second copy.
+
+    Every statistic is the Dirichlet's, read off at the success component.
+    """
+
+    def __init__(self, a, b):
+        self.dirichlet = Dirichlet(np.stack(np.broadcast_arrays(b, a), axis=-1))
+
+    def mean(self):
+        return self.dirichlet.mean()[..., 1]
+
+    def sd(self):
+        return self.dirichlet.sd()[..., 1]
+
+    def mode(self):
+        return self.dirichlet.mode()[..., 1]
+
+    def sample(self, size, random_state=None):
+        return self.dirichlet.sample(size, random_state)[..., 1]

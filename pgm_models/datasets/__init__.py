@@ -1,0 +1,69 @@
+"""Bundled datasets and an ARFF loader.
+
+``load_arff(path)`` returns ``(X, y)``: nominal attributes as pandas Categoricals with their
+declared values in declared order, numeric attributes as floats, string attributes as str
+objects, ``?`` as missing. The target is the last attribute unless ``target`` names another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import pandas as pd
+
+from pgm_models.datasets.arff import read_arff
+
+__all__ = ["list_datasets", "load_arff", "load_dataset"]
+
+
+@dataclass(frozen=True)
+class _Entry:
+    file: str
+    n_rows: int
+    description: str
+
+
+_DATASETS = {
+    "textbook-15": _Entry("textbook-15.arff", 15, "Li Hang's naive Bayes worked example (2 nominal attributes)"),
+    "mountain-climbing": _Entry("mountain-climbing.arff", 9, "weather, temperature -> climb (worked example)"),
+    "weather.nominal": _Entry("weather.nominal.arff", 14, "play tennis; 4 nominal attributes"),
+    "weather.numeric": _Entry("weather.numeric.arff", 14, "play tennis; 2 nominal, 2 numeric attributes"),
+    "contact-lenses": _Entry("contact-lenses.arff", 24, "contact lenses; 4 nominal attributes, 3 classes"),
+    "vote": _Entry("vote.arff", 435, "1984 US Congress votes; 16 nominal {n,y}, many missing"),
+    "breast-cancer": _Entry("breast-cancer.arff", 286, "Ljubljana breast cancer; 9 nominal, some missing"),
+    "iris": _Entry("iris.arff", 150, "iris; 4 numeric attributes, 3 classes"),
+    "diabetes": _Entry("diabetes.arff", 768, "Pima Indians diabetes; 8 numeric attributes"),
+    "reuters-grain-train": _Entry("ReutersGrain-train.arff", 1554, "Reuters-21578 'grain' vs rest; raw text"),
+    "reuters-grain-test": _Entry("ReutersGrain-test.arff", 604, "Reuters-21578 'grain' vs rest; raw text"),
+}
+
+
+def load_arff(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """Read an ARFF file into (X, y); ``target`` defaults to the last attribute."""
+    _, attributes, frame = read_arff(path)
+    target = attributes[-1].name if target is None else target
+    if target not in frame.columns:
+        raise ValueError(f"{path}: no attribute named {target!r}; attributes are {list(frame.columns)}")
+    return frame.drop(columns=target), frame[target]
+
+
+def list_datasets() -> pd.DataFrame:
+    """The bundled datasets: name, rows, file and a one-line description."""
+    return pd.DataFrame(
+        [(name, e.n_rows, e.file, e.description) for name, e in _DATASETS.items()],
+        columns=["name", "rows", "file", "description"],
+    )
+
+
+def dataset_path(name: str):
+    """Path of a bundled dataset's ARFF file."""
+    if name not in _DATASETS:
+        raise ValueError(f"no bundled dataset {name!r}; available: {sorted(_DATASETS)}")
+    return resources.files("pgm_models.datasets") / "data" / _DATASETS[name].file
+
+
+def load_dataset(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Load a bundled dataset as (X, y); see :func:`list_datasets`."""
+    with resources.as_file(dataset_path(name)) as path:
+        return load_arff(path)

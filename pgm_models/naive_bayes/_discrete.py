@@ -1,0 +1,104 @@
+"""What the discrete naive Bayes models share: Dirichlet priors on categorical features.
+
+Each subclass turns X into a nonnegative *design* matrix D (N × T): one-hot codes for
+categorical features, presence indicators for Bernoulli, word counts for multinomial. Then the
+sufficient statistics of every subclass are the same product
+
+    feature_count_[k, t] = Σ_n w_n 1{y_n = k} D[n, t],
+
+the posterior is one conjugate Dirichlet update of it, and a point estimate θ̂ scores a row by
+the log-linear form Σ_t D[n, t] log θ̂[k, t].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models._validation import check_concentration
+from pgm_models.base import BayesianClassifier
+from pgm_models.conjugate import Dirichlet, log_probabilities
+
+
+def log_linear(design, log_table: np.ndarray) -> np.ndarray:
+    """design (N, T) @ log_table(K, T)ᵀ with 0 · log 0 = 0.
+
+    The finite part is a plain product; a row gets −inf for class k exactly where a positive
+    design entry meets log θ = −inf (so α = 0 gives −inf, never NaN).
+    """
+    finite = np.where(np.isfinite(log_table), log_table, 0.0)
+    blocked = np.isneginf(log_table).astype(float)
+    score, hits = design @ finite.T, design @ blocked.T
+    return np.where(hits > 0, -np.inf, score)
+
+
+def class_weights(class_index: np.ndarray, weight: np.ndarray, n_classes: int) -> np.ndarray:
+    """The (N, K) matrix of w_n 1{y_n = k}, dense so that designᵀ @ it is a dense (T, K)."""
+    weights = np.zeros((len(class_index), n_classes))
+    weights[np.arange(len(class_index)), class_index] = weight
+    return weights
+
+
+def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
+    """Counts observed by a PyMC Multinomial/Binomial must be whole numbers."""
+    rounded = np.round(counts)
+    if not np.allclose(counts, rounded, rtol=0, atol=1e-9):
+        raise ValueError(
+            f"the counts-form PyMC model observes whole-number {what}; these were fitted with "
+            "non-integer sample_weight"
+        )
+    return rounded.astype(np.int64)
+
+
+class DiscreteNB(BayesianClassifier):
+    """Template for naive Bayes with Dirichlet(alpha) priors on categorical feature parameters.
+
+    Subclasses give ``_encode`` (X → encoded), ``_design`` (encoded → design matrix),
+    ``_prior_concentration`` and ``_feature_blocks`` (the Dirichlet layout),
+    ``_feature_counts`` (feature_count_ in that layout), ``_feature_log_likelihood``,
+    ``_feature_posterior`` and the two PyMC forms.
+    """
+
+    def _design(self, encoded):
+        return encoded
+
+    def _n_design_columns(self) -> int:
+        return self.n_features_in_
+
+    def _feature_blocks(self):
+        return None
+
+    def _init_counts(self):
+        alpha = check_concentration(self.alpha, "alpha", self.n_features_in_, "feature")
+        self._feature_prior = Dirichlet(self._prior_concentration(alpha), self._feature_blocks())
+        self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
+
+    def _count(self, encoded, class_index, weight):
+        weights = class_weights(class_index, weight, len(self.classes_))
+        self.feature_count_ = self.feature_count_ + np.asarray((self._design(encoded).T @ weights).T)
+        self.feature_concentration_ = self._feature_prior.posterior(self._feature_counts()).concentration
+
+    def _feature_counts(self):
+        return self.feature_count_
+
+    def _feature_log_prob(self, estimate):
+        return log_probabilities(self._feature_prior.estimate(self._feature_counts(), estimate))
+
+    def _check_proper_prior(self):
+        """PyMC's Dirichlet needs every concentration > 0; alpha = 0 is an improper prior."""
+        for name, value in (("class_alpha", self.class_alpha), ("alpha", self.alpha)):
+            if np.any(np.asarray(value, dtype=float) <= 0):
+                raise ValueError(
+                    f"{name}={value!r}: the PyMC model needs a proper prior ({name} > 0); "
+                    "with 0 only the closed-form posterior is available"
+                )
+
+    def _class_model(self, model, observe_counts: bool):
+        """π ~ Dirichlet(class_alpha); the class counts ~ Multinomial(N, π) in the counts form."""
+        import pymc as pm
+
+        self._check_proper_prior()
+        class_prob = pm.Dirichlet("class_prob", a=self._class_prior.concentration, dims="class")
+        if observe_counts:
+            counts = integer_counts(self.class_count_, "class counts")
+            pm.Multinomial("class_count", n=counts.sum(), p=class_prob, observed=counts, dims="class")
+        return class_prob

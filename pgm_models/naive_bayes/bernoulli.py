@@ -1,0 +1,126 @@
+"""Bernoulli naive Bayes: presence/absence of each of F binary features.
+
+Model: π ~ Dirichlet(class_alpha), θ_kj ~ Beta(alpha_j, alpha_j) = P(x_j = 1 | y = k),
+y_i ~ Categorical(π), x_ij | y_i = k ~ Bernoulli(θ_kj). Beta–Bernoulli is the two-category
+case of the Dirichlet core (absent, present), so with N_k rows of class k and N_kj of them
+having x_j = 1 the posterior is θ_kj | D ~ Beta(alpha_j + N_kj, alpha_j + N_k − N_kj):
+
+    posterior mean (N_kj + α)/(N_k + 2α),  mode (N_kj + α − 1)/(N_k + 2α − 2),  MLE N_kj/N_k.
+
+Absent features count (the factor 1 − θ_kj), unlike multinomial naive Bayes. The exact
+posterior predictive equals the posterior-mean plug-in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from pgm_models._validation import check_numeric_matrix, reject_entries
+from pgm_models.conjugate import Beta
+from pgm_models.naive_bayes._discrete import DiscreteNB, integer_counts
+
+
+class BernoulliNB(DiscreteNB):
+    """Naive Bayes on binary features with Beta(alpha, alpha) priors.
+
+    Parameters
+    ----------
+    alpha : float or array of one per feature, ≥ 0
+    class_alpha : float or array of one per class, ≥ 0
+    estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB)
+    binarize : float or None, default 0.0
+        Threshold: x > binarize is "present". None means X is already 0/1 (anything else raises).
+
+    Attributes
+    ----------
+    feature_count_ : (K, F) N_kj, rows of class k with feature j present
+    feature_concentration_ : (K, F, 2) posterior Beta parameters as a two-category Dirichlet,
+        [..., 0] = alpha + absent count, [..., 1] = alpha + present count
+    """
+
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.binarize = binarize
+
+    def _encode(self, X, reset):
+        X = self._check_feature_names(X, reset)
+        names = getattr(self, "feature_names_in_", None)
+        matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")
+        if self.binarize is not None:
+            if sp.issparse(matrix):
+                if self.binarize < 0:
+                    raise ValueError(f"binarize={self.binarize} < 0 would mark the implicit zeros of sparse X present")
+                matrix.data = (matrix.data > self.binarize).astype(float)
+                matrix.eliminate_zeros()
+                return matrix
+            return (matrix > self.binarize).astype(float)
+        reject_entries(
+            matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value",
+            "binarize=None expects 0/1 input; set binarize to a threshold",
+        )
+        return matrix
+
+    def _prior_concentration(self, alpha):
+        return np.broadcast_to(np.asarray(alpha)[..., None], (len(self.classes_), self.n_features_in_, 2))
+
+    def _feature_counts(self):
+        """(K, F, 2): absent N_k − N_kj and present N_kj."""
+        present = self.feature_count_
+        return np.stack([self.class_count_[:, None] - present, present], axis=-1)
+
+    def _feature_log_likelihood(self, X, estimate):
+        """Σ_j x_j log θ_kj + (1 − x_j) log(1 − θ_kj), linear in X; log 0 terms are −inf only
+        where they are actually used (0 · log 0 = 0)."""
+        log_prob = self._feature_log_prob(estimate)
+        log_absent, log_present = log_prob[..., 0], log_prob[..., 1]
+        finite_absent = np.where(np.isfinite(log_absent), log_absent, 0.0)
+        finite_present = np.where(np.isfinite(log_present), log_present, 0.0)
+        blocked_absent, blocked_present = np.isneginf(log_absent), np.isneginf(log_present)
+        score = X @ (finite_present - finite_absent).T + finite_absent.sum(axis=1)
+        hits = X @ (blocked_present.astype(float) - blocked_absent).T + blocked_absent.sum(axis=1)
+        return np.where(hits > 0, -np.inf, score)
+
+    def _coords(self):
+        names = getattr(self, "feature_names_in_", None)
+        features = np.asarray(names) if names is not None else np.arange(self.n_features_in_)
+        return {"class": self.classes_, "feature": features}
+
+    def _feature_posterior(self):
+        concentration = self.feature_concentration_
+        return {"feature_prob": (Beta(concentration[..., 1], concentration[..., 0]), ("class", "feature"))}
+
+    def _feature_prior_variable(self):
+        """θ_kj ~ Beta(alpha_j, alpha_j) = P(x_j = 1 | y = k)."""
+        import pymc as pm
+
+        prior = self._feature_prior.concentration
+        return pm.Beta("feature_prob", alpha=prior[..., 1], beta=prior[..., 0], dims=("class", "feature"))
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); N_kj ~ Binomial(N_k, θ_kj)."""
+        import pymc as pm
+
+        self._class_model(model, observe_counts=True)
+        feature_prob = self._feature_prior_variable()
+        class_count = integer_counts(self.class_count_, "class counts")
+        pm.Binomial(
+            "feature_count",
+            n=class_count[:, None],
+            p=feature_prob,
+            observed=integer_counts(self.feature_count_, "feature counts"),
+            dims=("class", "feature"),
+        )
+
+    def _rows_model(self, model, X, class_index):
+        """y_i ~ Categorical(π); x_ij ~ Bernoulli(θ[y_i, j])."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        feature_prob = self._feature_prior_variable()
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        dense = X.toarray() if sp.issparse(X) else X
+        pm.Bernoulli("x", p=feature_prob[y], observed=dense.astype(np.int64), dims=("row", "feature"))

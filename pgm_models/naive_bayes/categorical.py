@@ -1,0 +1,222 @@
+"""Categorical naive Bayes: each attribute has its own finite domain of S_j values.
+
+Model (classes k = 1..K, attributes j = 1..F, values s = 1..S_j):
+
+    π ~ Dirichlet(class_alpha · 1_K)                 y_i | π ~ Categorical(π)
+    θ_jk ~ Dirichlet(alpha_j · 1_{S_j})              x_ij | y_i = k, θ ~ Categorical(θ_jk)
+
+Closed-form posterior from the counts N_k and N_kjs (available cases: a missing x_ij is not
+counted): π | D ~ Dirichlet(class_alpha + N_k), θ_jk | D ~ Dirichlet(alpha_j + N_kjs), so
+
+    P(y = k) = (N_k + λ)/(N + Kλ),   P(x_j = s | y = k) = (N_kjs + λ)/(N_kj + S_j λ)
+
+for the posterior mean (λ = 1: Laplace smoothing, λ = 0: the MLE). Because each parameter
+enters p(x, y | θ) once and the posterior factorises, the exact posterior predictive
+p(y, x | D) equals this posterior-mean plug-in. A missing attribute is skipped at prediction,
+so ``CategoricalNB(alpha=1, class_alpha=1)`` reproduces Weka's NaiveBayes on nominal data.
+
+Domains: a pandas Categorical column's declared categories (declared but unseen values get
+prior mass, as in Weka), else ``n_categories`` (values 0..n−1), else the values seen in fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from pgm_models._validation import check_concentration, column_name
+from pgm_models.conjugate import Dirichlet
+from pgm_models.naive_bayes._discrete import DiscreteNB, integer_counts, log_linear
+
+HANDLE_UNKNOWN = ("missing", "error")
+
+
+class CategoricalNB(DiscreteNB):
+    """Naive Bayes on categorical attributes with conjugate Dirichlet priors.
+
+    Parameters
+    ----------
+    alpha : float or array of one per attribute, ≥ 0
+        Dirichlet concentration of every cell of θ_jk (λ above).
+    class_alpha : float or array of one per class, ≥ 0
+        Dirichlet concentration of the class probabilities.
+    estimate : {"mean", "map", "mle", "predictive"}
+        The parameters predictions plug in: posterior mean (n+α)/(N+Σα), posterior mode
+        (n+α−1)/(N+Σα−S), MLE n/N, or the exact posterior predictive (here equal to the mean).
+    n_categories : int or array of one per attribute, optional
+        Domain size of integer-coded attributes (values 0..n−1) that are not Categoricals.
+    handle_unknown : {"missing", "error"}
+        A value outside an attribute's domain at prediction is skipped like a missing value
+        (with a warning) or raises. In training it always raises: it cannot be counted.
+
+    Attributes
+    ----------
+    classes_, class_count_ (K,), class_concentration_ (K,)
+    categories_ : list of arrays, the domain of each attribute
+    n_categories_ : (F,) domain sizes S_j
+    feature_count_ : (K, T) counts N_kjs, attributes' blocks side by side (T = Σ S_j)
+    feature_concentration_ : (K, T) posterior concentrations alpha_j + N_kjs
+    """
+
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.n_categories = n_categories
+        self.handle_unknown = handle_unknown
+
+    # ------------------------------------------------------------------ encoding
+    def _encode(self, X, reset):
+        """Codes (N, F) into each attribute's domain, −1 where missing."""
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
+        X = self._check_feature_names(X, reset)
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(_as_2d_array(X))
+        names = getattr(self, "feature_names_in_", None)
+        if reset:
+            declared = self._declared_sizes(frame.shape[1])
+            self.categories_ = [
+                _domain(frame.iloc[:, j], declared[j], column_name(names, j)) for j in range(frame.shape[1])
+            ]
+            self.n_categories_ = np.array([len(c) for c in self.categories_])
+        codes = np.empty(frame.shape, dtype=np.intp)
+        for j in range(frame.shape[1]):
+            codes[:, j] = self._column_codes(frame.iloc[:, j], j, training=reset, where=column_name(names, j))
+        return codes
+
+    def _declared_sizes(self, n_features):
+        if self.n_categories is None:
+            return [None] * n_features
+        sizes = check_concentration(self.n_categories, "n_categories", n_features, "feature")
+        sizes = np.broadcast_to(sizes, (n_features,))
+        if np.any(sizes < 1) or np.any(sizes != np.round(sizes)):
+            raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}")
+        return sizes.astype(int).tolist()
+
+    def _column_codes(self, column: pd.Series, j: int, training: bool, where: str) -> np.ndarray:
+        values = np.asarray(column, dtype=object)
+        missing = pd.isna(column).to_numpy()
+        codes = pd.Categorical(values, categories=self.categories_[j]).codes.astype(np.intp)
+        unknown = (codes < 0) & ~missing
+        if unknown.any():
+            seen = sorted({str(v) for v in values[unknown]})[:5]
+            message = f"{where} has value(s) {seen} outside its domain {list(self.categories_[j])}"
+            if training:
+                raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
+            if self.handle_unknown == "error":
+                raise ValueError(message)
+            warnings.warn(message + "; treated as missing (handle_unknown='missing')", UserWarning, stacklevel=4)
+        return codes
+
+    def _n_design_columns(self):
+        return int(self.n_categories_.sum())
+
+    def _feature_blocks(self):
+        return self.n_categories_
+
+    def _offsets(self):
+        return np.concatenate(([0], np.cumsum(self.n_categories_)[:-1]))
+
+    def _design(self, codes):
+        """One-hot (N, T) sparse matrix; a missing attribute contributes no entry."""
+        present = codes >= 0
+        columns = (codes + self._offsets())[present]
+        indptr = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
+        return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(codes.shape[0], self._n_design_columns()))
+
+    def _prior_concentration(self, alpha):
+        cells = np.repeat(np.broadcast_to(alpha, (self.n_features_in_,)), self.n_categories_)
+        return np.broadcast_to(cells, (len(self.classes_), cells.size))
+
+    # ------------------------------------------------------------------ scoring
+    def _feature_log_likelihood(self, codes, estimate):
+        return log_linear(self._design(codes), self._feature_log_prob(estimate))
+
+    # ------------------------------------------------------------------ posterior and PyMC
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return [str(n) for n in names] if names is not None else [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _blocks(self):
+        """(name, slice of the flat layout) of each attribute."""
+        offsets = self._offsets()
+        return [(name, slice(o, o + s)) for name, o, s in zip(self._feature_names(), offsets, self.n_categories_)]
+
+    def _coords(self):
+        coords = {"class": self.classes_}
+        for (name, _), categories in zip(self._blocks(), self.categories_):
+            coords[f"{name}_value"] = np.asarray(categories)
+        return coords
+
+    def _feature_posterior(self):
+        concentration = self.feature_concentration_
+        return {
+            f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value"))
+            for name, block in self._blocks()
+        }
+
+    def _feature_priors(self):
+        """θ_jk ~ Dirichlet(alpha_j) for each attribute: {name: PyMC variable}."""
+        import pymc as pm
+
+        prior = self._feature_prior.concentration
+        return {
+            name: pm.Dirichlet(f"feature_prob_{name}", a=prior[:, block], dims=("class", f"{name}_value"))
+            for name, block in self._blocks()
+        }
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); (N_kjs)_s ~ Multinomial(N_kj, θ_jk) for each class and attribute."""
+        import pymc as pm
+
+        self._class_model(model, observe_counts=True)
+        feature_prob = self._feature_priors()
+        counts = integer_counts(self.feature_count_, "attribute counts")
+        for name, block in self._blocks():
+            pm.Multinomial(
+                f"feature_count_{name}",
+                n=counts[:, block].sum(axis=1),
+                p=feature_prob[name],
+                observed=counts[:, block],
+                dims=("class", f"{name}_value"),
+            )
+
+    def _rows_model(self, model, codes, class_index):
+        """y_i ~ Categorical(π); x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        feature_prob = self._feature_priors()
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        for (name, _), column in zip(self._blocks(), codes.T):
+            rows = np.flatnonzero(column >= 0)
+            model.add_coord(f"{name}_row", rows)
+            pm.Categorical(f"x_{name}", p=feature_prob[name][y[rows]], observed=column[rows], dims=f"{name}_row")
+
+
+def _as_2d_array(X):
+    array = np.asarray(X, dtype=object) if not sp.issparse(X) else None
+    if array is None or array.ndim != 2:
+        raise ValueError(f"X must be a 2-D array or DataFrame (rows × attributes), got {getattr(X, 'shape', type(X))}")
+    return array
+
+
+def _domain(column: pd.Series, declared_size, where: str) -> np.ndarray:
+    """An attribute's domain: declared Categorical categories, else range(n_categories), else
+    the sorted values seen."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return np.asarray(column.dtype.categories)
+    observed = pd.unique(column.dropna().to_numpy(dtype=object))
+    numbers = [v for v in observed if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
+    if any(not np.isfinite(v) for v in numbers):
+        raise ValueError(f"{where} has an infinite value; categories must be labels or finite numbers")
+    if declared_size is not None:
+        return np.arange(declared_size)
+    try:
+        return np.asarray(sorted(observed))
+    except TypeError:
+        raise ValueError(f"{where} mixes value types {sorted({type(v).__name__ for v in observed})}") from None
