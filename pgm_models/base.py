@@ -6,8 +6,9 @@ posterior, the choice of point estimate, the scikit-learn prediction API, the Ba
 rule and the bridges to PyMC and ArviZ — and asks its subclass for the feature part through a
 small template (the shape of scikit-learn's ``naive_bayes.py``):
 
-``_encode(X, reset)``
-    validate X and return the representation the counting and scoring use;
+``_encode(X, reset, training)``
+    validate X and return the representation the counting and scoring use (``training``: the
+    rows will be counted or observed, so nothing in them may be dropped);
 ``_init_counts()`` / ``_count(Xe, class_index, weight)``
     allocate and accumulate the feature sufficient statistics;
 ``_feature_log_likelihood(Xe, estimate)``
@@ -83,13 +84,13 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             if len(np.unique(classes)) != len(classes):
                 raise ValueError(f"classes has repeated labels: {list(classes)}")
             class_alpha = check_concentration(self.class_alpha, "class_alpha", len(classes), "class")
-            encoded = self._encode(X, reset=True)
+            encoded = self._encode(X, reset=True, training=True)
             self.classes_ = np.asarray(classes)
             self.class_count_ = np.zeros(len(classes))
             self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
             self._init_counts()
         else:
-            encoded = self._encode(X, reset=False)
+            encoded = self._encode(X, reset=False, training=True)
         class_index = self._class_index(labels)
         weight = check_sample_weight(sample_weight, len(labels))
         self.class_count_ = self.class_count_ + np.bincount(class_index, weight, len(self.classes_))
@@ -129,7 +130,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
-        encoded = self._encode(X, reset=False)
+        encoded = self._encode(X, reset=False, training=False)
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
         return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
 
@@ -213,7 +214,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
                     raise ValueError("form='rows' observes rows: pass the X and y to observe")
                 labels = check_labels(y)
                 check_n_rows(_n_rows(X), len(labels))
-                encoded = self._encode(X, reset=False)
+                encoded = self._encode(X, reset=False, training=True)
                 self._rows_model(model, encoded, self._class_index(labels))
         return model
 

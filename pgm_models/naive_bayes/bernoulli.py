@@ -45,7 +45,7 @@ class BernoulliNB(DiscreteNB):
         self.estimate = estimate
         self.binarize = binarize
 
-    def _encode(self, X, reset):
+    def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")

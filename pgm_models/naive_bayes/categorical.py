@@ -69,7 +69,7 @@ class CategoricalNB(DiscreteNB):
         self.handle_unknown = handle_unknown
 
     # ------------------------------------------------------------------ encoding
-    def _encode(self, X, reset):
+    def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing."""
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
@@ -84,7 +84,7 @@ class CategoricalNB(DiscreteNB):
             self.n_categories_ = np.array([len(c) for c in self.categories_])
         codes = np.empty(frame.shape, dtype=np.intp)
         for j in range(frame.shape[1]):
-            codes[:, j] = self._column_codes(frame.iloc[:, j], j, training=reset, where=column_name(names, j))
+            codes[:, j] = self._column_codes(frame.iloc[:, j], j, training, where=column_name(names, j))
         return codes
 
     def _declared_sizes(self, n_features):
@@ -99,11 +99,12 @@ class CategoricalNB(DiscreteNB):
     def _column_codes(self, column: pd.Series, j: int, training: bool, where: str) -> np.ndarray:
         values = np.asarray(column, dtype=object)
         missing = pd.isna(column).to_numpy()
-        codes = pd.Categorical(values, categories=self.categories_[j]).codes.astype(np.intp)
+        codes = pd.Index(self.categories_[j]).get_indexer(values).astype(np.intp)
+        codes[missing] = -1
         unknown = (codes < 0) & ~missing
         if unknown.any():
             seen = sorted({str(v) for v in values[unknown]})[:5]
-            message = f"{where} has value(s) {seen} outside its domain {list(self.categories_[j])}"
+            message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
             if training:
                 raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
             if self.handle_unknown == "error":

@@ -47,7 +47,7 @@ class MultinomialNB(DiscreteNB):
         self.class_alpha = class_alpha
         self.estimate = estimate
 
-    def _encode(self, X, reset):
+    def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
         return check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=True, what="MultinomialNB")
 

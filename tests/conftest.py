@@ -1,0 +1,61 @@
+"""Shared fixtures. NUTS runs are expensive (PyTensor compiles C on a cold cache), so each
+model is sampled once per session and every test that needs its samples reuses them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
+from pgm_models.datasets import load_dataset
+
+NUTS_SETTINGS = dict(draws=1000, tune=1000, chains=2, cores=1, progressbar=False)
+
+
+@pytest.fixture(scope="session")
+def weather():
+    return load_dataset("weather.nominal")
+
+
+@pytest.fixture(scope="session")
+def binary_data():
+    """40 rows, 4 binary features, 2 classes with different feature rates."""
+    rng = np.random.default_rng(7)
+    y = np.repeat(["spam", "ham"], 20)
+    rates = np.where(y[:, None] == "spam", [0.8, 0.3, 0.5, 0.1], [0.2, 0.6, 0.5, 0.9])
+    return (rng.random((40, 4)) < rates).astype(float), y
+
+
+@pytest.fixture(scope="session")
+def count_data():
+    """30 documents over a 5-word vocabulary, 3 classes."""
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1, 2], 10)
+    word_prob = np.array([[0.5, 0.2, 0.1, 0.1, 0.1], [0.1, 0.1, 0.5, 0.2, 0.1], [0.2, 0.2, 0.2, 0.2, 0.2]])
+    X = np.stack([rng.multinomial(8, word_prob[k]) for k in y]).astype(float)
+    return X, y
+
+
+@pytest.fixture(scope="session")
+def fitted_models(weather, binary_data, count_data):
+    """One small fitted model of each discrete family, keyed by class name."""
+    return {
+        "CategoricalNB": CategoricalNB().fit(*weather),
+        "BernoulliNB": BernoulliNB(binarize=None).fit(*binary_data),
+        "MultinomialNB": MultinomialNB().fit(*count_data),
+    }
+
+
+@pytest.fixture(scope="session")
+def nuts_samples(fitted_models):
+    """NUTS samples of each model's counts-form PyMC model (sampled once per session)."""
+    return {
+        name: model.sample_posterior(random_seed=20261121, **NUTS_SETTINGS)
+        for name, model in fitted_models.items()
+    }
+
+
+def frame(columns: dict, categories: dict) -> pd.DataFrame:
+    """A DataFrame of Categorical columns with declared categories."""
+    return pd.DataFrame({c: pd.Categorical(v, categories=categories[c]) for c, v in columns.items()})
