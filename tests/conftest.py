@@ -38,13 +38,16 @@ def count_data():
 
 
 @pytest.fixture(scope="session")
-def fitted_models(weather, binary_data, count_data):
+def training_data(weather, binary_data, count_data):
+    """The small (X, y) each model of the zoo is verified on, keyed by class name."""
+    return {"CategoricalNB": weather, "BernoulliNB": binary_data, "MultinomialNB": count_data}
+
+
+@pytest.fixture(scope="session")
+def fitted_models(training_data):
     """One small fitted model of each discrete family, keyed by class name."""
-    return {
-        "CategoricalNB": CategoricalNB().fit(*weather),
-        "BernoulliNB": BernoulliNB(binarize=None).fit(*binary_data),
-        "MultinomialNB": MultinomialNB().fit(*count_data),
-    }
+    models = {"CategoricalNB": CategoricalNB(), "BernoulliNB": BernoulliNB(binarize=None), "MultinomialNB": MultinomialNB()}
+    return {name: model.fit(*training_data[name]) for name, model in models.items()}
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,13 @@ With N_kv the count of word v in the documents of class k:
     θ_k | D ~ Dirichlet(alpha + N_k·),  posterior mean (N_kv + α)/(N_k + Vα).
 
 A document is scored as an ordered sequence (the multinomial coefficient is the same for every
-class and is left out). The exact posterior predictive of a document that repeats a word is the
-Dirichlet–multinomial
+class and is left out). The exact posterior predictive of a document is the Dirichlet–multinomial
 
     p(x_d | y = k, D) = Γ(A_k)/Γ(A_k + n_d) Π_v Γ(a_kv + x_dv)/Γ(a_kv),   a_k = alpha + N_k·,
 
-which is not the posterior-mean plug-in Π_v (a_kv/A_k)^{x_dv}: estimate="predictive" uses it.
+a Pólya urn: each word drawn raises its own count and the total, so a repeated word is more
+likely than under the posterior-mean plug-in Π_v (a_kv/A_k)^{x_dv}; the two agree only for a
+one-word document. estimate="predictive" uses it.
 X may be a scipy sparse matrix (e.g. from a CountVectorizer in a Pipeline).
 """
 
@@ -34,7 +35,7 @@ class MultinomialNB(DiscreteNB):
     alpha : float or array of one per word, ≥ 0
     class_alpha : float or array of one per class, ≥ 0
     estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB; "predictive" is the
-        Dirichlet–multinomial above)
+        Dirichlet–multinomial above, which differs from "mean" for documents of several words)
 
     Attributes
     ----------
