@@ -77,7 +77,11 @@ def _parse_attribute(spec: str, where: str) -> Attribute:
     raise ValueError(f"{where}: attribute {name!r} has unsupported type {type_spec!r}")
 
 
-def _read_rows(lines, start: int, n_attributes: int, path: str) -> list[list[str | None]]:
+def _read_rows(lines, start: int, attributes: list[Attribute], path: str) -> list[list[str | None]]:
+    # In a sparse row an omitted value is Weka's internal 0: the number 0, or a nominal
+    # attribute's first declared value.
+    omitted = [a.values[0] if a.kind == "nominal" else "0" for a in attributes]
+    n_attributes = len(attributes)
     rows = []
     for number, line in enumerate(lines[start:], start=start + 1):
         text = line.strip()
@@ -85,7 +89,7 @@ def _read_rows(lines, start: int, n_attributes: int, path: str) -> list[list[str
             continue
         where = f"{path}:{number}"
         if text.startswith("{"):
-            row: list[str | None] = ["0"] * n_attributes
+            row: list[str | None] = list(omitted)
             for pair in _split_fields(text.strip("{}"), where):
                 index, _, value = pair.partition(" ")
                 row[int(index)] = None if value.strip() == "?" else _unescape(value.strip().strip("'\""))
@@ -135,7 +139,7 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
         elif keyword == "@data":
             if not attributes:
                 raise ValueError(f"{where}: @data before any @attribute")
-            rows = _read_rows(lines, number + 1, len(attributes), path)
+            rows = _read_rows(lines, number + 1, attributes, path)
             columns = list(zip(*rows)) if rows else [()] * len(attributes)
             frame = pd.concat(
                 [_column(a, list(c), path) for a, c in zip(attributes, columns)], axis=1

@@ -1,0 +1,82 @@
+"""ARFF loading and the bundled datasets."""
+
+import hashlib
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pgm_models.datasets import dataset_path, list_datasets, load_arff, load_dataset
+from pgm_models.datasets.arff import read_arff
+
+DATA = resources.files("pgm_models.datasets") / "data"
+
+
+def test_every_listed_dataset_loads_with_its_row_count():
+    listing = list_datasets()
+    assert {"vote", "breast-cancer", "iris", "reuters-grain-train", "textbook-15"} <= set(listing["name"])
+    for name, rows in zip(listing["name"], listing["rows"]):
+        X, y = load_dataset(name)
+        assert len(X) == len(y) == rows, name
+        assert not y.isna().any(), name
+
+
+def test_bundled_uci_files_are_the_unchanged_originals():
+    for line in (DATA / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((DATA / name.lstrip("*")).read_bytes()).hexdigest() == digest, name
+
+
+def test_nominal_columns_keep_declared_values_in_declared_order():
+    X, y = load_dataset("breast-cancer")
+    assert list(X["age"].cat.categories) == ["10-19", "20-29", "30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90-99"]
+    assert (X["age"].value_counts() == 0).sum() > 0  # declared but never observed
+    assert list(y.cat.categories) == ["no-recurrence-events", "recurrence-events"]
+    assert X.isna().to_numpy().sum() == 9
+
+
+def test_numeric_string_and_missing_values():
+    X, y = load_dataset("iris")
+    assert all(X.dtypes == float) and X.shape == (150, 4)
+    assert X.iloc[0].tolist() == [5.1, 3.5, 1.4, 0.2]
+    X, _ = load_dataset("reuters-grain-train")
+    assert X["Text"].iloc[0].startswith("BAHIA COCOA REVIEW Showers continued throughout the week in\nthe Bahia")
+    X, _ = load_dataset("vote")
+    assert X.isna().to_numpy().sum() == 392
+
+
+def test_arff_quoting_escapes_sparse_rows_and_target(tmp_path):
+    path = tmp_path / "t.arff"
+    path.write_text(
+        "% comment\n@relation 'test rel'\n"
+        "@attribute 'a b' {'x y', z}\n@attribute n NUMERIC\n@attribute s string\n@attribute c {p,q}\n"
+        "@data\n'x y', 1.5, 'it\\'s\\nhere', p\nz,?,\"dq\",q\n{1 2.5, 3 q}\n"
+    )
+    relation, attributes, frame = read_arff(path)
+    assert relation == "test rel"
+    assert [a.name for a in attributes] == ["a b", "n", "s", "c"]
+    assert frame["a b"].tolist()[:2] == ["x y", "z"]
+    assert frame["s"].tolist()[:2] == ["it's\nhere", "dq"]
+    assert np.isnan(frame["n"].iloc[1]) and frame["n"].iloc[2] == 2.5
+    assert frame["a b"].iloc[2] == "x y"  # omitted in a sparse row: the first declared value
+    X, y = load_arff(path, target="n")
+    assert y.name == "n" and "c" in X.columns
+    with pytest.raises(ValueError, match="no attribute named 'nope'"):
+        load_arff(path, target="nope")
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [("w,1\n", r"undeclared value\(s\) \['w'\]"), ("x,1,2\n", "3 values, the header declares 2"), ("x,abc\n", "numeric attribute 'n'")],
+)
+def test_arff_errors_name_the_problem(tmp_path, data, message):
+    path = tmp_path / "bad.arff"
+    path.write_text("@relation r\n@attribute c {x,y}\n@attribute n numeric\n@data\n" + data)
+    with pytest.raises(ValueError, match=message):
+        read_arff(path)
+
+
+def test_unknown_dataset_lists_the_available_ones():
+    with pytest.raises(ValueError, match="no bundled dataset 'nope'; available: .*'vote'"):
+        dataset_path("nope")
