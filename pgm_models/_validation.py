@@ -70,27 +70,29 @@ def column_name(names, index: int) -> str:
     return f"column {index}" if names is None else f"column {names[index]!r}"
 
 
-def matrix_entries(matrix):
-    """(values, column of each value) of a dense or sparse matrix's stored entries."""
-    if sp.issparse(matrix):
-        return matrix.data, matrix.indices
-    return matrix.ravel(), np.tile(np.arange(matrix.shape[1]), matrix.shape[0])
-
-
 def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
-    """Raise naming the first entry where ``bad(values)`` holds: the value, its column, a remedy."""
-    values, columns = matrix_entries(matrix)
+    """Raise naming the first entry where ``bad(values)`` holds: the value, its column, a remedy.
+    The position is only looked up on the error path."""
+    values = matrix.data if sp.issparse(matrix) else matrix
     flagged = bad(values)
-    if flagged.any():
+    if not flagged.any():
+        return
+    if sp.issparse(matrix):
         first = np.flatnonzero(flagged)[0]
-        where = column_name(names, columns[first])
-        raise ValueError(f"X has {problem} {values[first]} in {where}" + (f"; {remedy}" if remedy else ""))
+        value, column = values[first], matrix.indices[first]
+    else:
+        row, column = np.argwhere(flagged)[0]
+        value = values[row, column]
+    where = column_name(names, column)
+    raise ValueError(f"X has {problem} {value} in {where}" + (f"; {remedy}" if remedy else ""))
 
 
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry."""
     if sp.issparse(X):
-        matrix = sp.csr_array(X, dtype=float)
+        matrix = sp.csr_array(X)
+        if matrix.dtype != np.float64:
+            matrix = matrix.astype(np.float64)
     else:
         try:
             matrix = np.asarray(X, dtype=float)
@@ -98,7 +100,11 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
             raise ValueError(f"X must be numeric for {what}: {error}") from None
         if matrix.ndim != 2:
             raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}")
-    reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a non-finite value")
+    values = matrix.data if sp.issparse(matrix) else matrix
+    with np.errstate(over="ignore", invalid="ignore"):
+        all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
+    if not all_finite:
+        reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a non-finite value")
     if nonnegative:
         reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"{what} needs counts ≥ 0")
     return matrix

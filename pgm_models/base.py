@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -99,13 +98,11 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _class_index(self, labels) -> np.ndarray:
-        position = {label: k for k, label in enumerate(self.classes_.tolist())}
-        try:
-            return np.fromiter((position[label] for label in labels.tolist()), np.intp, len(labels))
-        except KeyError as error:
-            raise ValueError(
-                f"y has label {error.args[0]!r}, which is not among classes_ {self.classes_.tolist()}"
-            ) from None
+        index = pd.Index(self.classes_).get_indexer(labels)
+        if np.any(index < 0):
+            unknown = labels[index < 0][:1].tolist()[0]
+            raise ValueError(f"y has label {unknown!r}, which is not among classes_ {self.classes_.tolist()}")
+        return index
 
     def _check_feature_names(self, X, reset: bool):
         """Set or check n_features_in_ / feature_names_in_; a DataFrame whose columns are the
@@ -140,7 +137,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         joint = self.predict_joint_log_proba(X, estimate)
         impossible = np.all(np.isneginf(joint), axis=1)
         joint[impossible] = 0.0
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        peak = joint.max(axis=1, keepdims=True)
+        return joint - (peak + np.log(np.exp(joint - peak).sum(axis=1, keepdims=True)))
 
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""

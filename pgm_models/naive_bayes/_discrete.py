@@ -25,9 +25,11 @@ def log_linear(design, log_table: np.ndarray) -> np.ndarray:
     The finite part is a plain product; a row gets −inf for class k exactly where a positive
     design entry meets log θ = −inf (so α = 0 gives −inf, never NaN).
     """
-    finite = np.where(np.isfinite(log_table), log_table, 0.0)
-    blocked = np.isneginf(log_table).astype(float)
-    score, hits = design @ finite.T, design @ blocked.T
+    blocked = np.isneginf(log_table)
+    if not blocked.any():
+        return np.asarray(design @ log_table.T)
+    score = design @ np.where(blocked, 0.0, log_table).T
+    hits = design @ blocked.astype(float).T
     return np.where(hits > 0, -np.inf, score)
 
 
@@ -74,7 +76,7 @@ class DiscreteNB(BayesianClassifier):
 
     def _count(self, encoded, class_index, weight):
         weights = class_weights(class_index, weight, len(self.classes_))
-        self.feature_count_ = self.feature_count_ + np.asarray((self._design(encoded).T @ weights).T)
+        self.feature_count_ = self.feature_count_ + np.asarray(weights.T @ self._design(encoded))
         self.feature_concentration_ = self._feature_prior.posterior(self._feature_counts()).concentration
 
     def _feature_counts(self):

@@ -57,10 +57,11 @@ class BernoulliNB(DiscreteNB):
                 matrix.eliminate_zeros()
                 return matrix
             return (matrix > self.binarize).astype(float)
-        reject_entries(
-            matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value",
-            "binarize=None expects 0/1 input; set binarize to a threshold",
-        )
+        if not _is_binary(matrix.data if sp.issparse(matrix) else matrix):
+            reject_entries(
+                matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value",
+                "binarize=None expects 0/1 input; set binarize to a threshold",
+            )
         return matrix
 
     def _prior_concentration(self, alpha):
@@ -76,6 +77,8 @@ class BernoulliNB(DiscreteNB):
         where they are actually used (0 · log 0 = 0)."""
         log_prob = self._feature_log_prob(estimate)
         log_absent, log_present = log_prob[..., 0], log_prob[..., 1]
+        if np.all(np.isfinite(log_prob)):
+            return np.asarray(X @ (log_present - log_absent).T) + log_absent.sum(axis=1)
         finite_absent = np.where(np.isfinite(log_absent), log_absent, 0.0)
         finite_present = np.where(np.isfinite(log_present), log_present, 0.0)
         blocked_absent, blocked_present = np.isneginf(log_absent), np.isneginf(log_present)
@@ -124,3 +127,10 @@ class BernoulliNB(DiscreteNB):
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         dense = X.toarray() if sp.issparse(X) else X
         pm.Bernoulli("x", p=feature_prob[y], observed=dense.astype(np.int64), dims=("row", "feature"))
+
+
+def _is_binary(values: np.ndarray) -> bool:
+    """All values in {0, 1}: within [0, 1] and every nonzero is a one (no full-size mask pair)."""
+    if values.size == 0:
+        return True
+    return values.min() >= 0 and values.max() <= 1 and np.count_nonzero(values) == np.count_nonzero(values == 1)

@@ -74,17 +74,19 @@ class CategoricalNB(DiscreteNB):
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
         X = self._check_feature_names(X, reset)
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(_as_2d_array(X))
+        columns = _columns(X)
         names = getattr(self, "feature_names_in_", None)
         if reset:
-            declared = self._declared_sizes(frame.shape[1])
-            self.categories_ = [
-                _domain(frame.iloc[:, j], declared[j], column_name(names, j)) for j in range(frame.shape[1])
-            ]
+            declared = self._declared_sizes(len(columns))
+            self.categories_ = [_domain(c, declared[j], column_name(names, j)) for j, c in enumerate(columns)]
             self.n_categories_ = np.array([len(c) for c in self.categories_])
-        codes = np.empty(frame.shape, dtype=np.intp)
-        for j in range(frame.shape[1]):
-            codes[:, j] = self._column_codes(frame.iloc[:, j], j, training, where=column_name(names, j))
+        if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
+            # integer codes against domains 0..S_j−1: the values are their own codes
+            codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
+        else:
+            codes = np.column_stack([_codes_in(c, self.categories_[j]) for j, c in enumerate(columns)])
+        for j in np.flatnonzero((codes == _OUTSIDE).any(axis=0)):
+            self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j))
         return codes
 
     def _declared_sizes(self, n_features):
@@ -96,21 +98,19 @@ class CategoricalNB(DiscreteNB):
             raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}")
         return sizes.astype(int).tolist()
 
-    def _column_codes(self, column: pd.Series, j: int, training: bool, where: str) -> np.ndarray:
-        values = np.asarray(column, dtype=object)
-        missing = pd.isna(column).to_numpy()
-        codes = pd.Index(self.categories_[j]).get_indexer(values).astype(np.intp)
-        codes[missing] = -1
-        unknown = (codes < 0) & ~missing
-        if unknown.any():
-            seen = sorted({str(v) for v in values[unknown]})[:5]
-            message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
-            if training:
-                raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
-            if self.handle_unknown == "error":
-                raise ValueError(message)
-            warnings.warn(message + "; treated as missing (handle_unknown='missing')", UserWarning, stacklevel=4)
-        return codes
+    def _handle_outside(self, codes, column, j: int, training: bool, where: str) -> None:
+        """Values outside the domain: an error in training; at prediction, missing (with a
+        warning) or an error, by ``handle_unknown``. Rewrites ``codes`` in place."""
+        unknown = codes == _OUTSIDE
+        values = column.to_numpy() if isinstance(column, pd.Series) else column
+        seen = sorted({str(v) for v in np.asarray(values, dtype=object)[unknown]})[:5]
+        message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
+        if training:
+            raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
+        if self.handle_unknown == "error":
+            raise ValueError(message)
+        warnings.warn(message + "; treated as missing (handle_unknown='missing')", UserWarning, stacklevel=5)
+        codes[unknown] = -1
 
     def _n_design_columns(self):
         return int(self.n_categories_.sum())
@@ -123,10 +123,16 @@ class CategoricalNB(DiscreteNB):
 
     def _design(self, codes):
         """One-hot (N, T) sparse matrix; a missing attribute contributes no entry."""
-        present = codes >= 0
-        columns = (codes + self._offsets())[present]
-        indptr = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
-        return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(codes.shape[0], self._n_design_columns()))
+        n_rows, n_attributes = codes.shape
+        columns = codes + self._offsets()
+        if codes.min(initial=0) >= 0:
+            indptr = np.arange(0, n_rows * n_attributes + 1, n_attributes)
+            columns = columns.ravel()
+        else:
+            present = codes >= 0
+            indptr = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
+            columns = columns[present]
+        return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(n_rows, self._n_design_columns()))
 
     def _prior_concentration(self, alpha):
         cells = np.repeat(np.broadcast_to(alpha, (self.n_features_in_,)), self.n_categories_)
@@ -199,19 +205,53 @@ class CategoricalNB(DiscreteNB):
             pm.Categorical(f"x_{name}", p=feature_prob[name][y[rows]], observed=column[rows], dims=f"{name}_row")
 
 
-def _as_2d_array(X):
-    array = np.asarray(X, dtype=object) if not sp.issparse(X) else None
-    if array is None or array.ndim != 2:
-        raise ValueError(f"X must be a 2-D array or DataFrame (rows × attributes), got {getattr(X, 'shape', type(X))}")
-    return array
+_OUTSIDE = -2  # code of a value outside the domain (−1 is missing)
 
 
-def _domain(column: pd.Series, declared_size, where: str) -> np.ndarray:
+def _columns(X) -> list:
+    """The attributes as a list: pandas Series for a DataFrame, 1-D arrays (numeric dtypes kept,
+    so that numeric codes are looked up without boxing every value) otherwise."""
+    if isinstance(X, pd.DataFrame):
+        return [X.iloc[:, j] for j in range(X.shape[1])]
+    if sp.issparse(X):
+        raise ValueError("CategoricalNB takes dense attribute values, not a sparse matrix")
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(f"X must be a 2-D array or DataFrame (rows × attributes), got shape {array.shape}")
+    return list(array.T)
+
+
+def _is_integer_matrix(X) -> bool:
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "iu"
+
+
+def _is_range(categories: np.ndarray) -> bool:
+    return categories.dtype.kind in "iu" and np.array_equal(categories, np.arange(len(categories)))
+
+
+def _codes_in(column, categories: np.ndarray) -> np.ndarray:
+    """Position of each value in ``categories``; −1 where missing, _OUTSIDE where not in the domain."""
+    domain = pd.Index(categories)
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        # map the column's own categories once, then its integer codes
+        recode = np.append(domain.get_indexer(column.cat.categories), -1)
+        recode[:-1][recode[:-1] < 0] = _OUTSIDE
+        return recode[column.cat.codes.to_numpy()]
+    values = column.to_numpy() if isinstance(column, pd.Series) else column
+    codes = domain.get_indexer(values).astype(np.intp)
+    missing = pd.isna(values)
+    codes[(codes < 0) & ~missing] = _OUTSIDE
+    codes[missing] = -1
+    return codes
+
+
+def _domain(column, declared_size, where: str) -> np.ndarray:
     """An attribute's domain: declared Categorical categories, else range(n_categories), else
     the sorted values seen."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         return np.asarray(column.dtype.categories)
-    observed = pd.unique(column.dropna().to_numpy(dtype=object))
+    values = column.to_numpy() if isinstance(column, pd.Series) else column
+    observed = pd.unique(values[~pd.isna(values)])
     numbers = [v for v in observed if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
     if any(not np.isfinite(v) for v in numbers):
         raise ValueError(f"{where} has an infinite value; categories must be labels or finite numbers")
