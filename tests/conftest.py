@@ -62,3 +62,13 @@ def nuts_samples(fitted_models):
 def frame(columns: dict, categories: dict) -> pd.DataFrame:
     """A DataFrame of Categorical columns with declared categories."""
     return pd.DataFrame({c: pd.Categorical(v, categories=categories[c]) for c, v in columns.items()})
+
+
+def logp_at_random_points(model, n_points=4, seed=0):
+    """logp of a PyMC model at points drawn on its unconstrained space; the same seed gives the
+    same points for two models with the same free variables (e.g. its counts and rows forms)."""
+    logp = model.compile_logp()
+    rng = np.random.default_rng(seed)
+    start = model.initial_point()
+    points = [{k: v + rng.normal(size=v.shape) for k, v in start.items()} for _ in range(n_points)]
+    return np.array([logp(p) for p in points])

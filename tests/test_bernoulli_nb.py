@@ -7,7 +7,7 @@ import sklearn.naive_bayes as skl
 
 from pgm_models import BernoulliNB
 
-from test_categorical_nb import _logp_at_random_points
+from conftest import logp_at_random_points
 
 
 def test_beta_posterior_by_hand():
@@ -63,7 +63,7 @@ def test_counts_and_rows_forms_have_the_same_posterior(binary_data):
     model = BernoulliNB(binarize=None, alpha=2).fit(X, y)
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
     assert counts_model.named_vars_to_dims["feature_prob"] == ("class", "feature")
-    difference = _logp_at_random_points(counts_model) - _logp_at_random_points(rows_model)
+    difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)
     np.testing.assert_allclose(difference, difference[0], atol=1e-9)
 
 

@@ -11,7 +11,7 @@ import sklearn.naive_bayes as skl
 from pgm_models import CategoricalNB
 from pgm_models.datasets import load_dataset
 
-from conftest import frame
+from conftest import frame, logp_at_random_points
 
 WEKA = Path(__file__).parent / "fixtures" / "weka"
 
@@ -182,15 +182,6 @@ def test_categorical_target_declares_the_classes():
 
 
 # ---------------------------------------------------------------------- the PyMC models
-def _logp_at_random_points(model, n_points=4, seed=0):
-    """logp of a PyMC model at points drawn on the unconstrained space (same seed, same points)."""
-    logp = model.compile_logp()
-    rng = np.random.default_rng(seed)
-    start = model.initial_point()
-    points = [{k: v + rng.normal(size=v.shape) for k, v in start.items()} for _ in range(n_points)]
-    return np.array([logp(p) for p in points])
-
-
 def test_counts_and_rows_forms_have_the_same_posterior(weather):
     X, y = weather
     X = X.copy()
@@ -200,7 +191,7 @@ def test_counts_and_rows_forms_have_the_same_posterior(weather):
     assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "feature_count_outlook"}
     assert counts_model.named_vars_to_dims["feature_prob_outlook"] == ("class", "outlook_value")
     assert list(counts_model.coords["outlook_value"]) == ["sunny", "overcast", "rainy"]
-    difference = _logp_at_random_points(counts_model) - _logp_at_random_points(rows_model)
+    difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)
     # the multinomial coefficients: a constant of the data, not of the parameters
     np.testing.assert_allclose(difference, difference[0], atol=1e-9)
     assert abs(difference[0]) > 1  # the forms really differ by that constant

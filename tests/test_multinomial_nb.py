@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 from pgm_models import MultinomialNB
 from pgm_models.datasets import load_dataset
 
-from test_categorical_nb import _logp_at_random_points
+from conftest import logp_at_random_points
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.1])
@@ -62,7 +62,7 @@ def test_counts_and_rows_forms_have_the_same_posterior(count_data):
     X, y = count_data
     model = MultinomialNB(alpha=0.8).fit(X, y)
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
-    difference = _logp_at_random_points(counts_model) - _logp_at_random_points(rows_model)
+    difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)
     np.testing.assert_allclose(difference, difference[0], atol=1e-8)
 
 
