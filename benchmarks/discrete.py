@@ -11,6 +11,7 @@ MultinomialNB a sparse 20 000-word vocabulary with about 40 distinct words per r
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -70,12 +71,23 @@ def run(sizes, repeats: int) -> list[dict]:
     return results
 
 
+def machine() -> str:
+    """CPU model and core count, for the record next to the numbers."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{platform.machine()} {model}, {os.cpu_count()} cores"
+
+
 def markdown(results: list[dict], command: str, repeats: int) -> str:
     lines = [
         "## Discrete naive Bayes: closed-form fit + predict_proba vs scikit-learn",
         "",
         f"Command: `{command}` — median of {repeats} runs, identical data for both.",
-        f"Machine: {platform.machine()}, {platform.processor() or 'unknown CPU'}, Python {platform.python_version()}, "
+        f"Machine: {machine()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}, scikit-learn {sklearn.__version__}, pgm_models {pgm_models.__version__}.",
         "",
         "| model | rows | pgm_models (s) | scikit-learn (s) | ratio |",

@@ -45,3 +45,12 @@ def test_errors_are_one_line_with_exit_status_2(argv, message):
 def test_help_describes_each_command():
     result = subprocess.run([sys.executable, "-m", "pgm_models.cli", "zoo", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--dataset" in result.stdout
+
+
+def test_console_script_is_installed():
+    """The `pgm-models` entry point from pyproject.toml (the README's main job runs it)."""
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "pgm-models"
+    result = subprocess.run([str(script), "datasets"], capture_output=True, text=True)
+    assert result.returncode == 0 and "reuters-grain-train" in result.stdout

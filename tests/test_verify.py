@@ -101,3 +101,17 @@ def test_missing_parameter_is_an_error(exact):
     model, idata = exact
     with pytest.raises(ValueError, match=r"lacks the model's parameters \['class_prob'\]"):
         check_posterior(model, _with_posterior(idata, idata.posterior.drop_vars("class_prob")))
+
+
+def test_verdict_reads_as_a_boolean_and_a_one_line_summary(exact, weather):
+    model, idata = exact
+    passed = check_posterior(model, idata)
+    assert bool(passed) and repr(passed).endswith("PASSED)")
+    failed = check_posterior(type(model)(alpha=2).fit(*weather), idata)
+    assert not bool(failed) and "FAILED: feature_prob_" in repr(failed)
+
+
+def test_analytic_posterior_rejects_an_unknown_statistic(exact):
+    model, _ = exact
+    with pytest.raises(ValueError, match="statistic='median' is not one of"):
+        model.analytic_posterior("median")
