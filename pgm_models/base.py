@@ -9,8 +9,9 @@ small template (the shape of scikit-learn's ``naive_bayes.py``):
 ``_encode(X, reset, training)``
     validate X and return the representation the counting and scoring use (``training``: the
     rows will be counted or observed, so nothing in them may be dropped);
-``_init_counts()`` / ``_count(Xe, class_index, weight)``
-    allocate and accumulate the feature sufficient statistics;
+``_init_counts(Xe, class_index, weight)`` / ``_count(Xe, class_index, weight)``
+    allocate the feature sufficient statistics (and any data-scaled prior) from the first
+    batch, then accumulate them;
 ``_feature_log_likelihood(Xe, estimate)``
     (N, K) log p(x_n | y = k) under the chosen estimate (exact posterior predictive for
     "predictive");
@@ -40,6 +41,26 @@ from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
+
+
+class Marginal:
+    """One variable of a joint closed-form posterior (e.g. μ of a Normal–Inverse-Gamma), read
+    off by name from the joint's dict-valued mean(), sd(), mode() and sample()."""
+
+    def __init__(self, joint, name: str):
+        self.joint, self.name = joint, name
+
+    def mean(self):
+        return self.joint.mean()[self.name]
+
+    def sd(self):
+        return self.joint.sd()[self.name]
+
+    def mode(self):
+        return self.joint.mode()[self.name]
+
+    def sample(self, size, random_state=None):
+        return self.joint.sample(size, random_state)[self.name]
 
 
 class BayesianClassifier(ClassifierMixin, BaseEstimator):
@@ -87,7 +108,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = np.asarray(classes)
             self.class_count_ = np.zeros(len(classes))
             self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
-            self._init_counts()
+            self._init_counts(encoded, self._class_index(labels), check_sample_weight(sample_weight, len(labels)))
         else:
             encoded = self._encode(X, reset=False, training=True)
         class_index = self._class_index(labels)
@@ -180,10 +201,17 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         import arviz as az
 
         rng = np.random.default_rng(random_seed)
-        draws = {
-            name: posterior.sample(chains * n, rng).reshape((chains, n) + posterior.mean().shape)
-            for name, (posterior, _) in self._parameters().items()
-        }
+        joint_draws = {}  # variables of one joint posterior are drawn together, not marginally
+        draws = {}
+        for name, (posterior, _) in self._parameters().items():
+            if isinstance(posterior, Marginal):
+                key = id(posterior.joint)
+                if key not in joint_draws:
+                    joint_draws[key] = posterior.joint.sample(chains * n, rng)
+                values = joint_draws[key][posterior.name]
+            else:
+                values = posterior.sample(chains * n, rng)
+            draws[name] = values.reshape((chains, n) + values.shape[1:])
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
             chain=np.arange(chains), draw=np.arange(n)
         )
@@ -216,6 +244,25 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
                 self._rows_model(model, encoded, self._class_index(labels))
         return model
 
+    def _check_proper_prior(self):
+        """PyMC's Dirichlet needs every concentration > 0; class_alpha = 0 is an improper prior."""
+        if np.any(np.asarray(self.class_alpha, dtype=float) <= 0):
+            raise ValueError(
+                f"class_alpha={self.class_alpha!r}: the PyMC model needs a proper prior (class_alpha > 0); "
+                "with 0 only the closed-form posterior is available"
+            )
+
+    def _class_model(self, model, observe_counts: bool):
+        """π ~ Dirichlet(class_alpha); the class counts ~ Multinomial(N, π) in the counts form."""
+        import pymc as pm
+
+        self._check_proper_prior()
+        class_prob = pm.Dirichlet("class_prob", a=self._class_prior.concentration, dims="class")
+        if observe_counts:
+            counts = integer_counts(self.class_count_, "class counts")
+            pm.Multinomial("class_count", n=counts.sum(), p=class_prob, observed=counts, dims="class")
+        return class_prob
+
     def sample_posterior(self, draws=1000, chains=2, random_seed=None, **pm_sample_kwargs):
         """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
         (compare them with the closed form using ``pgm_models.verify.check_posterior``)."""
@@ -237,6 +284,17 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         find_map_kwargs.setdefault("progressbar", False)
         point = pm.find_MAP(model=self.pymc_model("counts"), include_transformed=False, **find_map_kwargs)
         return self._dataset(point)
+
+
+def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
+    """Counts observed by a PyMC Multinomial/Binomial must be whole numbers."""
+    rounded = np.round(counts)
+    if not np.allclose(counts, rounded, rtol=0, atol=1e-9):
+        raise ValueError(
+            f"the counts-form PyMC model observes whole-number {what}; these were fitted with "
+            "non-integer sample_weight"
+        )
+    return rounded.astype(np.int64)
 
 
 def _n_rows(X) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._validation import check_concentration
-from pgm_models.base import BayesianClassifier
+from pgm_models.base import BayesianClassifier, integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 
 
@@ -40,17 +40,6 @@ def class_weights(class_index: np.ndarray, weight: np.ndarray, n_classes: int) -
     return weights
 
 
-def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
-    """Counts observed by a PyMC Multinomial/Binomial must be whole numbers."""
-    rounded = np.round(counts)
-    if not np.allclose(counts, rounded, rtol=0, atol=1e-9):
-        raise ValueError(
-            f"the counts-form PyMC model observes whole-number {what}; these were fitted with "
-            "non-integer sample_weight"
-        )
-    return rounded.astype(np.int64)
-
-
 class DiscreteNB(BayesianClassifier):
     """Template for naive Bayes with Dirichlet(alpha) priors on categorical feature parameters.
 
@@ -69,7 +58,7 @@ class DiscreteNB(BayesianClassifier):
     def _feature_blocks(self):
         return None
 
-    def _init_counts(self):
+    def _init_counts(self, encoded, class_index, weight):
         alpha = check_concentration(self.alpha, "alpha", self.n_features_in_, "feature")
         self._feature_prior = Dirichlet(self._prior_concentration(alpha), self._feature_blocks())
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
@@ -86,21 +75,9 @@ class DiscreteNB(BayesianClassifier):
         return log_probabilities(self._feature_prior.estimate(self._feature_counts(), estimate))
 
     def _check_proper_prior(self):
-        """PyMC's Dirichlet needs every concentration > 0; alpha = 0 is an improper prior."""
-        for name, value in (("class_alpha", self.class_alpha), ("alpha", self.alpha)):
-            if np.any(np.asarray(value, dtype=float) <= 0):
-                raise ValueError(
-                    f"{name}={value!r}: the PyMC model needs a proper prior ({name} > 0); "
-                    "with 0 only the closed-form posterior is available"
-                )
-
-    def _class_model(self, model, observe_counts: bool):
-        """π ~ Dirichlet(class_alpha); the class counts ~ Multinomial(N, π) in the counts form."""
-        import pymc as pm
-
-        self._check_proper_prior()
-        class_prob = pm.Dirichlet("class_prob", a=self._class_prior.concentration, dims="class")
-        if observe_counts:
-            counts = integer_counts(self.class_count_, "class counts")
-            pm.Multinomial("class_count", n=counts.sum(), p=class_prob, observed=counts, dims="class")
-        return class_prob
+        super()._check_proper_prior()
+        if np.any(np.asarray(self.alpha, dtype=float) <= 0):
+            raise ValueError(
+                f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0); "
+                "with 0 only the closed-form posterior is available"
+            )

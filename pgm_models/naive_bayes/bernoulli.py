@@ -18,7 +18,8 @@ import scipy.sparse as sp
 
 from pgm_models._validation import check_numeric_matrix, reject_entries
 from pgm_models.conjugate import Beta
-from pgm_models.naive_bayes._discrete import DiscreteNB, integer_counts
+from pgm_models.base import integer_counts
+from pgm_models.naive_bayes._discrete import DiscreteNB
 
 
 class BernoulliNB(DiscreteNB):

@@ -29,7 +29,8 @@ import scipy.sparse as sp
 
 from pgm_models._validation import check_concentration, column_name
 from pgm_models.conjugate import Dirichlet
-from pgm_models.naive_bayes._discrete import DiscreteNB, integer_counts, log_linear
+from pgm_models.base import integer_counts
+from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 HANDLE_UNKNOWN = ("missing", "error")
 

@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from pgm_models._validation import check_numeric_matrix
 from pgm_models.conjugate import Dirichlet
-from pgm_models.naive_bayes._discrete import DiscreteNB, integer_counts, log_linear
+from pgm_models.base import integer_counts
+from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 
 class MultinomialNB(DiscreteNB):

@@ -1,0 +1,192 @@
+"""Normal–Inverse-Gamma and Normal–Inverse-Wishart conjugacy, the one copy the Gaussian models use.
+
+Sufficient statistics of weighted rows are (n, x̄, S): total weight, mean and centered scatter
+S = Σ w (x − x̄)² (or the matrix Σ w (x − x̄)(x − x̄)ᵀ). They merge exactly across batches:
+
+    n = n_a + n_b,  x̄ = (n_a x̄_a + n_b x̄_b)/n,  S = S_a + S_b + (n_a n_b / n)(x̄_b − x̄_a)(x̄_b − x̄_a)ᵀ.
+
+Normal–Inverse-Gamma (univariate, elementwise over arrays): σ² ~ InvGamma(a, b), μ | σ² ~ N(m, σ²/κ).
+Posterior after (n, x̄, S):
+
+    κ' = κ + n,  m' = (κ m + n x̄)/κ',  a' = a + n/2,  b' = b + S/2 + κ n (x̄ − m)² / (2κ').
+
+Marginals: σ² has mean b/(a−1), sd b/((a−1)√(a−2)); μ is Student-t(2a, m, b/(aκ)) with sd
+√(b/(κ(a−1))). Joint mode of (μ, σ²): (m, b/(a + 3/2)). Predictive: Student-t(2a, m, b(κ+1)/(aκ)).
+
+Normal–Inverse-Wishart with K means: Σ ~ IW(ν, Ψ), μ_k | Σ ~ N(m_k, Σ/κ_k). ``shared`` (LDA):
+one Σ for every class, updated with the pooled scatter, ν' = ν + Σ_k n_k,
+Ψ' = Ψ + Σ_k [S_k + κ_k n_k/(κ_k + n_k) (x̄_k − m_k)(x̄_k − m_k)ᵀ]; otherwise (QDA) one Σ_k per
+class with ν'_k = ν_k + n_k and its own Ψ'_k. Marginals: E[Σ] = Ψ/(ν − p − 1), Var(Σ_ij) =
+[(ν−p+1)ψ_ij² + (ν−p−1)ψ_ii ψ_jj] / [(ν−p)(ν−p−1)²(ν−p−3)]; μ_k is multivariate t(ν−p+1, m_k,
+Ψ/(κ_k(ν−p+1))) with covariance Ψ/(κ_k(ν−p−1)). Joint mode: μ_k = m_k and
+Σ = Ψ/(ν + p + 1 + J), J the number of means sharing Σ. Predictive of a new x in class k:
+multivariate t(ν−p+1, m_k, Ψ(κ_k + 1)/(κ_k(ν−p+1))).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+from scipy.special import gammaln
+
+
+def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
+    """Combine two sets of (n, mean, scatter) along the leading (class) axis; ``full`` scatter
+    matrices (…, p, p) or per-feature scatters (…, p)."""
+    n = n_a + n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_b = np.where(n > 0, n_b / n, 0.0)
+    delta = mean_b - mean_a
+    mean = mean_a + share_b[:, None] * delta
+    weight = (n_a * share_b)[:, None]
+    if full:
+        scatter = scatter_a + scatter_b + weight[:, :, None] * delta[:, :, None] * delta[:, None, :]
+    else:
+        scatter = scatter_a + scatter_b + weight * delta**2
+    return n, mean, scatter
+
+
+def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
+    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic."""
+    weights = np.zeros((len(class_index), n_classes))
+    weights[np.arange(len(class_index)), class_index] = weight
+    n = weights.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n[:, None] > 0, (weights.T @ X) / n[:, None], 0.0)
+    centered = X - mean[class_index]
+    if full:
+        weighted = centered * weight[:, None]
+        scatter = np.stack([(weighted[class_index == k]).T @ centered[class_index == k] for k in range(n_classes)]) \
+            if n_classes else np.zeros((0, X.shape[1], X.shape[1]))
+    else:
+        scatter = weights.T @ (centered**2)
+    return n, mean, scatter
+
+
+class NormalInverseGamma:
+    """Independent NIG(m, κ, a, b) distributions, elementwise over broadcast arrays."""
+
+    def __init__(self, m, kappa, a, b):
+        self.m, self.kappa, self.a, self.b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (m, kappa, a, b)))
+
+    def posterior(self, n, mean, scatter) -> "NormalInverseGamma":
+        kappa = self.kappa + n
+        return NormalInverseGamma(
+            (self.kappa * self.m + n * mean) / kappa,
+            kappa,
+            self.a + n / 2,
+            self.b + scatter / 2 + self.kappa * n * (mean - self.m) ** 2 / (2 * kappa),
+        )
+
+    def mean(self):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return {"mu": self.m, "var": np.where(self.a > 1, self.b / (self.a - 1), np.inf)}
+
+    def sd(self):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return {
+                "mu": np.where(self.a > 1, np.sqrt(self.b / (self.kappa * (self.a - 1))), np.inf),
+                "var": np.where(self.a > 2, self.b / ((self.a - 1) * np.sqrt(self.a - 2)), np.inf),
+            }
+
+    def mode(self):
+        return {"mu": self.m, "var": self.b / (self.a + 1.5)}
+
+    def sample(self, size, random_state=None):
+        rng = np.random.default_rng(random_state)
+        var = self.b / rng.gamma(self.a, size=(size,) + self.a.shape)
+        return {"mu": self.m + np.sqrt(var / self.kappa) * rng.standard_normal(var.shape), "var": var}
+
+    def log_predictive(self, x):
+        """log Student-t(2a, m, b(κ+1)/(aκ)) density of x, broadcast against the parameters."""
+        scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
+        return stats.t.logpdf(x, df=2 * self.a, loc=self.m, scale=scale)
+
+
+def _t_log_density(X, df, loc, shape_matrix):
+    """log multivariate-t density of rows X (N, p) with one (df, loc (p,), shape (p, p))."""
+    p = loc.shape[-1]
+    chol = np.linalg.cholesky(shape_matrix)
+    solved = np.linalg.solve(chol, (X - loc).T)
+    mahalanobis = (solved**2).sum(axis=0)
+    log_det = 2 * np.log(np.diag(chol)).sum()
+    return (
+        gammaln((df + p) / 2) - gammaln(df / 2) - p / 2 * np.log(df * np.pi) - log_det / 2
+        - (df + p) / 2 * np.log1p(mahalanobis / df)
+    )
+
+
+class NormalInverseWishart:
+    """Σ ~ IW(ν, Ψ) and μ_k | Σ ~ N(m_k, Σ/κ_k), k = 1..K; Σ shared by all K means when Ψ is
+    (p, p) and ν a scalar, one Σ_k per mean when Ψ is (K, p, p) and ν is (K,)."""
+
+    def __init__(self, m, kappa, nu, psi):
+        self.m = np.asarray(m, dtype=float)
+        self.kappa = np.broadcast_to(np.asarray(kappa, dtype=float), self.m.shape[:1]).copy()
+        self.psi = np.asarray(psi, dtype=float)
+        self.shared = self.psi.ndim == 2
+        self.nu = np.asarray(nu, dtype=float) if self.shared else np.broadcast_to(np.asarray(nu, float), self.m.shape[:1]).copy()
+
+    @property
+    def dim(self) -> int:
+        return self.m.shape[-1]
+
+    def posterior(self, n, mean, scatter) -> "NormalInverseWishart":
+        kappa = self.kappa + n
+        deviation = mean - self.m
+        spread = (self.kappa * n / kappa)[:, None, None] * deviation[:, :, None] * deviation[:, None, :]
+        m = (self.kappa[:, None] * self.m + n[:, None] * mean) / kappa[:, None]
+        if self.shared:
+            return NormalInverseWishart(m, kappa, self.nu + n.sum(), self.psi + (scatter + spread).sum(axis=0))
+        return NormalInverseWishart(m, kappa, self.nu + n, self.psi + scatter + spread)
+
+    def _per_sigma(self, values):
+        """ν (or another per-Σ scalar) shaped to broadcast against Ψ."""
+        return values if self.shared else values[:, None, None]
+
+    def mean(self):
+        p = self.dim
+        cov = self.psi / self._per_sigma(self.nu - p - 1)
+        return {"mu": self.m, "cov": cov}
+
+    def sd(self):
+        p = self.dim
+        nu = self._per_sigma(self.nu)
+        diagonal = np.diagonal(self.psi, axis1=-2, axis2=-1)  # (p,) shared, (K, p) per class
+        outer = diagonal[..., :, None] * diagonal[..., None, :]
+        cov_var = ((nu - p + 1) * self.psi**2 + (nu - p - 1) * outer) / ((nu - p) * (nu - p - 1) ** 2 * (nu - p - 3))
+        nu_of_mean = np.reshape(self.nu, (-1, 1))  # (1, 1) shared, (K, 1) per class
+        mu_var = diagonal / (self.kappa[:, None] * (nu_of_mean - p - 1))
+        return {"mu": np.sqrt(mu_var), "cov": np.sqrt(cov_var)}
+
+    def mode(self):
+        means_per_sigma = len(self.m) if self.shared else 1
+        return {"mu": self.m, "cov": self.psi / self._per_sigma(self.nu + self.dim + 1 + means_per_sigma)}
+
+    def sample(self, size, random_state=None):
+        rng = np.random.default_rng(random_state)
+        if self.shared:
+            cov = np.asarray(stats.invwishart(df=float(self.nu), scale=self.psi).rvs(size, random_state=rng)).reshape(size, self.dim, self.dim)
+            cov_per_mean = cov[:, None]
+        else:
+            cov = np.stack(
+                [np.asarray(stats.invwishart(df=float(nu), scale=psi).rvs(size, random_state=rng)).reshape(size, self.dim, self.dim)
+                 for nu, psi in zip(self.nu, self.psi)],
+                axis=1,
+            )
+            cov_per_mean = cov
+        chol = np.linalg.cholesky(cov_per_mean / self.kappa[None, :, None, None])
+        noise = rng.standard_normal((size,) + self.m.shape)
+        mu = self.m + np.einsum("skij,skj->ski", chol, noise)
+        return {"mu": mu, "cov": cov}
+
+    def log_predictive(self, X):
+        """(N, K) log multivariate-t predictive density of each row under each mean's posterior."""
+        p = self.dim
+        columns = []
+        for k in range(len(self.m)):
+            nu = self.nu if self.shared else self.nu[k]
+            psi = self.psi if self.shared else self.psi[k]
+            df = nu - p + 1
+            columns.append(_t_log_density(X, df, self.m[k], psi * (self.kappa[k] + 1) / (self.kappa[k] * df)))
+        return np.stack(columns, axis=1)

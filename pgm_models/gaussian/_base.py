@@ -1,0 +1,76 @@
+"""What the Gaussian class-conditional models share: numeric input, mergeable moments, and
+weakly informative priors scaled to the data.
+
+Sufficient statistics per class are the weighted count n_k (``class_count_``), mean x̄_k
+(``feature_mean_``) and centered scatter S_k (``feature_scatter_``: per feature for naive
+Bayes, a p×p matrix for discriminant analysis). Batches merge exactly (Chan et al.), so
+``partial_fit`` over chunks equals one ``fit``.
+
+Default priors are centred on the first batch: the prior mean of every class mean is the
+overall mean of each feature, worth ``mean_strength`` = 0.01 rows, and the prior guess of
+the (co)variance is the overall variance of each feature (a diagonal matrix), worth a few
+rows. They are fixed at the first ``fit``/``partial_fit`` call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from pgm_models._validation import check_numeric_matrix
+from pgm_models.base import BayesianClassifier
+from pgm_models.conjugate.normal import batch_moments, merge_moments
+
+
+def overall_moments(X: np.ndarray, weight: np.ndarray):
+    """Weighted mean and variance of each feature over all rows; a zero variance is floored
+    at 1e-9 of the largest (or 1 if every feature is constant), so the prior stays proper."""
+    mean = np.average(X, axis=0, weights=weight) if weight.sum() > 0 else X.mean(axis=0)
+    var = np.average((X - mean) ** 2, axis=0, weights=weight) if weight.sum() > 0 else np.ones(X.shape[1])
+    floor = 1e-9 * var.max() if var.max() > 0 else 1.0
+    return mean, np.maximum(var, floor)
+
+
+class GaussianClassifier(BayesianClassifier):
+    """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
+    the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
+
+    full_scatter = False
+
+    def _encode(self, X, reset, training):
+        X = self._check_feature_names(X, reset)
+        if sp.issparse(X):
+            raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
+        return check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=False, what=type(self).__name__)
+
+    def _init_counts(self, X, class_index, weight):
+        n_classes, p = len(self.classes_), X.shape[1]
+        self.feature_mean_ = np.zeros((n_classes, p))
+        self.feature_scatter_ = np.zeros((n_classes, p, p) if self.full_scatter else (n_classes, p))
+        self._set_prior(*overall_moments(X, weight))
+
+    def _count(self, X, class_index, weight):
+        batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter)
+        previous = self.class_count_ - batch[0]
+        _, self.feature_mean_, self.feature_scatter_ = merge_moments(
+            previous, self.feature_mean_, self.feature_scatter_, *batch, full=self.full_scatter
+        )
+
+    def _prior_location(self, data_mean):
+        """m0: ``prior_mean`` if given, else the overall mean of each feature."""
+        if self.prior_mean is None:
+            return data_mean
+        location = np.broadcast_to(np.asarray(self.prior_mean, dtype=float), data_mean.shape)
+        if not np.all(np.isfinite(location)):
+            raise ValueError(f"prior_mean must be finite, got {self.prior_mean!r}")
+        return location
+
+    def _check_strength(self, name: str, minimum: float = 0.0) -> float:
+        value = getattr(self, name)
+        if not np.isscalar(value) or not np.isfinite(value) or value <= minimum:
+            raise ValueError(f"{name} must be a number > {minimum:g}, got {value!r}")
+        return float(value)
+
+    def _feature_names_or_index(self):
+        names = getattr(self, "feature_names_in_", None)
+        return np.asarray(names) if names is not None else np.arange(self.n_features_in_)

@@ -1,0 +1,264 @@
+"""Gaussian discriminant analysis with conjugate Normal–Inverse-Wishart priors: LDA and QDA.
+
+Model, for classes k = 1..K and p features:
+
+    π ~ Dirichlet(class_alpha),   y_i ~ Categorical(π),   x_i | y_i = k ~ N(μ_k, Σ_k),
+    μ_k | Σ_k ~ N(m0, Σ_k/κ0),    Σ_k ~ InvWishart(ν0, Ψ0),
+
+with one shared Σ_k = Σ (LDA: the classes' scatter is pooled) or one Σ_k per class (QDA).
+The closed-form posterior is NIW (``pgm_models.conjugate.normal``). Plug-in estimates:
+"mean" (m'_k, Ψ'/(ν' − p − 1)), "map" the joint mode (m'_k, Ψ'/(ν' + p + 1 + J)), "mle"
+the textbook formulas μ_k = x̄_k, Σ = (1/N) Σ_i (x_i − μ_{y_i})(x_i − μ_{y_i})ᵀ (LDA) or
+S_k/n_k (QDA); "predictive" is the exact multivariate Student-t predictive.
+
+Defaults (weakly informative, scaled to the data at the first fit): m0 = overall mean of each
+feature, κ0 = ``mean_strength`` = 0.01 pseudo-rows, Ψ0 = diag(overall variances) and
+ν0 = ``cov_strength`` = p + 2, so that the prior mean of Σ is that diagonal matrix.
+
+In the PyMC model the precision Λ = Σ⁻¹ ~ Wishart(ν0, Ψ0⁻¹) — the same prior as
+Σ ~ InvWishart(ν0, Ψ0) — is written with the Bartlett decomposition (``bartlett_precision``),
+and ``cov`` = Λ⁻¹ is a deterministic, so NUTS samples of ``cov`` check the closed form. (PyMC
+5.28's own ``pm.WishartBartlett`` is not used: it draws the diagonal from χ²(ν−2−i) instead of
+χ²(ν−i) and multiplies by the upper Cholesky factor; ``check_posterior`` rejects it.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from pgm_models.base import Marginal, integer_counts
+from pgm_models.conjugate.normal import NormalInverseWishart
+from pgm_models.gaussian._base import GaussianClassifier
+
+COV_DIMS_SHARED = ("feature_i", "feature_j")
+
+
+def bartlett_precision(name: str, nu: float, psi: np.ndarray):
+    """Λ ~ Wishart(ν, Ψ⁻¹) (so Σ = Λ⁻¹ ~ InvWishart(ν, Ψ)) by the Bartlett decomposition:
+    Λ = (L A)(L A)ᵀ with L the lower Cholesky factor of Ψ⁻¹ and A lower triangular,
+    A_ii = √c_i, c_i ~ χ²(ν − i) for i = 0..p−1, A_ij ~ N(0, 1) below the diagonal."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    p = psi.shape[0]
+    lower = np.linalg.cholesky(np.linalg.inv(psi))
+    c = pm.ChiSquared(f"{name}_c", nu=nu - np.arange(p), shape=p)
+    z = pm.Normal(f"{name}_z", 0.0, 1.0, shape=p * (p - 1) // 2)
+    rows, columns = np.tril_indices(p, k=-1)
+    bartlett = pt.set_subtensor(pt.zeros((p, p))[np.arange(p), np.arange(p)], pt.sqrt(c))
+    bartlett = pt.set_subtensor(bartlett[rows, columns], z)
+    factor = pt.dot(lower, bartlett)
+    return pt.dot(factor, factor.T)
+
+
+class _DiscriminantAnalysis(GaussianClassifier):
+    full_scatter = True
+    shared_covariance: bool
+
+    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
+                 prior_cov=None, cov_strength=None, reg_param=0.0):
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.prior_mean = prior_mean
+        self.mean_strength = mean_strength
+        self.prior_cov = prior_cov
+        self.cov_strength = cov_strength
+        self.reg_param = reg_param
+
+    def _set_prior(self, data_mean, data_var):
+        p, n_classes = len(data_mean), len(self.classes_)
+        kappa = self._check_strength("mean_strength")
+        nu = float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
+        guess = np.diag(data_var) if self.prior_cov is None else np.asarray(self.prior_cov, dtype=float)
+        if guess.shape != (p, p) or not np.allclose(guess, guess.T) or np.linalg.eigvalsh(guess).min() <= 0:
+            raise ValueError(f"prior_cov must be a symmetric positive definite {p}×{p} matrix")
+        psi = guess * (nu - p - 1) if nu > p + 1 else guess
+        location = np.broadcast_to(self._prior_location(data_mean), (n_classes, p))
+        if self.shared_covariance:
+            self._prior = NormalInverseWishart(location, kappa, nu, psi)
+        else:
+            self._prior = NormalInverseWishart(location, kappa, np.full(n_classes, nu), np.broadcast_to(psi, (n_classes, p, p)))
+
+    @property
+    def posterior_(self) -> NormalInverseWishart:
+        return self._prior.posterior(self.class_count_, self.feature_mean_, self.feature_scatter_)
+
+    # ------------------------------------------------------------------ point estimates
+    def _mle_cov(self):
+        if self.shared_covariance:
+            return self.feature_scatter_.sum(axis=0) / self.class_count_.sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.feature_scatter_ / self.class_count_[:, None, None]
+
+    def _point(self, estimate):
+        """(means (K, p), covariance (p, p) shared or (K, p, p)) under a plug-in estimate."""
+        if estimate == "mle":
+            means, cov = self.feature_mean_, self._mle_cov()
+        else:
+            point = self.posterior_.mode() if estimate == "map" else self.posterior_.mean()
+            means, cov = point["mu"], point["cov"]
+        if self.reg_param:
+            cov = (1 - self.reg_param) * cov + self.reg_param * np.eye(cov.shape[-1])
+        return means, cov
+
+    def _cholesky(self, cov, estimate):
+        """Cholesky factors, one per covariance, with an error that names the singular one."""
+        covs = cov[None] if cov.ndim == 2 else cov
+        factors = []
+        for k, matrix in enumerate(covs):
+            try:
+                factors.append(np.linalg.cholesky(matrix))
+            except np.linalg.LinAlgError:
+                which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self.classes_[k]!r}"
+                rows = self.class_count_.sum() if cov.ndim == 2 else self.class_count_[k]
+                raise ValueError(
+                    f"{which} is singular under estimate={estimate!r} ({rows:g} rows for {matrix.shape[0]} features, "
+                    "or a constant feature); use estimate='mean'/'map' (the prior keeps it positive definite) "
+                    "or reg_param > 0"
+                ) from None
+        return np.stack(factors)
+
+    def _feature_log_likelihood(self, X, estimate):
+        if estimate == "predictive":
+            return self.posterior_.log_predictive(X)
+        means, cov = self._point(estimate)
+        chol = self._cholesky(cov, estimate)
+        columns = []
+        for k, mean in enumerate(means):
+            factor = chol[0] if len(chol) == 1 else chol[k]
+            z = scipy.linalg.solve_triangular(factor, (X - mean).T, lower=True)
+            columns.append(-0.5 * (z**2).sum(axis=0) - np.log(np.diag(factor)).sum() - 0.5 * len(mean) * np.log(2 * np.pi))
+        return np.stack(columns, axis=1)
+
+    # ------------------------------------------------------------------ posterior and PyMC
+    def _cov_dims(self):
+        return COV_DIMS_SHARED if self.shared_covariance else ("class",) + COV_DIMS_SHARED
+
+    def _coords(self):
+        features = self._feature_names_or_index()
+        return {"class": self.classes_, "feature": features, "feature_i": features, "feature_j": features}
+
+    def _feature_posterior(self):
+        joint = self.posterior_
+        return {"class_mean": (Marginal(joint, "mu"), ("class", "feature")), "cov": (Marginal(joint, "cov"), self._cov_dims())}
+
+    def _check_proper_prior(self):
+        super()._check_proper_prior()
+        nu = np.atleast_1d(self._prior.nu)
+        if np.any(nu <= self.n_features_in_ - 1):
+            raise ValueError(f"cov_strength={self.cov_strength!r} must exceed p − 1 = {self.n_features_in_ - 1} for a proper prior")
+
+    def _feature_priors(self):
+        """(class means (K, p), covariance deterministic, precision(s)) of the PyMC model."""
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        prior = self._prior
+        if self.shared_covariance:
+            precision = bartlett_precision("precision", float(prior.nu), prior.psi)
+            precisions = [precision] * len(self.classes_)
+            cov = pm.Deterministic("cov", pt.nlinalg.matrix_inverse(precision), dims=self._cov_dims())
+        else:
+            precisions = [bartlett_precision(f"precision_{k}", float(nu), psi) for k, (nu, psi) in enumerate(zip(prior.nu, prior.psi))]
+            cov = pm.Deterministic("cov", pt.stack([pt.nlinalg.matrix_inverse(q) for q in precisions]), dims=self._cov_dims())
+        means = pt.stack([
+            pm.MvNormal(f"class_mean_{k}", mu=prior.m[k], tau=prior.kappa[k] * precisions[k]) for k in range(len(self.classes_))
+        ])
+        pm.Deterministic("class_mean", means, dims=("class", "feature"))
+        return means, cov, precisions
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); x̄_k ~ N(μ_k, Σ_k/n_k); scatter ~ Wishart(n − 1, Σ) per class
+        (QDA) or pooled Σ_k S_k ~ Wishart(N − K, Σ) (LDA)."""
+        import pymc as pm
+
+        self._class_model(model, observe_counts=True)
+        means, cov, precisions = self._feature_priors()
+        n = integer_counts(self.class_count_, "class counts")
+        for k in np.flatnonzero(n >= 1):
+            pm.MvNormal(f"sample_mean_{k}", mu=means[k], tau=n[k] * precisions[k], observed=self.feature_mean_[k])
+        if self.shared_covariance:
+            pm.Wishart("pooled_scatter", nu=n.sum() - np.count_nonzero(n), V=cov, observed=self.feature_scatter_.sum(axis=0))
+        else:
+            for k in np.flatnonzero(n - 1 >= self.n_features_in_):
+                pm.Wishart(f"scatter_{k}", nu=n[k] - 1, V=cov[k], observed=self.feature_scatter_[k])
+
+    def _rows_model(self, model, X, class_index):
+        """y_i ~ Categorical(π); x_i ~ N(μ_{y_i}, Σ_{y_i})."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        means, cov, precisions = self._feature_priors()
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        if self.shared_covariance:
+            pm.MvNormal("x", mu=means[y], tau=precisions[0], observed=X, dims=("row", "feature"))
+        else:
+            pm.MvNormal("x", mu=means[y], cov=cov[y], observed=X, dims=("row", "feature"))
+
+
+class LDA(_DiscriminantAnalysis):
+    """Linear discriminant analysis: Gaussian classes sharing one covariance, NIW prior.
+
+    Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
+    mean of Σ; default diag of the overall variances), cov_strength (ν0; default p + 2),
+    reg_param (point covariances shrunk to (1 − r)Σ + rI).
+
+    Besides prediction: ``coef_``/``intercept_`` of the plug-in linear rule, and Fisher's
+    discriminant ``transform`` with ``within_class_scatter_``/``between_class_scatter_``.
+    """
+
+    shared_covariance = True
+
+    def _linear_rule(self):
+        estimate = self.estimate if self.estimate != "predictive" else None
+        if estimate is None:
+            raise ValueError("coef_/intercept_ describe a plug-in rule; estimate='predictive' (Student-t) is not linear")
+        means, cov = self._point(estimate)
+        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        weights = np.linalg.solve(cov, means.T).T  # Σ⁻¹ μ_k
+        with np.errstate(divide="ignore"):
+            offsets = -0.5 * np.einsum("kp,kp->k", means, weights) + np.log(class_prob)
+        if len(self.classes_) == 2:
+            return weights[1:] - weights[:1], offsets[1:] - offsets[:1]
+        return weights, offsets
+
+    @property
+    def coef_(self):
+        """θ_k = Σ⁻¹ μ_k (binary: θ = Σ⁻¹(μ_1 − μ_0), one row), for the estimate in use."""
+        return self._linear_rule()[0]
+
+    @property
+    def intercept_(self):
+        """θ_k0 = −½ μ_kᵀ Σ⁻¹ μ_k + log π_k (binary: the difference, so P(y=1|x) = σ(θᵀx + θ_0))."""
+        return self._linear_rule()[1]
+
+    @property
+    def within_class_scatter_(self):
+        """S_W = Σ_k Σ_{i in k} (x_i − x̄_k)(x_i − x̄_k)ᵀ."""
+        return self.feature_scatter_.sum(axis=0)
+
+    @property
+    def between_class_scatter_(self):
+        """S_B = Σ_k n_k (x̄_k − x̄)(x̄_k − x̄)ᵀ, x̄ the overall mean."""
+        overall = self.class_count_ @ self.feature_mean_ / self.class_count_.sum()
+        deviation = self.feature_mean_ - overall
+        return (self.class_count_[:, None] * deviation).T @ deviation
+
+    def transform(self, X):
+        """Fisher's discriminant projection: (X − x̄) W, where the columns of W are the top
+        min(K − 1, p) generalised eigenvectors of S_B w = λ S_W w (so W ∝ S_W⁻¹(m_1 − m_2) for
+        two classes), scaled to Wᵀ S_W W = I."""
+        X = self._encode(X, reset=False, training=False)
+        values, vectors = scipy.linalg.eigh(self.between_class_scatter_, self.within_class_scatter_)
+        order = np.argsort(values)[::-1][: min(len(self.classes_) - 1, X.shape[1])]
+        overall = self.class_count_ @ self.feature_mean_ / self.class_count_.sum()
+        return (X - overall) @ vectors[:, order]
+
+
+class QDA(_DiscriminantAnalysis):
+    """Quadratic discriminant analysis: one covariance per class, independent NIW priors.
+    Parameters as for :class:`LDA`."""
+
+    shared_covariance = False

@@ -1,0 +1,138 @@
+"""Gaussian naive Bayes with conjugate Normal–Inverse-Gamma priors.
+
+Model, for classes k and features j:
+
+    π ~ Dirichlet(class_alpha),  σ²_kj ~ InvGamma(a0, b0),  μ_kj | σ²_kj ~ N(m0_j, σ²_kj/κ0),
+    y_i ~ Categorical(π),  x_ij | y_i = k ~ N(μ_kj, σ²_kj).
+
+Closed-form posterior per (k, j) from the class's (n, x̄, S): NIG with κ' = κ0 + n,
+m' = (κ0 m0 + n x̄)/κ', a' = a0 + n/2, b' = b0 + S/2 + κ0 n (x̄ − m0)²/(2κ') (see
+``pgm_models.conjugate.normal``). Estimates of (μ, σ²): "mean" (m', b'/(a'−1)), "map" the joint
+mode (m', b'/(a' + 3/2)), "mle" (x̄, S/(n − ddof)); "predictive" is the exact posterior
+predictive, a Student-t(2a', m', b'(κ'+1)/(a'κ')) per feature.
+
+Defaults (weakly informative, scaled to the data at the first fit): m0 = overall mean of each
+feature, κ0 = ``mean_strength`` = 0.01 pseudo-rows, and σ² ~ InvGamma(ν0/2, ν0 s0²/2) with
+s0² = overall variance of each feature and ν0 = ``var_strength`` = 2 pseudo-rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models.base import Marginal, integer_counts
+from pgm_models.conjugate.normal import NormalInverseGamma
+from pgm_models.gaussian._base import GaussianClassifier
+
+
+class GaussianNB(GaussianClassifier):
+    """Gaussian naive Bayes: independent Normal features per class, NIG priors.
+
+    Parameters
+    ----------
+    class_alpha : Dirichlet concentration of the class probabilities.
+    estimate : {"mean", "map", "mle", "predictive"}.
+    prior_mean : m0, None for the overall mean of each feature.
+    mean_strength : κ0 > 0, the prior mean's weight in rows.
+    prior_var : s0², None for the overall variance of each feature.
+    var_strength : ν0 > 0, the prior variance's weight in rows (a0 = ν0/2, b0 = ν0 s0²/2).
+    ddof : the "mle" variance is S/(n − ddof) (ddof=1: the unbiased sample variance).
+
+    Attributes
+    ----------
+    class_count_, feature_mean_ (K, F), feature_scatter_ (K, F) Σ(x − x̄)² per class,
+    posterior_ : the NIG posterior (m', κ', a', b' arrays of shape (K, F)).
+    """
+
+    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
+                 prior_var=None, var_strength=2.0, ddof=0):
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.prior_mean = prior_mean
+        self.mean_strength = mean_strength
+        self.prior_var = prior_var
+        self.var_strength = var_strength
+        self.ddof = ddof
+
+    def _set_prior(self, data_mean, data_var):
+        kappa = self._check_strength("mean_strength")
+        nu = self._check_strength("var_strength")
+        guess = data_var if self.prior_var is None else np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape)
+        if not np.all(np.isfinite(guess)) or np.any(guess <= 0):
+            raise ValueError(f"prior_var must be > 0, got {self.prior_var!r}")
+        shape = (len(self.classes_), len(data_mean))
+        self._prior = NormalInverseGamma(
+            np.broadcast_to(self._prior_location(data_mean), shape), kappa, nu / 2, np.broadcast_to(nu * guess / 2, shape)
+        )
+
+    @property
+    def posterior_(self) -> NormalInverseGamma:
+        return self._prior.posterior(self.class_count_[:, None], self.feature_mean_, self.feature_scatter_)
+
+    def _point(self, estimate):
+        """(μ, σ²) of shape (K, F) under a plug-in estimate."""
+        if estimate == "mle":
+            n = self.class_count_[:, None] - self.ddof
+            with np.errstate(divide="ignore", invalid="ignore"):
+                var = np.where(n > 0, self.feature_scatter_ / n, np.nan)
+            mu = self.feature_mean_
+        else:
+            point = self.posterior_.mode() if estimate == "map" else self.posterior_.mean()
+            mu, var = point["mu"], point["var"]
+        bad = ~(var > 0) | ~np.isfinite(var)
+        if bad.any():
+            k, j = np.argwhere(bad)[0]
+            raise ValueError(
+                f"class {self.classes_[k]!r}, feature {self._feature_names_or_index()[j]!r}: the {estimate} variance "
+                f"is {var[k, j]} (n = {self.class_count_[k]:g} rows; constant or too few); use estimate='mean' or "
+                "'map' (the prior keeps it positive)"
+            )
+        return mu, var
+
+    def _feature_log_likelihood(self, X, estimate):
+        if estimate == "predictive":
+            return self.posterior_.log_predictive(X[:, None, :]).sum(axis=2)
+        mu, var = self._point(estimate)
+        squared = (X[:, None, :] - mu[None]) ** 2 / var[None]
+        return -0.5 * (squared + np.log(2 * np.pi * var)[None]).sum(axis=2)
+
+    # ------------------------------------------------------------------ posterior and PyMC
+    def _coords(self):
+        return {"class": self.classes_, "feature": self._feature_names_or_index()}
+
+    def _feature_posterior(self):
+        joint = self.posterior_
+        return {
+            "feature_mean": (Marginal(joint, "mu"), ("class", "feature")),
+            "feature_var": (Marginal(joint, "var"), ("class", "feature")),
+        }
+
+    def _feature_priors(self):
+        """σ²_kj ~ InvGamma(a0, b0), μ_kj | σ² ~ N(m0, σ²/κ0)."""
+        import pymc as pm
+
+        prior = self._prior
+        var = pm.InverseGamma("feature_var", alpha=prior.a, beta=prior.b, dims=("class", "feature"))
+        mean = pm.Normal("feature_mean", mu=prior.m, sigma=pm.math.sqrt(var / prior.kappa), dims=("class", "feature"))
+        return mean, var
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); x̄_kj ~ N(μ_kj, σ²_kj/n_k); S_kj ~ Gamma((n_k − 1)/2, 1/(2σ²_kj))."""
+        import pymc as pm
+
+        self._class_model(model, observe_counts=True)
+        mean, var = self._feature_priors()
+        n = integer_counts(self.class_count_, "class counts")
+        seen, several = np.flatnonzero(n >= 1), np.flatnonzero(n >= 2)
+        pm.Normal("sample_mean", mu=mean[seen], sigma=pm.math.sqrt(var[seen] / n[seen, None]), observed=self.feature_mean_[seen])
+        pm.Gamma("sample_scatter", alpha=(n[several, None] - 1) / 2, beta=1 / (2 * var[several]), observed=self.feature_scatter_[several])
+
+    def _rows_model(self, model, X, class_index):
+        """y_i ~ Categorical(π); x_ij ~ N(μ[y_i, j], σ²[y_i, j])."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        mean, var = self._feature_priors()
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        pm.Normal("x", mu=mean[y], sigma=pm.math.sqrt(var[y]), observed=X, dims=("row", "feature"))
