@@ -125,6 +125,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has label {unknown!r}, which is not among classes_ {self.classes_.tolist()}")
         return index
 
+    def _class_label(self, k: int):
+        """Class k's label as a plain Python value (for messages)."""
+        return self.classes_[k : k + 1].tolist()[0]
+
     def _check_feature_names(self, X, reset: bool):
         """Set or check n_features_in_ / feature_names_in_; a DataFrame whose columns are the
         fitted ones in another order is matched by name."""

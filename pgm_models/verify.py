@@ -14,6 +14,11 @@ and the sampler's own health is checked. Thresholds (all overridable):
 * split R-hat ≤ 1.01 (Vehtari et al. 2021) and bulk ESS ≥ 400 for every parameter;
 * no divergent transitions (when the InferenceData has sampler statistics).
 
+The MCSE of a sampled sd assumes the marginal has a finite fourth moment. A σ² posterior
+InvGamma(a, b) has one only for a > 4 (about 8 rows per class under GaussianNB's default
+prior), and a Student-t mean only above 4 degrees of freedom; with fewer rows the sd
+comparison can fail for a correct model, so verify on data with enough rows per class.
+
 Works for any model with ``analytic_posterior("mean" | "sd")`` returning an ``xarray.Dataset``
 whose variables are named and dimensioned like the PyMC model's.
 """

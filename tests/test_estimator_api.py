@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
+from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
-ESTIMATORS = [CategoricalNB, BernoulliNB, MultinomialNB]
+DISCRETE = [CategoricalNB, BernoulliNB, MultinomialNB]
+ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA]
 X_COUNTS = np.array([[1, 0, 2], [0, 1, 1], [2, 2, 0], [1, 1, 1]], dtype=float)
 Y = np.array(["a", "b", "a", "b"])
 
@@ -63,10 +64,17 @@ def test_bad_training_input_is_named(Estimator, X, y, kwargs, message):
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 @pytest.mark.parametrize(
     "params, message",
-    [({"alpha": -1}, "alpha must be finite and ≥ 0"), ({"class_alpha": np.nan}, "class_alpha must be finite"),
-     ({"estimate": "median"}, "estimate='median' is not one of"), ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2")],
+    [({"class_alpha": np.nan}, "class_alpha must be finite"), ({"estimate": "median"}, "estimate='median' is not one of"),
+     ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2")],
 )
 def test_invalid_parameters_are_named(Estimator, params, message):
+    with pytest.raises(ValueError, match=message):
+        Estimator(**params).fit(X_COUNTS, Y)
+
+
+@pytest.mark.parametrize("Estimator", DISCRETE)
+@pytest.mark.parametrize("params, message", [({"alpha": -1}, "alpha must be finite and ≥ 0"), ({"alpha": [1, 2]}, "alpha has 2 entries; expected 3")])
+def test_invalid_alpha_is_named(Estimator, params, message):
     with pytest.raises(ValueError, match=message):
         Estimator(**params).fit(X_COUNTS, Y)
 
@@ -80,7 +88,7 @@ def test_wrong_feature_count_and_unknown_estimate_at_prediction(Estimator):
         model.predict_proba(X_COUNTS, estimate="mode")
 
 
-@pytest.mark.parametrize("Estimator", [BernoulliNB, MultinomialNB])
+@pytest.mark.parametrize("Estimator", [BernoulliNB, MultinomialNB, GaussianNB, LDA, QDA])
 def test_non_finite_numeric_input_is_named(Estimator):
     X = X_COUNTS.copy()
     X[1, 2] = np.inf

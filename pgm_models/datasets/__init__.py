@@ -27,6 +27,7 @@ class _Entry:
 _DATASETS = {
     "textbook-15": _Entry("textbook-15.arff", 15, "Li Hang's naive Bayes worked example (2 nominal attributes)"),
     "mountain-climbing": _Entry("mountain-climbing.arff", 9, "weather, temperature -> climb (worked example)"),
+    "heights-weights": _Entry("heights-weights.arff", 9, "height, weight -> sex (Gaussian worked example)"),
     "weather.nominal": _Entry("weather.nominal.arff", 14, "play tennis; 4 nominal attributes"),
     "weather.numeric": _Entry("weather.numeric.arff", 14, "play tennis; 2 nominal, 2 numeric attributes"),
     "contact-lenses": _Entry("contact-lenses.arff", 24, "contact lenses; 4 nominal attributes, 3 classes"),

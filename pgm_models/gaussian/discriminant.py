@@ -24,6 +24,8 @@ and ``cov`` = Λ⁻¹ is a deterministic, so NUTS samples of ``cov`` check the c
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg
 
@@ -110,7 +112,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             try:
                 factors.append(np.linalg.cholesky(matrix))
             except np.linalg.LinAlgError:
-                which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self.classes_[k]!r}"
+                which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self._class_label(k)!r}"
                 rows = self.class_count_.sum() if cov.ndim == 2 else self.class_count_[k]
                 raise ValueError(
                     f"{which} is singular under estimate={estimate!r} ({rows:g} rows for {matrix.shape[0]} features, "
@@ -178,11 +180,14 @@ class _DiscriminantAnalysis(GaussianClassifier):
         n = integer_counts(self.class_count_, "class counts")
         for k in np.flatnonzero(n >= 1):
             pm.MvNormal(f"sample_mean_{k}", mu=means[k], tau=n[k] * precisions[k], observed=self.feature_mean_[k])
-        if self.shared_covariance:
-            pm.Wishart("pooled_scatter", nu=n.sum() - np.count_nonzero(n), V=cov, observed=self.feature_scatter_.sum(axis=0))
-        else:
-            for k in np.flatnonzero(n - 1 >= self.n_features_in_):
-                pm.Wishart(f"scatter_{k}", nu=n[k] - 1, V=cov[k], observed=self.feature_scatter_[k])
+        with warnings.catch_warnings():
+            # PyMC warns that a Wishart cannot be *sampled*; here it is only observed (a likelihood).
+            warnings.filterwarnings("ignore", message="The Wishart distribution can currently not be used")
+            if self.shared_covariance:
+                pm.Wishart("pooled_scatter", nu=n.sum() - np.count_nonzero(n), V=cov, observed=self.feature_scatter_.sum(axis=0))
+            else:
+                for k in np.flatnonzero(n - 1 >= self.n_features_in_):
+                    pm.Wishart(f"scatter_{k}", nu=n[k] - 1, V=cov[k], observed=self.feature_scatter_[k])
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_i ~ N(μ_{y_i}, Σ_{y_i})."""

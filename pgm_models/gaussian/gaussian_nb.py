@@ -83,7 +83,7 @@ class GaussianNB(GaussianClassifier):
         if bad.any():
             k, j = np.argwhere(bad)[0]
             raise ValueError(
-                f"class {self.classes_[k]!r}, feature {self._feature_names_or_index()[j]!r}: the {estimate} variance "
+                f"class {self._class_label(k)!r}, feature {self._feature_names_or_index()[j:j + 1].tolist()[0]!r}: the {estimate} variance "
                 f"is {var[k, j]} (n = {self.class_count_[k]:g} rows; constant or too few); use estimate='mean' or "
                 "'map' (the prior keeps it positive)"
             )
