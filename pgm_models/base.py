@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -63,8 +64,19 @@ class Marginal:
         return self.joint.sample(size, random_state)[self.name]
 
 
+def _is_generative(estimator) -> bool:
+    return estimator._generative
+
+
 class BayesianClassifier(ClassifierMixin, BaseEstimator):
-    """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities."""
+    """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
+
+    A discriminative subclass (``_generative = False``) models only p(y | x): it has no
+    sufficient statistics to add to (``partial_fit``), no p(x, y) and no closed form, and those
+    methods are absent from it.
+    """
+
+    _generative = True
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -75,6 +87,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(labels)
         return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
 
+    @available_if(_is_generative)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the sufficient statistics; ``classes`` is needed on the first call
         (unless y is a pandas Categorical, whose categories are the classes)."""
@@ -148,6 +161,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def _estimate(self, estimate):
         return check_estimate(self.estimate if estimate is None else estimate)
 
+    @available_if(_is_generative)
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
@@ -192,6 +206,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             coords={dim: coords[dim] for dim in _used_dims(self._parameters())},
         )
 
+    @available_if(_is_generative)
     def analytic_posterior(self, statistic="mean") -> xr.Dataset:
         """The closed-form posterior's ``statistic`` ("mean", "sd" or "mode") of every
         parameter, named and dimensioned as in the PyMC model."""
@@ -199,6 +214,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"statistic={statistic!r} is not one of 'mean', 'sd', 'mode'")
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
+    @available_if(_is_generative)
     def posterior_draws(self, n=1000, random_seed=None, chains=2):
         """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
         same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws)."""
@@ -276,9 +292,13 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             draws=draws,
             chains=chains,
             random_seed=random_seed,
-            model=self.pymc_model("counts"),
+            model=self._sampling_model(),
             **pm_sample_kwargs,
         )
+
+    def _sampling_model(self):
+        """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""
+        return self.pymc_model("counts")
 
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
         """``pm.find_MAP`` on the counts-form model. PyMC maximises the density in the original

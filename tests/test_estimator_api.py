@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
 
 DISCRETE = [CategoricalNB, BernoulliNB, MultinomialNB]
-ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA]
+ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA]  # the generative zoo
+EVERY_ESTIMATOR = ESTIMATORS + [LogisticRegression]
 X_COUNTS = np.array([[1, 0, 2], [0, 1, 1], [2, 2, 0], [1, 1, 1]], dtype=float)
 Y = np.array(["a", "b", "a", "b"])
 
@@ -31,21 +32,21 @@ def test_fitted_attributes_and_probability_api(Estimator):
     assert model.score(X_COUNTS, Y) == np.mean(model.predict(X_COUNTS) == Y)
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("Estimator", EVERY_ESTIMATOR)
 def test_feature_names_from_a_dataframe(Estimator):
     frame = pd.DataFrame(X_COUNTS, columns=["u", "v", "w"])
     model = Estimator().fit(frame, Y)
     assert list(model.feature_names_in_) == ["u", "v", "w"]
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("Estimator", EVERY_ESTIMATOR)
 def test_pickle_round_trip_keeps_predictions(Estimator):
     model = Estimator().fit(X_COUNTS, Y)
     restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict_proba(X_COUNTS), model.predict_proba(X_COUNTS))
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("Estimator", EVERY_ESTIMATOR)
 @pytest.mark.parametrize(
     "X, y, kwargs, message",
     [
@@ -79,7 +80,7 @@ def test_invalid_alpha_is_named(Estimator, params, message):
         Estimator(**params).fit(X_COUNTS, Y)
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("Estimator", EVERY_ESTIMATOR)
 def test_wrong_feature_count_and_unknown_estimate_at_prediction(Estimator):
     model = Estimator().fit(X_COUNTS, Y)
     with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3 features"):

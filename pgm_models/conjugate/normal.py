@@ -55,9 +55,7 @@ def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_
         mean = np.where(n[:, None] > 0, (weights.T @ X) / n[:, None], 0.0)
     centered = X - mean[class_index]
     if full:
-        weighted = centered * weight[:, None]
-        scatter = np.stack([(weighted[class_index == k]).T @ centered[class_index == k] for k in range(n_classes)]) \
-            if n_classes else np.zeros((0, X.shape[1], X.shape[1]))
+        scatter = np.stack([(centered * weights[:, k : k + 1]).T @ centered for k in range(n_classes)])
     else:
         scatter = weights.T @ (centered**2)
     return n, mean, scatter

@@ -126,12 +126,20 @@ class _DiscriminantAnalysis(GaussianClassifier):
             return self.posterior_.log_predictive(X)
         means, cov = self._point(estimate)
         chol = self._cholesky(cov, estimate)
-        columns = []
-        for k, mean in enumerate(means):
-            factor = chol[0] if len(chol) == 1 else chol[k]
-            z = scipy.linalg.solve_triangular(factor, (X - mean).T, lower=True)
-            columns.append(-0.5 * (z**2).sum(axis=0) - np.log(np.diag(factor)).sum() - 0.5 * len(mean) * np.log(2 * np.pi))
-        return np.stack(columns, axis=1)
+        p = means.shape[1]
+        log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)  # ½ log|Σ_k|
+        if len(chol) == 1:
+            # shared Σ = L Lᵀ: whiten once with L⁻¹ (p × p), then for every class
+            # ‖L⁻¹(x − μ_k)‖² = ‖z‖² − 2 zᵀ w_k + ‖w_k‖², z = L⁻¹x, w_k = L⁻¹μ_k
+            whitening = scipy.linalg.solve_triangular(chol[0], np.eye(p), lower=True)
+            z, w = X @ whitening.T, means @ whitening.T
+            mahalanobis = (z**2).sum(axis=1)[:, None] - 2 * z @ w.T + (w**2).sum(axis=1)[None, :]
+        else:
+            mahalanobis = np.stack(
+                [(scipy.linalg.solve_triangular(chol[k], (X - means[k]).T, lower=True) ** 2).sum(axis=0) for k in range(len(means))],
+                axis=1,
+            )
+        return -0.5 * mahalanobis - log_det - 0.5 * p * np.log(2 * np.pi)
 
     # ------------------------------------------------------------------ posterior and PyMC
     def _cov_dims(self):

@@ -93,8 +93,9 @@ class GaussianNB(GaussianClassifier):
         if estimate == "predictive":
             return self.posterior_.log_predictive(X[:, None, :]).sum(axis=2)
         mu, var = self._point(estimate)
-        squared = (X[:, None, :] - mu[None]) ** 2 / var[None]
-        return -0.5 * (squared + np.log(2 * np.pi * var)[None]).sum(axis=2)
+        log_normalizer = np.log(2 * np.pi * var).sum(axis=1)
+        # one contiguous pass per class (K is small) instead of an (N, K, F) temporary
+        return np.stack([-0.5 * (((X - mu[k]) ** 2 / var[k]).sum(axis=1) + log_normalizer[k]) for k in range(len(mu))], axis=1)
 
     # ------------------------------------------------------------------ posterior and PyMC
     def _coords(self):

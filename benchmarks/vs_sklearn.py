@@ -1,11 +1,13 @@
-"""Closed-form fit + predict of the discrete naive Bayes family against scikit-learn.
+"""Closed-form fit + predict of the zoo's models against scikit-learn's.
 
-    python -m benchmarks.discrete [--sizes 10000 100000 1000000] [--repeats 5] [--write BENCHMARKS.md]
+    python -m benchmarks.vs_sklearn [--sizes 10000 100000 1000000] [--repeats 5] [--write BENCHMARKS.md]
 
 Both libraries get identical data; each cell is the median over ``repeats`` runs of
 fit(X, y) followed by predict_proba(X), and ratio = pgm_models / scikit-learn (≤ 1 is the target).
-Data: CategoricalNB 16 attributes × 5 values, BernoulliNB 50 dense binary features,
-MultinomialNB a sparse 20 000-word vocabulary with about 40 distinct words per row; 3 classes.
+Data, 3 classes: CategoricalNB 16 attributes × 5 values, BernoulliNB 50 dense binary features,
+MultinomialNB a sparse 20 000-word vocabulary with about 40 distinct words per row, and
+GaussianNB / LDA / QDA 20 correlated Gaussian features. The Gaussian models run in their MLE
+limit (estimate="mle", class_alpha=0), the computation scikit-learn does.
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 import sklearn
+import sklearn.discriminant_analysis as sda
 import sklearn.naive_bayes as skl
 
 import pgm_models
-from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
+from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 N_CLASSES = 3
 
@@ -34,6 +38,9 @@ def make_data(kind: str, n_rows: int, seed: int = 0):
         return rng.integers(0, 5, size=(n_rows, 16)), y
     if kind == "bernoulli":
         return (rng.random((n_rows, 50)) < 0.3).astype(np.float64), y
+    if kind == "gaussian":
+        mixing = np.eye(20) + 0.3 * rng.normal(size=(20, 20)) / np.sqrt(20)  # correlated, well conditioned
+        return rng.normal(size=(n_rows, 20)) @ mixing + y[:, None], y
     words_per_row = 40
     columns = rng.zipf(1.3, size=n_rows * words_per_row) % 20_000
     rows = np.repeat(np.arange(n_rows), words_per_row)
@@ -46,6 +53,9 @@ CASES = {
     "CategoricalNB": ("categorical", lambda: CategoricalNB(n_categories=5), lambda: skl.CategoricalNB(min_categories=5)),
     "BernoulliNB": ("bernoulli", lambda: BernoulliNB(binarize=None), lambda: skl.BernoulliNB(binarize=None)),
     "MultinomialNB": ("multinomial", lambda: MultinomialNB(), lambda: skl.MultinomialNB()),
+    "GaussianNB": ("gaussian", lambda: GaussianNB(estimate="mle", class_alpha=0), lambda: skl.GaussianNB(var_smoothing=0)),
+    "LDA": ("gaussian", lambda: LDA(estimate="mle", class_alpha=0), lambda: sda.LinearDiscriminantAnalysis(solver="lsqr")),
+    "QDA": ("gaussian", lambda: QDA(estimate="mle", class_alpha=0), lambda: sda.QuadraticDiscriminantAnalysis()),
 }
 
 
@@ -84,7 +94,7 @@ def machine() -> str:
 
 def markdown(results: list[dict], command: str, repeats: int) -> str:
     lines = [
-        "## Discrete naive Bayes: closed-form fit + predict_proba vs scikit-learn",
+        "## Closed-form fit + predict_proba vs scikit-learn",
         "",
         f"Command: `{command}` — median of {repeats} runs, identical data for both.",
         f"Machine: {machine()}, Python {platform.python_version()}, "
@@ -106,7 +116,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     results = run(args.sizes, args.repeats)
     if args.write:
-        command = "python -m benchmarks.discrete " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+        command = "python -m benchmarks.vs_sklearn " + " ".join(argv if argv is not None else sys.argv[1:])
         with open(args.write, "w") as handle:
             handle.write("# Benchmarks\n\n" + markdown(results, command.strip(), args.repeats))
     return 0

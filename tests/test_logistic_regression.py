@@ -1,0 +1,105 @@
+"""Bayesian logistic regression: MAP = scikit-learn's L2 fit, the predictive, the PyMC model."""
+
+import numpy as np
+import pytest
+import sklearn.linear_model as slm
+
+from pgm_models import LogisticRegression
+from pgm_models.datasets import load_dataset
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_dataset("iris")
+    return X.to_numpy(), y.to_numpy()
+
+
+@pytest.fixture(scope="module")
+def binary(iris):
+    X, y = iris
+    return X[50:, 2:], y[50:]  # versicolor vs virginica on the petal features: overlapping classes
+
+
+@pytest.mark.parametrize("classes", ["binary", "multiclass"])
+@pytest.mark.parametrize("prior_sd", [1.0, 0.3])
+def test_map_is_scikit_learns_l2_fit(classes, prior_sd, iris):
+    X, y = iris
+    keep = y != "Iris-setosa" if classes == "binary" else np.ones(len(y), bool)
+    ours = LogisticRegression(prior_sd=prior_sd, intercept_prior_sd=None).fit(X[keep], y[keep])
+    theirs = slm.LogisticRegression(C=prior_sd**2, tol=1e-12, max_iter=100_000).fit(X[keep], y[keep])
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X[keep]), theirs.predict_proba(X[keep]), atol=1e-6)
+
+
+def test_find_map_agrees_with_the_fitted_map(binary):
+    X, y = binary
+    model = LogisticRegression(prior_sd=2.0).fit(X, y)
+    found = model.find_map()
+    np.testing.assert_allclose(found["weights"].values, model.coef_, atol=1e-6)
+    np.testing.assert_allclose(found["intercept"].values, model.intercept_, atol=1e-6)
+
+
+def test_integer_sample_weight_equals_duplicated_rows(binary):
+    X, y = binary
+    weight = np.arange(len(y)) % 3
+    weighted = LogisticRegression().fit(X, y, sample_weight=weight)
+    repeated = LogisticRegression().fit(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-7)
+
+
+@pytest.fixture(scope="module")
+def sampled(binary):
+    X, y = binary
+    model = LogisticRegression(prior_sd=2.0).fit(X, y)
+    model.sample_posterior(draws=500, chains=2, cores=1, random_seed=5, progressbar=False)
+    return model, X
+
+
+@pytest.mark.nuts
+def test_predictive_averages_the_likelihood_over_the_draws(sampled):
+    model, X = sampled
+    W = model.idata_.posterior["weights"].values.reshape(-1, 2)
+    b = model.idata_.posterior["intercept"].values.reshape(-1)
+    manual = (1 / (1 + np.exp(-(X @ W.T + b)))).mean(axis=1)
+    np.testing.assert_allclose(model.predict_proba(X, estimate="predictive")[:, 1], manual, rtol=1e-10)
+    # the logistic is concave where it exceeds 1/2, so averaging over draws is less confident
+    mean_plug_in = model.predict_proba(X, estimate="mean")[:, 1]
+    confident = mean_plug_in > 0.6
+    assert confident.any()
+    assert np.all(manual[confident] <= mean_plug_in[confident] + 1e-12)
+    np.testing.assert_allclose(model.predict_proba(X, estimate="mean")[:, 1],
+                               1 / (1 + np.exp(-(X @ W.mean(axis=0) + b.mean()))))
+
+
+def test_mean_and_predictive_need_the_posterior_draws(binary):
+    X, y = binary
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="call sample_posterior"):
+        model.predict_proba(X, estimate="predictive")
+
+
+def test_discriminative_model_has_no_counts_form_partial_fit_or_joint(binary):
+    X, y = binary
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="no sufficient statistics: only form='rows'"):
+        model.pymc_model("counts")
+    assert not hasattr(model, "partial_fit")
+    assert not hasattr(model, "predict_joint_log_proba")
+    assert not hasattr(model, "analytic_posterior")
+    assert {"weights", "intercept", "y"} <= set(model.pymc_model().named_vars)
+
+
+def test_mle_drops_the_prior(binary):
+    X, y = binary
+    strong = LogisticRegression(prior_sd=0.01).fit(X, y)
+    shrunk, free = strong.predict_proba(X), strong.predict_proba(X, estimate="mle")
+    assert np.abs(shrunk - 0.5).max() < 0.2  # the strong prior pulls towards 1/2
+    np.testing.assert_allclose(free, LogisticRegression(prior_sd=1e6, intercept_prior_sd=None).fit(X, y).predict_proba(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("params, message", [({"prior_sd": 0}, "prior_sd must be a number > 0"), ({"intercept_prior_sd": -1}, "intercept_prior_sd must be"),
+                                             ({"estimate": "median"}, "estimate='median'")])
+def test_bad_parameters_are_named(params, message, binary):
+    with pytest.raises(ValueError, match=message):
+        LogisticRegression(**params).fit(*binary)
