@@ -38,7 +38,7 @@ from pgm_models._validation import (
     check_n_rows,
     check_sample_weight,
 )
-from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
@@ -68,6 +68,14 @@ def _is_generative(estimator) -> bool:
     return estimator._generative
 
 
+def _has_closed_form(estimator) -> bool:
+    return estimator._closed_form
+
+
+def _has_pymc_model(estimator) -> bool:
+    return estimator._pymc_model
+
+
 class BayesianClassifier(ClassifierMixin, BaseEstimator):
     """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
 
@@ -77,6 +85,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _generative = True
+    _closed_form = True  # analytic_posterior and exact posterior_draws
+    _pymc_model = True  # pymc_model, sample_posterior and find_map
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -116,7 +126,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         if reset:
             if len(np.unique(classes)) != len(classes):
                 raise ValueError(f"classes has repeated labels: {list(classes)}")
-            class_alpha = check_concentration(self.class_alpha, "class_alpha", len(classes), "class")
+            class_alpha = self._class_concentration(len(classes))
             encoded = self._encode(X, reset=True, training=True)
             self.classes_ = np.asarray(classes)
             self.class_count_ = np.zeros(len(classes))
@@ -130,6 +140,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         self._count(encoded, class_index, weight)
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
         return self
+
+    def _class_concentration(self, n_classes: int) -> np.ndarray:
+        """Dirichlet concentration of the class probabilities."""
+        return check_concentration(self.class_alpha, "class_alpha", n_classes, "class")
 
     def _class_index(self, labels) -> np.ndarray:
         index = pd.Index(self.classes_).get_indexer(labels)
@@ -166,7 +180,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
-        encoded = self._encode(X, reset=False, training=False)
+        return self._joint_log_likelihood(self._encode(X, reset=False, training=False), estimate)
+
+    def _joint_log_likelihood(self, encoded, estimate):
+        """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
         return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
 
@@ -176,8 +193,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         joint = self.predict_joint_log_proba(X, estimate)
         impossible = np.all(np.isneginf(joint), axis=1)
         joint[impossible] = 0.0
-        peak = joint.max(axis=1, keepdims=True)
-        return joint - (peak + np.log(np.exp(joint - peak).sum(axis=1, keepdims=True)))
+        return joint - log_sum_exp(joint, axis=1)[:, None]
 
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
@@ -206,7 +222,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             coords={dim: coords[dim] for dim in _used_dims(self._parameters())},
         )
 
-    @available_if(_is_generative)
+    @available_if(_has_closed_form)
     def analytic_posterior(self, statistic="mean") -> xr.Dataset:
         """The closed-form posterior's ``statistic`` ("mean", "sd" or "mode") of every
         parameter, named and dimensioned as in the PyMC model."""
@@ -214,7 +230,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"statistic={statistic!r} is not one of 'mean', 'sd', 'mode'")
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
-    @available_if(_is_generative)
+    @available_if(_has_closed_form)
     def posterior_draws(self, n=1000, random_seed=None, chains=2):
         """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
         same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws)."""
@@ -238,6 +254,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return az.InferenceData(posterior=posterior)
 
     # ------------------------------------------------------------------ PyMC
+    @available_if(_has_pymc_model)
     def pymc_model(self, form="counts", X=None, y=None):
         """The generative PyMC model of the fitted classifier.
 
@@ -283,6 +300,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             pm.Multinomial("class_count", n=counts.sum(), p=class_prob, observed=counts, dims="class")
         return class_prob
 
+    @available_if(_has_pymc_model)
     def sample_posterior(self, draws=1000, chains=2, random_seed=None, **pm_sample_kwargs):
         """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
         (compare them with the closed form using ``pgm_models.verify.check_posterior``)."""
@@ -300,6 +318,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""
         return self.pymc_model("counts")
 
+    @available_if(_has_pymc_model)
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
         """``pm.find_MAP`` on the counts-form model. PyMC maximises the density in the original
         parameter space (no Jacobian), so this is the posterior mode ``analytic_posterior("mode")``."""

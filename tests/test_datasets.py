@@ -4,7 +4,6 @@ import hashlib
 from importlib import resources
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pgm_models.datasets import dataset_path, list_datasets, load_arff, load_dataset

@@ -6,7 +6,8 @@ from pgm_models.conjugate.dirichlet import (
     Dirichlet,
     block_sum,
     log_probabilities,
+    log_sum_exp,
     normalize,
 )
 
-__all__ = ["ESTIMATES", "Beta", "Dirichlet", "block_sum", "log_probabilities", "normalize"]
+__all__ = ["ESTIMATES", "Beta", "Dirichlet", "block_sum", "log_probabilities", "log_sum_exp", "normalize"]

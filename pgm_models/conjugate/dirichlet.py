@@ -67,6 +67,14 @@ def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
         return np.log(probabilities)
 
 
+def log_sum_exp(values: np.ndarray, axis: int) -> np.ndarray:
+    """log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN."""
+    peak = np.max(values, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(values - peak).sum(axis=axis)) + np.squeeze(peak, axis=axis)
+
+
 def _cell_log_ratio(concentration, counts):
     """log Γ(α + n) − log Γ(α): 0 where n = 0, −inf where α = 0 < n (no mass there)."""
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -45,6 +45,7 @@ class LogisticRegression(BayesianClassifier):
     """
 
     _generative = False
+    _closed_form = False
 
     def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10):
         self.prior_sd = prior_sd

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._validation import check_concentration
-from pgm_models.base import BayesianClassifier, integer_counts
+from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
 
 

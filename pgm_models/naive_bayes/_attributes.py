@@ -1,0 +1,134 @@
+"""Categorical attributes: their domains, codes, missing values and unseen values.
+
+Shared by every model over nominal attributes (naive Bayes and the semi-naive family). An
+attribute's domain is a pandas Categorical's declared categories (declared but unseen values
+get prior mass, as in Weka), else ``n_categories`` (values 0..n−1), else the values seen in
+the first fit. Missing values (NaN/None) are coded −1. A value outside the domain raises in
+training; at prediction it is treated as missing with a warning (``handle_unknown="missing"``)
+or raises (``handle_unknown="error"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from pgm_models._validation import check_concentration, column_name
+
+HANDLE_UNKNOWN = ("missing", "error")
+
+
+class CategoricalAttributes:
+    """Mixin giving an estimator with ``n_categories`` and ``handle_unknown`` parameters the
+    attribute encoding; sets ``categories_`` and ``n_categories_`` on the first fit."""
+
+    def _encode(self, X, reset, training):
+        """Codes (N, F) into each attribute's domain, −1 where missing."""
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
+        X = self._check_feature_names(X, reset)
+        columns = _columns(X)
+        names = getattr(self, "feature_names_in_", None)
+        if reset:
+            declared = self._declared_sizes(len(columns))
+            self.categories_ = [_domain(c, declared[j], column_name(names, j)) for j, c in enumerate(columns)]
+            self.n_categories_ = np.array([len(c) for c in self.categories_])
+        if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
+            # integer codes against domains 0..S_j−1: the values are their own codes
+            codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
+        else:
+            codes = np.column_stack([_codes_in(c, self.categories_[j]) for j, c in enumerate(columns)])
+        for j in np.flatnonzero((codes == _OUTSIDE).any(axis=0)):
+            self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j))
+        return codes
+
+    def _declared_sizes(self, n_features):
+        if self.n_categories is None:
+            return [None] * n_features
+        sizes = check_concentration(self.n_categories, "n_categories", n_features, "feature")
+        sizes = np.broadcast_to(sizes, (n_features,))
+        if np.any(sizes < 1) or np.any(sizes != np.round(sizes)):
+            raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}")
+        return sizes.astype(int).tolist()
+
+    def _handle_outside(self, codes, column, j: int, training: bool, where: str) -> None:
+        """Values outside the domain: an error in training; at prediction, missing (with a
+        warning) or an error, by ``handle_unknown``. Rewrites ``codes`` in place."""
+        unknown = codes == _OUTSIDE
+        values = column.to_numpy() if isinstance(column, pd.Series) else column
+        seen = sorted({str(v) for v in np.asarray(values, dtype=object)[unknown]})[:5]
+        message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
+        if training:
+            raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
+        if self.handle_unknown == "error":
+            raise ValueError(message)
+        warnings.warn(message + "; treated as missing (handle_unknown='missing')", UserWarning, stacklevel=5)
+        codes[unknown] = -1
+
+    def _offsets(self):
+        return np.concatenate(([0], np.cumsum(self.n_categories_)[:-1]))
+
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return [str(n) for n in names] if names is not None else [f"x{j}" for j in range(self.n_features_in_)]
+
+
+_OUTSIDE = -2  # code of a value outside the domain (−1 is missing)
+
+
+def _columns(X) -> list:
+    """The attributes as a list: pandas Series for a DataFrame, 1-D arrays (numeric dtypes kept,
+    so that numeric codes are looked up without boxing every value) otherwise."""
+    if isinstance(X, pd.DataFrame):
+        return [X.iloc[:, j] for j in range(X.shape[1])]
+    if sp.issparse(X):
+        raise ValueError("CategoricalNB takes dense attribute values, not a sparse matrix")
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(f"X must be a 2-D array or DataFrame (rows × attributes), got shape {array.shape}")
+    return list(array.T)
+
+
+def _is_integer_matrix(X) -> bool:
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "iu"
+
+
+def _is_range(categories: np.ndarray) -> bool:
+    return categories.dtype.kind in "iu" and np.array_equal(categories, np.arange(len(categories)))
+
+
+def _codes_in(column, categories: np.ndarray) -> np.ndarray:
+    """Position of each value in ``categories``; −1 where missing, _OUTSIDE where not in the domain."""
+    domain = pd.Index(categories)
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        # map the column's own categories once, then its integer codes
+        recode = np.append(domain.get_indexer(column.cat.categories), -1)
+        recode[:-1][recode[:-1] < 0] = _OUTSIDE
+        return recode[column.cat.codes.to_numpy()]
+    values = column.to_numpy() if isinstance(column, pd.Series) else column
+    codes = domain.get_indexer(values).astype(np.intp)
+    missing = pd.isna(values)
+    codes[(codes < 0) & ~missing] = _OUTSIDE
+    codes[missing] = -1
+    return codes
+
+
+def _domain(column, declared_size, where: str) -> np.ndarray:
+    """An attribute's domain: declared Categorical categories, else range(n_categories), else
+    the sorted values seen."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return np.asarray(column.dtype.categories)
+    values = column.to_numpy() if isinstance(column, pd.Series) else column
+    observed = pd.unique(values[~pd.isna(values)])
+    numbers = [v for v in observed if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
+    if any(not np.isfinite(v) for v in numbers):
+        raise ValueError(f"{where} has an infinite value; categories must be labels or finite numbers")
+    if declared_size is not None:
+        return np.arange(declared_size)
+    try:
+        return np.asarray(sorted(observed))
+    except TypeError:
+        raise ValueError(f"{where} mixes value types {sorted({type(v).__name__ for v in observed})}") from None

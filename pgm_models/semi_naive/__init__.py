@@ -1,0 +1,5 @@
+"""The semi-naive Bayes family: attributes depend on the class and on parent attributes."""
+
+from pgm_models.semi_naive.aode import AODE
+
+__all__ = ["AODE"]

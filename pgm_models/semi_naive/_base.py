@@ -1,0 +1,133 @@
+"""What SPODE, AODE and TAN share: categorical attributes, the pair-count tensor, and the
+Dirichlet estimates of "class and parent" and "child given class and parent".
+
+Each estimate is a conjugate Dirichlet posterior mean (or mode, or MLE) read off the tensor C
+(``pgm_models.semi_naive._pairs``), on the available cases:
+
+    P(y, x_a)        ~ Dirichlet(α_joint) over the K·r_a cells, counts C[y, x_a, x_a]
+                       (rows with x_a observed: total N − missing_a);
+    P(x_j | y, x_a)  ~ Dirichlet(α_child) over r_j values, counts C[y, x_a, x_j]
+                       (total N(y, x_a) − N(y, x_a, x_j missing)).
+
+Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-estimate is
+α_joint = m/(K r_a) and α_child = m/r_j per cell (m pseudo-rows spread evenly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models.base import BayesianClassifier
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.semi_naive._pairs import PairLayout, pair_counts
+
+ESTIMATORS = ("laplace", "m-estimate")
+ROWS_PER_CHUNK = 2**22  # bound on K·n·F·F gathered log-probabilities per chunk of rows
+
+
+class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
+    """Template for models whose attributes depend on the class and on parent attributes."""
+
+    # ------------------------------------------------------------------ counts
+    def _init_counts(self, codes, class_index, weight):
+        self._layout = PairLayout(self.n_categories_)
+        shape = (len(self.classes_), self._layout.n_cells, self._layout.n_cells)
+        self.pair_count_ = np.zeros(shape)
+        self.complete_pair_count_ = np.zeros(shape)
+
+    def _count(self, codes, class_index, weight):
+        n_classes = len(self.classes_)
+        self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes)
+        complete = (codes >= 0).all(axis=1)
+        self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
+            self._layout, codes[complete], class_index[complete], weight[complete], n_classes
+        )
+
+    @staticmethod
+    def _value_counts(pairs, layout):
+        """Counts between value cells only: (K, T, T)."""
+        cells = layout.value_cells
+        return pairs[:, cells][:, :, cells]
+
+    # ------------------------------------------------------------------ priors
+    def _check_estimator(self):
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"estimator={self.estimator!r} is not one of {ESTIMATORS}")
+        for name in ("alpha", "m"):
+            value = getattr(self, name)
+            if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
+
+    def _class_concentration(self, n_classes):
+        self._check_estimator()
+        per_class = self.alpha if self.estimator == "laplace" else self.m / n_classes
+        return np.full(n_classes, float(per_class))
+
+    def _joint_prior(self):
+        """Dirichlet over (class, parent value) for every attribute as parent, laid out as
+        (T, K) value-cell-major so each attribute's K·r_a cells form one block."""
+        sizes, n_classes = self._layout.sizes, len(self.classes_)
+        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / (n_classes * sizes), sizes)
+        return Dirichlet(np.broadcast_to(np.reshape(per_cell, (-1, 1)), (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes)
+
+    def _child_prior(self):
+        """Dirichlet over each child's r_j values for every (class, parent cell): (K, T, T)."""
+        sizes, n_classes = self._layout.sizes, len(self.classes_)
+        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / sizes, sizes)
+        n_values = int(sizes.sum())
+        return Dirichlet(np.broadcast_to(per_cell, (n_classes, n_values, n_values)), sizes)
+
+    # ------------------------------------------------------------------ estimates
+    def _log_joint(self, estimate, pairs=None):
+        """log P(y = k, x_a = cell) for every value cell: (K, T)."""
+        values = self._value_counts(self.pair_count_ if pairs is None else pairs, self._layout)
+        diagonal = np.diagonal(values, axis1=1, axis2=2)  # (K, T)
+        flat = self._joint_prior().estimate(diagonal.T.ravel(), estimate)
+        return log_probabilities(flat.reshape(diagonal.shape[1], -1).T)
+
+    def _log_child(self, estimate):
+        """log P(x_j = child cell | y = k, x_a = parent cell): (K, T, T), 0 where the child is
+        the parent's own attribute (a parent is not its own child)."""
+        values = self._value_counts(self.pair_count_, self._layout)
+        log_child = log_probabilities(self._child_prior().estimate(values, estimate))
+        attribute = self._layout.attribute_of_value_cell
+        return np.where(attribute[:, None] == attribute[None, :], 0.0, log_child)
+
+    def _log_naive_bayes(self, codes, estimate):
+        """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
+        values = self._value_counts(self.pair_count_, self._layout)
+        diagonal = np.diagonal(values, axis1=1, axis2=2)
+        sizes = self._layout.sizes
+        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / sizes, sizes)
+        log_feature = log_probabilities(
+            Dirichlet(np.broadcast_to(per_cell, diagonal.shape), sizes).estimate(diagonal, estimate)
+        )
+        log_class = log_probabilities(self._class_prior.estimate(self.class_count_, estimate))
+        cells = self._value_index(codes)
+        padded = np.concatenate([log_feature, np.zeros((len(log_class), 1))], axis=1)
+        return log_class[None, :] + padded[:, cells].sum(axis=2).T
+
+    def _value_index(self, codes):
+        """(N, F) position of each observed value among the T value cells; T (a zero pad) if missing."""
+        starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
+        return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
+
+    def _spode_scores(self, codes, estimate):
+        """log P(y = k, x | parent a) for every row, class and attribute a as parent:
+        (N, K, F); −inf where x_a is missing."""
+        log_joint, log_child = self._log_joint(estimate), self._log_child(estimate)
+        n_classes, n_values = log_joint.shape
+        # one zero row/column for a missing value: it contributes nothing as child
+        child = np.zeros((n_classes, n_values + 1, n_values + 1))
+        child[:, :n_values, :n_values] = log_child
+        joint = np.concatenate([log_joint, np.full((n_classes, 1), -np.inf)], axis=1)
+        cells = self._value_index(codes)
+        n_rows, n_attributes = cells.shape
+        scores = np.empty((n_rows, n_classes, n_attributes))
+        step = max(1, ROWS_PER_CHUNK // max(1, n_classes * n_attributes * n_attributes))
+        for start in range(0, n_rows, step):
+            chunk = cells[start : start + step]
+            children = child[:, chunk[:, :, None], chunk[:, None, :]].sum(axis=3)  # (K, n, F)
+            scores[start : start + step] = (joint[:, chunk] + children).transpose(1, 0, 2)
+        return scores

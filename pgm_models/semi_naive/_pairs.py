@@ -1,0 +1,55 @@
+"""Pairwise sufficient statistics of categorical attributes, shared by SPODE, AODE and TAN.
+
+Each attribute j has r_j value cells and one more cell for "missing", laid side by side
+(T' = Σ_j (r_j + 1) cells). A row is one-hot in each attribute's block, so its design row
+has exactly F ones, and for each class k the K × T' × T' tensor
+
+    C[k, s, t] = Σ_i w_i 1{y_i = k} D[i, s] D[i, t]
+
+holds every count the semi-naive models need, built by one sparse product per class:
+C[k, s, s] is N(y=k, cell s) (so the diagonal gives naive Bayes' counts), C[k, s, t] is
+N(y=k, s, t), and the missing cells give the available-case denominators Weka uses.
+Memory: K·T'² floats (vote: 2 × 48², a 50k × 30 set with 4 values each: 2 × 150²).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class PairLayout:
+    """Cell indices of attributes with ``sizes`` r_j values plus a missing cell each."""
+
+    def __init__(self, sizes):
+        self.sizes = np.asarray(sizes, dtype=np.intp)
+        self.starts = np.concatenate(([0], np.cumsum(self.sizes + 1)[:-1]))
+        self.n_cells = int((self.sizes + 1).sum())
+        self.missing_cells = self.starts + self.sizes
+        self.value_cells = np.concatenate([s + np.arange(r) for s, r in zip(self.starts, self.sizes)])
+        self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
+
+    def cells(self, codes: np.ndarray) -> np.ndarray:
+        """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
+        return np.where(codes >= 0, codes + self.starts, self.missing_cells)
+
+    def value_cell(self, attribute: int) -> slice:
+        """Positions of an attribute's value cells among ``value_cells``."""
+        start = int(self.sizes[:attribute].sum())
+        return slice(start, start + int(self.sizes[attribute]))
+
+
+def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int) -> np.ndarray:
+    """The K × T' × T' tensor C of one batch, one sparse product per class."""
+    n_rows, n_attributes = codes.shape
+    design = sp.csr_array(
+        (np.ones(n_rows * n_attributes), layout.cells(codes).ravel(), np.arange(0, n_rows * n_attributes + 1, n_attributes)),
+        shape=(n_rows, layout.n_cells),
+    )
+    counts = np.zeros((n_classes, layout.n_cells, layout.n_cells))
+    for k in range(n_classes):
+        rows = class_index == k
+        if rows.any():
+            block = design[rows]
+            counts[k] = (block.T @ (block * weight[rows][:, None])).toarray()
+    return counts
