@@ -10,7 +10,7 @@ from pgm_models.verify import COLUMNS, check_posterior
 
 from conftest import WRONG_PRIOR
 
-MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA"]
+MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE"]
 
 
 @pytest.mark.nuts

@@ -1,5 +1,6 @@
 """The semi-naive Bayes family: attributes depend on the class and on parent attributes."""
 
 from pgm_models.semi_naive.aode import AODE
+from pgm_models.semi_naive.spode import SPODE
 
-__all__ = ["AODE"]
+__all__ = ["AODE", "SPODE"]

@@ -94,8 +94,9 @@ class AODE(SemiNaiveBayes):
         padded = np.append(frequency, -np.inf)  # a missing parent never qualifies
         eligible = padded[value_index] >= self.frequency_limit  # (N, F)
         log_weights = np.where(eligible, self._log_weights()[None, :], -np.inf)  # (N, F)
-        averaged = log_sum_exp(scores + log_weights[:, None, :], axis=2) - log_sum_exp(log_weights, axis=1)[:, None]
         fallback = ~eligible.any(axis=1)
+        normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced below
+        averaged = log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None]
         if fallback.any():
             averaged[fallback] = self._log_naive_bayes(codes[fallback], estimate)
         return averaged

@@ -1,0 +1,139 @@
+"""SPODE and AODE: Weka 3.6 agreement with missing values, Dirichlet estimates, BMA evidence."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pgm_models import AODE, SPODE
+from pgm_models.datasets import load_dataset
+
+from conftest import logp_at_random_points
+
+WEKA = Path(__file__).parent / "fixtures" / "weka"
+
+
+@pytest.mark.parametrize(
+    "fixture, dataset, params",
+    [
+        ("aode_vote", "vote", {}),
+        ("aode_breast-cancer", "breast-cancer", {}),
+        ("aode_m3_vote", "vote", {"estimator": "m-estimate", "m": 3}),
+        ("aode_m1_breast-cancer", "breast-cancer", {"estimator": "m-estimate", "m": 1}),
+        ("aode_f10_breast-cancer", "breast-cancer", {"frequency_limit": 10}),
+        ("aode_f1000_vote", "vote", {"frequency_limit": 1000}),
+    ],
+)
+def test_reproduces_weka_aode_with_missing_values(fixture, dataset, params):
+    """weka.classifiers.bayes.AODE 3.6.14 (commands: tests/fixtures/weka/COMMANDS.txt)."""
+    X, y = load_dataset(dataset)
+    reference = pd.read_csv(WEKA / f"{fixture}.csv")
+    model = AODE(**params).fit(X, y)
+    assert list(model.classes_) == list(reference.columns)
+    np.testing.assert_allclose(model.predict_proba(X), reference.to_numpy(), rtol=0, atol=1e-9)
+
+
+def test_no_qualifying_parent_falls_back_to_weka_naive_bayes():
+    X, y = load_dataset("vote")
+    naive_bayes = pd.read_csv(WEKA / "naive_bayes_vote.csv").to_numpy()
+    np.testing.assert_allclose(AODE(frequency_limit=10_000).fit(X, y).predict_proba(X), naive_bayes, atol=1e-12)
+
+
+def test_weka_estimates_are_dirichlet_posterior_means(weather):
+    X, y = weather
+    spode = SPODE(parent="outlook").fit(X, y)
+    joint = spode.analytic_posterior("mean")["joint_prob"]
+    # Laplace: (N(yes, sunny) + 1) / (N + K r_a) = (2 + 1) / (14 + 2·3)
+    assert float(joint.sel(class_parent="yes, sunny")) == pytest.approx(3 / 20)
+    child = spode.analytic_posterior("mean")["feature_prob_humidity"].sel({"class": "yes", "outlook_value": "sunny"})
+    # sunny 'yes' days: 2, both humidity normal → (0 + 1)/(2 + 2), (2 + 1)/(2 + 2)
+    np.testing.assert_allclose(child.values, [1 / 4, 3 / 4])
+    m_spode = SPODE(parent="outlook", estimator="m-estimate", m=3).fit(X, y)
+    joint = m_spode.analytic_posterior("mean")["joint_prob"]
+    assert float(joint.sel(class_parent="yes, sunny")) == pytest.approx((2 + 3 / 6) / (14 + 3))  # (n + m/(K r_a)) / (N + m)
+
+
+def test_aode_is_the_average_of_its_spodes(weather):
+    X, y = weather
+    model = AODE().fit(X, y)
+    spodes = [np.exp(model.spode(a).predict_joint_log_proba(X)) for a in range(X.shape[1])]
+    np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(X)), np.mean(spodes, axis=0), rtol=1e-12)
+    np.testing.assert_allclose(model.spode("outlook").predict_proba(X), SPODE(parent="outlook").fit(X, y).predict_proba(X))
+
+
+def test_bma_evidence_is_the_chain_rule_of_exact_predictives(weather):
+    """p(D | a) = Π_i p(y_i, x_i | rows before i), each an exact posterior predictive."""
+    X, y = weather
+    model = AODE().fit(X, y)
+    evidence = model.spode_log_evidence()
+    for parent in range(X.shape[1]):
+        sequential = SPODE(parent=parent, estimate="predictive")
+        total = 0.0
+        for i in range(len(y)):
+            if i > 0:
+                total += sequential.predict_joint_log_proba(X.iloc[[i]])[0, list(sequential.classes_).index(y.iloc[i])]
+            sequential.partial_fit(X.iloc[[i]], y.iloc[[i]], classes=y.cat.categories)
+        # the first row under the prior: P(y, x_a) = 1/(K r_a), P(x_j | y, x_a) = 1/r_j
+        sizes = model.n_categories_
+        total += -np.log(2 * sizes[parent]) - sum(np.log(sizes[j]) for j in range(len(sizes)) if j != parent)
+        assert evidence[parent] == pytest.approx(total, rel=1e-10)
+
+
+def test_weights_uniform_bma_and_tempered(weather):
+    X, y = weather
+    uniform = AODE().fit(X, y).predict_joint_log_proba(X)
+    np.testing.assert_allclose(AODE(weights="tempered", temperature=0.0).fit(X, y).predict_joint_log_proba(X), uniform)
+    bma = AODE(weights="bma").fit(X, y)
+    weights = np.exp(bma.spode_log_evidence() - bma.spode_log_evidence().max())
+    spodes = np.stack([np.exp(bma.spode(a).predict_joint_log_proba(X)) for a in range(X.shape[1])], axis=2)
+    np.testing.assert_allclose(np.exp(bma.predict_joint_log_proba(X)), (spodes * weights).sum(axis=2) / weights.sum(), rtol=1e-10)
+    np.testing.assert_allclose(AODE(weights="tempered", temperature=1.0).fit(X, y).predict_joint_log_proba(X), bma.predict_joint_log_proba(X))
+
+
+def test_missing_super_parent_is_summed_out(weather):
+    X, y = weather
+    model = SPODE(parent="outlook").fit(X, y)
+    row = X.iloc[[3]].copy()
+    row["outlook"] = None
+    filled = [row.assign(outlook=pd.Categorical([v], categories=X["outlook"].cat.categories)) for v in X["outlook"].cat.categories]
+    expected = np.sum([np.exp(model.predict_joint_log_proba(r)) for r in filled], axis=0)
+    np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(row)), expected)
+
+
+def test_counts_and_rows_forms_have_the_same_posterior():
+    X, y = load_dataset("contact-lenses")
+    model = SPODE(parent="astigmatism").fit(X, y)
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X, y))
+    np.testing.assert_allclose(difference, difference[0], atol=1e-9)
+
+
+def test_partial_fit_over_chunks_equals_one_fit():
+    X, y = load_dataset("breast-cancer")
+    whole = AODE().fit(X, y)
+    chunked = AODE()
+    for start in range(0, len(y), 50):
+        chunked.partial_fit(X.iloc[start:start + 50], y.iloc[start:start + 50])
+    np.testing.assert_allclose(chunked.pair_count_, whole.pair_count_)
+    np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "Model, params, message",
+    [
+        (SPODE, {"parent": 9}, r"parent=9 is out of range: there are 4 attributes \(0..3\)"),
+        (SPODE, {"parent": "sky"}, r"parent='sky' is not an attribute name"),
+        (AODE, {"estimator": "bayes"}, "estimator='bayes' is not one of"),
+        (AODE, {"weights": "best"}, "weights='best' is not one of"),
+        (AODE, {"m": -1, "estimator": "m-estimate"}, "m must be a number ≥ 0"),
+    ],
+)
+def test_bad_parameters_are_named(Model, params, message, weather):
+    with pytest.raises(ValueError, match=message):
+        Model(**params).fit(*weather).predict(weather[0])
+
+
+def test_aode_is_an_ensemble_its_spodes_are_the_models(weather):
+    model = AODE().fit(*weather)
+    assert not hasattr(model, "pymc_model") and not hasattr(model, "analytic_posterior")
+    assert "joint_prob" in model.spode(0).pymc_model().named_vars
