@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import AODE, LDA, QDA, SPODE, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
 
 DISCRETE = [CategoricalNB, BernoulliNB, MultinomialNB]
-ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA]  # the generative zoo
+ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA, SPODE, AODE]  # the generative zoo
 EVERY_ESTIMATOR = ESTIMATORS + [LogisticRegression]
 X_COUNTS = np.array([[1, 0, 2], [0, 1, 1], [2, 2, 0], [1, 1, 1]], dtype=float)
 Y = np.array(["a", "b", "a", "b"])
@@ -62,11 +62,13 @@ def test_bad_training_input_is_named(Estimator, X, y, kwargs, message):
         Estimator().fit(X, y, **kwargs)
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
+PARAMETER_ERRORS = [({"class_alpha": np.nan}, "class_alpha must be finite"), ({"estimate": "median"}, "estimate='median' is not one of"),
+                    ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2")]
+
+
 @pytest.mark.parametrize(
-    "params, message",
-    [({"class_alpha": np.nan}, "class_alpha must be finite"), ({"estimate": "median"}, "estimate='median' is not one of"),
-     ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2")],
+    "Estimator, params, message",
+    [(E, p, m) for E in ESTIMATORS for p, m in PARAMETER_ERRORS if set(p) <= set(E().get_params())],
 )
 def test_invalid_parameters_are_named(Estimator, params, message):
     with pytest.raises(ValueError, match=message):
