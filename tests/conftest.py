@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pgm_models import LDA, QDA, SPODE, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from pgm_models import LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 
 NUTS_SETTINGS = dict(draws=1000, tune=1000, chains=2, cores=1, progressbar=False)
@@ -49,20 +49,20 @@ def iris_2d():
 def training_data(weather, binary_data, count_data, iris_2d):
     """The small (X, y) each model of the zoo is verified on, keyed by class name."""
     return {"CategoricalNB": weather, "BernoulliNB": binary_data, "MultinomialNB": count_data,
-            "GaussianNB": iris_2d, "LDA": iris_2d, "QDA": iris_2d, "SPODE": weather}
+            "GaussianNB": iris_2d, "LDA": iris_2d, "QDA": iris_2d, "SPODE": weather, "TAN": weather}
 
 
 # A deliberately wrong posterior for each model: its prior off by one unit of strength.
 WRONG_PRIOR = {"CategoricalNB": {"alpha": 2.0}, "BernoulliNB": {"alpha": 2.0}, "MultinomialNB": {"alpha": 2.0},
                "GaussianNB": {"mean_strength": 1.01}, "LDA": {"mean_strength": 1.01}, "QDA": {"mean_strength": 1.01},
-               "SPODE": {"alpha": 2.0}}
+               "SPODE": {"alpha": 2.0}, "TAN": {"alpha": 2.0}}
 
 
 @pytest.fixture(scope="session")
 def fitted_models(training_data):
     """One small fitted model of each family member, keyed by class name."""
     models = {"CategoricalNB": CategoricalNB(), "BernoulliNB": BernoulliNB(binarize=None), "MultinomialNB": MultinomialNB(),
-              "GaussianNB": GaussianNB(), "LDA": LDA(), "QDA": QDA(), "SPODE": SPODE(parent="outlook")}
+              "GaussianNB": GaussianNB(), "LDA": LDA(), "QDA": QDA(), "SPODE": SPODE(parent="outlook"), "TAN": TAN()}
     return {name: model.fit(*training_data[name]) for name, model in models.items()}
 
 

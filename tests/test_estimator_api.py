@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import AODE, LDA, QDA, SPODE, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
 
 DISCRETE = [CategoricalNB, BernoulliNB, MultinomialNB]
-ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA, SPODE, AODE]  # the generative zoo
+ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA, SPODE, AODE, TAN]  # the generative zoo
 EVERY_ESTIMATOR = ESTIMATORS + [LogisticRegression]
 X_COUNTS = np.array([[1, 0, 2], [0, 1, 1], [2, 2, 0], [1, 1, 1]], dtype=float)
 Y = np.array(["a", "b", "a", "b"])

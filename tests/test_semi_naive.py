@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pgm_models import AODE, SPODE
+from pgm_models import AODE, SPODE, TAN
 from pgm_models.datasets import load_dataset
 
 from conftest import logp_at_random_points
@@ -137,3 +137,89 @@ def test_aode_is_an_ensemble_its_spodes_are_the_models(weather):
     model = AODE().fit(*weather)
     assert not hasattr(model, "pymc_model") and not hasattr(model, "analytic_posterior")
     assert "joint_prob" in model.spode(0).pymc_model().named_vars
+
+
+# ---------------------------------------------------------------------- TAN
+def test_conditional_mutual_information_is_the_class_weighted_mutual_information():
+    from sklearn.metrics import mutual_info_score
+
+    X, y = load_dataset("contact-lenses")
+    model = TAN().fit(X, y)
+    for i, j in [(0, 1), (0, 3), (2, 3)]:
+        expected = sum(
+            (y == k).mean() * mutual_info_score(X.iloc[:, i][y == k], X.iloc[:, j][y == k]) for k in y.cat.categories
+        )
+        assert model.mutual_information_[i, j] == pytest.approx(expected, abs=1e-12)
+
+
+def _pruefer_trees(n):
+    """Every labelled tree on n nodes, as edge sets, from Prüfer sequences."""
+    import itertools
+
+    for sequence in itertools.product(range(n), repeat=n - 2):
+        degree = [1] * n
+        for node in sequence:
+            degree[node] += 1
+        edges = []
+        for node in sequence:
+            leaf = min(v for v in range(n) if degree[v] == 1)
+            edges.append((leaf, node))
+            degree[leaf] -= 1
+            degree[node] -= 1
+        u, v = [w for w in range(n) if degree[w] == 1]
+        edges.append((u, v))
+        yield edges
+
+
+def test_tree_is_the_maximum_spanning_tree_directed_from_the_root():
+    X, y = load_dataset("contact-lenses")
+    model = TAN(root="tear-prod-rate").fit(X, y)
+    weight = model.mutual_information_
+    ours = sum(weight[j, p] for j, p in enumerate(model.tree_parent_) if p >= 0)
+    best = max(sum(weight[u, v] for u, v in edges) for edges in _pruefer_trees(4))
+    assert ours == pytest.approx(best)
+    assert model.tree_parent_[3] == -1 and (model.tree_parent_ >= 0).sum() == 3
+
+
+def test_tan_sums_missing_attributes_out_exactly():
+    import itertools
+
+    X, y = load_dataset("contact-lenses")
+    model = TAN(root=1).fit(X, y)
+    row = X.iloc[[5]].copy()
+    row.iloc[0, 0], row.iloc[0, 2] = None, None
+    brute = 0.0
+    for a, c in itertools.product(X.iloc[:, 0].cat.categories, X.iloc[:, 2].cat.categories):
+        filled = row.copy()
+        filled.iloc[0, 0], filled.iloc[0, 2] = a, c
+        brute = brute + np.exp(model.predict_joint_log_proba(filled))
+    np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(row)), brute, rtol=1e-12)
+
+
+def test_tan_counts_and_rows_forms_have_the_same_posterior():
+    X, y = load_dataset("contact-lenses")
+    model = TAN(root=1).fit(X, y)
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X, y))
+    np.testing.assert_allclose(difference, difference[0], atol=1e-9)
+
+
+def test_tan_beats_naive_bayes_where_attributes_interact():
+    """Two attributes that are copies of each other: naive Bayes double counts them, TAN does not."""
+    from pgm_models import CategoricalNB
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    a = np.where(rng.random(400) < 0.7, y, 1 - y)
+    X = pd.DataFrame({"a": a, "a_copy": a, "b": np.where(rng.random(400) < 0.6, y, 1 - y)}).astype(str)
+    tan = TAN(root="b").fit(X, y)
+    assert tan.tree_parent_[1] == 0 or tan.tree_parent_[0] == 1  # the copies are linked
+    log_loss = {name: -np.mean(m.predict_log_proba(X)[np.arange(400), y]) for name, m in [("tan", tan), ("nb", CategoricalNB().fit(X, y))]}
+    assert log_loss["tan"] < log_loss["nb"]
+
+
+def test_tan_root_errors():
+    X, y = load_dataset("contact-lenses")
+    with pytest.raises(ValueError, match="root=7 is out of range"):
+        TAN(root=7).fit(X, y)
+    with pytest.raises(ValueError, match="root='eyes' is not an attribute name"):
+        TAN(root="eyes").fit(X, y)

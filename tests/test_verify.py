@@ -10,7 +10,7 @@ from pgm_models.verify import COLUMNS, check_posterior
 
 from conftest import WRONG_PRIOR
 
-MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE"]
+MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"]
 
 
 @pytest.mark.nuts

@@ -2,5 +2,6 @@
 
 from pgm_models.semi_naive.aode import AODE
 from pgm_models.semi_naive.spode import SPODE
+from pgm_models.semi_naive.tan import TAN
 
-__all__ = ["AODE", "SPODE"]
+__all__ = ["AODE", "SPODE", "TAN"]

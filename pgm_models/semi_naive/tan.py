@@ -1,0 +1,216 @@
+"""TAN: tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
+
+Structure: the Chow–Liu tree of the attributes under the class — the maximum spanning tree of
+the complete graph weighted by the conditional mutual information
+
+    I(X_i; X_j | C) = Σ_{k,u,v} P(k, u, v) log[P(u, v | k) / (P(u | k) P(v | k))]
+
+(plug-in frequencies on the rows where both attributes are observed), directed away from
+``root``. Every attribute's parents are the class and its tree parent (the root has the class
+only).
+
+Model: π ~ Dirichlet(class_alpha); θ_k ~ Dirichlet(alpha) for the root given the class;
+φ_{j,k,u} ~ Dirichlet(alpha) for attribute j given class k and tree-parent value u. The
+closed-form posterior is Dirichlet(alpha + counts) on the available cases (rows where the
+attribute and its tree parent are observed), the same counts the PyMC models observe.
+Prediction sums missing attributes out exactly (one upward sum-product pass over the tree).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models.base import integer_counts
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.semi_naive._base import SemiNaiveBayes
+
+
+def conditional_mutual_information(values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """(F, F) I(X_i; X_j | C) from value-cell pair counts (K, T, T); 0 on the diagonal."""
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    n_attributes = len(sizes)
+    information = np.zeros((n_attributes, n_attributes))
+    for i in range(n_attributes):
+        for j in range(i + 1, n_attributes):
+            table = values[:, starts[i] : starts[i] + sizes[i], starts[j] : starts[j] + sizes[j]]
+            total = table.sum()
+            if total == 0:
+                continue
+            joint = table / total
+            row, column = joint.sum(axis=2, keepdims=True), joint.sum(axis=1, keepdims=True)
+            class_total = joint.sum(axis=(1, 2), keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                terms = joint * np.log(joint * class_total / (row * column))
+            information[i, j] = information[j, i] = np.nansum(np.where(joint > 0, terms, 0.0))
+    return information
+
+
+def maximum_spanning_tree(weights: np.ndarray, root: int) -> np.ndarray:
+    """Prim's algorithm from ``root``: tree parent of every node (−1 for the root)."""
+    n_nodes = len(weights)
+    parent = np.full(n_nodes, -1)
+    in_tree = np.zeros(n_nodes, dtype=bool)
+    in_tree[root] = True
+    best, best_from = weights[root].astype(float).copy(), np.full(n_nodes, root)
+    for _ in range(n_nodes - 1):
+        candidate = np.where(in_tree, -np.inf, best)
+        node = int(np.argmax(candidate))
+        parent[node], in_tree[node] = best_from[node], True
+        better = ~in_tree & (weights[node] > best)
+        best[better], best_from[better] = weights[node][better], node
+    return parent
+
+
+class TAN(SemiNaiveBayes):
+    """Tree-augmented naive Bayes with Dirichlet priors.
+
+    Parameters
+    ----------
+    alpha : Dirichlet concentration of every cell (1: Laplace).
+    class_alpha : Dirichlet concentration of the class probabilities.
+    root : index or name of the tree's root attribute.
+    estimate : {"mean", "map", "mle", "predictive"} ("predictive" equals "mean").
+    n_categories, handle_unknown : as for CategoricalNB.
+
+    Attributes
+    ----------
+    tree_parent_ : (F,) tree parent of each attribute (−1 for the root);
+    mutual_information_ : (F, F) the edge weights; pair_count_, categories_, class_count_.
+    """
+
+    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing"):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.root = root
+        self.estimate = estimate
+        self.n_categories = n_categories
+        self.handle_unknown = handle_unknown
+
+    def _class_concentration(self, n_classes):
+        if not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
+            raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
+        return super(SemiNaiveBayes, self)._class_concentration(n_classes)
+
+    def _count(self, codes, class_index, weight):
+        super()._count(codes, class_index, weight)
+        values = self._value_counts(self.pair_count_, self._layout)
+        self.mutual_information_ = conditional_mutual_information(values, self._layout.sizes)
+        self.tree_parent_ = maximum_spanning_tree(self.mutual_information_, self._root_index())
+
+    def _root_index(self) -> int:
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(self.root, str):
+            if names is None or self.root not in list(names):
+                raise ValueError(f"root={self.root!r} is not an attribute name")
+            return list(names).index(self.root)
+        if not (isinstance(self.root, (int, np.integer)) and 0 <= self.root < self.n_features_in_):
+            raise ValueError(f"root={self.root!r} is out of range: there are {self.n_features_in_} attributes")
+        return int(self.root)
+
+    # ------------------------------------------------------------------ closed form
+    def _conditional_counts(self, j):
+        """Counts of attribute j given (class, tree parent): (K, r_p, r_j), or (K, r_j) for the root."""
+        values = self._value_counts(self.pair_count_, self._layout)
+        own = self._layout.value_cell(j)
+        if self.tree_parent_[j] < 0:
+            return np.diagonal(values, axis1=1, axis2=2)[:, own]
+        return values[:, self._layout.value_cell(self.tree_parent_[j])][:, :, own]
+
+    def _conditional_posterior(self, j):
+        counts = self._conditional_counts(j)
+        return Dirichlet(np.full(counts.shape, float(self.alpha))), counts
+
+    def _dims(self, j):
+        names = self._feature_names()
+        if self.tree_parent_[j] < 0:
+            return ("class", f"{names[j]}_value")
+        return ("class", f"{names[self.tree_parent_[j]]}_value", f"{names[j]}_value")
+
+    def _coords(self):
+        coords = {"class": self.classes_}
+        for j, name in enumerate(self._feature_names()):
+            coords[f"{name}_value"] = np.asarray(self.categories_[j])
+        return coords
+
+    def _feature_posterior(self):
+        names = self._feature_names()
+        parameters = {}
+        for j in range(self.n_features_in_):
+            prior, counts = self._conditional_posterior(j)
+            parameters[f"feature_prob_{names[j]}"] = (prior.posterior(counts), self._dims(j))
+        return parameters
+
+    # ------------------------------------------------------------------ prediction
+    def _topological_order(self):
+        order, frontier = [], [self._root_index()]
+        while frontier:
+            node = frontier.pop()
+            order.append(node)
+            frontier.extend(np.flatnonzero(self.tree_parent_ == node).tolist())
+        return order
+
+    def _feature_log_likelihood(self, codes, estimate):
+        """log p(observed x | y = k): an upward sum-product pass, missing attributes summed out,
+        each message rescaled (its log scale accumulated) so nothing underflows."""
+        n_rows, n_classes = len(codes), len(self.classes_)
+        log_scale = np.zeros((n_rows, n_classes))
+        belief = {}  # λ_j(x_j): (N, K, r_j), evidence of j's subtree given x_j
+        for j in reversed(self._topological_order()):
+            prior, counts = self._conditional_posterior(j)
+            table = prior.estimate(counts, estimate)
+            size = self.n_categories_[j]
+            local = belief.pop(j, np.ones((n_rows, n_classes, size)))
+            observed = codes[:, j] >= 0
+            indicator = np.ones((n_rows, size))
+            indicator[observed] = np.eye(size)[codes[observed, j]]
+            local = local * indicator[:, None, :]
+            if self.tree_parent_[j] < 0:
+                message = np.einsum("kv,nkv->nk", table, local)
+                return log_scale + log_probabilities(message)
+            message = np.einsum("kuv,nkv->nku", table, local)  # to the tree parent's values
+            peak = message.max(axis=2, keepdims=True)
+            peak = np.where(peak > 0, peak, 1.0)
+            log_scale += log_probabilities(peak[..., 0])
+            parent = self.tree_parent_[j]
+            belief[parent] = belief.get(parent, np.ones_like(message)) * (message / peak)
+        raise AssertionError("the tree has no root")
+
+    # ------------------------------------------------------------------ PyMC
+    def _feature_priors(self):
+        import pymc as pm
+
+        names = self._feature_names()
+        return {
+            j: pm.Dirichlet(f"feature_prob_{names[j]}", a=np.full(self._conditional_counts(j).shape, float(self.alpha)), dims=self._dims(j))
+            for j in range(self.n_features_in_)
+        }
+
+    def _check_proper_prior(self):
+        super()._check_proper_prior()
+        if self.alpha <= 0:
+            raise ValueError(f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0)")
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); each attribute's counts given (class, tree parent) ~ Multinomial."""
+        import pymc as pm
+
+        self._class_model(model, observe_counts=True)
+        names = self._feature_names()
+        for j, feature_prob in self._feature_priors().items():
+            counts = integer_counts(self._conditional_counts(j), "counts")
+            pm.Multinomial(f"feature_count_{names[j]}", n=counts.sum(axis=-1), p=feature_prob, observed=counts, dims=self._dims(j))
+
+    def _rows_model(self, model, codes, class_index):
+        """y_i ~ Categorical(π); x_ij ~ Categorical(φ_j[y_i, x_i,parent(j)]) where both are observed."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        names = self._feature_names()
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        for j, feature_prob in self._feature_priors().items():
+            parent = self.tree_parent_[j]
+            rows = np.flatnonzero((codes[:, j] >= 0) & ((codes[:, parent] >= 0) if parent >= 0 else True))
+            model.add_coord(f"{names[j]}_row", rows)
+            p = feature_prob[y[rows]] if parent < 0 else feature_prob[y[rows], codes[rows, parent]]
+            pm.Categorical(f"x_{names[j]}", p=p, observed=codes[rows, j], dims=f"{names[j]}_row")
