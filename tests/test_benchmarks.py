@@ -17,3 +17,28 @@ def test_benchmark_data_is_identical_for_both_libraries():
     X2, y2 = vs_sklearn.make_data("multinomial", 50, seed=3)
     assert (X1 != X2).nnz == 0 and (y1 == y2).all()
     assert X1.shape == (50, 20_000)
+
+
+def test_aode_benchmark_runs_without_weka(tmp_path):
+    from benchmarks import aode_vs_weka
+
+    out = tmp_path / "b.md"
+    assert aode_vs_weka.main(["--rows", "300", "--attributes", "5", "--repeats", "1", "--no-weka", "--write", str(out)]) == 0
+    assert "| synthetic 300 × 5 |" in out.read_text()
+
+
+def test_synthetic_aode_data_is_valid_arff(tmp_path):
+    from benchmarks.aode_vs_weka import write_synthetic
+    from pgm_models.datasets import load_arff
+
+    write_synthetic(tmp_path / "s.arff", 100, 6, seed=2)
+    X, y = load_arff(tmp_path / "s.arff")
+    assert X.shape == (100, 6) and 0 < X.isna().to_numpy().sum() < 60
+
+
+def test_aode_weights_benchmark_runs(tmp_path):
+    from benchmarks import aode_weights
+
+    out = tmp_path / "w.md"
+    assert aode_weights.main(["--datasets", "contact-lenses", "--write", str(out)]) == 0
+    assert out.read_text().count("| contact-lenses |") == 4

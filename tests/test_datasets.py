@@ -4,6 +4,7 @@ import hashlib
 from importlib import resources
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from pgm_models.datasets import dataset_path, list_datasets, load_arff, load_dataset
@@ -79,3 +80,20 @@ def test_arff_errors_name_the_problem(tmp_path, data, message):
 def test_unknown_dataset_lists_the_available_ones():
     with pytest.raises(ValueError, match="no bundled dataset 'nope'; available: .*'vote'"):
         dataset_path("nope")
+
+
+@pytest.mark.parametrize("data", ["a,1\n'b c',2\n?,3\n", "a,1\n'b c',2\n?,3\n% a comment line\n"])
+def test_fast_and_exact_readers_agree(tmp_path, data):
+    """Plain data goes through pandas' C parser; with a comment line it takes the exact tokenizer."""
+    path = tmp_path / "p.arff"
+    path.write_text("@relation r\n@attribute c {a,'b c'}\n@attribute n numeric\n@data\n" + data)
+    _, _, frame = read_arff(path)
+    assert frame["c"].tolist()[:2] == ["a", "b c"] and pd.isna(frame["c"].iloc[2])
+    assert frame["n"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_quoted_question_mark_is_a_value_not_missing(tmp_path):
+    path = tmp_path / "q.arff"
+    path.write_text("@relation r\n@attribute c {'?',x}\n@data\n'?'\nx\n?\n")
+    _, _, frame = read_arff(path)
+    assert frame["c"].tolist()[:2] == ["?", "x"] and pd.isna(frame["c"].iloc[2])

@@ -65,7 +65,7 @@ def test_aode_is_the_average_of_its_spodes(weather):
 def test_bma_evidence_is_the_chain_rule_of_exact_predictives(weather):
     """p(D | a) = Π_i p(y_i, x_i | rows before i), each an exact posterior predictive."""
     X, y = weather
-    model = AODE().fit(X, y)
+    model = AODE(weights="bma").fit(X, y)
     evidence = model.spode_log_evidence()
     for parent in range(X.shape[1]):
         sequential = SPODE(parent=parent, estimate="predictive")
@@ -131,6 +131,11 @@ def test_partial_fit_over_chunks_equals_one_fit():
 def test_bad_parameters_are_named(Model, params, message, weather):
     with pytest.raises(ValueError, match=message):
         Model(**params).fit(*weather).predict(weather[0])
+
+
+def test_evidence_needs_the_complete_row_counts(weather):
+    with pytest.raises(ValueError, match="fit with weights='bma' or 'tempered'"):
+        AODE().fit(*weather).spode_log_evidence()
 
 
 def test_aode_is_an_ensemble_its_spodes_are_the_models(weather):

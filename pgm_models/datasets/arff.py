@@ -8,6 +8,7 @@ missing value (NaN). Dense and sparse (``{index value, ...}``) data rows are bot
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,22 +102,44 @@ def _read_rows(lines, start: int, attributes: list[Attribute], path: str) -> lis
     return rows
 
 
-def _column(attribute: Attribute, values: list[str | None], path: str) -> pd.Series:
+def _column(attribute: Attribute, values: pd.Categorical, path: str) -> pd.Series:
+    """One attribute's raw text values, as a Categorical of the strings seen (missing: NaN),
+    turned into a typed Series; all the work is on the few distinct strings, not every row."""
+    seen = values.categories.astype(str).str.strip()
+    codes = values.codes
     if attribute.kind == "nominal":
-        undeclared = {v for v in values if v is not None} - set(attribute.values)
+        declared = pd.Index(attribute.values)
+        position = declared.get_indexer(seen)
+        undeclared = sorted(set(seen[(position < 0) & np.isin(np.arange(len(seen)), codes)]))
         if undeclared:
-            raise ValueError(
-                f"{path}: attribute {attribute.name!r} has undeclared value(s) {sorted(undeclared)}"
-            )
-        dtype = pd.CategoricalDtype(list(attribute.values))
-        return pd.Series(pd.Categorical(values, dtype=dtype), name=attribute.name)
+            raise ValueError(f"{path}: attribute {attribute.name!r} has undeclared value(s) {undeclared}")
+        recoded = np.where(codes >= 0, position[codes], -1)
+        return pd.Series(pd.Categorical.from_codes(recoded, dtype=pd.CategoricalDtype(list(attribute.values))), name=attribute.name)
     if attribute.kind == "numeric":
         try:
-            numbers = np.array([np.nan if v is None else float(v) for v in values])
+            numbers = seen.astype(float).to_numpy()
         except ValueError as error:
             raise ValueError(f"{path}: numeric attribute {attribute.name!r}: {error}") from None
-        return pd.Series(numbers, name=attribute.name)
-    return pd.Series(values, name=attribute.name, dtype=object)
+        return pd.Series(np.where(codes >= 0, numbers[codes] if len(numbers) else np.nan, np.nan), name=attribute.name)
+    text = np.asarray(values.categories, dtype=object)
+    return pd.Series(np.where(codes >= 0, text[codes] if len(text) else None, None), name=attribute.name, dtype=object)
+
+
+def _plain_data(text: str) -> bool:
+    """A data section pandas' CSV parser reads exactly: no escapes, double quotes, sparse rows,
+    '%' (a comment only at a line's start in ARFF) or a quoted '?' (a value, not missing)."""
+    return not any(mark in text for mark in ("\\", '"', "%", "'?'")) and "\n{" not in "\n" + text.lstrip()
+
+
+def _read_plain(text: str, n_attributes: int, path: str) -> list[pd.Categorical]:
+    """The data section through pandas' C parser: ',' separated, ' quoted, '?' missing."""
+    frame = pd.read_csv(
+        io.StringIO(text), header=None, dtype=str, quotechar="'", skipinitialspace=True,
+        na_values=["?"], keep_default_na=False, skip_blank_lines=True, engine="c",
+    )
+    if frame.shape[1] != n_attributes:
+        raise ValueError(f"{path}: rows have {frame.shape[1]} values, the header declares {n_attributes} attributes")
+    return [pd.Categorical(frame[c]) for c in frame.columns]  # strings kept as strings (no type inference)
 
 
 def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
@@ -139,11 +162,13 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
         elif keyword == "@data":
             if not attributes:
                 raise ValueError(f"{where}: @data before any @attribute")
-            rows = _read_rows(lines, number + 1, attributes, path)
-            columns = list(zip(*rows)) if rows else [()] * len(attributes)
-            frame = pd.concat(
-                [_column(a, list(c), path) for a, c in zip(attributes, columns)], axis=1
-            )
+            data = "\n".join(lines[number + 1 :])
+            if data.strip() and _plain_data(data):
+                columns = _read_plain(data, len(attributes), path)
+            else:
+                rows = _read_rows(lines, number + 1, attributes, path)
+                columns = [pd.Categorical(list(c)) for c in zip(*rows)] if rows else [pd.Categorical([])] * len(attributes)
+            frame = pd.concat([_column(a, c, path) for a, c in zip(attributes, columns)], axis=1)
             return relation, attributes, frame
         else:
             raise ValueError(f"{where}: unexpected line {text[:40]!r}")

@@ -16,6 +16,7 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
@@ -23,26 +24,29 @@ from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.semi_naive._pairs import PairLayout, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
-ROWS_PER_CHUNK = 2**22  # bound on K·n·F·F gathered log-probabilities per chunk of rows
 
 
 class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
     """Template for models whose attributes depend on the class and on parent attributes."""
 
     # ------------------------------------------------------------------ counts
+    _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
+
     def _init_counts(self, codes, class_index, weight):
         self._layout = PairLayout(self.n_categories_)
         shape = (len(self.classes_), self._layout.n_cells, self._layout.n_cells)
         self.pair_count_ = np.zeros(shape)
-        self.complete_pair_count_ = np.zeros(shape)
+        if self._needs_complete_counts:
+            self.complete_pair_count_ = np.zeros(shape)
 
     def _count(self, codes, class_index, weight):
         n_classes = len(self.classes_)
         self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes)
-        complete = (codes >= 0).all(axis=1)
-        self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
-            self._layout, codes[complete], class_index[complete], weight[complete], n_classes
-        )
+        if self._needs_complete_counts:
+            complete = (codes >= 0).all(axis=1)
+            self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
+                self._layout, codes[complete], class_index[complete], weight[complete], n_classes
+            )
 
     @staticmethod
     def _value_counts(pairs, layout):
@@ -115,19 +119,24 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
 
     def _spode_scores(self, codes, estimate):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent:
-        (N, K, F); −inf where x_a is missing."""
+        (N, K, F); −inf where x_a is missing.
+
+        For class k, Σ_j log P(x_j | k, x_a) is entry x_a of D · L_kᵀ, D the rows' one-hot
+        value cells (a missing value has no cell, so it is skipped as child) and L_k the child
+        log table — one sparse product per class, then a gather of each row's parent cells."""
         log_joint, log_child = self._log_joint(estimate), self._log_child(estimate)
         n_classes, n_values = log_joint.shape
-        # one zero row/column for a missing value: it contributes nothing as child
-        child = np.zeros((n_classes, n_values + 1, n_values + 1))
-        child[:, :n_values, :n_values] = log_child
-        joint = np.concatenate([log_joint, np.full((n_classes, 1), -np.inf)], axis=1)
-        cells = self._value_index(codes)
+        cells = self._value_index(codes)  # n_values where missing
         n_rows, n_attributes = cells.shape
+        observed = cells < n_values
+        design = sp.csr_array(
+            (np.ones(observed.sum()), cells[observed], np.concatenate(([0], np.cumsum(observed.sum(axis=1))))),
+            shape=(n_rows, n_values),
+        )
+        padded_cells = np.where(observed, cells, 0)
         scores = np.empty((n_rows, n_classes, n_attributes))
-        step = max(1, ROWS_PER_CHUNK // max(1, n_classes * n_attributes * n_attributes))
-        for start in range(0, n_rows, step):
-            chunk = cells[start : start + step]
-            children = child[:, chunk[:, :, None], chunk[:, None, :]].sum(axis=3)  # (K, n, F)
-            scores[start : start + step] = (joint[:, chunk] + children).transpose(1, 0, 2)
+        for k in range(n_classes):
+            children = np.asarray(design @ log_child[k].T)  # (N, T): every parent cell's child sum
+            scores[:, k, :] = log_joint[k, padded_cells] + np.take_along_axis(children, padded_cells, axis=1)
+        scores[np.broadcast_to(~observed[:, None, :], scores.shape)] = -np.inf
         return scores

@@ -6,7 +6,7 @@ has exactly F ones, and for each class k the K × T' × T' tensor
 
     C[k, s, t] = Σ_i w_i 1{y_i = k} D[i, s] D[i, t]
 
-holds every count the semi-naive models need, built by one sparse product per class:
+holds every count the semi-naive models need, built by one one-hot product per class:
 C[k, s, s] is N(y=k, cell s) (so the diagonal gives naive Bayes' counts), C[k, s, t] is
 N(y=k, s, t), and the missing cells give the available-case denominators Weka uses.
 Memory: K·T'² floats (vote: 2 × 48², a 50k × 30 set with 4 values each: 2 × 150²).
@@ -15,7 +15,6 @@ Memory: K·T'² floats (vote: 2 × 48², a 50k × 30 set with 4 values each: 2 �
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 
 class PairLayout:
@@ -40,16 +39,15 @@ class PairLayout:
 
 
 def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int) -> np.ndarray:
-    """The K × T' × T' tensor C of one batch, one sparse product per class."""
-    n_rows, n_attributes = codes.shape
-    design = sp.csr_array(
-        (np.ones(n_rows * n_attributes), layout.cells(codes).ravel(), np.arange(0, n_rows * n_attributes + 1, n_attributes)),
-        shape=(n_rows, layout.n_cells),
-    )
+    """The K × T' × T' tensor C of one batch: per class, Dᵀ diag(w) D with a dense one-hot D
+    (a BLAS product; exact, the entries are sums of weights)."""
+    n_rows = len(codes)
+    design = np.zeros((n_rows, layout.n_cells))
+    design[np.arange(n_rows)[:, None], layout.cells(codes)] = 1.0
     counts = np.zeros((n_classes, layout.n_cells, layout.n_cells))
     for k in range(n_classes):
         rows = class_index == k
         if rows.any():
             block = design[rows]
-            counts[k] = (block.T @ (block * weight[rows][:, None])).toarray()
+            counts[k] = block.T @ (block * weight[rows][:, None])
     return counts

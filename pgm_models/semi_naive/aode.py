@@ -46,7 +46,8 @@ class AODE(SemiNaiveBayes):
 
     Attributes
     ----------
-    pair_count_ (K, T', T'), complete_pair_count_ (the same on rows with no missing value),
+    pair_count_ (K, T', T'), complete_pair_count_ (the same on rows with no missing value; kept
+    only for weights "bma" and "tempered", whose evidences use it),
     categories_, n_categories_, class_count_.
     """
 
@@ -65,8 +66,15 @@ class AODE(SemiNaiveBayes):
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
 
+    @property
+    def _needs_complete_counts(self):
+        return self.weights != "uniform"
+
     def spode_log_evidence(self):
-        """log p(D | a) of each SPODE (F,), on the rows with no missing attribute."""
+        """log p(D | a) of each SPODE (F,), on the rows with no missing attribute (kept by ``fit``
+        when ``weights`` is "bma" or "tempered")."""
+        if not hasattr(self, "complete_pair_count_"):
+            raise ValueError("spode_log_evidence needs the complete-row counts: fit with weights='bma' or 'tempered'")
         values = self._value_counts(self.complete_pair_count_, self._layout)
         diagonal = np.diagonal(values, axis1=1, axis2=2)
         joint = self._joint_prior().log_evidence(diagonal.T.ravel())  # one value per parent attribute
