@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from sklearn.utils.validation import column_or_1d
 
 from pgm_models.conjugate import ESTIMATES
 
@@ -39,14 +40,18 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"sample_weight[{row}] = {weight[row]}: weights must be finite and ≥ 0")
+    if n_rows and not weight.any():
+        raise ValueError("sample_weight is zero for every row: there is nothing to learn from")
     return weight
 
 
-def check_labels(y) -> np.ndarray:
-    """A 1-D label array with no missing label."""
+def check_labels(y, estimator=None) -> np.ndarray:
+    """A 1-D label array with no missing label (a column vector is flattened with a warning)."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
-        labels = labels.ravel()
+        labels = column_or_1d(labels, warn=True)  # scikit-learn's DataConversionWarning
     if labels.ndim != 1:
         raise ValueError(f"y must be 1-D (one label per row), got shape {labels.shape}")
     missing = pd.isna(labels)
@@ -57,6 +62,13 @@ def check_labels(y) -> np.ndarray:
             "every training row needs a class"
         )
     return labels
+
+
+def as_array_like(X):
+    """DataFrames and sparse matrices as they are; any other array-like as a NumPy array."""
+    if isinstance(X, pd.DataFrame) or sp.issparse(X):
+        return X
+    return np.asarray(X)
 
 
 def check_n_rows(X_rows: int, y_rows: int) -> None:
@@ -96,15 +108,17 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     else:
         try:
             matrix = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as error:
+        except TypeError as error:
+            raise TypeError(f"X must be numeric for {what}: {error}") from None
+        except ValueError as error:
             raise ValueError(f"X must be numeric for {what}: {error}") from None
         if matrix.ndim != 2:
-            raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}")
+            raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}. Reshape your data")
     values = matrix.data if sp.issparse(matrix) else matrix
     with np.errstate(over="ignore", invalid="ignore"):
         all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
     if not all_finite:
-        reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a non-finite value")
+        reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a NaN or inf value:")
     if nonnegative:
-        reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"{what} needs counts ≥ 0")
+        reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"Negative values in data are not counts: {what} needs counts ≥ 0")
     return matrix

@@ -32,6 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pgm_models._validation import (
+    as_array_like,
     check_concentration,
     check_estimate,
     check_labels,
@@ -93,7 +94,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """Fit the closed-form posterior from the sufficient statistics of (X, y)."""
         for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attribute)
-        labels = check_labels(y)
+        labels = check_labels(y, self)
         check_classification_targets(labels)
         return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
 
@@ -101,7 +102,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the sufficient statistics; ``classes`` is needed on the first call
         (unless y is a pandas Categorical, whose categories are the classes)."""
-        labels = check_labels(y)
+        labels = check_labels(y, self)
         if not hasattr(self, "classes_"):
             if classes is None:
                 if not isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
@@ -120,8 +121,11 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return np.unique(labels)
 
     def _partial_fit(self, X, labels, classes, sample_weight):
+        X = as_array_like(X)
         check_estimate(self.estimate)
         check_n_rows(_n_rows(X), len(labels))
+        weight = check_sample_weight(sample_weight, len(labels))
+        self._fit_weight = weight  # seen by _encode on the first batch (e.g. observed domains)
         reset = classes is not None
         if reset:
             if len(np.unique(classes)) != len(classes):
@@ -131,11 +135,11 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = np.asarray(classes)
             self.class_count_ = np.zeros(len(classes))
             self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
-            self._init_counts(encoded, self._class_index(labels), check_sample_weight(sample_weight, len(labels)))
+            self._init_counts(encoded, self._class_index(labels), weight)
         else:
             encoded = self._encode(X, reset=False, training=True)
+        del self._fit_weight
         class_index = self._class_index(labels)
-        weight = check_sample_weight(sample_weight, len(labels))
         self.class_count_ = self.class_count_ + np.bincount(class_index, weight, len(self.classes_))
         self._count(encoded, class_index, weight)
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
@@ -159,6 +163,13 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def _check_feature_names(self, X, reset: bool):
         """Set or check n_features_in_ / feature_names_in_; a DataFrame whose columns are the
         fitted ones in another order is matched by name."""
+        if not isinstance(X, pd.DataFrame) and not hasattr(X, "toarray") and np.ndim(X) != 2:
+            raise ValueError(
+                f"Expected a 2-D X (rows × features), got {np.ndim(X)}-D. Reshape your data: X.reshape(-1, 1) "
+                "for a single feature or X.reshape(1, -1) for a single row"
+            )
+        if np.shape(X)[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required.")
         names = getattr(self, "feature_names_in_", None)
         if (
             not reset
@@ -180,7 +191,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
-        return self._joint_log_likelihood(self._encode(X, reset=False, training=False), estimate)
+        return self._joint_log_likelihood(self._encode(as_array_like(X), reset=False, training=False), estimate)
 
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
@@ -201,7 +212,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X, loss=None, estimate=None):
         """The Bayes decision: argmin_i Σ_j loss[i, j] P(c_j | x) (0-1 loss: the most probable class)."""
-        return self.classes_[bayes_decision(self.predict_proba(X, estimate), loss)]
+        decisions = bayes_decision(self.predict_proba(X, estimate), loss)  # checks fitted first
+        return self.classes_[decisions]
 
     # ------------------------------------------------------------------ the posterior
     def _parameters(self):
@@ -275,7 +287,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             else:
                 if X is None or y is None:
                     raise ValueError("form='rows' observes rows: pass the X and y to observe")
-                labels = check_labels(y)
+                labels = check_labels(y, self)
+                X = as_array_like(X)
                 check_n_rows(_n_rows(X), len(labels))
                 encoded = self._encode(X, reset=False, training=True)
                 self._rows_model(model, encoded, self._class_index(labels))
@@ -341,7 +354,7 @@ def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
 
 
 def _n_rows(X) -> int:
-    return X.shape[0] if hasattr(X, "shape") else len(X)
+    return np.shape(X)[0] if np.ndim(X) else 0
 
 
 def _used_dims(parameters) -> list[str]:

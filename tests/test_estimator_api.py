@@ -95,10 +95,10 @@ def test_wrong_feature_count_and_unknown_estimate_at_prediction(Estimator):
 def test_non_finite_numeric_input_is_named(Estimator):
     X = X_COUNTS.copy()
     X[1, 2] = np.inf
-    with pytest.raises(ValueError, match="non-finite value inf in column 2"):
+    with pytest.raises(ValueError, match="NaN or inf value: inf in column 2"):
         Estimator().fit(X, Y)
     X[1, 2] = np.nan
-    with pytest.raises(ValueError, match="non-finite value nan in column 'w'"):
+    with pytest.raises(ValueError, match="NaN or inf value: nan in column 'w'"):
         Estimator().fit(pd.DataFrame(X, columns=["u", "v", "w"]), Y)
 
 

@@ -68,5 +68,5 @@ def test_counts_and_rows_forms_have_the_same_posterior(count_data):
 
 def test_negative_counts_are_rejected_naming_the_column():
     X = np.array([[1.0, 2.0], [0.0, -3.0]])
-    with pytest.raises(ValueError, match="negative value -3.0 in column 1; MultinomialNB needs counts ≥ 0"):
+    with pytest.raises(ValueError, match="negative value -3.0 in column 1; Negative values in data are not counts: MultinomialNB needs counts ≥ 0"):
         MultinomialNB().fit(X, [0, 1])

@@ -23,7 +23,7 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._validation import check_estimate, check_labels, check_n_rows, check_numeric_matrix, check_sample_weight
+from pgm_models._validation import as_array_like, check_estimate, check_labels, check_n_rows, check_numeric_matrix, check_sample_weight
 from pgm_models.base import BayesianClassifier
 
 
@@ -41,6 +41,7 @@ class LogisticRegression(BayesianClassifier):
     Attributes
     ----------
     classes_, coef_ (1, p) binary or (K, p), intercept_ (1,) or (K,): the MAP;
+    n_iter_ : L-BFGS iterations of the MAP fit;
     idata_ : the NUTS draws, after ``sample_posterior``.
     """
 
@@ -60,9 +61,10 @@ class LogisticRegression(BayesianClassifier):
         check_estimate(self.estimate)
         for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attribute)
-        labels = check_labels(y)
+        labels = check_labels(y, self)
         check_classification_targets(labels)
-        check_n_rows(X.shape[0] if hasattr(X, "shape") else len(X), len(labels))
+        X = as_array_like(X)
+        check_n_rows(np.shape(X)[0], len(labels))
         if not (np.isscalar(self.prior_sd) and self.prior_sd > 0):
             raise ValueError(f"prior_sd must be a number > 0, got {self.prior_sd!r}")
         if self.intercept_prior_sd is not None and not (np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0):
@@ -71,8 +73,13 @@ class LogisticRegression(BayesianClassifier):
         X = self._encode(X, reset=True)
         self._training = (X, self._class_index(labels), check_sample_weight(sample_weight, len(labels)))
         self.class_count_ = np.bincount(self._training[1], self._training[2], len(self.classes_))
-        self.coef_, self.intercept_ = self._optimise(penalised=True)
+        (self.coef_, self.intercept_), self.n_iter_ = self._optimise(penalised=True)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _encode(self, X, reset, training=True):
         X = self._check_feature_names(X, reset)
@@ -114,7 +121,7 @@ class LogisticRegression(BayesianClassifier):
             self._negative_log_posterior, np.zeros(m * (p + 1)), args=(penalised,), jac=True, method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 0.0},
         )
-        return result.x[: m * p].reshape(m, p), result.x[m * p :]
+        return (result.x[: m * p].reshape(m, p), result.x[m * p :]), result.nit
 
     # ------------------------------------------------------------------ prediction
     def _log_proba(self, X, W, b):
@@ -136,11 +143,11 @@ class LogisticRegression(BayesianClassifier):
         """log P(y = k | x) under the chosen estimate."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
-        X = self._encode(X, reset=False)
+        X = self._encode(as_array_like(X), reset=False)
         if estimate == "map":
             return self._log_proba(X, self.coef_, self.intercept_)
         if estimate == "mle":
-            return self._log_proba(X, *self._optimise(penalised=False))
+            return self._log_proba(X, *self._optimise(penalised=False)[0])
         W, b = self._draws()
         if estimate == "mean":
             return self._log_proba(X, W.mean(axis=0), b.mean(axis=0))
@@ -164,8 +171,8 @@ class LogisticRegression(BayesianClassifier):
         if X is None and y is None:
             X, index, weight = self._training
         else:
-            labels = check_labels(y)
-            X, index, weight = self._encode(X, reset=False), self._class_index(labels), np.ones(len(labels))
+            labels = check_labels(y, self)
+            X, index, weight = self._encode(as_array_like(X), reset=False), self._class_index(labels), np.ones(len(labels))
         with pm.Model(coords={**self._coords(), "row": np.arange(len(index))}) as model:
             weights = pm.Normal("weights", 0.0, self.prior_sd, dims=("vector", "feature"))
             if self.intercept_prior_sd is None:

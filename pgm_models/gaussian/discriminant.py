@@ -28,7 +28,9 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+from sklearn.base import TransformerMixin
 
+from pgm_models._validation import as_array_like
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.gaussian._base import GaussianClassifier
@@ -211,7 +213,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             pm.MvNormal("x", mu=means[y], cov=cov[y], observed=X, dims=("row", "feature"))
 
 
-class LDA(_DiscriminantAnalysis):
+class LDA(TransformerMixin, _DiscriminantAnalysis):
     """Linear discriminant analysis: Gaussian classes sharing one covariance, NIW prior.
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
@@ -260,13 +262,19 @@ class LDA(_DiscriminantAnalysis):
         return (self.class_count_[:, None] * deviation).T @ deviation
 
     def transform(self, X):
-        """Fisher's discriminant projection: (X − x̄) W, where the columns of W are the top
-        min(K − 1, p) generalised eigenvectors of S_B w = λ S_W w (so W ∝ S_W⁻¹(m_1 − m_2) for
-        two classes), scaled to Wᵀ S_W W = I."""
-        X = self._encode(X, reset=False, training=False)
-        values, vectors = scipy.linalg.eigh(self.between_class_scatter_, self.within_class_scatter_)
+        """Fisher's discriminant projection under the fitted model: (X − x̄) W, the columns of W
+        the top min(K − 1, p) generalised eigenvectors of B w = λ Σ̂ w, with Σ̂ and the class
+        means of the estimate in use ("mean" for "predictive") and B their weighted scatter
+        about x̄, scaled so that Wᵀ Σ̂ W = I. With estimate="mle", Σ̂ = S_W / N and the
+        directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior Σ̂
+        is positive definite even where S_W is singular."""
+        X = self._encode(as_array_like(X), reset=False, training=False)
+        means, cov = self._point("mean" if self.estimate == "predictive" else self.estimate)
+        overall = self.class_count_ @ means / self.class_count_.sum()
+        deviation = means - overall
+        between = (self.class_count_[:, None] * deviation).T @ deviation / self.class_count_.sum()
+        values, vectors = scipy.linalg.eigh(between, cov)
         order = np.argsort(values)[::-1][: min(len(self.classes_) - 1, X.shape[1])]
-        overall = self.class_count_ @ self.feature_mean_ / self.class_count_.sum()
         return (X - overall) @ vectors[:, order]
 
 

@@ -25,6 +25,11 @@ class CategoricalAttributes:
     """Mixin giving an estimator with ``n_categories`` and ``handle_unknown`` parameters the
     attribute encoding; sets ``categories_`` and ``n_categories_`` on the first fit."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing value, skipped as Weka does
+        return tags
+
     def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing."""
         if self.handle_unknown not in HANDLE_UNKNOWN:
@@ -34,15 +39,17 @@ class CategoricalAttributes:
         names = getattr(self, "feature_names_in_", None)
         if reset:
             declared = self._declared_sizes(len(columns))
-            self.categories_ = [_domain(c, declared[j], column_name(names, j)) for j, c in enumerate(columns)]
+            weight = getattr(self, "_fit_weight", None)
+            self.categories_ = [_domain(c, declared[j], column_name(names, j), weight) for j, c in enumerate(columns)]
             self.n_categories_ = np.array([len(c) for c in self.categories_])
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
         else:
-            codes = np.column_stack([_codes_in(c, self.categories_[j]) for j, c in enumerate(columns)])
+            codes = np.column_stack([_codes_in(c, self.categories_[j], column_name(names, j)) for j, c in enumerate(columns)])
+        weight = getattr(self, "_fit_weight", None) if training else None
         for j in np.flatnonzero((codes == _OUTSIDE).any(axis=0)):
-            self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j))
+            self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j), weight)
         return codes
 
     def _declared_sizes(self, n_features):
@@ -54,10 +61,16 @@ class CategoricalAttributes:
             raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}")
         return sizes.astype(int).tolist()
 
-    def _handle_outside(self, codes, column, j: int, training: bool, where: str) -> None:
-        """Values outside the domain: an error in training; at prediction, missing (with a
-        warning) or an error, by ``handle_unknown``. Rewrites ``codes`` in place."""
+    def _handle_outside(self, codes, column, j: int, training: bool, where: str, weight=None) -> None:
+        """Values outside the domain: an error in training (unless the row has weight 0, so is
+        not counted); at prediction, missing (with a warning) or an error, by ``handle_unknown``.
+        Rewrites ``codes`` in place."""
         unknown = codes == _OUTSIDE
+        if training and weight is not None:
+            codes[unknown & (weight == 0)] = -1  # a weightless row counts nothing
+            unknown = codes == _OUTSIDE
+            if not unknown.any():
+                return
         values = column.to_numpy() if isinstance(column, pd.Series) else column
         seen = sorted({str(v) for v in np.asarray(values, dtype=object)[unknown]})[:5]
         message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
@@ -100,7 +113,11 @@ def _is_range(categories: np.ndarray) -> bool:
     return categories.dtype.kind in "iu" and np.array_equal(categories, np.arange(len(categories)))
 
 
-def _codes_in(column, categories: np.ndarray) -> np.ndarray:
+def _unhashable(where: str, error: TypeError) -> TypeError:
+    return TypeError(f"{where} has a value that is not a category ({error}): argument must be a string or a number")
+
+
+def _codes_in(column, categories: np.ndarray, where: str) -> np.ndarray:
     """Position of each value in ``categories``; −1 where missing, _OUTSIDE where not in the domain."""
     domain = pd.Index(categories)
     if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
@@ -109,20 +126,27 @@ def _codes_in(column, categories: np.ndarray) -> np.ndarray:
         recode[:-1][recode[:-1] < 0] = _OUTSIDE
         return recode[column.cat.codes.to_numpy()]
     values = column.to_numpy() if isinstance(column, pd.Series) else column
-    codes = domain.get_indexer(values).astype(np.intp)
+    try:
+        codes = domain.get_indexer(values).astype(np.intp)
+    except TypeError as error:
+        raise _unhashable(where, error) from None
     missing = pd.isna(values)
     codes[(codes < 0) & ~missing] = _OUTSIDE
     codes[missing] = -1
     return codes
 
 
-def _domain(column, declared_size, where: str) -> np.ndarray:
+def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:
     """An attribute's domain: declared Categorical categories, else range(n_categories), else
-    the sorted values seen."""
+    the sorted values seen in rows of positive weight (a row of weight 0 is not observed)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         return np.asarray(column.dtype.categories)
     values = column.to_numpy() if isinstance(column, pd.Series) else column
-    observed = pd.unique(values[~pd.isna(values)])
+    seen = ~pd.isna(values) if weight is None else ~pd.isna(values) & (weight > 0)
+    try:
+        observed = pd.unique(values[seen])
+    except TypeError as error:
+        raise _unhashable(where, error) from None
     numbers = [v for v in observed if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
     if any(not np.isfinite(v) for v in numbers):
         raise ValueError(f"{where} has an infinite value; categories must be labels or finite numbers")

@@ -49,6 +49,13 @@ class DiscreteNB(BayesianClassifier):
     ``_feature_posterior`` and the two PyMC forms.
     """
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # as scikit-learn's discrete naive Bayes: its training-accuracy check feeds continuous
+        # blobs, which are not counts, presence indicators or categories
+        tags.classifier_tags.poor_score = True
+        return tags
+
     def _design(self, encoded):
         return encoded
 

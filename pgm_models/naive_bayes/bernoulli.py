@@ -46,6 +46,11 @@ class BernoulliNB(DiscreteNB):
         self.estimate = estimate
         self.binarize = binarize
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
         names = getattr(self, "feature_names_in_", None)

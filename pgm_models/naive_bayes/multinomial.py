@@ -49,6 +49,12 @@ class MultinomialNB(DiscreteNB):
         self.class_alpha = class_alpha
         self.estimate = estimate
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
+
     def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
         return check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=True, what="MultinomialNB")
