@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -37,8 +38,17 @@ def _interval_labels(cuts) -> list[str]:
 class _Discretizer(TransformerMixin, BaseEstimator):
     """Fit cut points per numeric column (``_cut_points``), then map values to intervals."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing value stays missing
+        return tags
+
     def fit(self, X, y=None):
         frame = _as_frame(X)
+        if frame.shape[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
+        if frame.shape[0] == 0:
+            raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
         numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
@@ -46,7 +56,8 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
         self.cut_points_ = [
-            self._cut_points(frame.iloc[:, j].to_numpy(dtype=float), target) if numeric[j] else None for j in range(frame.shape[1])
+            self._cut_points(_finite_or_missing(frame.iloc[:, j].to_numpy(dtype=float), frame.columns[j]), target) if numeric[j] else None
+            for j in range(frame.shape[1])
         ]
         return self
 
@@ -54,14 +65,14 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "cut_points_")
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {frame.shape[1]} columns; the discretizer was fitted on {self.n_features_in_}")
+            raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = {}
         for j, name in enumerate(frame.columns):
             cuts = self.cut_points_[j]
             if cuts is None:
                 columns[name] = frame.iloc[:, j]
                 continue
-            values = frame.iloc[:, j].to_numpy(dtype=float)
+            values = _finite_or_missing(frame.iloc[:, j].to_numpy(dtype=float), name)
             codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
             codes = np.where(np.isnan(values), -1, codes)
             columns[name] = pd.Categorical.from_codes(codes, categories=_interval_labels(cuts))
@@ -72,12 +83,31 @@ class _Discretizer(TransformerMixin, BaseEstimator):
 
 
 def _as_frame(X) -> pd.DataFrame:
+    """A DataFrame; an array of numbers-as-objects becomes numeric, other objects stay as they are."""
     if isinstance(X, pd.DataFrame):
         return X
+    if sp.issparse(X):
+        raise TypeError("sparse input is not supported: discretizers take a dense array or a DataFrame")
     array = np.asarray(X)
     if array.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows × columns), got shape {array.shape}")
+        raise ValueError(f"Expected a 2-D X (rows × columns), got shape {array.shape}. Reshape your data")
+    if np.iscomplexobj(array):
+        raise ValueError("Complex data not supported: X must be real numbers or labels")
+    if array.dtype == object:
+        try:
+            array = array.astype(float)
+        except TypeError as error:
+            raise TypeError(f"X has a value that is neither a number nor a label ({error}): argument must be a string or a number") from None
+        except ValueError:
+            pass  # labels: the columns pass through unchanged
     return pd.DataFrame(array)
+
+
+def _finite_or_missing(values: np.ndarray, column) -> np.ndarray:
+    """NaN is a missing value; ±inf is an error that names the column."""
+    if np.isinf(values).any():
+        raise ValueError(f"column {column!r} has an infinite value (NaN or inf): a missing value must be NaN")
+    return values
 
 
 class EqualWidthDiscretizer(_Discretizer):

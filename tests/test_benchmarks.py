@@ -42,3 +42,12 @@ def test_aode_weights_benchmark_runs(tmp_path):
     out = tmp_path / "w.md"
     assert aode_weights.main(["--datasets", "contact-lenses", "--write", str(out)]) == 0
     assert out.read_text().count("| contact-lenses |") == 4
+
+
+def test_large_data_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import large_data
+
+    out = tmp_path / "m.md"
+    assert large_data.main(["--rows", "500", "--models", "AODE", "--aode-rows", "200", "--aode-attributes", "12", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "| AODE |" in text and "| 12 |" in text
