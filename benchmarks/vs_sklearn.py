@@ -112,13 +112,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--write", help="write the Markdown table to this file")
+    parser.add_argument("--write", help="write the Markdown table to this file (replacing it)")
+    parser.add_argument("--append", help="append the Markdown table to this file")
     args = parser.parse_args(argv)
     results = run(args.sizes, args.repeats)
+    command = "python -m benchmarks.vs_sklearn " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, args.append, "--write", "--append"))
     if args.write:
-        command = "python -m benchmarks.vs_sklearn " + " ".join(argv if argv is not None else sys.argv[1:])
         with open(args.write, "w") as handle:
             handle.write("# Benchmarks\n\n" + markdown(results, command.strip(), args.repeats))
+    if args.append:
+        with open(args.append, "a") as handle:
+            handle.write(markdown(results, command.strip(), args.repeats))
     return 0
 
 

@@ -43,6 +43,7 @@ from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
+FLOATS_PER_BLOCK = 4_000_000  # rows are scored in blocks whose temporaries hold about this many floats
 
 
 class Marginal:
@@ -191,7 +192,15 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
-        return self._joint_log_likelihood(self._encode(as_array_like(X), reset=False, training=False), estimate)
+        encoded = self._encode(as_array_like(X), reset=False, training=False)
+        # rows are scored a block at a time, so the models' per-row temporaries stay bounded
+        rows = max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        blocks = [encoded[start : start + rows] for start in range(0, _n_rows(encoded), rows)]
+        return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
+
+    def _floats_per_row(self) -> int:
+        """Size of a model's per-row scoring temporaries, in floats (sets the block size)."""
+        return len(self.classes_) * self.n_features_in_
 
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""

@@ -1,7 +1,6 @@
 """Awkward data: pandas dtypes, column order, and a million rows."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB

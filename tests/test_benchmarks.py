@@ -9,7 +9,7 @@ def test_discrete_benchmark_runs_and_writes_markdown(tmp_path):
     text = out.read_text()
     for model in ("CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA"):
         assert f"| {model} | 200 |" in text
-    assert "python -m benchmarks.vs_sklearn --sizes 200 --repeats 1" in text
+    assert "python -m benchmarks.vs_sklearn --sizes 200 --repeats 1`" in text
 
 
 def test_benchmark_data_is_identical_for_both_libraries():
@@ -51,3 +51,15 @@ def test_large_data_benchmark_runs_at_tiny_size(tmp_path):
     assert large_data.main(["--rows", "500", "--models", "AODE", "--aode-rows", "200", "--aode-attributes", "12", "--write", str(out)]) == 0
     text = out.read_text()
     assert "| AODE |" in text and "| 12 |" in text
+
+
+def test_one_command_rewrites_benchmarks_md(tmp_path):
+    from benchmarks.__main__ import main
+
+    out = tmp_path / "BENCHMARKS.md"
+    out.write_text("stale\n")
+    assert main(["--quick", "--output", str(out)]) == 0
+    text = out.read_text()
+    assert "stale" not in text and text.startswith("# Benchmarks")
+    for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Peak memory", "Reading the tables"):
+        assert section in text

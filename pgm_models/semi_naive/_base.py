@@ -48,6 +48,10 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
                 self._layout, codes[complete], class_index[complete], weight[complete], n_classes
             )
 
+    def _floats_per_row(self):
+        """Per row: every class's child sums over the T value cells, and its F SPODE scores."""
+        return len(self.classes_) * (int(self.n_categories_.sum()) + self.n_features_in_)
+
     @staticmethod
     def _value_counts(pairs, layout):
         """Counts between value cells only: (K, T, T)."""
@@ -133,10 +137,9 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
             (np.ones(observed.sum()), cells[observed], np.concatenate(([0], np.cumsum(observed.sum(axis=1))))),
             shape=(n_rows, n_values),
         )
-        padded_cells = np.where(observed, cells, 0)
+        padded = np.where(observed, cells, 0)
         scores = np.empty((n_rows, n_classes, n_attributes))
         for k in range(n_classes):
             children = np.asarray(design @ log_child[k].T)  # (N, T): every parent cell's child sum
-            scores[:, k, :] = log_joint[k, padded_cells] + np.take_along_axis(children, padded_cells, axis=1)
-        scores[np.broadcast_to(~observed[:, None, :], scores.shape)] = -np.inf
+            scores[:, k, :] = np.where(observed, log_joint[k, padded] + np.take_along_axis(children, padded, axis=1), -np.inf)
         return scores

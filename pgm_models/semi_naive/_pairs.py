@@ -38,16 +38,22 @@ class PairLayout:
         return slice(start, start + int(self.sizes[attribute]))
 
 
+FLOATS_PER_BLOCK = 4_000_000  # one-hot rows are encoded a block at a time: ≤ 32 MB per array
+
+
 def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int) -> np.ndarray:
     """The K × T' × T' tensor C of one batch: per class, Dᵀ diag(w) D with a dense one-hot D
-    (a BLAS product; exact, the entries are sums of weights)."""
-    n_rows = len(codes)
-    design = np.zeros((n_rows, layout.n_cells))
-    design[np.arange(n_rows)[:, None], layout.cells(codes)] = 1.0
+    (a BLAS product; exact, the entries are sums of weights), one block of rows at a time."""
     counts = np.zeros((n_classes, layout.n_cells, layout.n_cells))
-    for k in range(n_classes):
-        rows = class_index == k
-        if rows.any():
-            block = design[rows]
-            counts[k] = block.T @ (block * weight[rows][:, None])
+    rows_per_block = max(1, FLOATS_PER_BLOCK // layout.n_cells)
+    for start in range(0, len(codes), rows_per_block):
+        rows = slice(start, start + rows_per_block)
+        block_codes, block_class, block_weight = codes[rows], class_index[rows], weight[rows]
+        design = np.zeros((len(block_codes), layout.n_cells))
+        design[np.arange(len(block_codes))[:, None], layout.cells(block_codes)] = 1.0
+        for k in range(n_classes):
+            members = block_class == k
+            if members.any():
+                block = design[members]
+                counts[k] += block.T @ (block * block_weight[members][:, None])
     return counts
