@@ -199,8 +199,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
 
     def _floats_per_row(self) -> int:
-        """Size of a model's per-row scoring temporaries, in floats (sets the block size)."""
-        return len(self.classes_) * self.n_features_in_
+        """Size of a model's per-row scoring temporaries, in floats (sets the block size). Most
+        models keep O(K) per row and score every row in one block; the semi-naive models, whose
+        temporaries grow with the attributes' cells, override this."""
+        return 1
 
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""

@@ -129,3 +129,18 @@ def test_a_starved_nuts_run_fails_on_its_diagnostics(fitted_models):
     assert not result.passed
     assert any("bulk ESS" in reason for reason in result.reasons)
     assert any("R-hat" in reason for reason in result.reasons)
+
+
+def test_draws_are_deterministic_given_the_seed(exact, fitted_models, nuts_samples):
+    model, _ = exact
+    a, b = model.posterior_draws(50, random_seed=11), model.posterior_draws(50, random_seed=11)
+    assert a.posterior.equals(b.posterior)
+    assert not a.posterior.equals(model.posterior_draws(50, random_seed=12).posterior)
+
+
+@pytest.mark.nuts
+def test_nuts_is_deterministic_given_the_seed(fitted_models):
+    model = fitted_models["BernoulliNB"]
+    settings = dict(draws=30, tune=30, chains=1, cores=1, random_seed=7, progressbar=False, compute_convergence_checks=False)
+    first, second = model.sample_posterior(**settings), model.sample_posterior(**settings)
+    np.testing.assert_array_equal(first.posterior["feature_prob"].values, second.posterior["feature_prob"].values)
