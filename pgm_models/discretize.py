@@ -110,34 +110,38 @@ def _finite_or_missing(values: np.ndarray, column) -> np.ndarray:
     return values
 
 
-class EqualWidthDiscretizer(_Discretizer):
-    """``n_bins`` equal-width intervals over the training range of each numeric column."""
+class _BinnedDiscretizer(_Discretizer):
+    """A discretizer with a number of bins."""
 
     def __init__(self, n_bins=10):
         self.n_bins = n_bins
 
-    def _cut_points(self, values, y):
+    def _checked_n_bins(self) -> int:
         if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 1):
             raise ValueError(f"n_bins must be an integer ≥ 1, got {self.n_bins!r}")
+        return int(self.n_bins)
+
+
+class EqualWidthDiscretizer(_BinnedDiscretizer):
+    """``n_bins`` equal-width intervals over the training range of each numeric column."""
+
+    def _cut_points(self, values, y):
+        n_bins = self._checked_n_bins()
         low, high = np.nanmin(values), np.nanmax(values)
         if not np.isfinite(low) or high == low:
             return np.array([])
-        return low + (high - low) * np.arange(1, self.n_bins) / self.n_bins
+        return low + (high - low) * np.arange(1, n_bins) / n_bins
 
 
-class EqualFrequencyDiscretizer(_Discretizer):
+class EqualFrequencyDiscretizer(_BinnedDiscretizer):
     """``n_bins`` intervals holding about equally many training values (quantile cuts)."""
 
-    def __init__(self, n_bins=10):
-        self.n_bins = n_bins
-
     def _cut_points(self, values, y):
-        if not (isinstance(self.n_bins, (int, np.integer)) and self.n_bins >= 1):
-            raise ValueError(f"n_bins must be an integer ≥ 1, got {self.n_bins!r}")
+        n_bins = self._checked_n_bins()
         present = values[~np.isnan(values)]
         if present.size == 0:
             return np.array([])
-        cuts = np.unique(np.quantile(present, np.arange(1, self.n_bins) / self.n_bins))
+        cuts = np.unique(np.quantile(present, np.arange(1, n_bins) / n_bins))
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 

@@ -48,6 +48,19 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
                 self._layout, codes[complete], class_index[complete], weight[complete], n_classes
             )
 
+    def _attribute_index(self, parameter: str) -> int:
+        """The attribute a parameter (``parent``, ``root``) names, by index or column name,
+        with an error that names a bad one."""
+        value = getattr(self, parameter)
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(value, str):
+            if names is None or value not in list(names):
+                raise ValueError(f"{parameter}={value!r} is not an attribute name; attributes are {None if names is None else list(names)}")
+            return list(names).index(value)
+        if not (isinstance(value, (int, np.integer)) and 0 <= value < self.n_features_in_):
+            raise ValueError(f"{parameter}={value!r} is out of range: there are {self.n_features_in_} attributes (0..{self.n_features_in_ - 1})")
+        return int(value)
+
     def _floats_per_row(self):
         """Per row: every class's child sums over the T value cells, and its F SPODE scores."""
         return len(self.classes_) * (int(self.n_categories_.sum()) + self.n_features_in_)

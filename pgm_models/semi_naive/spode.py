@@ -63,15 +63,7 @@ class SPODE(SemiNaiveBayes):
         self._parent_index()
 
     def _parent_index(self) -> int:
-        """The super-parent as an attribute index, with an error naming a bad one."""
-        names = getattr(self, "feature_names_in_", None)
-        if isinstance(self.parent, str):
-            if names is None or self.parent not in list(names):
-                raise ValueError(f"parent={self.parent!r} is not an attribute name; attributes are {None if names is None else list(names)}")
-            return list(names).index(self.parent)
-        if not (isinstance(self.parent, (int, np.integer)) and 0 <= self.parent < self.n_features_in_):
-            raise ValueError(f"parent={self.parent!r} is out of range: there are {self.n_features_in_} attributes (0..{self.n_features_in_ - 1})")
-        return int(self.parent)
+        return self._attribute_index("parent")
 
     # ------------------------------------------------------------------ scoring
     def _joint_log_likelihood(self, codes, estimate):

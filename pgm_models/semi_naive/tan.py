@@ -98,14 +98,7 @@ class TAN(SemiNaiveBayes):
         self.tree_parent_ = maximum_spanning_tree(self.mutual_information_, self._root_index())
 
     def _root_index(self) -> int:
-        names = getattr(self, "feature_names_in_", None)
-        if isinstance(self.root, str):
-            if names is None or self.root not in list(names):
-                raise ValueError(f"root={self.root!r} is not an attribute name")
-            return list(names).index(self.root)
-        if not (isinstance(self.root, (int, np.integer)) and 0 <= self.root < self.n_features_in_):
-            raise ValueError(f"root={self.root!r} is out of range: there are {self.n_features_in_} attributes")
-        return int(self.root)
+        return self._attribute_index("root")
 
     # ------------------------------------------------------------------ closed form
     def _conditional_counts(self, j):
