@@ -4,7 +4,8 @@
 
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
-(benchmarks.aode_weights) and peak memory (benchmarks.large_data); then the written analysis
+(benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts) and peak memory
+(benchmarks.large_data); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -20,7 +21,7 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, large_data, vs_sklearn
+from benchmarks import aode_vs_weka, aode_weights, exact_vs_nuts, large_data, vs_sklearn
 
 
 def main(argv=None) -> int:
@@ -43,6 +44,7 @@ def main(argv=None) -> int:
         with output.open("a") as handle:
             handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
     aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
+    exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
     large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
                     + ["--write", str(output)])
     with output.open("a") as handle:

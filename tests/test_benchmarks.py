@@ -1,5 +1,7 @@
 """Smoke test: the benchmark runs at a tiny size and writes its table."""
 
+import pytest
+
 from benchmarks import vs_sklearn
 
 
@@ -53,6 +55,16 @@ def test_large_data_benchmark_runs_at_tiny_size(tmp_path):
     assert "| AODE |" in text and "| 12 |" in text
 
 
+@pytest.mark.nuts
+def test_exact_vs_nuts_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import exact_vs_nuts
+
+    out = tmp_path / "e.md"
+    assert exact_vs_nuts.main(["--draws", "60", "--models", "CategoricalNB", "--write", str(out)]) == 0
+    assert "| CategoricalNB, weather |" in out.read_text()
+
+
+@pytest.mark.nuts
 def test_one_command_rewrites_benchmarks_md(tmp_path):
     from benchmarks.__main__ import main
 
@@ -61,5 +73,6 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
     assert main(["--quick", "--output", str(out)]) == 0
     text = out.read_text()
     assert "stale" not in text and text.startswith("# Benchmarks")
-    for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Peak memory", "Reading the tables"):
+    for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Exact posterior draws vs NUTS",
+                    "Peak memory", "Reading the tables"):
         assert section in text
