@@ -1,0 +1,105 @@
+"""Figures shared by the notebooks and the CLI; every function returns a matplotlib Figure.
+
+* :func:`posterior_vs_closed_form` — sampled marginals (histograms) of one parameter with the
+  closed form drawn on them: the analytic mean ± 2 sd for every model, and the exact marginal
+  density where it is a Beta (each cell of a Dirichlet: Beta(α_i, Σα − α_i)).
+* :func:`diagnostics` — ArviZ trace and rank plots.
+* :func:`reliability_diagram` — accuracy against top-label confidence in equal-width bins.
+* :func:`decision_boundary` — predicted classes over a 2-D grid, one panel per model (e.g. LDA's
+  linear against QDA's quadratic boundaries).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def _figure(n_panels: int, columns: int = 4, size: float = 3.0):
+    import matplotlib.pyplot as plt
+
+    columns = min(columns, n_panels)
+    rows = int(np.ceil(n_panels / columns))
+    figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * 0.8 * rows), squeeze=False)
+    for ax in axes.ravel()[n_panels:]:
+        ax.set_visible(False)
+    return figure, axes.ravel()[:n_panels]
+
+
+def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
+    """Histogram of each scalar of ``var_name`` in ``idata`` with the closed form marked."""
+    from arviz.labels import BaseLabeller
+    from arviz.sel_utils import xarray_var_iter
+
+    from pgm_models.conjugate import Dirichlet
+
+    closed_form, _ = model._parameters()[var_name]
+    mean, sd = model.analytic_posterior("mean")[var_name], model.analytic_posterior("sd")[var_name]
+    samples = idata.posterior[var_name]
+    items = list(xarray_var_iter(samples.to_dataset(), combined=True, skip_dims={"chain", "draw"}))[:max_panels]
+    figure, axes = _figure(len(items))
+    labeller = BaseLabeller()
+    for ax, (name, selection, index, values) in zip(axes, items):
+        values = np.ravel(values)
+        ax.hist(values, bins=40, density=True, color="0.75", label="samples")
+        m, s = float(mean[index]), float(sd[index])
+        ax.axvline(m, color="C1", label="closed-form mean")
+        ax.axvspan(m - 2 * s, m + 2 * s, color="C1", alpha=0.15, label="± 2 sd")
+        if isinstance(closed_form, Dirichlet) and closed_form.block_sizes is None:
+            concentration = closed_form.concentration[tuple(index.values())]
+            total = closed_form.concentration[tuple(list(index.values())[:-1])].sum()
+            grid = np.linspace(max(values.min(), 1e-6), min(values.max(), 1 - 1e-6), 200)
+            ax.plot(grid, stats.beta(concentration, total - concentration).pdf(grid), color="C0", label="Beta marginal")
+        ax.set_title(labeller.make_label_flat(name, selection, index), fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0].legend(fontsize=6)
+    figure.tight_layout()
+    return figure
+
+
+def diagnostics(idata, var_names=None):
+    """ArviZ trace plot (densities and traces per chain) and rank bars."""
+    import arviz as az
+
+    axes = az.plot_trace(idata, var_names=var_names, kind="rank_bars", compact=True)
+    figure = np.ravel(axes)[0].figure
+    figure.tight_layout()
+    return figure
+
+
+def reliability_diagram(true_index, proba, n_bins: int = 10, ax=None):
+    """Fraction correct against mean top-label confidence per bin, with the diagonal and the bins' sizes."""
+    import matplotlib.pyplot as plt
+
+    confidence = proba.max(axis=1)
+    correct = proba.argmax(axis=1) == np.asarray(true_index)
+    bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    used = np.unique(bins)
+    figure = ax.figure if ax is not None else plt.figure(figsize=(4, 4))
+    ax = ax if ax is not None else figure.add_subplot()
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", label="perfect calibration")
+    ax.plot([confidence[bins == b].mean() for b in used], [correct[bins == b].mean() for b in used], marker="o", label="model")
+    ax.bar((used + 0.5) / n_bins, [np.mean(bins == b) for b in used], width=1 / n_bins, alpha=0.2, color="C0", label="share of rows")
+    ax.set(xlabel="confidence", ylabel="accuracy", xlim=(0, 1), ylim=(0, 1))
+    ax.legend(fontsize=7)
+    return figure
+
+
+def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
+    """Predicted class over a grid around 2-D data X, one panel per fitted model, data on top."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if X.shape[1] != 2:
+        raise ValueError(f"decision_boundary draws 2-D data; X has {X.shape[1]} columns")
+    low, high = X.min(axis=0), X.max(axis=0)
+    margin = 0.1 * (high - low)
+    xx, yy = np.meshgrid(*(np.linspace(a - m, b + m, resolution) for a, b, m in zip(low, high, margin)))
+    grid = np.column_stack([xx.ravel(), yy.ravel()])
+    figure, axes = _figure(len(models), columns=len(models), size=4.0)
+    for ax, (name, model) in zip(axes, models.items()):
+        classes = list(model.classes_)
+        predicted = model.predict(grid, estimate=estimate)
+        ax.contourf(xx, yy, np.searchsorted(classes, predicted).reshape(xx.shape), alpha=0.3, levels=np.arange(len(classes) + 1) - 0.5)
+        ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), s=10, edgecolor="k", linewidth=0.3)
+        ax.set_title(name)
+    figure.tight_layout()
+    return figure
