@@ -93,11 +93,16 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
         """Fit the closed-form posterior from the sufficient statistics of (X, y)."""
+        labels = self._start_fit(y)
+        return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
+
+    def _start_fit(self, y) -> np.ndarray:
+        """Forget any earlier fit and return y's labels, checked to be a classification target."""
         for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attribute)
         labels = check_labels(y, self)
         check_classification_targets(labels)
-        return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
+        return labels
 
     @available_if(_is_generative)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -126,21 +131,22 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         check_estimate(self.estimate)
         check_n_rows(_n_rows(X), len(labels))
         weight = check_sample_weight(sample_weight, len(labels))
-        self._fit_weight = weight  # seen by _encode on the first batch (e.g. observed domains)
         reset = classes is not None
+        if reset and len(np.unique(classes)) != len(classes):
+            raise ValueError(f"classes has repeated labels: {list(classes)}")
+        class_alpha = self._class_concentration(len(classes)) if reset else None
+        self._fit_weight = weight  # seen by _encode (observed domains, weightless rows)
+        try:
+            encoded = self._encode(X, reset=reset, training=True)
+        finally:
+            del self._fit_weight
         if reset:
-            if len(np.unique(classes)) != len(classes):
-                raise ValueError(f"classes has repeated labels: {list(classes)}")
-            class_alpha = self._class_concentration(len(classes))
-            encoded = self._encode(X, reset=True, training=True)
             self.classes_ = np.asarray(classes)
             self.class_count_ = np.zeros(len(classes))
             self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
-            self._init_counts(encoded, self._class_index(labels), weight)
-        else:
-            encoded = self._encode(X, reset=False, training=True)
-        del self._fit_weight
         class_index = self._class_index(labels)
+        if reset:
+            self._init_counts(encoded, class_index, weight)
         self.class_count_ = self.class_count_ + np.bincount(class_index, weight, len(self.classes_))
         self._count(encoded, class_index, weight)
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration

@@ -20,7 +20,6 @@ import scipy.optimize
 import scipy.sparse as sp
 import xarray as xr
 from scipy.special import expit, log_expit, log_softmax, logsumexp
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._validation import as_array_like, check_estimate, check_labels, check_n_rows, check_numeric_matrix, check_sample_weight
@@ -59,10 +58,7 @@ class LogisticRegression(BayesianClassifier):
     def fit(self, X, y, sample_weight=None):
         """Find the MAP weights (the training rows are kept for the PyMC model)."""
         check_estimate(self.estimate)
-        for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
-            delattr(self, attribute)
-        labels = check_labels(y, self)
-        check_classification_targets(labels)
+        labels = self._start_fit(y)
         X = as_array_like(X)
         check_n_rows(np.shape(X)[0], len(labels))
         if not (np.isscalar(self.prior_sd) and self.prior_sd > 0):

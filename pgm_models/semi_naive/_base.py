@@ -80,29 +80,38 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
 
+    def _per_cell(self, n_cells):
+        """Dirichlet concentration of each cell of a block of ``n_cells`` cells: Laplace's
+        ``alpha``, or the m-estimate's ``m`` pseudo-rows spread evenly, m / n_cells."""
+        return self.alpha if self.estimator == "laplace" else self.m / np.asarray(n_cells, dtype=float)
+
+    def _per_value_cell(self, block_cells) -> np.ndarray:
+        """``_per_cell`` of each attribute's block (``block_cells`` cells, one count per
+        attribute), repeated over that attribute's value cells: (T,)."""
+        sizes = self._layout.sizes
+        return np.repeat(np.broadcast_to(self._per_cell(block_cells), sizes.shape), sizes)
+
     def _class_concentration(self, n_classes):
         self._check_estimator()
-        per_class = self.alpha if self.estimator == "laplace" else self.m / n_classes
-        return np.full(n_classes, float(per_class))
+        return np.full(n_classes, float(self._per_cell(n_classes)))
 
     def _joint_prior(self):
         """Dirichlet over (class, parent value) for every attribute as parent, laid out as
         (T, K) value-cell-major so each attribute's K·r_a cells form one block."""
         sizes, n_classes = self._layout.sizes, len(self.classes_)
-        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / (n_classes * sizes), sizes)
-        return Dirichlet(np.broadcast_to(np.reshape(per_cell, (-1, 1)), (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes)
+        per_cell = self._per_value_cell(n_classes * sizes)
+        return Dirichlet(np.broadcast_to(per_cell[:, None], (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes)
 
     def _child_prior(self):
         """Dirichlet over each child's r_j values for every (class, parent cell): (K, T, T)."""
         sizes, n_classes = self._layout.sizes, len(self.classes_)
-        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / sizes, sizes)
         n_values = int(sizes.sum())
-        return Dirichlet(np.broadcast_to(per_cell, (n_classes, n_values, n_values)), sizes)
+        return Dirichlet(np.broadcast_to(self._per_value_cell(sizes), (n_classes, n_values, n_values)), sizes)
 
     # ------------------------------------------------------------------ estimates
-    def _log_joint(self, estimate, pairs=None):
+    def _log_joint(self, estimate):
         """log P(y = k, x_a = cell) for every value cell: (K, T)."""
-        values = self._value_counts(self.pair_count_ if pairs is None else pairs, self._layout)
+        values = self._value_counts(self.pair_count_, self._layout)
         diagonal = np.diagonal(values, axis1=1, axis2=2)  # (K, T)
         flat = self._joint_prior().estimate(diagonal.T.ravel(), estimate)
         return log_probabilities(flat.reshape(diagonal.shape[1], -1).T)
@@ -120,9 +129,8 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         values = self._value_counts(self.pair_count_, self._layout)
         diagonal = np.diagonal(values, axis1=1, axis2=2)
         sizes = self._layout.sizes
-        per_cell = self.alpha if self.estimator == "laplace" else np.repeat(self.m / sizes, sizes)
         log_feature = log_probabilities(
-            Dirichlet(np.broadcast_to(per_cell, diagonal.shape), sizes).estimate(diagonal, estimate)
+            Dirichlet(np.broadcast_to(self._per_value_cell(sizes), diagonal.shape), sizes).estimate(diagonal, estimate)
         )
         log_class = log_probabilities(self._class_prior.estimate(self.class_count_, estimate))
         cells = self._value_index(codes)

@@ -94,13 +94,12 @@ class SPODE(SemiNaiveBayes):
     def _joint_concentration(self):
         parent, _ = self._parent_cells()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
-        per_cell = self.alpha if self.estimator == "laplace" else self.m / (n_classes * size)
-        return np.full(n_classes * size, float(per_cell))
+        return np.full(n_classes * size, float(self._per_cell(n_classes * size)))
 
     def _child_concentration(self, j):
         parent, _ = self._parent_cells()
-        per_cell = self.alpha if self.estimator == "laplace" else self.m / self.n_categories_[j]
-        return np.full((len(self.classes_), self.n_categories_[parent], self.n_categories_[j]), float(per_cell))
+        shape = (len(self.classes_), self.n_categories_[parent], self.n_categories_[j])
+        return np.full(shape, float(self._per_cell(self.n_categories_[j])))
 
     def _counts(self):
         """(joint counts (K·r_a,), {child: counts (K, r_a, r_j)}) on the available cases."""
@@ -144,8 +143,7 @@ class SPODE(SemiNaiveBayes):
         return joint, children
 
     def _check_proper_prior(self):
-        per_cell = self.alpha if self.estimator == "laplace" else self.m
-        if per_cell <= 0:
+        if self._per_cell(1) <= 0:
             raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
 
     def _counts_model(self, model):
