@@ -7,10 +7,13 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import column_or_1d
 
-from pgm_models.conjugate import ESTIMATES
+from pgm_models.conjugate import ESTIMATES, PosteriorDraw
 
 
-def check_estimate(estimate) -> str:
+def check_estimate(estimate):
+    """One of ESTIMATES, or a PosteriorDraw (scoring under one posterior draw)."""
+    if isinstance(estimate, PosteriorDraw):
+        return estimate
     if estimate not in ESTIMATES:
         raise ValueError(f"estimate={estimate!r} is not one of {ESTIMATES}")
     return estimate

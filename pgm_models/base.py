@@ -39,7 +39,7 @@ from pgm_models._validation import (
     check_n_rows,
     check_sample_weight,
 )
-from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities, log_sum_exp
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
@@ -199,8 +199,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
         encoded = self._encode(as_array_like(X), reset=False, training=False)
-        # rows are scored a block at a time, so the models' per-row temporaries stay bounded
-        rows = max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
+        # under a PosteriorDraw every row must see the same draw, so all rows form one block
+        rows = _n_rows(encoded) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
         blocks = [encoded[start : start + rows] for start in range(0, _n_rows(encoded), rows)]
         return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
 
@@ -226,6 +227,15 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
         return np.exp(self.predict_log_proba(X, estimate))
+
+    @available_if(_has_closed_form)
+    def predict_proba_draws(self, X, n_draws=200, random_seed=None):
+        """P(y = k | x_n, θ_s) under ``n_draws`` exact posterior draws θ_s, shape (S, N, K): the
+        posterior uncertainty of each row's class probabilities (their mean over draws is the
+        posterior predictive of a model whose parameters enter the likelihood once)."""
+        check_is_fitted(self, "classes_")
+        rng = np.random.default_rng(random_seed)
+        return np.stack([self.predict_proba(X, estimate=PosteriorDraw(rng)) for _ in range(n_draws)])
 
     def predict(self, X, loss=None, estimate=None):
         """The Bayes decision: argmin_i Σ_j loss[i, j] P(c_j | x) (0-1 loss: the most probable class)."""

@@ -1,10 +1,15 @@
 """The ``pgm-models`` command.
 
-    pgm-models zoo [--dataset vote] [--seed 0] [--test-size 0.3]
-        fit every model of the zoo that applies to a bundled dataset on a stratified split and
-        print test accuracy and log loss for each estimate (mle, map, mean, predictive)
+    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 2] [--seed 0] [--test-size 0.3]
+                   [--out DIR] [--format md|html]
+        fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
+        print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
+        sampling seconds) and write a report with figures to DIR. Exit status 1 when a
+        verification fails.
     pgm-models datasets
         list the bundled datasets
+    pgm-models fit --model aode --data FILE.arff|FILE.csv [--target COLUMN] [--max-rows 40]
+        fit one model to a file and print its posterior summary
 
 Errors in arguments or data are reported in one line (exit status 2), not a traceback.
 """
@@ -12,101 +17,138 @@ Errors in arguments or data are reported in one line (exit status 2), not a trac
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 import warnings
 
-import numpy as np
 import pandas as pd
 
-from pgm_models.conjugate import ESTIMATES
-from pgm_models.datasets import list_datasets, load_dataset
+MODELS = {
+    "categorical-nb": "CategoricalNB", "bernoulli-nb": "BernoulliNB", "multinomial-nb": "MultinomialNB",
+    "gaussian-nb": "GaussianNB", "lda": "LDA", "qda": "QDA", "spode": "SPODE", "aode": "AODE", "tan": "TAN",
+    "logistic-regression": "LogisticRegression",
+}
 
 
-def applicable_models(X: pd.DataFrame):
-    """(name, estimator) pairs of the zoo's models that apply to these attributes."""
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.pipeline import make_pipeline
+class ProgressBar:
+    """``[#####.....] 2/5 TAN: fitting (12 s)`` on stderr: redrawn in place on a terminal, one
+    line per step otherwise (logs, CI)."""
 
-    from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
+    def __init__(self, stream=None, width: int = 20):
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.start = time.perf_counter()
+        self._previous = 0
 
-    if all(isinstance(dtype, pd.CategoricalDtype) for dtype in X.dtypes):
-        return [("CategoricalNB", CategoricalNB())]
-    if X.shape[1] == 1 and X.dtypes.iloc[0] == object:
-        text = _TextColumn(X.columns[0])
-        return [
-            ("MultinomialNB", make_pipeline(text, CountVectorizer(), MultinomialNB())),
-            ("BernoulliNB", make_pipeline(text, CountVectorizer(binary=True), BernoulliNB())),
-        ]
-    return []
-
-
-class _TextColumn:
-    """Pipeline step selecting one text column as a list of strings."""
-
-    def __init__(self, column):
-        self.column = column
-
-    def fit(self, X, y=None):
-        return self
-
-    def transform(self, X):
-        return X[self.column].tolist()
+    def __call__(self, done: int, total: int, message: str):
+        filled = self.width * done // max(total, 1)
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {message} ({time.perf_counter() - self.start:.0f} s)"
+        if self.stream.isatty():
+            self.stream.write("\r" + line.ljust(self._previous) + ("\n" if done == total else ""))
+            self._previous = len(line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
 
-def _estimate_scores(model, X_test, y_test):
-    from sklearn.metrics import log_loss
-
-    classifier = model[-1] if hasattr(model, "steps") else model
-    features = model[:-1].transform(X_test) if hasattr(model, "steps") else X_test
-    rows = {}
-    for estimate in ESTIMATES:
-        proba = classifier.predict_proba(features, estimate=estimate)
-        predicted = classifier.classes_[np.argmax(proba, axis=1)]
-        rows[f"acc_{estimate}"] = float(np.mean(predicted == np.asarray(y_test)))
-        rows[f"logloss_{estimate}"] = float(log_loss(y_test, np.clip(proba, 1e-300, 1), labels=classifier.classes_))
-    return rows
+def _print_table(table: pd.DataFrame):
+    with pd.option_context("display.width", 250, "display.max_columns", None, "display.precision", 4):
+        print(table.to_string(index=False))
 
 
-def zoo(dataset: str, seed: int, test_size: float) -> pd.DataFrame:
-    from sklearn.model_selection import train_test_split
+def _quiet_pymc():
+    """PyMC sets its logger to INFO when imported; the table and the progress bar say enough."""
+    import importlib
 
-    X, y = load_dataset(dataset)
-    models = applicable_models(X)
-    if not models:
-        raise ValueError(f"no model of the zoo applies to dataset {dataset!r} yet (numeric attributes)")
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
-    rows = []
-    for name, model in models:
-        start = time.perf_counter()
-        model.fit(X_train, y_train)
-        fit_seconds = time.perf_counter() - start
-        rows.append({"model": name, **_estimate_scores(model, X_test, y_test), "fit_s": fit_seconds})
-    return pd.DataFrame(rows)
+    importlib.import_module("pymc")  # imported first, or it resets its logger's level on import
+    for name in ("pymc", "pytensor"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def zoo(args) -> int:
+    from pgm_models.datasets import load_dataset
+    from pgm_models.report import write_report
+    from pgm_models.zoo import run_zoo
+
+    _quiet_pymc()
+    X, y = load_dataset(args.dataset)
+    result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
+                     test_size=args.test_size, progress=ProgressBar())
+    _print_table(result.table())
+    for run in result.runs:
+        if run.status == "FAILED":
+            print(f"{run.name}: verification FAILED: {'; '.join(run.verification.reasons[:3])}")
+    if args.out:
+        print(f"report: {write_report(result, args.out, args.format)}")
+    return 0 if result.passed else 1
+
+
+def datasets(args) -> int:
+    from pgm_models.datasets import list_datasets
+
+    _print_table(list_datasets())
+    return 0
+
+
+def fit(args) -> int:
+    import pgm_models
+    from pgm_models.datasets import load_table
+    from pgm_models.summary import posterior_summary
+
+    _quiet_pymc()
+    X, y = load_table(args.data, args.target)
+    model = getattr(pgm_models, MODELS[args.model])()
+    model.fit(X, y)
+    if not hasattr(model, "analytic_posterior") and hasattr(model, "sample_posterior"):
+        model.sample_posterior(draws=args.draws, chains=args.chains, cores=1, random_seed=args.seed, progressbar=False)
+    counts = pd.Series(y).value_counts().reindex(model.classes_)
+    print(f"{type(model).__name__} fitted to {args.data}: {len(y)} rows, {X.shape[1]} attributes, target {y.name!r} "
+          f"with classes {', '.join(f'{c} ({n})' for c, n in counts.items())}")
+    summary = posterior_summary(model, random_seed=args.seed)
+    shown = summary if args.max_rows == 0 else summary.head(args.max_rows)
+    _print_table(shown)
+    if len(shown) < len(summary):
+        print(f"… {len(summary) - len(shown)} more rows (--max-rows 0 prints all)")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pgm-models", description="Generative Bayesian classifiers on PyMC.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    zoo_parser = commands.add_parser("zoo", help="fit and verify every applicable model on a bundled dataset",
+                                     description="Fit every model of the zoo that applies to a bundled dataset, verify each "
+                                     "closed-form posterior against NUTS, and print test scores per estimate.")
+    zoo_parser.add_argument("--dataset", default="vote", help="bundled dataset (see `pgm-models datasets`; default vote)")
+    zoo_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (default 1000; as many tuning steps)")
+    zoo_parser.add_argument("--chains", type=int, default=2, help="NUTS chains (default 2)")
+    zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
+    zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
+    zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
+    zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
+    zoo_parser.set_defaults(run=zoo)
+    commands.add_parser("datasets", help="list the bundled datasets").set_defaults(run=datasets)
+    fit_parser = commands.add_parser("fit", help="fit one model to an ARFF or CSV file and print its posterior summary")
+    fit_parser.add_argument("--model", required=True, choices=sorted(MODELS), help="the model")
+    fit_parser.add_argument("--data", required=True, help="an .arff or .csv file")
+    fit_parser.add_argument("--target", help="the class column (default: the last)")
+    fit_parser.add_argument("--max-rows", type=int, default=40, help="parameters printed (0: all; default 40)")
+    fit_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws for logistic regression (default 1000)")
+    fit_parser.add_argument("--chains", type=int, default=2, help="NUTS chains for logistic regression (default 2)")
+    fit_parser.add_argument("--seed", type=int, default=0, help="seed of the draws the intervals are read from (default 0)")
+    fit_parser.set_defaults(run=fit)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pgm-models", description="Generative Bayesian classifiers on PyMC.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    zoo_parser = commands.add_parser("zoo", help="fit the zoo on a bundled dataset and print a table")
-    zoo_parser.add_argument("--dataset", default="vote", help="bundled dataset (see `pgm-models datasets`)")
-    zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
-    zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing")
-    commands.add_parser("datasets", help="list the bundled datasets")
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            if args.command == "datasets":
-                table = list_datasets()
-            else:
-                table = zoo(args.dataset, args.seed, args.test_size)
+            warnings.simplefilter("ignore")
+            return args.run(args)
     except (ValueError, OSError) as error:
         print(f"pgm-models: error: {error}", file=sys.stderr)
         return 2
-    with pd.option_context("display.width", 200, "display.max_columns", None, "display.precision", 4):
-        print(table.to_string(index=False))
-    return 0
 
 
 if __name__ == "__main__":

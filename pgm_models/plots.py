@@ -3,10 +3,16 @@
 * :func:`posterior_vs_closed_form` — sampled marginals (histograms) of one parameter with the
   closed form drawn on them: the analytic mean ± 2 sd for every model, and the exact marginal
   density where it is a Beta (each cell of a Dirichlet: Beta(α_i, Σα − α_i)).
+* :func:`verification_forest` — every parameter's sampled mean ± 2 sd beside the closed-form
+  mean ± 2 sd, from a :func:`pgm_models.verify.check_posterior` table (failures marked).
 * :func:`diagnostics` — ArviZ trace and rank plots.
+* :func:`sampler_health` — NUTS energy plot, bulk ESS and R-hat of every parameter against the
+  verification thresholds.
 * :func:`reliability_diagram` — accuracy against top-label confidence in equal-width bins.
 * :func:`decision_boundary` — predicted classes over a 2-D grid, one panel per model (e.g. LDA's
   linear against QDA's quadratic boundaries).
+* :func:`probability_intervals` — for each test point, the posterior median and central
+  credible interval of P(ŷ | x), ŷ its most probable class, from ``predict_proba_draws``.
 """
 
 from __future__ import annotations
@@ -67,6 +73,47 @@ def diagnostics(idata, var_names=None):
     return figure
 
 
+def verification_forest(verification, max_parameters: int = 40):
+    """Sampled (C0) and closed-form (C1) mean ± 2 sd of each parameter of a Verification; a
+    parameter that failed is labelled in red."""
+    import matplotlib.pyplot as plt
+
+    table = verification.table.head(max_parameters)
+    position = np.arange(len(table))[::-1]
+    figure, ax = plt.subplots(figsize=(6, 0.22 * len(table) + 1.2))
+    ax.errorbar(table["sampled_mean"], position + 0.15, xerr=2 * table["sampled_sd"], fmt="o", markersize=3, color="C0", label="NUTS mean ± 2 sd")
+    ax.errorbar(table["analytic_mean"], position - 0.15, xerr=2 * table["analytic_sd"], fmt="s", markersize=3, color="C1", label="closed form mean ± 2 sd")
+    ax.set_yticks(position, table["parameter"], fontsize=6)
+    for label, ok in zip(ax.get_yticklabels(), table["ok"]):
+        label.set_color("k" if ok else "C3")
+    ax.set_title(f"max |z| = {verification.max_abs_z:.2f}: {'passed' if verification.passed else 'FAILED'}", fontsize=9)
+    ax.legend(fontsize=7)
+    figure.tight_layout()
+    return figure
+
+
+def sampler_health(idata, verification):
+    """Energy plot (NUTS sample_stats), bulk ESS and R-hat per parameter with the thresholds of
+    ``verification`` drawn as lines."""
+    import arviz as az
+
+    figure, axes = _figure(3, columns=3, size=3.6)
+    if "sample_stats" in idata and "energy" in idata.sample_stats:
+        az.plot_energy(idata, ax=axes[0], legend=True)
+    else:
+        axes[0].text(0.5, 0.5, "no sampler energy\n(not NUTS draws)", ha="center", va="center")
+    table, thresholds = verification.table, verification.thresholds
+    position = np.arange(len(table))
+    for ax, column, threshold, label in ((axes[1], "ess_bulk", thresholds["ess_min"], "bulk ESS"),
+                                          (axes[2], "r_hat", thresholds["rhat_max"], "R-hat")):
+        ax.plot(position, table[column], "o", markersize=3)
+        ax.axhline(threshold, color="C3", linestyle="--", label=f"threshold {threshold:g}")
+        ax.set(xlabel="parameter", ylabel=label, title=f"{label} per parameter")
+        ax.legend(fontsize=7)
+    figure.tight_layout()
+    return figure
+
+
 def reliability_diagram(true_index, proba, n_bins: int = 10, ax=None):
     """Fraction correct against mean top-label confidence per bin, with the diagonal and the bins' sizes."""
     import matplotlib.pyplot as plt
@@ -101,5 +148,39 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
         ax.contourf(xx, yy, np.searchsorted(classes, predicted).reshape(xx.shape), alpha=0.3, levels=np.arange(len(classes) + 1) - 0.5)
         ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), s=10, edgecolor="k", linewidth=0.3)
         ax.set_title(name)
+    figure.tight_layout()
+    return figure
+
+
+def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94, max_points: int = 60, ax=None):
+    """Credible intervals of P(ŷ | x) per test point from draws (S, N, K) of P(y | x, θ_s).
+
+    ŷ is the class with the highest mean probability over the draws. Points are sorted by that
+    mean; with ``y_true`` a point is drawn in C0 when ŷ is right and C3 when wrong. The first
+    ``max_points`` points are drawn (pass a subset to choose others)."""
+    import matplotlib.pyplot as plt
+
+    draws = np.asarray(proba_draws)[:, :max_points]
+    if draws.ndim != 3 or draws.shape[2] != len(classes):
+        raise ValueError(f"proba_draws must have shape (draws, points, {len(classes)} classes), got {np.shape(proba_draws)}")
+    predicted = draws.mean(axis=0).argmax(axis=1)
+    chosen = np.take_along_axis(draws, predicted[None, :, None], axis=2)[..., 0]  # (S, N)
+    low, median, high = np.quantile(chosen, [(1 - prob) / 2, 0.5, (1 + prob) / 2], axis=0)
+    order = np.argsort(chosen.mean(axis=0))
+    position = np.arange(len(order))
+    figure = ax.figure if ax is not None else plt.figure(figsize=(max(4.0, 0.12 * len(order) + 2), 3.5))
+    ax = ax if ax is not None else figure.add_subplot()
+    if y_true is None:
+        colors = np.full(len(order), "C0")
+    else:
+        correct = np.asarray(classes)[predicted] == np.asarray(y_true)[:max_points]
+        colors = np.where(correct, "C0", "C3")
+    for color, label in (("C0", "ŷ correct" if y_true is not None else "P(ŷ | x)"), ("C3", "ŷ wrong")):
+        shown = colors[order] == color
+        if shown.any():
+            ax.errorbar(position[shown], median[order][shown], yerr=[median[order][shown] - low[order][shown],
+                        high[order][shown] - median[order][shown]], fmt="o", markersize=3, color=color, label=label)
+    ax.set(xlabel="test point (sorted by posterior mean)", ylabel=f"P(ŷ | x): median and {prob:.0%} interval", ylim=(0, 1.02))
+    ax.legend(fontsize=7)
     figure.tight_layout()
     return figure

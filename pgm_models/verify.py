@@ -19,6 +19,9 @@ InvGamma(a, b) has one only for a > 4 (about 8 rows per class under GaussianNB's
 prior), and a Student-t mean only above 4 degrees of freedom; with fewer rows the sd
 comparison can fail for a correct model, so verify on data with enough rows per class.
 
+:func:`check_sampler` is the health half alone, for a model with no closed form (Bayesian
+logistic regression).
+
 Works for any model with ``analytic_posterior("mean" | "sd")`` returning an ``xarray.Dataset``
 whose variables are named and dimensioned like the PyMC model's.
 """
@@ -29,8 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 from scipy.stats import norm
+
+from pgm_models.summary import labelled_table
 
 COLUMNS = [
     "variable", "parameter", "analytic_mean", "sampled_mean", "mcse_mean", "z_mean",
@@ -62,26 +66,15 @@ class Verification:
 
     @property
     def max_abs_z(self) -> float:
-        return float(np.nanmax(np.abs(self.table[["z_mean", "z_sd"]].to_numpy())))
+        """Largest |z| over the parameters; NaN for a sampler-only check (no closed form)."""
+        z = np.abs(self.table[["z_mean", "z_sd"]].to_numpy())
+        return float("nan") if np.isnan(z).all() else float(np.nanmax(z))
 
 
 def _z(sampled, analytic, mcse):
     difference = sampled - analytic
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(mcse > 0, difference / mcse, np.where(difference == 0, 0.0, np.inf))
-
-
-def _analytic_table(mean: xr.Dataset, sd: xr.Dataset) -> pd.DataFrame:
-    """One row per scalar parameter, labelled exactly as ``az.summary`` labels it."""
-    from arviz.labels import BaseLabeller
-    from arviz.sel_utils import xarray_var_iter
-
-    labeller = BaseLabeller()
-    rows = [
-        (name, labeller.make_label_flat(name, sel, isel), float(value), float(sd[name].isel(isel)))
-        for name, sel, isel, value in xarray_var_iter(mean, combined=True)
-    ]
-    return pd.DataFrame(rows, columns=["variable", "parameter", "analytic_mean", "analytic_sd"])
 
 
 def check_posterior(
@@ -95,42 +88,58 @@ def check_posterior(
     max_divergences: int = 0,
 ) -> Verification:
     """Compare the posterior samples in ``idata`` with ``model``'s closed-form posterior."""
-    import arviz as az
-
-    analytic = _analytic_table(model.analytic_posterior("mean"), model.analytic_posterior("sd"))
+    analytic = labelled_table(analytic_mean=model.analytic_posterior("mean"), analytic_sd=model.analytic_posterior("sd"))
     names = list(dict.fromkeys(analytic["variable"]))
     missing = [n for n in names if n not in idata.posterior]
     if missing:
         raise ValueError(f"idata.posterior lacks the model's parameters {missing}")
-    sampled = az.summary(idata, var_names=names, kind="all", round_to="none").rename(
-        columns={"mean": "sampled_mean", "sd": "sampled_sd"}
-    )
-    table = analytic.join(sampled, on="parameter", validate="one_to_one")
+    table = analytic.join(_sampled_table(idata, names), on="parameter", validate="one_to_one")
     table["z_mean"] = _z(table["sampled_mean"], table["analytic_mean"], table["mcse_mean"])
     table["z_sd"] = _z(table["sampled_sd"], table["analytic_sd"], table["mcse_sd"])
 
-    n_parameters = len(table)
     if z_max is None:
-        z_max = float(norm.isf(family_error / (4 * n_parameters)))
-    divergences = int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata and "diverging" in idata.sample_stats else 0
-
+        z_max = float(norm.isf(family_error / (4 * len(table))))
     z_ok = (np.abs(table["z_mean"]) <= z_max) & (np.abs(table["z_sd"]) <= z_max)
+    reasons = [
+        f"{row.parameter}: sampled mean {row.sampled_mean:.4g} vs analytic {row.analytic_mean:.4g} "
+        f"(z = {row.z_mean:.1f}), sd {row.sampled_sd:.4g} vs {row.analytic_sd:.4g} "
+        f"(z = {row.z_sd:.1f}); |z| must be ≤ {z_max:.2f}"
+        for _, row in table[~z_ok].iterrows()
+    ]
+    return _verdict(table, z_ok, reasons, idata, {"z_max": z_max}, rhat_max, ess_min, max_divergences)
+
+
+def check_sampler(idata, var_names=None, *, rhat_max: float = 1.01, ess_min: float = 400, max_divergences: int = 0) -> Verification:
+    """The sampler-health half of :func:`check_posterior`, for a model with no closed form
+    (e.g. Bayesian logistic regression): R-hat, bulk ESS and divergences; the z columns are NaN."""
+    names = list(idata.posterior.data_vars) if var_names is None else list(var_names)
+    table = _sampled_table(idata, names).reset_index(names="parameter")
+    table["variable"] = [p.split("[")[0] for p in table["parameter"]]
+    for column in ("analytic_mean", "analytic_sd", "z_mean", "z_sd"):
+        table[column] = np.nan
+    return _verdict(table, pd.Series(True, index=table.index), [], idata, {}, rhat_max, ess_min, max_divergences)
+
+
+def _sampled_table(idata, names) -> pd.DataFrame:
+    import arviz as az
+
+    return az.summary(idata, var_names=names, kind="all", round_to="none").rename(
+        columns={"mean": "sampled_mean", "sd": "sampled_sd"}
+    )
+
+
+def _verdict(table, z_ok, reasons, idata, thresholds, rhat_max, ess_min, max_divergences) -> Verification:
+    """Add the sampler's health (R-hat, bulk ESS, divergences) to the z verdict."""
+    divergences = int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata and "diverging" in idata.sample_stats else 0
     rhat_ok = table["r_hat"] <= rhat_max  # NaN fails
     ess_ok = table["ess_bulk"] >= ess_min
     table["ok"] = z_ok & rhat_ok & ess_ok
-
-    reasons = []
-    for _, row in table[~z_ok].iterrows():
-        reasons.append(
-            f"{row.parameter}: sampled mean {row.sampled_mean:.4g} vs analytic {row.analytic_mean:.4g} "
-            f"(z = {row.z_mean:.1f}), sd {row.sampled_sd:.4g} vs {row.analytic_sd:.4g} "
-            f"(z = {row.z_sd:.1f}); |z| must be ≤ {z_max:.2f}"
-        )
+    reasons = list(reasons)
     for _, row in table[~rhat_ok].iterrows():
         reasons.append(f"{row.parameter}: R-hat {row.r_hat:.4f} > {rhat_max}")
     for _, row in table[~ess_ok].iterrows():
         reasons.append(f"{row.parameter}: bulk ESS {row.ess_bulk:.0f} < {ess_min}")
     if divergences > max_divergences:
         reasons.append(f"{divergences} divergent transitions (at most {max_divergences} allowed)")
-    thresholds = {"z_max": z_max, "rhat_max": rhat_max, "ess_min": ess_min, "max_divergences": max_divergences}
+    thresholds = {**thresholds, "rhat_max": rhat_max, "ess_min": ess_min, "max_divergences": max_divergences}
     return Verification(table[COLUMNS], not reasons, reasons, thresholds, divergences)

@@ -1,28 +1,64 @@
-"""The pgm-models command."""
+"""The pgm-models command: zoo (table, verification, report, exit status), datasets, fit."""
 
 import subprocess
 import sys
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from pgm_models.cli import main
+from pgm_models.cli import ProgressBar, main
+
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
-def test_zoo_prints_a_table_for_the_discrete_family(capsys):
-    assert main(["zoo", "--dataset", "vote", "--seed", "1"]) == 0
-    out = capsys.readouterr().out
-    header, row = out.splitlines()[:2]
+@pytest.mark.nuts
+def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
+    status = main(["zoo", "--dataset", "contact-lenses", "--seed", "3", "--out", str(tmp_path)])
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    header = lines[0].split()
+    assert header[:1] == ["model"] and {"max_abs_z", "max_rhat", "min_ess", "verified", "fit_s", "sample_s"} <= set(header)
     for estimate in ("mle", "map", "mean", "predictive"):
         assert f"acc_{estimate}" in header and f"logloss_{estimate}" in header
-    assert row.split()[0] == "CategoricalNB"
-    accuracy = float(row.split()[1])
-    assert 0.85 < accuracy <= 1.0  # naive Bayes on vote is ~90 % accurate
+    rows = {line.split()[0]: dict(zip(header, line.split())) for line in lines[1:6]}
+    assert list(rows) == ["CategoricalNB", "SPODE", "AODE", "TAN", "LogisticRegression"]
+    assert [rows[m]["verified"] for m in rows] == ["passed", "passed", "n/a", "passed", "passed"]
+    assert status == 0
+    for name in ("CategoricalNB", "SPODE", "TAN"):
+        assert float(rows[name]["max_abs_z"]) < 4.5 and float(rows[name]["max_rhat"]) <= 1.01
+        assert float(rows[name]["min_ess"]) >= 400
+    assert rows["LogisticRegression"]["max_abs_z"] == "NaN"  # no closed form to compare with
+    assert "5/5 done" in captured.err  # the progress bar
+
+    report = (tmp_path / "report.md").read_text()
+    assert "Every verification passed." in report
+    assert "| CategoricalNB |" in report and "## TAN" in report
+    for figure in ("categoricalnb-verification.png", "spode-joint-prob.png", "tan-sampler.png",
+                   "logisticregression-intervals.png", "aode-reliability.png"):
+        assert f"](figures/{figure})" in report
+        assert (tmp_path / "figures" / figure).stat().st_size > 5_000
 
 
-def test_zoo_on_text_fits_multinomial_and_bernoulli(capsys):
-    assert main(["zoo", "--dataset", "reuters-grain-test"]) == 0
-    models = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
-    assert models == ["MultinomialNB", "BernoulliNB"]
+@pytest.mark.nuts
+def test_a_failed_verification_exits_1_and_says_why(capsys):
+    """30 draws are too few for the R-hat and ESS thresholds: verification must fail, not pass quietly."""
+    assert main(["zoo", "--dataset", "weather.nominal", "--draws", "30"]) == 1
+    reasons = [line for line in capsys.readouterr().out.splitlines() if ": verification FAILED: " in line]
+    assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "LogisticRegression"]
+    assert all("R-hat" in line or "bulk ESS" in line for line in reasons)
+
+
+def test_progress_bar_writes_a_line_per_step_when_not_on_a_terminal():
+    import io
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream, width=10)
+    bar(0, 4, "CategoricalNB: fitting")
+    bar(2, 4, "TAN: NUTS")
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("[..........] 0/4 CategoricalNB: fitting")
+    assert lines[1].startswith("[#####.....] 2/4 TAN: NUTS")
 
 
 def test_datasets_lists_the_bundled_data(capsys):
@@ -31,26 +67,67 @@ def test_datasets_lists_the_bundled_data(capsys):
     assert "vote" in out and "435" in out
 
 
+def test_fit_prints_the_posterior_summary_of_aode(tmp_path, capsys):
+    from pgm_models.datasets import dataset_path
+
+    assert main(["fit", "--model", "aode", "--data", str(dataset_path("weather.nominal")), "--target", "play"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("AODE fitted to") and "14 rows" in out[0] and "yes (9), no (5)" in out[0]
+    assert out[1].split()[:4] == ["spode", "weight", "variable", "parameter"]
+    first = out[2].split()
+    # outlook's SPODE, P(y = yes, outlook = sunny) = (2 + 1) / (14 + 6): the Laplace estimate Weka uses
+    assert first[:3] == ["outlook", "0.25", "joint_prob"] and float(first[5]) == pytest.approx(3 / 20, abs=5e-5)
+    assert out[-1].startswith("…") and "more rows" in out[-1]
+
+
+def test_fit_reads_a_csv_with_a_named_target(tmp_path, capsys):
+    frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "label": ["a", "a", "b", "b", "a", "a"],
+                          "size": ["s", "l", "l", "s", "s", "l"]})
+    path = tmp_path / "toy.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", "--model", "categorical-nb", "--data", str(path), "--target", "label", "--max-rows", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "target 'label'" in out[0] and "a (4), b (2)" in out[0]
+    class_prob_a = next(line for line in out if line.split()[1] == "class_prob[a]").split()
+    assert float(class_prob_a[2]) == pytest.approx(5 / 8, abs=5e-5)  # (4 + 1) / (6 + 2)
+    assert len(out) == 1 + 1 + 2 + 2 * 2 + 2 * 2  # header, column names, class_prob, colour, size
+
+
 @pytest.mark.parametrize(
     "argv, message",
-    [(["zoo", "--dataset", "nope"], "no bundled dataset 'nope'"), (["zoo", "--dataset", "iris"], "no model of the zoo applies")],
+    [
+        (["zoo", "--dataset", "nope"], "no bundled dataset 'nope'"),
+        (["zoo", "--draws", "0"], "--draws and --chains must be ≥ 1"),
+        (["fit", "--model", "aode", "--data", "missing.arff"], "missing.arff"),
+        (["fit", "--model", "aode", "--data", "data.txt"], "expected an .arff or .csv file"),
+        (["fit", "--model", "gaussian-nb", "--data", "WEATHER", "--target", "play"], "GaussianNB"),
+        (["fit", "--model", "aode", "--data", "WEATHER", "--target", "nope"], "no attribute named 'nope'"),
+    ],
 )
-def test_errors_are_one_line_with_exit_status_2(argv, message):
-    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", *argv], capture_output=True, text=True)
+def test_errors_are_one_line_with_exit_status_2(argv, message, capsys):
+    from pgm_models.datasets import dataset_path
+
+    argv = [str(dataset_path("weather.nominal")) if a == "WEATHER" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pgm-models: error: ") and err.strip().count("\n") == 0, err
+    assert message in err
+
+
+def test_an_error_in_a_fresh_process_prints_no_traceback():
+    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", "zoo", "--dataset", "nope"], capture_output=True, text=True)
     assert result.returncode == 2
-    assert result.stderr.strip().count("\n") == 0
-    assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
 
 
-def test_help_describes_each_command():
-    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", "zoo", "--help"], capture_output=True, text=True)
-    assert result.returncode == 0 and "--dataset" in result.stdout
+@pytest.mark.parametrize("command, option", [("zoo", "--draws"), ("fit", "--target"), ("datasets", "--help")])
+def test_help_describes_each_command(command, option):
+    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", command, "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and option in result.stdout
 
 
 def test_console_script_is_installed():
     """The `pgm-models` entry point from pyproject.toml (the README's main job runs it)."""
-    from pathlib import Path
-
     script = Path(sys.executable).parent / "pgm-models"
     result = subprocess.run([str(script), "datasets"], capture_output=True, text=True)
     assert result.returncode == 0 and "reuters-grain-train" in result.stdout

@@ -97,3 +97,30 @@ def test_quoted_question_mark_is_a_value_not_missing(tmp_path):
     path.write_text("@relation r\n@attribute c {'?',x}\n@data\n'?'\nx\n?\n")
     _, _, frame = read_arff(path)
     assert frame["c"].tolist()[:2] == ["?", "x"] and pd.isna(frame["c"].iloc[2])
+
+
+def test_load_table_reads_csv_text_as_nominal_and_numbers_as_numeric(tmp_path):
+    from pgm_models.datasets import load_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("colour,size,label\nred,1.5,a\n,2.0,b\nblue,,a\n")
+    X, y = load_table(path, target="colour")
+    assert list(X.columns) == ["size", "label"] and X["size"].dtype == float and np.isnan(X["size"][2])
+    assert list(y.cat.categories) == ["blue", "red"] and y.isna().tolist() == [False, True, False]
+    X, y = load_table(path)  # the last column
+    assert y.name == "label" and list(X.columns) == ["colour", "size"]
+
+
+def test_load_table_reads_arff_and_names_bad_files(tmp_path):
+    from pgm_models.datasets import dataset_path, load_table
+
+    X, y = load_table(dataset_path("weather.nominal"), target="windy")
+    assert y.name == "windy" and "play" in X.columns
+    with pytest.raises(ValueError, match="expected an .arff or .csv file, got '.txt'"):
+        load_table(tmp_path / "data.txt")
+    (tmp_path / "one.csv").write_text("a\n1\n")
+    with pytest.raises(ValueError, match="at least one attribute and a class column"):
+        load_table(tmp_path / "one.csv")
+    (tmp_path / "two.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="no column named 'c'"):
+        load_table(tmp_path / "two.csv", target="c")

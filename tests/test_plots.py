@@ -9,7 +9,16 @@ import pytest
 matplotlib.use("Agg")
 
 from pgm_models import LDA, QDA  # noqa: E402
-from pgm_models.plots import decision_boundary, diagnostics, posterior_vs_closed_form, reliability_diagram  # noqa: E402
+from pgm_models.plots import (  # noqa: E402
+    decision_boundary,
+    diagnostics,
+    posterior_vs_closed_form,
+    probability_intervals,
+    reliability_diagram,
+    sampler_health,
+    verification_forest,
+)
+from pgm_models.verify import check_posterior  # noqa: E402
 
 
 def png_bytes(figure) -> int:
@@ -56,3 +65,45 @@ def test_decision_boundaries_of_lda_and_qda(iris_2d):
     assert png_bytes(figure) > 10_000
     with pytest.raises(ValueError, match="2-D data; X has 3 columns"):
         decision_boundary({}, np.zeros((3, 3)), [0, 1, 2])
+
+
+def test_verification_forest_draws_both_intervals_and_marks_failures(fitted_models, training_data):
+    model = fitted_models["CategoricalNB"]
+    draws = model.posterior_draws(500, random_seed=0)
+    figure = verification_forest(check_posterior(model, draws))
+    ax = figure.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == "class_prob[yes]"
+    assert {t.get_color() for t in ax.get_yticklabels()} == {"k"}  # all passed
+    assert "passed" in ax.get_title()
+    wrong = type(model)(alpha=3.0).fit(*training_data["CategoricalNB"])
+    failed = verification_forest(check_posterior(wrong, draws))
+    assert "C3" in {t.get_color() for t in failed.axes[0].get_yticklabels()} and "FAILED" in failed.axes[0].get_title()
+    assert png_bytes(figure) > 10_000
+
+
+def test_sampler_health_draws_ess_and_rhat_against_the_thresholds(fitted_models, nuts_samples):
+    model, idata = fitted_models["CategoricalNB"], nuts_samples["CategoricalNB"]
+    verification = check_posterior(model, idata)
+    figure = sampler_health(idata, verification)
+    energy, ess, rhat = figure.axes[:3]
+    assert len(energy.collections) + len(energy.patches) > 0  # az.plot_energy drew the energy densities
+    np.testing.assert_allclose(ess.lines[0].get_ydata(), verification.table["ess_bulk"])
+    assert ess.lines[1].get_ydata()[0] == 400 and rhat.lines[1].get_ydata()[0] == 1.01
+    no_energy = sampler_health(model.posterior_draws(500, random_seed=0), verification)
+    assert "no sampler energy" in no_energy.axes[0].texts[0].get_text()
+
+
+def test_probability_intervals_are_quantiles_of_the_top_class():
+    rng = np.random.default_rng(0)
+    p = rng.beta([[8, 2, 5]], [[2, 8, 5]], size=(400, 3))  # 3 points, P(class 1 | x) draws
+    draws = np.stack([1 - p, p], axis=2)
+    figure = probability_intervals(draws, np.array(["a", "b"]), y_true=["a", "a", "b"], prob=0.8)
+    ax = figure.axes[0]
+    medians = np.concatenate([container.lines[0].get_ydata() for container in ax.containers])
+    top = np.where(p.mean(axis=0) > 0.5, p, 1 - p)  # the most probable class's probability
+    np.testing.assert_allclose(np.sort(medians), np.sort(np.median(top, axis=0)))
+    # point 0 predicts "b" (wrong), point 1 "a" (right), point 2 whichever its mean favours
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "ŷ wrong" in labels and "ŷ correct" in labels
+    with pytest.raises(ValueError, match="shape"):
+        probability_intervals(draws[..., :1], np.array(["a", "b"]))

@@ -144,3 +144,16 @@ def test_nuts_is_deterministic_given_the_seed(fitted_models):
     settings = dict(draws=30, tune=30, chains=1, cores=1, random_seed=7, progressbar=False, compute_convergence_checks=False)
     first, second = model.sample_posterior(**settings), model.sample_posterior(**settings)
     np.testing.assert_array_equal(first.posterior["feature_prob"].values, second.posterior["feature_prob"].values)
+
+
+def test_check_sampler_judges_health_alone(exact):
+    from pgm_models.verify import check_sampler
+
+    model, idata = exact
+    healthy = check_sampler(idata)
+    assert healthy.passed and np.isnan(healthy.max_abs_z)
+    assert set(healthy.table["variable"]) == set(idata.posterior.data_vars)
+    sticky = idata.posterior.isel(draw=np.repeat(np.arange(50), 20)).assign_coords(draw=np.arange(1000))
+    result = check_sampler(_with_posterior(idata, sticky), var_names=["class_prob"], rhat_max=10)
+    assert not result.passed and len(result.table) == 2
+    assert all("bulk ESS" in reason for reason in result.reasons)

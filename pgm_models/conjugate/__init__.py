@@ -4,10 +4,11 @@ from pgm_models.conjugate.dirichlet import (
     ESTIMATES,
     Beta,
     Dirichlet,
+    PosteriorDraw,
     block_sum,
     log_probabilities,
     log_sum_exp,
     normalize,
 )
 
-__all__ = ["ESTIMATES", "Beta", "Dirichlet", "block_sum", "log_probabilities", "log_sum_exp", "normalize"]
+__all__ = ["ESTIMATES", "Beta", "Dirichlet", "PosteriorDraw", "block_sum", "log_probabilities", "log_sum_exp", "normalize"]

@@ -36,6 +36,20 @@ from scipy.special import gammaln
 ESTIMATES = ("mean", "map", "mle", "predictive")
 
 
+class PosteriorDraw:
+    """An ``estimate`` that is one random draw θ ~ p(θ | D) rather than a summary of the
+    posterior: wherever a model reads a parameter it gets a fresh draw from that parameter's
+    closed-form posterior. A model reads each parameter once per scoring pass and its
+    parameters' posteriors are independent, so one pass scores every row under one joint draw
+    (``BayesianClassifier.predict_proba_draws`` repeats it)."""
+
+    def __init__(self, random_state=None):
+        self.rng = np.random.default_rng(random_state)
+
+    def __repr__(self) -> str:
+        return "PosteriorDraw()"
+
+
 def _block_starts(block_sizes: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(block_sizes)[:-1]))
 
@@ -153,8 +167,11 @@ class Dirichlet:
         """Point estimate of the parameters after observing ``counts`` under this prior.
 
         ``which`` is "mean" (also "predictive": for one categorical draw the posterior predictive
-        equals the posterior mean), "map" (posterior mode) or "mle" (n/N, the prior ignored).
+        equals the posterior mean), "map" (posterior mode), "mle" (n/N, the prior ignored) or a
+        :class:`PosteriorDraw` (one draw from the posterior).
         """
+        if isinstance(which, PosteriorDraw):
+            return self.posterior(counts).sample(1, which.rng)[0]
         if which == "mle":
             return normalize(counts, self.block_sizes)
         posterior = self.posterior(counts)

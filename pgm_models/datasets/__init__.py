@@ -14,7 +14,7 @@ import pandas as pd
 
 from pgm_models.datasets.arff import read_arff
 
-__all__ = ["list_datasets", "load_arff", "load_dataset"]
+__all__ = ["list_datasets", "load_arff", "load_dataset", "load_table"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,29 @@ def load_arff(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]
     target = attributes[-1].name if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no attribute named {target!r}; attributes are {list(frame.columns)}")
+    return frame.drop(columns=target), frame[target]
+
+
+def load_table(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """Read a user's ``.arff`` or ``.csv`` file into (X, y); ``target`` defaults to the last
+    column. In a CSV, text columns become nominal attributes (Categoricals of their observed
+    values, sorted), numbers stay numeric and empty cells are missing."""
+    from pathlib import Path
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".arff":
+        return load_arff(path, target)
+    if suffix != ".csv":
+        raise ValueError(f"{path}: expected an .arff or .csv file, got {suffix or 'no extension'!r}")
+    frame = pd.read_csv(path)
+    if frame.shape[1] < 2:
+        raise ValueError(f"{path}: needs at least one attribute and a class column, found columns {list(frame.columns)}")
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
+    for column in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            frame[column] = pd.Categorical(frame[column])
     return frame.drop(columns=target), frame[target]
 
 

@@ -149,6 +149,15 @@ class LogisticRegression(BayesianClassifier):
             return self._log_proba(X, W.mean(axis=0), b.mean(axis=0))
         return logsumexp(self._log_proba(X, W, b), axis=0) - np.log(len(W))
 
+    def predict_proba_draws(self, X, n_draws=200, random_seed=None):
+        """P(y = k | x_n, w_s) under ``n_draws`` of the NUTS draws (chosen at random without
+        replacement; all of them if there are fewer), shape (S, N, K)."""
+        check_is_fitted(self, "classes_")
+        X = self._encode(as_array_like(X), reset=False)
+        W, b = self._draws()
+        chosen = np.random.default_rng(random_seed).permutation(len(W))[:n_draws]
+        return np.exp(self._log_proba(X, W[chosen], b[chosen]))
+
     # ------------------------------------------------------------------ PyMC
     def _coords(self):
         names = getattr(self, "feature_names_in_", None)

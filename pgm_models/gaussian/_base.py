@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from pgm_models._validation import check_numeric_matrix
 from pgm_models.base import BayesianClassifier
+from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
 
 
@@ -55,6 +56,13 @@ class GaussianClassifier(BayesianClassifier):
         _, self.feature_mean_, self.feature_scatter_ = merge_moments(
             previous, self.feature_mean_, self.feature_scatter_, *batch, full=self.full_scatter
         )
+
+    def _posterior_point(self, estimate) -> dict:
+        """The posterior's mode ("map"), one draw (a PosteriorDraw) or mean (otherwise) of every
+        parameter."""
+        if isinstance(estimate, PosteriorDraw):
+            return {name: value[0] for name, value in self.posterior_.sample(1, estimate.rng).items()}
+        return self.posterior_.mode() if estimate == "map" else self.posterior_.mean()
 
     def _prior_location(self, data_mean):
         """m0: ``prior_mean`` if given, else the overall mean of each feature."""

@@ -100,7 +100,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         if estimate == "mle":
             means, cov = self.feature_mean_, self._mle_cov()
         else:
-            point = self.posterior_.mode() if estimate == "map" else self.posterior_.mean()
+            point = self._posterior_point(estimate)
             means, cov = point["mu"], point["cov"]
         if self.reg_param:
             cov = (1 - self.reg_param) * cov + self.reg_param * np.eye(cov.shape[-1])

@@ -77,7 +77,7 @@ class GaussianNB(GaussianClassifier):
                 var = np.where(n > 0, self.feature_scatter_ / n, np.nan)
             mu = self.feature_mean_
         else:
-            point = self.posterior_.mode() if estimate == "map" else self.posterior_.mean()
+            point = self._posterior_point(estimate)
             mu, var = point["mu"], point["var"]
         bad = ~(var > 0) | ~np.isfinite(var)
         if bad.any():

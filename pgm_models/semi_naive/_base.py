@@ -142,14 +142,19 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
         return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
 
-    def _spode_scores(self, codes, estimate):
-        """log P(y = k, x | parent a) for every row, class and attribute a as parent:
-        (N, K, F); −inf where x_a is missing.
+    def _spode_tables(self, estimate):
+        """(log joint, log child) tables of every SPODE under the estimate, read once so that
+        a PosteriorDraw draws each parameter once per scoring pass."""
+        return self._log_joint(estimate), self._log_child(estimate)
+
+    def _spode_scores(self, codes, tables):
+        """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
+        ``_spode_tables``: (N, K, F); −inf where x_a is missing.
 
         For class k, Σ_j log P(x_j | k, x_a) is entry x_a of D · L_kᵀ, D the rows' one-hot
         value cells (a missing value has no cell, so it is skipped as child) and L_k the child
         log table — one sparse product per class, then a gather of each row's parent cells."""
-        log_joint, log_child = self._log_joint(estimate), self._log_child(estimate)
+        log_joint, log_child = tables
         n_classes, n_values = log_joint.shape
         cells = self._value_index(codes)  # n_values where missing
         n_rows, n_attributes = cells.shape

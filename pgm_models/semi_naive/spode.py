@@ -69,14 +69,15 @@ class SPODE(SemiNaiveBayes):
     def _joint_log_likelihood(self, codes, estimate):
         parent = self._parent_index()
         missing = codes[:, parent] < 0
-        scores = self._spode_scores(codes, estimate)[:, :, parent]
+        tables = self._spode_tables(estimate)
+        scores = self._spode_scores(codes, tables)[:, :, parent]
         if missing.any():
             # sum the unobserved super-parent out: one pass per value it can take
             per_value = []
             for value in range(self.n_categories_[parent]):
                 filled = codes[missing].copy()
                 filled[:, parent] = value
-                per_value.append(self._spode_scores(filled, estimate)[:, :, parent])
+                per_value.append(self._spode_scores(filled, tables)[:, :, parent])
             scores[missing] = log_sum_exp(np.stack(per_value, axis=2), axis=2)
         return scores
 

@@ -1,0 +1,230 @@
+"""The zoo: every model that applies to a dataset, fitted, scored and verified against NUTS.
+
+``run_zoo(X, y)`` splits the data (stratified), and for each model of
+:func:`applicable_models`:
+
+1. fits the closed-form posterior on the training rows (timed: ``fit_s``);
+2. samples its counts-form PyMC model with NUTS (timed: ``sample_s``) and compares the draws with
+   the closed form (:func:`pgm_models.verify.check_posterior`: max |z|, R-hat, ESS). AODE is an
+   average of SPODEs with no single PyMC model; logistic regression has no closed form, so only
+   its sampler's health is checked (:func:`pgm_models.verify.check_sampler`) and its draws give
+   its "mean" and "predictive" estimates;
+3. scores each estimate (mle / map / mean / predictive) on the test rows: accuracy and log loss.
+
+Which models apply: nominal attributes get CategoricalNB, SPODE (its super-parent the attribute
+with the largest marginal likelihood p(D | a)), AODE, TAN and logistic regression on one-hot
+columns; numeric attributes get GaussianNB, LDA, QDA, logistic regression on standardised
+columns and AODE after MDL discretisation; mixed attributes get the nominal models after MDL
+discretisation of the numeric ones; one text column gets MultinomialNB and BernoulliNB on its
+``max_words`` most frequent words (a bounded vocabulary keeps NUTS affordable).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pgm_models.conjugate import ESTIMATES
+
+MAX_WORDS = 300
+
+
+@dataclass
+class ZooRun:
+    """One model of the zoo: the fitted estimator (a Pipeline when its input needs a transform),
+    its test scores per estimate, and its NUTS verification (None when it has no PyMC model)."""
+
+    name: str
+    model: object
+    scores: dict
+    fit_seconds: float
+    sample_seconds: float = float("nan")
+    verification: object = None
+    idata: object = None
+    note: str = ""
+
+    @property
+    def classifier(self):
+        return self.model[-1] if hasattr(self.model, "steps") else self.model
+
+    def features(self, X):
+        """X as the classifier sees it (after the pipeline's transforms)."""
+        return self.model[:-1].transform(X) if hasattr(self.model, "steps") else X
+
+    @property
+    def status(self) -> str:
+        if self.verification is None:
+            return "n/a"
+        return "passed" if self.verification.passed else "FAILED"
+
+
+@dataclass
+class ZooResult:
+    """Every run of the zoo on one train/test split."""
+
+    dataset: str
+    runs: list[ZooRun]
+    X_test: pd.DataFrame
+    y_test: pd.Series
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when no verification failed (models with no PyMC model are not counted)."""
+        return all(run.status != "FAILED" for run in self.runs)
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for run in self.runs:
+            verification = run.verification
+            health = verification.table if verification is not None else None
+            rows.append({
+                "model": run.name,
+                **{f"acc_{e}": run.scores[e]["accuracy"] for e in ESTIMATES},
+                **{f"logloss_{e}": run.scores[e]["log_loss"] for e in ESTIMATES},
+                "max_abs_z": verification.max_abs_z if verification is not None else np.nan,
+                "max_rhat": health["r_hat"].max() if health is not None else np.nan,
+                "min_ess": health["ess_bulk"].min() if health is not None else np.nan,
+                "verified": run.status,
+                "fit_s": run.fit_seconds,
+                "sample_s": run.sample_seconds,
+            })
+        return pd.DataFrame(rows)
+
+
+class _TextColumn:
+    """Pipeline step selecting one text column as a list of strings."""
+
+    def __init__(self, column):
+        self.column = column
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return X[self.column].tolist()
+
+
+def _kinds(X: pd.DataFrame) -> set[str]:
+    kinds = set()
+    for dtype in X.dtypes:
+        if isinstance(dtype, pd.CategoricalDtype):
+            kinds.add("nominal")
+        elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            kinds.add("numeric")
+        else:
+            kinds.add("text")
+    return kinds
+
+
+def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple[str, object]]:
+    """(name, unfitted estimator or Pipeline) for every model of the zoo that applies to X."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+    from pgm_models.discretize import MDLDiscretizer
+
+    kinds = _kinds(X)
+    if kinds == {"text"} and X.shape[1] == 1:
+        text = X.columns[0]
+        return [
+            ("MultinomialNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), MultinomialNB())),
+            ("BernoulliNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words, binary=True), BernoulliNB())),
+        ]
+    if "text" in kinds:
+        raise ValueError("no model of the zoo applies: string attributes are supported only as a single text column")
+
+    def nominal(estimator):
+        return estimator if kinds == {"nominal"} else make_pipeline(MDLDiscretizer(), estimator)
+
+    if kinds == {"numeric"}:
+        return [
+            ("GaussianNB", GaussianNB()),
+            ("LDA", LDA()),
+            ("QDA", QDA()),
+            ("LogisticRegression", make_pipeline(StandardScaler(), LogisticRegression())),
+            ("AODE (MDL bins)", nominal(AODE())),
+        ]
+    one_hot = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
+    return [
+        ("CategoricalNB", nominal(CategoricalNB())),
+        ("SPODE", nominal(SPODE())),
+        ("AODE", nominal(AODE())),
+        ("TAN", nominal(TAN())),
+        ("LogisticRegression", make_pipeline(MDLDiscretizer(), one_hot, LogisticRegression()) if "numeric" in kinds
+         else make_pipeline(one_hot, LogisticRegression())),
+    ]
+
+
+def _most_probable_parent(model, X_train, y_train):
+    """Set a SPODE's super-parent to the attribute whose SPODE has the largest marginal
+    likelihood on the training rows (AODE's BMA weights)."""
+    from pgm_models import AODE, SPODE
+
+    classifier = model[-1] if hasattr(model, "steps") else model
+    if not isinstance(classifier, SPODE):
+        return
+    features = model[:-1].fit_transform(X_train, y_train) if hasattr(model, "steps") else X_train
+    evidence = AODE(weights="bma").fit(features, y_train).spode_log_evidence()
+    classifier.set_params(parent=features.columns[int(np.argmax(evidence))])
+
+
+def _score(run: ZooRun, X_test, y_test) -> dict:
+    from pgm_models.compare import _true_index, scores
+
+    classifier = run.classifier
+    features = run.features(X_test)
+    true_index = _true_index(classifier.classes_, y_test)
+    return {e: scores(true_index, classifier.predict_proba(features, estimate=e)) for e in ESTIMATES}
+
+
+def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 2, seed: int = 0,
+            test_size: float = 0.3, models=None, progress=None) -> ZooResult:
+    """Fit, verify and score every applicable model (or the (name, estimator) pairs in
+    ``models``); ``progress(done, total, message)`` is told before each step."""
+    import warnings
+
+    from sklearn.model_selection import train_test_split
+
+    from pgm_models.verify import check_posterior, check_sampler
+
+    if draws < 1 or chains < 1:
+        raise ValueError(f"--draws and --chains must be ≥ 1, got draws={draws}, chains={chains}")
+    if not 0 < test_size < 1:
+        raise ValueError(f"--test-size must be in (0, 1), got {test_size}")
+    models = applicable_models(X) if models is None else models
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
+    progress = progress or (lambda done, total, message: None)
+    runs = []
+    for index, (name, model) in enumerate(models):
+        progress(index, len(models), f"{name}: fitting")
+        _most_probable_parent(model, X_train, y_train)
+        start = time.perf_counter()
+        model.fit(X_train, y_train)
+        run = ZooRun(name, model, {}, time.perf_counter() - start)
+        classifier = run.classifier
+        if hasattr(classifier, "sample_posterior"):
+            progress(index, len(models), f"{name}: NUTS, {chains} × {draws} draws")
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run.idata = classifier.sample_posterior(draws=draws, tune=max(draws, 500), chains=chains, cores=1,
+                                                        random_seed=seed, progressbar=False)
+            run.sample_seconds = time.perf_counter() - start
+            closed_form = hasattr(classifier, "analytic_posterior")
+            run.verification = check_posterior(classifier, run.idata) if closed_form else check_sampler(run.idata)
+            if not closed_form:
+                run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
+        else:
+            run.note = "an average of SPODEs, with no single PyMC model: verify each SPODE (see the SPODE row)"
+        run.scores = _score(run, X_test, y_test)
+        runs.append(run)
+    progress(len(models), len(models), "done")
+    settings = {"draws": draws, "chains": chains, "seed": seed, "test_size": test_size,
+                "n_train": len(y_train), "n_test": len(y_test)}
+    return ZooResult(dataset, runs, X_test, y_test, settings)

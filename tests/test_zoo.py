@@ -1,0 +1,99 @@
+"""The zoo's model choice per kind of data, its runs and table, and the report (Markdown and HTML)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.pipeline import Pipeline
+
+from pgm_models.datasets import load_dataset
+from pgm_models.report import write_report
+from pgm_models.zoo import applicable_models, run_zoo
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+def _final_steps(models):
+    return {name: type(m[-1] if isinstance(m, Pipeline) else m).__name__ for name, m in models}
+
+
+def test_nominal_data_gets_the_discrete_family_and_one_hot_logistic_regression():
+    X, _ = load_dataset("vote")
+    models = applicable_models(X)
+    assert _final_steps(models) == {"CategoricalNB": "CategoricalNB", "SPODE": "SPODE", "AODE": "AODE", "TAN": "TAN",
+                                    "LogisticRegression": "LogisticRegression"}
+    assert not isinstance(dict(models)["TAN"], Pipeline)  # nominal data needs no transform
+
+
+def test_numeric_data_gets_the_gaussian_family_and_mdl_binned_aode():
+    X, _ = load_dataset("iris")
+    models = dict(applicable_models(X))
+    assert _final_steps(models.items()) == {"GaussianNB": "GaussianNB", "LDA": "LDA", "QDA": "QDA",
+                                            "LogisticRegression": "LogisticRegression", "AODE (MDL bins)": "AODE"}
+    assert type(models["LogisticRegression"][0]).__name__ == "StandardScaler"
+
+
+def test_mixed_data_bins_the_numeric_attributes_for_the_nominal_models():
+    X, y = load_dataset("weather.numeric")
+    models = dict(applicable_models(X))
+    assert list(models) == ["CategoricalNB", "SPODE", "AODE", "TAN", "LogisticRegression"]
+    binned = models["TAN"][0].fit_transform(X, y)
+    assert all(isinstance(dtype, pd.CategoricalDtype) for dtype in binned.dtypes)
+
+
+def test_text_gets_multinomial_and_bernoulli_on_a_bounded_vocabulary():
+    X, y = load_dataset("reuters-grain-test")
+    models = dict(applicable_models(X, max_words=50))
+    assert list(models) == ["MultinomialNB", "BernoulliNB"]
+    fitted = models["MultinomialNB"].fit(X, y)
+    assert fitted[-1].feature_count_.shape == (2, 50)
+    assert np.mean(fitted.predict(X) == np.asarray(y)) > 0.9
+
+
+def test_a_frame_with_several_text_columns_is_refused():
+    X = pd.DataFrame({"a": ["x y", "y"], "b": ["z", "z w"]})
+    with pytest.raises(ValueError, match="single text column"):
+        applicable_models(X)
+
+
+@pytest.fixture(scope="module")
+def aode_on_iris():
+    """A zoo run of one model with no PyMC model (so no NUTS): MDL-binned AODE on iris."""
+    X, y = load_dataset("iris")
+    models = [entry for entry in applicable_models(X) if entry[0] == "AODE (MDL bins)"]
+    steps = []
+    result = run_zoo(X, y, dataset="iris", seed=1, models=models, progress=lambda *step: steps.append(step))
+    return result, steps
+
+
+def test_run_scores_every_estimate_on_the_stratified_test_split(aode_on_iris):
+    result, steps = aode_on_iris
+    assert steps == [(0, 1, "AODE (MDL bins): fitting"), (1, 1, "done")]
+    assert result.settings["n_test"] == 45 and result.y_test.value_counts().tolist() == [15, 15, 15]
+    table = result.table()
+    assert table.loc[0, "verified"] == "n/a" and np.isnan(table.loc[0, "max_abs_z"]) and result.passed
+    run = result.runs[0]
+    proba = run.model[-1].predict_proba(run.features(result.X_test), estimate="map")
+    expected_accuracy = np.mean(run.model[-1].classes_[proba.argmax(axis=1)] == result.y_test.to_numpy())
+    assert table.loc[0, "acc_map"] == expected_accuracy > 0.85
+
+
+@pytest.mark.parametrize("format, marker", [("md", "| AODE (MDL bins) |"), ("html", "<table")])
+def test_report_has_the_table_and_the_figures(aode_on_iris, tmp_path, format, marker):
+    result, _ = aode_on_iris
+    path = write_report(result, tmp_path, format)
+    text = path.read_text()
+    assert path.name == f"report.{format}" and marker in text and "Every verification passed." in text
+    assert "figures/aode-mdl-bins-reliability.png" in text
+    assert (tmp_path / "figures" / "aode-mdl-bins-reliability.png").stat().st_size > 5_000
+
+
+def test_report_rejects_an_unknown_format(aode_on_iris, tmp_path):
+    with pytest.raises(ValueError, match="format='pdf'"):
+        write_report(aode_on_iris[0], tmp_path, "pdf")
+
+
+@pytest.mark.parametrize("settings, message", [({"draws": 0}, "--draws and --chains"), ({"test_size": 1.5}, "--test-size")])
+def test_bad_settings_are_named(settings, message):
+    X, y = load_dataset("weather.nominal")
+    with pytest.raises(ValueError, match=message):
+        run_zoo(X, y, **settings)
