@@ -4,8 +4,9 @@
 
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
-(benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts) and peak memory
-(benchmarks.large_data); then the written analysis
+(benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
+rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data) and the cold vs
+warm start of `pgm-models zoo` (benchmarks.zoo_start); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -21,7 +22,7 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, exact_vs_nuts, large_data, vs_sklearn
+from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, vs_sklearn, zoo_start
 
 
 def main(argv=None) -> int:
@@ -45,8 +46,14 @@ def main(argv=None) -> int:
             handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
     aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
     exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
+    counts_vs_rows.main((["--sizes", "200", "400", "--draws", "50", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
     large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
                     + ["--write", str(output)])
+    if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
+        with output.open("a") as handle:
+            handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
+    else:
+        zoo_start.main(["--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0

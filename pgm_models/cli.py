@@ -1,6 +1,6 @@
 """The ``pgm-models`` command.
 
-    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 2] [--seed 0] [--test-size 0.3]
+    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3]
                    [--out DIR] [--format md|html]
         fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
         print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
@@ -121,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
                                      "closed-form posterior against NUTS, and print test scores per estimate.")
     zoo_parser.add_argument("--dataset", default="vote", help="bundled dataset (see `pgm-models datasets`; default vote)")
     zoo_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (default 1000; as many tuning steps)")
-    zoo_parser.add_argument("--chains", type=int, default=2, help="NUTS chains (default 2)")
+    zoo_parser.add_argument("--chains", type=int, default=4, help="NUTS chains (default 4: R-hat over many parameters needs them)")
     zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")

@@ -80,7 +80,7 @@ def verification_forest(verification, max_parameters: int = 40):
 
     table = verification.table.head(max_parameters)
     position = np.arange(len(table))[::-1]
-    figure, ax = plt.subplots(figsize=(6, 0.22 * len(table) + 1.2))
+    figure, ax = plt.subplots(figsize=(8.5, 0.22 * len(table) + 1.2))
     ax.errorbar(table["sampled_mean"], position + 0.15, xerr=2 * table["sampled_sd"], fmt="o", markersize=3, color="C0", label="NUTS mean ± 2 sd")
     ax.errorbar(table["analytic_mean"], position - 0.15, xerr=2 * table["analytic_sd"], fmt="s", markersize=3, color="C1", label="closed form mean ± 2 sd")
     ax.set_yticks(position, table["parameter"], fontsize=6)

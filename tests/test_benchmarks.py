@@ -65,6 +65,37 @@ def test_exact_vs_nuts_benchmark_runs_at_tiny_size(tmp_path):
 
 
 @pytest.mark.nuts
+def test_counts_vs_rows_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import counts_vs_rows
+
+    out = tmp_path / "c.md"
+    assert counts_vs_rows.main(["--sizes", "100", "400", "--draws", "40", "--models", "GaussianNB", "--rows-budget", "1e-9",
+                                "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "| GaussianNB | 100 | counts |" in text and "| GaussianNB | 100 | rows |" in text
+    assert "| GaussianNB | 400 | rows | — | — | — | skipped: projected" in text  # the budget stops the rows form
+    assert "counts-form sampling time at N = 400 ÷ at N = 100" in text
+
+
+def test_zoo_start_benchmark_times_a_cold_and_a_warm_run_on_one_cache(tmp_path, monkeypatch):
+    """The real runs take minutes (a cold start compiles the whole zoo); here the two timed
+    runs are stand-ins, and what is checked is that they share one compile folder and the table."""
+    from benchmarks import zoo_start
+
+    calls = []
+
+    def fake_zoo(arguments, compiledir):
+        calls.append((arguments, compiledir))
+        return (3.0 if len(calls) == 1 else 1.0), 0
+
+    monkeypatch.setattr(zoo_start, "timed_zoo", fake_zoo)
+    out = tmp_path / "z.md"
+    assert zoo_start.main(["--dataset", "weather.nominal", "--draws", "50", "--write", str(out)]) == 0
+    assert calls[0] == calls[1] and calls[0][0] == ["--dataset", "weather.nominal", "--draws", "50"]  # one cache, reused
+    assert "Cold ÷ warm: 3.00" in out.read_text()
+
+
+@pytest.mark.nuts
 def test_one_command_rewrites_benchmarks_md(tmp_path):
     from benchmarks.__main__ import main
 

@@ -1,0 +1,55 @@
+"""Cold against warm start: the wall time of `pgm-models zoo` on a fresh PyTensor compile cache
+and again on the cache that run left behind.
+
+    python -m benchmarks.zoo_start [--dataset vote] [--draws 1000] [--write FILE]
+
+Both runs are separate processes with ``PYTENSOR_FLAGS=compiledir=<a new temporary folder>``,
+so the first compiles every model's C code and the second finds it all cached; the difference
+is what PyTensor's compilation costs a first-time user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed_zoo(arguments, compiledir) -> tuple[float, int]:
+    environment = {**os.environ, "PYTENSOR_FLAGS": f"compiledir={compiledir}"}
+    script = Path(sys.executable).parent / "pgm-models"
+    start = time.perf_counter()
+    result = subprocess.run([str(script), "zoo", *arguments], env=environment, capture_output=True, text=True)
+    return time.perf_counter() - start, result.returncode
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="vote")
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--write", help="append the Markdown table to this file")
+    args = parser.parse_args(argv)
+    arguments = ["--dataset", args.dataset, "--draws", str(args.draws)]
+    with tempfile.TemporaryDirectory() as compiledir:
+        cold, cold_status = timed_zoo(arguments, compiledir)
+        warm, warm_status = timed_zoo(arguments, compiledir)
+    print(f"cold {cold:.1f} s (exit {cold_status}), warm {warm:.1f} s (exit {warm_status})", flush=True)
+    if args.write:
+        command = "python -m benchmarks.zoo_start " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
+        lines = ["", "## Cold vs warm start of `pgm-models zoo`", "", f"Command: `{command.strip()}` "
+                 f"(runs `pgm-models zoo {' '.join(arguments)}` twice on one new PyTensor compile folder)", "",
+                 "| run | wall time (s) | exit status |", "|---|---:|---:|",
+                 f"| cold (empty compile cache) | {cold:.1f} | {cold_status} |", f"| warm (cache from the cold run) | {warm:.1f} | {warm_status} |",
+                 f"\nCold ÷ warm: {cold / warm:.2f}; compilation costs a first run about {cold - warm:.0f} s."]
+        with open(args.write, "a") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
