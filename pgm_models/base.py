@@ -65,6 +65,9 @@ class Marginal:
     def sample(self, size, random_state=None):
         return self.joint.sample(size, random_state)[self.name]
 
+    def marginal_distribution(self, index: tuple):
+        return self.joint.marginal_distribution(index, self.name)
+
 
 def _is_generative(estimator) -> bool:
     return estimator._generative

@@ -1,8 +1,9 @@
 """Figures shared by the notebooks and the CLI; every function returns a matplotlib Figure.
 
 * :func:`posterior_vs_closed_form` — sampled marginals (histograms) of one parameter with the
-  closed form drawn on them: the analytic mean ± 2 sd for every model, and the exact marginal
-  density where it is a Beta (each cell of a Dirichlet: Beta(α_i, Σα − α_i)).
+  closed form drawn on them: the analytic mean ± 2 sd, and the exact marginal density — Beta
+  for a Dirichlet cell, Student-t for a Normal mean, Inverse-Gamma for a variance or a diagonal
+  covariance entry (an off-diagonal covariance entry has no standard marginal: mean ± 2 sd only).
 * :func:`verification_forest` — every parameter's sampled mean ± 2 sd beside the closed-form
   mean ± 2 sd, from a :func:`pgm_models.verify.check_posterior` table (failures marked).
 * :func:`diagnostics` — ArviZ trace and rank plots.
@@ -18,7 +19,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 
 def _figure(n_panels: int, columns: int = 4, size: float = 3.0):
@@ -37,8 +37,6 @@ def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
     from arviz.labels import BaseLabeller
     from arviz.sel_utils import xarray_var_iter
 
-    from pgm_models.conjugate import Dirichlet
-
     closed_form, _ = model._parameters()[var_name]
     mean, sd = model.analytic_posterior("mean")[var_name], model.analytic_posterior("sd")[var_name]
     samples = idata.posterior[var_name]
@@ -51,11 +49,10 @@ def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
         m, s = float(mean[index]), float(sd[index])
         ax.axvline(m, color="C1", label="closed-form mean")
         ax.axvspan(m - 2 * s, m + 2 * s, color="C1", alpha=0.15, label="± 2 sd")
-        if isinstance(closed_form, Dirichlet) and closed_form.block_sizes is None:
-            concentration = closed_form.concentration[tuple(index.values())]
-            total = closed_form.concentration[tuple(list(index.values())[:-1])].sum()
-            grid = np.linspace(max(values.min(), 1e-6), min(values.max(), 1 - 1e-6), 200)
-            ax.plot(grid, stats.beta(concentration, total - concentration).pdf(grid), color="C0", label="Beta marginal")
+        marginal = closed_form.marginal_distribution(tuple(index.values()))
+        if marginal is not None:
+            grid = np.linspace(values.min(), values.max(), 200)
+            ax.plot(grid, marginal.pdf(grid), color="C0", label="exact marginal")
         ax.set_title(labeller.make_label_flat(name, selection, index), fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0].legend(fontsize=6)

@@ -135,3 +135,22 @@ def test_invalid_dirichlet_is_rejected(concentration, sizes, message):
 def test_unknown_estimate_is_rejected():
     with pytest.raises(ValueError, match="unknown estimate 'median'"):
         Dirichlet(PRIOR).estimate(COUNTS, "median")
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"])
+def test_exact_marginals_have_the_closed_form_mean_and_sd(name, fitted_models):
+    """Every parameter's marginal_distribution (Beta, Student-t, Inverse-Gamma) has the analytic
+    posterior's mean and sd; only off-diagonal covariance entries have none."""
+    model = fitted_models[name]
+    means, sds = model.analytic_posterior("mean"), model.analytic_posterior("sd")
+    missing = 0
+    for variable, (posterior, _) in model._parameters().items():
+        for index in np.ndindex(means[variable].shape):
+            marginal = posterior.marginal_distribution(index)
+            if marginal is None:
+                missing += 1
+                assert variable == "cov" and index[-1] != index[-2]
+                continue
+            assert marginal.mean() == pytest.approx(float(means[variable].values[index]), rel=1e-9)
+            assert marginal.std() == pytest.approx(float(sds[variable].values[index]), rel=1e-9)
+    assert missing == {"LDA": 2, "QDA": 6}.get(name, 0)  # 2 features: one off-diagonal pair per Σ

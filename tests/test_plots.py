@@ -42,8 +42,16 @@ def test_posterior_vs_closed_form_draws_the_beta_marginals(fitted_models):
 
 def test_posterior_vs_closed_form_marks_gaussian_parameters(fitted_models):
     model = fitted_models["GaussianNB"]
-    figure = posterior_vs_closed_form(model, model.posterior_draws(300, random_seed=0), "feature_var")
-    assert all(len(ax.lines) == 1 for ax in figure.axes if ax.get_visible())  # mean line; no Beta to draw
+    draws = model.posterior_draws(300, random_seed=0)
+    for variable in ("feature_mean", "feature_var"):
+        figure = posterior_vs_closed_form(model, draws, variable)
+        axes = [ax for ax in figure.axes if ax.get_visible()]
+        assert all(len(ax.lines) == 2 for ax in axes)  # the mean line and the exact marginal density
+        density = axes[0].lines[1]
+        peak = density.get_xdata()[np.argmax(density.get_ydata())]
+        mean = float(model.analytic_posterior("mean")[variable].values[0, 0])
+        sd = float(model.analytic_posterior("sd")[variable].values[0, 0])
+        assert abs(peak - mean) < 0.5 * sd  # Student-t peaks at its mean; the Inverse-Gamma mode is near it
     assert png_bytes(figure) > 10_000
 
 

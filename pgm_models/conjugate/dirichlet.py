@@ -149,6 +149,13 @@ class Dirichlet:
         mean = self.mean()
         return mean * (1.0 - mean) / (self.total() + 1.0)
 
+    def marginal_distribution(self, index: tuple):
+        """The exact marginal of cell ``index``: Beta(α_i, A − α_i), a frozen scipy distribution."""
+        from scipy import stats
+
+        total = np.broadcast_to(self.total(), self.concentration.shape)[index]
+        return stats.beta(self.concentration[index], total - self.concentration[index])
+
     def sd(self) -> np.ndarray:
         return np.sqrt(self.var())
 
@@ -251,3 +258,6 @@ class Beta:
 
     def sample(self, size, random_state=None):
         return self.dirichlet.sample(size, random_state)[..., 1]
+
+    def marginal_distribution(self, index: tuple):
+        return self.dirichlet.marginal_distribution(tuple(index) + (1,))

@@ -90,6 +90,11 @@ class NormalInverseGamma:
     def mode(self):
         return {"mu": self.m, "var": self.b / (self.a + 1.5)}
 
+    def marginal_distribution(self, index: tuple, name: str):
+        """Exact marginal of one element: μ ~ Student-t(2a, m, √(b/(aκ))), σ² ~ InvGamma(a, b)."""
+        a, b, m, kappa = (v[index] for v in (self.a, self.b, self.m, self.kappa))
+        return stats.t(df=2 * a, loc=m, scale=np.sqrt(b / (a * kappa))) if name == "mu" else stats.invgamma(a, scale=b)
+
     def sample(self, size, random_state=None):
         rng = np.random.default_rng(random_state)
         var = self.b / rng.gamma(self.a, size=(size,) + self.a.shape)
@@ -156,6 +161,21 @@ class NormalInverseWishart:
         nu_of_mean = np.reshape(self.nu, (-1, 1))  # (1, 1) shared, (K, 1) per class
         mu_var = diagonal / (self.kappa[:, None] * (nu_of_mean - p - 1))
         return {"mu": np.sqrt(mu_var), "cov": np.sqrt(cov_var)}
+
+    def marginal_distribution(self, index: tuple, name: str):
+        """Exact marginal of one element, or None where it has no standard form: μ_ki ~
+        Student-t(ν − p + 1, m_ki, √(Ψ_ii / (κ_k (ν − p + 1)))) and a diagonal Σ_ii ~
+        InvGamma((ν − p + 1)/2, Ψ_ii/2); an off-diagonal Σ_ij has none."""
+        p = self.dim
+        if name == "mu":
+            k, i = index
+            nu, psi = (self.nu, self.psi) if self.shared else (self.nu[k], self.psi[k])
+            return stats.t(df=nu - p + 1, loc=self.m[k, i], scale=np.sqrt(psi[i, i] / (self.kappa[k] * (nu - p + 1))))
+        *k, i, j = index
+        if i != j:
+            return None
+        nu, psi = (self.nu, self.psi) if self.shared else (self.nu[k[0]], self.psi[k[0]])
+        return stats.invgamma((nu - p + 1) / 2, scale=psi[i, i] / 2)
 
     def mode(self):
         means_per_sigma = len(self.m) if self.shared else 1
