@@ -83,6 +83,17 @@ def test_fit_prints_the_posterior_summary_of_aode(tmp_path, capsys):
     assert out[-1].startswith("…") and "more rows" in out[-1]
 
 
+@pytest.mark.nuts
+def test_fit_samples_logistic_regression_before_summarising_it(capsys):
+    from pgm_models.datasets import dataset_path
+
+    assert main(["fit", "--model", "logistic-regression", "--data", str(dataset_path("iris")), "--draws", "200", "--max-rows", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("LogisticRegression fitted to") and "150 rows, 4 attributes" in out[0]
+    assert out[1].split() == ["variable", "parameter", "mean", "sd", "q3.0%", "q97.0%"]  # no mode: NUTS draws
+    assert len(out) == 2 + 3 * 4 + 3  # weights (3 classes × 4 features) and intercepts
+
+
 def test_fit_reads_a_csv_with_a_named_target(tmp_path, capsys):
     frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "label": ["a", "a", "b", "b", "a", "a"],
                           "size": ["s", "l", "l", "s", "s", "l"]})
