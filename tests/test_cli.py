@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 @pytest.mark.nuts
 def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
-    status = main(["zoo", "--dataset", "contact-lenses", "--seed", "3", "--out", str(tmp_path)])
+    status = main(["zoo", "--dataset", "contact-lenses", "--seed", "3", "--draws", "500", "--out", str(tmp_path)])
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     header = lines[0].split()
@@ -46,7 +46,7 @@ def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
 @pytest.mark.nuts
 def test_a_failed_verification_exits_1_and_says_why(capsys):
     """30 draws are too few for the R-hat and ESS thresholds: verification must fail, not pass quietly."""
-    assert main(["zoo", "--dataset", "weather.nominal", "--draws", "30"]) == 1
+    assert main(["zoo", "--dataset", "weather.nominal", "--draws", "30", "--chains", "2"]) == 1
     reasons = [line for line in capsys.readouterr().out.splitlines() if ": verification FAILED: " in line]
     assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "LogisticRegression"]
     assert all("R-hat" in line or "bulk ESS" in line for line in reasons)
@@ -84,14 +84,17 @@ def test_fit_prints_the_posterior_summary_of_aode(tmp_path, capsys):
 
 
 @pytest.mark.nuts
-def test_fit_samples_logistic_regression_before_summarising_it(capsys):
-    from pgm_models.datasets import dataset_path
+def test_fit_samples_logistic_regression_before_summarising_it(tmp_path, capsys):
+    from pgm_models.datasets import load_dataset
 
-    assert main(["fit", "--model", "logistic-regression", "--data", str(dataset_path("iris")), "--draws", "200", "--max-rows", "0"]) == 0
+    X, y = load_dataset("iris")
+    path = tmp_path / "petals.csv"
+    X.iloc[50:, 2:].assign(species=y.iloc[50:].astype(str)).to_csv(path, index=False)  # versicolor vs virginica
+    assert main(["fit", "--model", "logistic-regression", "--data", str(path), "--draws", "200", "--max-rows", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("LogisticRegression fitted to") and "150 rows, 4 attributes" in out[0]
+    assert out[0].startswith("LogisticRegression fitted to") and "100 rows, 2 attributes" in out[0]
     assert out[1].split() == ["variable", "parameter", "mean", "sd", "q3.0%", "q97.0%"]  # no mode: NUTS draws
-    assert len(out) == 2 + 3 * 4 + 3  # weights (3 classes × 4 features) and intercepts
+    assert len(out) == 2 + 2 + 1  # one weight per petal feature and one intercept (binary)
 
 
 def test_fit_reads_a_csv_with_a_named_target(tmp_path, capsys):
