@@ -1,7 +1,7 @@
 """Comparing point estimates and models on held-out data.
 
-``compare_estimates`` fits one model and scores each estimate (mle / map / mean / predictive)
-on a test set; ``compare_models`` does the same for several models. The scores:
+``score_estimates`` scores each estimate (mle / map / mean / predictive) of a fitted model on a
+test set, ``compare_estimates`` fits one model first, ``compare_models`` does it for several. The scores:
 
 * accuracy — of the most probable class;
 * log loss — −mean log P(y_true | x); +inf when a test label got probability 0 (possible with
@@ -57,12 +57,16 @@ def scores(true_index, proba, n_bins: int = 10) -> dict:
     }
 
 
-def compare_estimates(model, X_train, y_train, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10) -> pd.DataFrame:
-    """Fit a clone of ``model`` and score each estimate on the test set: one row per estimate."""
-    fitted = clone(model).fit(X_train, y_train)
+def score_estimates(fitted, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10) -> pd.DataFrame:
+    """Score each estimate of a fitted model on the test set: one row per estimate."""
     true_index = _true_index(fitted.classes_, y_test)
     rows = [{"estimate": e, **scores(true_index, fitted.predict_proba(X_test, estimate=e), n_bins)} for e in estimates]
     return pd.DataFrame(rows)
+
+
+def compare_estimates(model, X_train, y_train, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10) -> pd.DataFrame:
+    """Fit a clone of ``model`` and score each estimate on the test set: one row per estimate."""
+    return score_estimates(clone(model).fit(X_train, y_train), X_test, y_test, estimates, n_bins)
 
 
 def compare_models(models: dict, X_train, y_train, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10) -> pd.DataFrame:

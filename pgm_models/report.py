@@ -4,8 +4,9 @@
 
 Figures per model: closed form against NUTS for every parameter (``verification_forest``),
 the sampler's energy, ESS and R-hat (``sampler_health``), the sampled class probabilities (a
-SPODE's class-and-parent probabilities) with their Beta marginals (``posterior_vs_closed_form``), a reliability diagram of the posterior-mean
-predictions and the credible intervals of P(ŷ | x) per test point (``probability_intervals``).
+SPODE's class-and-parent probabilities) with their exact marginal densities
+(``posterior_vs_closed_form``), a reliability diagram of the posterior-mean predictions and the
+credible intervals of P(ŷ | x) per test point (``probability_intervals``).
 """
 
 from __future__ import annotations

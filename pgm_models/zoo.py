@@ -39,8 +39,8 @@ class ZooRun:
 
     name: str
     model: object
-    scores: dict
     fit_seconds: float
+    scores: pd.DataFrame = None  # compare.score_estimates, indexed by estimate
     sample_seconds: float = float("nan")
     verification: object = None
     idata: object = None
@@ -48,7 +48,7 @@ class ZooRun:
 
     @property
     def classifier(self):
-        return self.model[-1] if hasattr(self.model, "steps") else self.model
+        return _classifier(self.model)
 
     def features(self, X):
         """X as the classifier sees it (after the pipeline's transforms)."""
@@ -83,8 +83,8 @@ class ZooResult:
             health = verification.table if verification is not None else None
             rows.append({
                 "model": run.name,
-                **{f"acc_{e}": run.scores[e]["accuracy"] for e in ESTIMATES},
-                **{f"logloss_{e}": run.scores[e]["log_loss"] for e in ESTIMATES},
+                **{f"acc_{e}": run.scores.loc[e, "accuracy"] for e in ESTIMATES},
+                **{f"logloss_{e}": run.scores.loc[e, "log_loss"] for e in ESTIMATES},
                 "max_abs_z": verification.max_abs_z if verification is not None else np.nan,
                 "z_max": verification.thresholds.get("z_max", np.nan) if verification is not None else np.nan,
                 "max_rhat": health["r_hat"].max() if health is not None else np.nan,
@@ -94,6 +94,11 @@ class ZooResult:
                 "sample_s": run.sample_seconds,
             })
         return pd.DataFrame(rows)
+
+
+def _classifier(model):
+    """The classifier of an estimator or of a Pipeline (its last step)."""
+    return model[-1] if hasattr(model, "steps") else model
 
 
 class _TextColumn:
@@ -167,7 +172,7 @@ def _most_probable_parent(model, X_train, y_train):
     likelihood on the training rows (AODE's BMA weights)."""
     from pgm_models import AODE, SPODE
 
-    classifier = model[-1] if hasattr(model, "steps") else model
+    classifier = _classifier(model)
     if not isinstance(classifier, SPODE):
         return
     features = model[:-1].fit_transform(X_train, y_train) if hasattr(model, "steps") else X_train
@@ -177,17 +182,8 @@ def _most_probable_parent(model, X_train, y_train):
 
 def _verifiable(model) -> bool:
     """Whether the model has both a PyMC model and a closed form to check its draws against."""
-    classifier = model[-1] if hasattr(model, "steps") else model
+    classifier = _classifier(model)
     return hasattr(classifier, "sample_posterior") and hasattr(classifier, "analytic_posterior")
-
-
-def _score(run: ZooRun, X_test, y_test) -> dict:
-    from pgm_models.compare import _true_index, scores
-
-    classifier = run.classifier
-    features = run.features(X_test)
-    true_index = _true_index(classifier.classes_, y_test)
-    return {e: scores(true_index, classifier.predict_proba(features, estimate=e)) for e in ESTIMATES}
 
 
 def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, seed: int = 0,
@@ -202,6 +198,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
 
     from sklearn.model_selection import train_test_split
 
+    from pgm_models.compare import score_estimates
     from pgm_models.verify import check_posterior, check_sampler
 
     if draws < 1 or chains < 1:
@@ -218,7 +215,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
         _most_probable_parent(model, X_train, y_train)
         start = time.perf_counter()
         model.fit(X_train, y_train)
-        run = ZooRun(name, model, {}, time.perf_counter() - start)
+        run = ZooRun(name, model, time.perf_counter() - start)
         classifier = run.classifier
         if hasattr(classifier, "sample_posterior"):
             progress(index, len(models), f"{name}: NUTS, {chains} × {draws} draws")
@@ -235,7 +232,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
                 run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
         else:
             run.note = "an average of SPODEs, with no single PyMC model: verify each SPODE (see the SPODE row)"
-        run.scores = _score(run, X_test, y_test)
+        run.scores = score_estimates(run.classifier, run.features(X_test), y_test).set_index("estimate")
         runs.append(run)
     progress(len(models), len(models), "done")
     settings = {"draws": draws, "chains": chains, "seed": seed, "test_size": test_size,

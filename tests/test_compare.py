@@ -6,7 +6,7 @@ from sklearn.metrics import brier_score_loss
 from sklearn.model_selection import train_test_split
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models.compare import brier_score, compare_estimates, compare_models, expected_calibration_error, log_loss
+from pgm_models.compare import brier_score, compare_estimates, compare_models, expected_calibration_error, log_loss, score_estimates
 from pgm_models.datasets import load_dataset
 
 TRUE = np.array([0, 1, 1, 0])
@@ -33,6 +33,18 @@ def test_compare_estimates_and_models_on_vote():
     assert mean["log_loss"] < mle["log_loss"]  # zero counts hurt the MLE's log loss
     both = compare_models({"nb": CategoricalNB(), "aode": AODE()}, X_train, y_train, X_test, y_test, estimates=["mean"])
     assert list(both.columns[:2]) == ["model", "estimate"] and list(both["model"]) == ["nb", "aode"]
+
+
+def test_score_estimates_scores_a_fitted_model_without_refitting():
+    X, y = load_dataset("weather.nominal")
+    fitted = CategoricalNB().fit(X.iloc[:10], y.iloc[:10])
+    table = score_estimates(fitted, X.iloc[10:], y.iloc[10:], estimates=["map", "mean"]).set_index("estimate")
+    proba = fitted.predict_proba(X.iloc[10:], estimate="mean")
+    true_index = [list(fitted.classes_).index(label) for label in y.iloc[10:]]
+    assert table.loc["mean", "log_loss"] == pytest.approx(-np.mean(np.log(proba[np.arange(4), true_index])))
+    assert list(table.index) == ["map", "mean"]
+    np.testing.assert_allclose(table.to_numpy(), compare_estimates(CategoricalNB(), X.iloc[:10], y.iloc[:10], X.iloc[10:],
+                                                                    y.iloc[10:], estimates=["map", "mean"]).set_index("estimate").to_numpy())
 
 
 def test_unseen_test_label_is_named():

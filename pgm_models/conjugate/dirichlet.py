@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy import stats
 from scipy.special import gammaln
 
 ESTIMATES = ("mean", "map", "mle", "predictive")
@@ -151,8 +152,6 @@ class Dirichlet:
 
     def marginal_distribution(self, index: tuple):
         """The exact marginal of cell ``index``: Beta(α_i, A − α_i), a frozen scipy distribution."""
-        from scipy import stats
-
         total = np.broadcast_to(self.total(), self.concentration.shape)[index]
         return stats.beta(self.concentration[index], total - self.concentration[index])
 

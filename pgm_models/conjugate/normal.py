@@ -169,13 +169,17 @@ class NormalInverseWishart:
         p = self.dim
         if name == "mu":
             k, i = index
-            nu, psi = (self.nu, self.psi) if self.shared else (self.nu[k], self.psi[k])
+            nu, psi = self._sigma(k)
             return stats.t(df=nu - p + 1, loc=self.m[k, i], scale=np.sqrt(psi[i, i] / (self.kappa[k] * (nu - p + 1))))
-        *k, i, j = index
+        *k, i, j = index  # k is empty for the shared Σ
         if i != j:
             return None
-        nu, psi = (self.nu, self.psi) if self.shared else (self.nu[k[0]], self.psi[k[0]])
+        nu, psi = self._sigma(*k)
         return stats.invgamma((nu - p + 1) / 2, scale=psi[i, i] / 2)
+
+    def _sigma(self, k=None):
+        """(ν, Ψ) of the Σ that mean k uses: the shared one, or its own."""
+        return (self.nu, self.psi) if self.shared else (self.nu[k], self.psi[k])
 
     def mode(self):
         means_per_sigma = len(self.m) if self.shared else 1
