@@ -73,15 +73,21 @@ def run_weka(train: Path, test: Path, build: Path):
     return distributions, float(timings["build_seconds"]) + float(timings["predict_seconds"])
 
 
-def median_seconds(function, repeats: int):
-    """Medians of the end-to-end and of the model (fit + predict) seconds, and the last result."""
-    totals, models, result = [], [], None
+def timed(function):
+    """(end-to-end seconds, model seconds, result) of one call."""
+    start = time.perf_counter()
+    result, model_seconds = function()
+    return time.perf_counter() - start, model_seconds, result
+
+
+def medians(functions: dict, repeats: int) -> dict:
+    """Per side: medians of the end-to-end and model seconds, and the last result. The sides
+    alternate within each repeat, so a slow spell of the machine falls on both."""
+    runs = {name: [] for name in functions}
     for _ in range(repeats):
-        start = time.perf_counter()
-        result, model_seconds = function()
-        totals.append(time.perf_counter() - start)
-        models.append(model_seconds)
-    return statistics.median(totals), statistics.median(models), result
+        for name, function in functions.items():
+            runs[name].append(timed(function))
+    return {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs), rs[-1][2]) for name, rs in runs.items()}
 
 
 def main(argv=None) -> int:
@@ -107,10 +113,14 @@ def main(argv=None) -> int:
             (folder / "vote.arff").write_bytes(source.read())
         cases = [("vote", folder / "vote.arff", folder / "vote.arff"), (f"synthetic {args.rows} × {args.attributes}", train, test)]
         for name, train_file, test_file in cases:
-            ours_s, ours_model_s, ours = median_seconds(lambda: run_ours(train_file, test_file), args.repeats)
+            sides = {"ours": lambda: run_ours(train_file, test_file)}
+            if use_weka:
+                sides["weka"] = lambda: run_weka(train_file, test_file, folder)
+            timings = medians(sides, args.repeats)
+            ours_s, ours_model_s, ours = timings["ours"]
             row = {"data": name, "pgm_models_s": ours_s, "pgm_models_model_s": ours_model_s}
             if use_weka:
-                weka_s, weka_model_s, weka = median_seconds(lambda: run_weka(train_file, test_file, folder), args.repeats)
+                weka_s, weka_model_s, weka = timings["weka"]
                 row.update(weka_s=weka_s, weka_model_s=weka_model_s, speedup=weka_s / ours_s, model_speedup=weka_model_s / ours_model_s,
                            max_difference=float(np.abs(ours - weka).max()),
                            same_predictions=bool((ours.argmax(axis=1) == weka.argmax(axis=1)).all()))
@@ -119,7 +129,7 @@ def main(argv=None) -> int:
     if args.write:
         command = "python -m benchmarks.aode_vs_weka " + " ".join(argv if argv is not None else sys.argv[1:])
         lines = ["", "## AODE vs Weka 3.6 AODE, end to end (read ARFF, fit, predict every test row)", "",
-                 f"Command: `{command.strip()}` — median of {args.repeats} runs. End to end: reading both ARFF files, "
+                 f"Command: `{command.strip()}` — median of {args.repeats} runs, the two sides alternating. End to end: reading both ARFF files, "
                  "fit, predict (Weka: JVM start-up included). Model: fit + predict only (Weka: buildClassifier + "
                  "distributionForInstance, timed inside the JVM).", "",
                  "| data | end to end: pgm_models (s) | Weka (s) | Weka / pgm_models | model: pgm_models (s) | Weka (s) | Weka / pgm_models | max abs Δp | same predictions |",

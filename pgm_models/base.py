@@ -104,7 +104,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         for attribute in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attribute)
         labels = check_labels(y, self)
-        check_classification_targets(labels)
+        if not isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+            check_classification_targets(labels)  # a Categorical declares its classes, of any type
         return labels
 
     @available_if(_is_generative)

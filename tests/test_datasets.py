@@ -124,3 +124,71 @@ def test_load_table_reads_arff_and_names_bad_files(tmp_path):
     (tmp_path / "two.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="no column named 'c'"):
         load_table(tmp_path / "two.csv", target="c")
+
+
+def _nominal_arff(tmp_path, rng, n_rows=300, extra=""):
+    """Random machine-written nominal data (values of 1–3 characters, 10 % missing, a blank line)."""
+    domains = [["a", "bb", "ccc"], ["x", "y"], ["v0", "v1", "v2", "v3"], ["yes", "no"]]
+    lines = ["@relation r"] + [f"@attribute f{j} {{{','.join(d)}}}" for j, d in enumerate(domains)] + ["@data"]
+    for i in range(n_rows):
+        lines.append(",".join("?" if rng.random() < 0.1 else d[rng.integers(len(d))] for d in domains))
+        if i == n_rows // 2:
+            lines.append("")
+    path = tmp_path / "nominal.arff"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def test_bare_nominal_reader_agrees_with_the_general_reader(tmp_path, monkeypatch):
+    """Machine-written nominal data takes the NumPy reader; the same rows with a comment line
+    (which only the general line-by-line reader accepts) give the same frame."""
+    from pgm_models.datasets import arff
+
+    path = _nominal_arff(tmp_path, np.random.default_rng(0))
+    used = []
+    bare = arff._read_bare_nominal
+    monkeypatch.setattr(arff, "_read_bare_nominal", lambda *a: used.append(bare(*a)) or used[-1])
+    _, _, fast = read_arff(path)
+    assert used and used[0] is not None
+    general = tmp_path / "general.arff"
+    general.write_text(path.read_text() + "% a comment: the general reader\n")
+    _, _, exact = read_arff(general)
+    assert len(used) == 1  # the general reader's file never reached the fast ones
+    pd.testing.assert_frame_equal(fast, exact)
+    assert fast.isna().to_numpy().mean() == pytest.approx(0.1, abs=0.03)
+    assert list(fast["f2"].cat.categories) == ["v0", "v1", "v2", "v3"]
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("abcd,x,v0,yes", r"undeclared value\(s\) \['abcd'\]"),  # longer than the reader's field width
+        ("a,x,v9,yes", r"undeclared value\(s\) \['v9'\]"),
+        ("a,x,v0", "nominal.arff:308: 3 values, the header declares 4"),
+        ("a,x,v0,yes,no", "nominal.arff:308: 5 values, the header declares 4"),
+        ("a,,v0,yes", r"undeclared value\(s\) \[''\]"),
+    ],
+)
+def test_bare_nominal_reader_leaves_bad_rows_to_the_general_reader(tmp_path, row, message):
+    path = _nominal_arff(tmp_path, np.random.default_rng(1), extra=row + "\n")
+    with pytest.raises(ValueError, match=message):
+        read_arff(path)
+
+
+@pytest.mark.parametrize("row, message", [("x,1,2", r"t.arff:7: 3 values"), ("x", r"t.arff:7: 1 values")])
+def test_pandas_reader_leaves_rows_of_another_length_to_the_general_reader(tmp_path, row, message):
+    path = tmp_path / "t.arff"
+    path.write_text("@relation r\n@attribute c {x,y}\n@attribute n numeric\n@data\nx,1\ny,2\n" + row + "\n")
+    with pytest.raises(ValueError, match=message):
+        read_arff(path)
+
+
+def test_hash_codes_finds_each_of_many_values_and_rejects_others():
+    from pgm_models.datasets.arff import _hash_codes
+
+    rng = np.random.default_rng(2)
+    lookup = np.unique(rng.integers(0, 2**56, 200, dtype=np.uint64))
+    positions = rng.integers(-1, len(lookup) - 1, 5000)  # −1: the last value, the missing mark
+    codes = _hash_codes(lookup[positions], lookup)
+    np.testing.assert_array_equal(codes, positions)
+    assert _hash_codes(np.append(lookup[positions], np.uint64(2**60)), lookup) is None

@@ -228,3 +228,48 @@ def test_tan_root_errors():
         TAN(root=7).fit(X, y)
     with pytest.raises(ValueError, match="root='eyes' is not an attribute name"):
         TAN(root="eyes").fit(X, y)
+
+
+@pytest.mark.parametrize("weights", ["unit", "whole", "fractional", "beyond float32"])
+def test_pair_counts_are_the_exact_weighted_pair_counts(weights, monkeypatch):
+    """Whole-number weights take the float32 product, others float64; several blocks of rows."""
+    from pgm_models.semi_naive import _pairs
+
+    rng = np.random.default_rng(3)
+    layout = _pairs.PairLayout([3, 2, 4])
+    codes = np.column_stack([rng.integers(-1, r, 200) for r in (3, 2, 4)])  # −1: missing
+    class_index = rng.integers(0, 2, 200)
+    weight = {"unit": np.ones(200), "whole": rng.integers(0, 6, 200).astype(float), "fractional": rng.random(200),
+              "beyond float32": np.r_[2.0**24 + 1, np.ones(199)]}[weights]
+    expected = np.zeros((2, layout.n_cells, layout.n_cells))
+    for row, k, w in zip(layout.cells(codes), class_index, weight):
+        expected[k][np.ix_(row, row)] += w
+    monkeypatch.setattr(_pairs, "FLOATS_PER_BLOCK", 50 * layout.n_cells)  # blocks of 50 rows
+    counts = _pairs.pair_counts(layout, codes, class_index, weight, 2)
+    if weights == "fractional":
+        np.testing.assert_allclose(counts, expected, rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(counts, expected)
+
+
+@pytest.mark.parametrize("estimate", ["mean", "mle"])
+def test_spode_scores_are_the_sums_of_table_entries(estimate, weather):
+    """log P(y, x_a) + Σ_{j≠a} log P(x_j | y, x_a), term by term from the tables, missing values
+    skipped as children and −inf as parents; the MLE has zero probabilities (−inf terms)."""
+    X, y = weather
+    X = X.copy()
+    X.iloc[[2, 5], 1] = None
+    model = AODE(estimate=estimate).fit(X, y)
+    codes = model._encode(X, reset=False, training=False)
+    log_joint, log_child = model._spode_tables(estimate)
+    cells = model._value_index(codes)
+    n_values = log_joint.shape[1]
+    expected = np.full((len(X), len(model.classes_), X.shape[1]), -np.inf)
+    for i, row in enumerate(cells):
+        for k in range(len(model.classes_)):
+            for a, parent in enumerate(row):
+                if parent < n_values:
+                    expected[i, k, a] = log_joint[k, parent] + sum(log_child[k, parent, c] for c in row if c < n_values)
+    scores = model._spode_scores(codes, (log_joint, log_child))
+    assert np.isneginf(expected).sum() > (0 if estimate == "mean" else 2 * 2)  # the MLE adds zero probabilities
+    np.testing.assert_allclose(scores, expected, rtol=1e-12)

@@ -119,15 +119,17 @@ def _unhashable(where: str, error: TypeError) -> TypeError:
 
 def _codes_in(column, categories: np.ndarray, where: str) -> np.ndarray:
     """Position of each value in ``categories``; −1 where missing, _OUTSIDE where not in the domain."""
-    domain = pd.Index(categories)
     if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        own = np.asarray(column.cat.categories)
+        if len(own) == len(categories) and bool((own == categories).all()):
+            return column.cat.codes.to_numpy().astype(np.intp)  # the domain itself: codes are codes
         # map the column's own categories once, then its integer codes
-        recode = np.append(domain.get_indexer(column.cat.categories), -1)
+        recode = np.append(pd.Index(categories).get_indexer(column.cat.categories), -1)
         recode[:-1][recode[:-1] < 0] = _OUTSIDE
         return recode[column.cat.codes.to_numpy()]
     values = column.to_numpy() if isinstance(column, pd.Series) else column
     try:
-        codes = domain.get_indexer(values).astype(np.intp)
+        codes = pd.Index(categories).get_indexer(values).astype(np.intp)
     except TypeError as error:
         raise _unhashable(where, error) from None
     missing = pd.isna(values)

@@ -16,7 +16,6 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
@@ -62,8 +61,10 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         return int(value)
 
     def _floats_per_row(self):
-        """Per row: every class's child sums over the T value cells, and its F SPODE scores."""
-        return len(self.classes_) * (int(self.n_categories_.sum()) + self.n_features_in_)
+        """Per row: its one-hot value cells, every class's sums over the T parent cells, and its
+        F SPODE scores."""
+        n_values = int(self.n_categories_.sum())
+        return n_values + 2 + len(self.classes_) * (n_values + self.n_features_in_)
 
     @staticmethod
     def _value_counts(pairs, layout):
@@ -151,21 +152,26 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
         ``_spode_tables``: (N, K, F); −inf where x_a is missing.
 
-        For class k, Σ_j log P(x_j | k, x_a) is entry x_a of D · L_kᵀ, D the rows' one-hot
-        value cells (a missing value has no cell, so it is skipped as child) and L_k the child
-        log table — one sparse product per class, then a gather of each row's parent cells."""
+        log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) is entry (k, s) of [D 1] · [L; J]: D the
+        rows' one-hot value cells (a missing value has no cell, so it is skipped as child), L[t,
+        (k, s)] the log probability of child cell t under class k and parent cell s, J the log
+        joint table as one more row — one dense BLAS product for all classes and parent cells,
+        then a gather of each row's own parent cells. A zero probability (log −inf) is counted by
+        a second product over where they are, since 0 · (−inf) is NaN in the first."""
         log_joint, log_child = tables
         n_classes, n_values = log_joint.shape
         cells = self._value_index(codes)  # n_values where missing
-        n_rows, n_attributes = cells.shape
+        n_rows = len(cells)
         observed = cells < n_values
-        design = sp.csr_array(
-            (np.ones(observed.sum()), cells[observed], np.concatenate(([0], np.cumsum(observed.sum(axis=1))))),
-            shape=(n_rows, n_values),
-        )
-        padded = np.where(observed, cells, 0)
-        scores = np.empty((n_rows, n_classes, n_attributes))
-        for k in range(n_classes):
-            children = np.asarray(design @ log_child[k].T)  # (N, T): every parent cell's child sum
-            scores[:, k, :] = np.where(observed, log_joint[k, padded] + np.take_along_axis(children, padded, axis=1), -np.inf)
+        design = np.zeros((n_rows, n_values + 2))  # value cells, the constant 1, a cell for missing values
+        np.put(design, (np.arange(n_rows) * (n_values + 2))[:, None] + np.where(observed, cells, n_values + 1), 1.0)
+        design[:, n_values] = 1.0
+        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(n_values, -1), log_joint.reshape(1, -1)])
+        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
+        per_parent_cell = design[:, : n_values + 1] @ np.where(impossible, 0.0, stacked)
+        if impossible.any():
+            per_parent_cell[design[:, : n_values + 1] @ impossible > 0] = -np.inf
+        per_parent_cell = per_parent_cell.reshape(n_rows, n_classes, n_values)
+        scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
+        np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
