@@ -43,7 +43,9 @@ from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities, lo
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
-FLOATS_PER_BLOCK = 4_000_000  # rows are scored in blocks whose temporaries hold about this many floats
+# Rows are scored in blocks whose temporaries hold about this many floats (8 MB): small enough
+# that later blocks reuse the first one's memory instead of faulting in fresh pages.
+FLOATS_PER_BLOCK = 1_000_000
 
 
 class Marginal:

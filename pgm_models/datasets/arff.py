@@ -12,6 +12,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -128,8 +129,14 @@ def _column(attribute: Attribute, values: pd.Categorical, path: str) -> pd.Serie
 
 def _nominal(attribute: Attribute, codes: np.ndarray) -> pd.Series:
     """A nominal attribute from codes into its declared values (−1: missing)."""
-    dtype = pd.CategoricalDtype(list(attribute.values))
-    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), name=attribute.name)
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=_declared_dtype(attribute.values), validate=False), name=attribute.name)
+
+
+@lru_cache(maxsize=1024)
+def _declared_dtype(values: tuple[str, ...]) -> pd.CategoricalDtype:
+    """One (immutable) dtype per declared value list: attributes and files that declare the
+    same values share it, and building one validates its categories."""
+    return pd.CategoricalDtype(list(values))
 
 
 def _plain_data(text: str) -> bool:

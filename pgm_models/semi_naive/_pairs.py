@@ -38,7 +38,9 @@ class PairLayout:
         return slice(start, start + int(self.sizes[attribute]))
 
 
-FLOATS_PER_BLOCK = 4_000_000  # one-hot rows are encoded a block at a time: 16 MB (float32) or 32 MB per array
+# One-hot rows are encoded a block at a time, 1 MB (float32) or 2 MB per block: the blocks reuse
+# one buffer that stays in cache, where one large design faults in fresh pages.
+FLOATS_PER_BLOCK = 250_000
 _FLOAT32_EXACT = 2**24  # float32 holds every whole number up to 2^24 exactly
 
 
