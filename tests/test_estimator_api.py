@@ -120,9 +120,13 @@ def test_declared_class_without_rows_keeps_prior_mass():
     np.testing.assert_allclose(model.analytic_posterior("mean")["class_prob"].values, [3 / 7, 3 / 7, 1 / 7])
 
 
-def test_continuous_target_is_rejected():
+def test_continuous_target_is_rejected_unless_declared_categorical():
     with pytest.raises(ValueError, match="Unknown label type"):
         MultinomialNB().fit(X_COUNTS, [0.1, 0.5, 0.7, 1.2])
+    y = pd.Series(pd.Categorical([0.1, 0.5, 0.1, 0.5], categories=[0.1, 0.5, 0.7]))  # classes by declaration
+    model = MultinomialNB().fit(X_COUNTS, y)
+    np.testing.assert_array_equal(model.classes_, [0.1, 0.5, 0.7])
+    np.testing.assert_array_equal(model.class_count_, [2, 2, 0])
 
 
 def test_sparse_and_dense_input_give_the_same_model():
