@@ -223,7 +223,7 @@ def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Se
             warnings.simplefilter("ignore", DeprecationWarning)
             frame = pd.read_csv(
                 io.StringIO(text), header=None, quotechar="'", skipinitialspace=True, keep_default_na=False,
-                dtype={j: pd.CategoricalDtype([*a.values, "?"]) if nominal[j] else str for j, a in enumerate(attributes)},
+                dtype={j: _declared_dtype((*a.values, "?")) if nominal[j] else str for j, a in enumerate(attributes)},
                 na_values={j: ["?"] for j in range(n_attributes) if not nominal[j]}, skip_blank_lines=True, engine="c",
             )
     except ValueError:  # a row longer than the first (ParserError), or an undeclared value in pandas ≥ 4

@@ -20,7 +20,7 @@ import numpy as np
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
-from pgm_models.semi_naive._pairs import PairLayout, pair_counts
+from pgm_models.semi_naive._pairs import PairLayout, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
 
@@ -161,17 +161,16 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         log_joint, log_child = tables
         n_classes, n_values = log_joint.shape
         cells = self._value_index(codes)  # n_values where missing
-        n_rows = len(cells)
         observed = cells < n_values
-        design = np.zeros((n_rows, n_values + 2))  # value cells, the constant 1, a cell for missing values
-        np.put(design, (np.arange(n_rows) * (n_values + 2))[:, None] + np.where(observed, cells, n_values + 1), 1.0)
+        design = one_hot(np.where(observed, cells, n_values + 1), n_values + 2)  # value cells, the constant 1, missing
         design[:, n_values] = 1.0
+        with_constant = design[:, : n_values + 1]  # the missing cell dropped: a missing child adds nothing
         stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(n_values, -1), log_joint.reshape(1, -1)])
         impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
-        per_parent_cell = design[:, : n_values + 1] @ np.where(impossible, 0.0, stacked)
+        per_parent_cell = with_constant @ np.where(impossible, 0.0, stacked)
         if impossible.any():
-            per_parent_cell[design[:, : n_values + 1] @ impossible > 0] = -np.inf
-        per_parent_cell = per_parent_cell.reshape(n_rows, n_classes, n_values)
+            per_parent_cell[with_constant @ impossible > 0] = -np.inf
+        per_parent_cell = per_parent_cell.reshape(len(cells), n_classes, n_values)
         scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores

@@ -38,6 +38,13 @@ class PairLayout:
         return slice(start, start + int(self.sizes[attribute]))
 
 
+def one_hot(cells: np.ndarray, n_columns: int, dtype=np.float64) -> np.ndarray:
+    """(N, n_columns) rows with a 1 in each of their ``cells`` (N, F), written by flat index."""
+    design = np.zeros((len(cells), n_columns), dtype=dtype)
+    np.put(design, (np.arange(len(cells)) * n_columns)[:, None] + cells, 1.0)
+    return design
+
+
 # One-hot rows are encoded a block at a time, 1 MB (float32) or 2 MB per block: the blocks reuse
 # one buffer that stays in cache, where one large design faults in fresh pages.
 FLOATS_PER_BLOCK = 250_000
@@ -60,8 +67,7 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int) 
             rows = members[start : start + rows_per_block]
             block_weight = weight[rows]
             whole = np.array_equal(block_weight, np.round(block_weight)) and block_weight.sum() < _FLOAT32_EXACT
-            design = np.zeros((len(rows), layout.n_cells), dtype=np.float32 if whole else np.float64)
-            np.put(design, (np.arange(len(rows)) * layout.n_cells)[:, None] + cells[rows], 1.0)
+            design = one_hot(cells[rows], layout.n_cells, np.float32 if whole else np.float64)
             # unit weights: Dᵀ D of one buffer, which BLAS computes as a symmetric product (syrk)
             weighted = design if (block_weight == 1).all() else design * block_weight.astype(design.dtype)[:, None]
             counts[k] += design.T @ weighted
