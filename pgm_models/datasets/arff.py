@@ -4,10 +4,19 @@ Nominal attributes become pandas Categoricals whose categories are the *declared
 declared order (values declared but never observed still belong to the domain), numeric
 attributes become float columns, string and date attributes become str columns. ``?`` is a
 missing value (NaN). Dense and sparse (``{index value, ...}``) data rows are both read.
+
+The grammar of a value, in value lists and data rows alike (``_split_fields``): a single- or
+double-quoted string with backslash escapes (spaces inside and at its edges are kept), or a bare
+run of characters other than whitespace, quotes, ``,``, ``{`` and ``}``; an unquoted ``?`` is
+missing; values are separated by commas with optional whitespace around them. Weka's tokenizer
+also splits at whitespace, so a bare ``a b`` (or ``0<tab>y``) would be two values there: it is
+an error here, naming the line, as is ``'a''b'``. A sparse row is ``{index value, ...}`` with
+increasing indices in 0..n−1. Files are UTF-8 (a byte-order mark is skipped).
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import warnings
@@ -18,10 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-# One field: a single- or double-quoted string with backslash escapes, or a bare run of text.
-_FIELD = re.compile(
-    r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,{}\s][^,{}]*?|))\s*(?:,|$)"""
-)
+# One value: a single- or double-quoted string with backslash escapes, or a bare run without
+# whitespace, quotes, commas or braces (possibly empty: then an error or an undeclared value).
+# Possessive quantifiers throughout: no backtracking, so a match is linear in the text.
+_VALUE = r"""(?:'((?:[^'\\]|\\.)*+)'|"((?:[^"\\]|\\.)*+)"|([^,{}\s'"]*+))"""
+_FIELD = re.compile(rf"\s*+{_VALUE}\s*+(?:,|$)")
+_PAIR = re.compile(rf"\s*+([^,{{}}\s'\"]++)\s++{_VALUE}\s*+(?:,|$)")  # index value, in a sparse row
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "%": "%"}
 _ESCAPE = re.compile(r"\\(.)")
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
@@ -38,6 +49,17 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
 
 
+def _value(single: str | None, double: str | None, bare: str | None) -> str | None:
+    if bare is not None:
+        return None if bare == "?" else bare
+    return _unescape(single if single is not None else double)
+
+
+def _cannot_parse(text: str, position: int, where: str) -> ValueError:
+    return ValueError(f"{where}: cannot read a value at {text[position:][:40]!r}: quote a value that contains spaces, "
+                      f"quotes, commas or braces ('a b'), and separate values with commas")
+
+
 def _split_fields(text: str, where: str) -> list[str | None]:
     """Split a comma-separated ARFF line; an unquoted ``?`` becomes None (missing)."""
     fields: list[str | None] = []
@@ -46,20 +68,35 @@ def _split_fields(text: str, where: str) -> list[str | None]:
     while position < len(text):
         match = _FIELD.match(text, position)
         if match is None or match.end() == position:
-            raise ValueError(f"{where}: cannot parse {text[position:][:40]!r}")
-        single, double, bare = match.groups()
-        if bare is not None:
-            fields.append(None if bare == "?" else bare)
-        else:
-            fields.append(_unescape(single if single is not None else double))
+            raise _cannot_parse(text, position, where)
+        fields.append(_value(*match.groups()))
         position = match.end()
     if text.endswith(","):
         raise ValueError(f"{where}: trailing comma")
     return fields
 
 
+def _sparse_pairs(text: str, n_attributes: int, where: str):
+    """(index, value) of a sparse row's ``{index value, ...}``: indices increase in 0..n−1."""
+    inner, position, previous = text[1:-1].strip(), 0, -1
+    while position < len(inner):
+        match = _PAIR.match(inner, position)
+        if match is None or match.end() == position:
+            raise _cannot_parse(inner, position, where)
+        index_text, *value = match.groups()
+        if not index_text.isdigit() or int(index_text) >= n_attributes:
+            raise ValueError(f"{where}: sparse index {index_text!r} is not an attribute index 0..{n_attributes - 1}")
+        if int(index_text) <= previous:
+            raise ValueError(f"{where}: sparse indices must increase, got {index_text} after {previous}")
+        previous = int(index_text)
+        yield previous, _value(*value)
+        position = match.end()
+    if inner.endswith(","):
+        raise ValueError(f"{where}: trailing comma")
+
+
 def _parse_attribute(spec: str, where: str) -> Attribute:
-    match = re.match(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+(.*)$""", spec)
+    match = re.match(r"""\s*('(?:[^'\\]|\\.)*+'|"(?:[^"\\]|\\.)*+"|\S++)\s++(.*)$""", spec)
     if match is None:
         raise ValueError(f"{where}: malformed @attribute {spec!r}")
     raw_name, type_spec = match.groups()
@@ -80,51 +117,75 @@ def _parse_attribute(spec: str, where: str) -> Attribute:
     raise ValueError(f"{where}: attribute {name!r} has unsupported type {type_spec!r}")
 
 
-def _read_rows(lines, first_number: int, attributes: list[Attribute], path: str) -> list[list[str | None]]:
-    """The general reader: every line through ``_split_fields``; errors name the line."""
+class _NeedsLineNumbers(Exception):
+    """Raised by a fast reader's column check: the general reader reads the file again, so the
+    error names the line."""
+
+
+def _read_rows(lines, first_number: int, attributes: list[Attribute], path: str):
+    """The general reader: every line through ``_split_fields`` (sparse rows through
+    ``_sparse_pairs``); rows of values and the line number of each; errors name the line."""
     # In a sparse row an omitted value is Weka's internal 0: the number 0, or a nominal
-    # attribute's first declared value.
-    omitted = [a.values[0] if a.kind == "nominal" else "0" for a in attributes]
+    # attribute's first declared value (missing for an attribute that declares none).
+    omitted = [(a.values[0] if a.values else None) if a.kind == "nominal" else "0" for a in attributes]
     n_attributes = len(attributes)
-    rows = []
+    rows, numbers = [], []
     for number, line in enumerate(lines, start=first_number):
         text = line.strip()
         if not text or text.startswith("%"):
             continue
         where = f"{path}:{number}"
         if text.startswith("{"):
+            if not text.endswith("}"):
+                raise ValueError(f"{where}: a sparse row must end with '}}'")
             row: list[str | None] = list(omitted)
-            for pair in _split_fields(text.strip("{}"), where):
-                index, _, value = pair.partition(" ")
-                row[int(index)] = None if value.strip() == "?" else _unescape(value.strip().strip("'\""))
+            for index, value in _sparse_pairs(text, n_attributes, where):
+                row[index] = value
         else:
             row = _split_fields(text, where)
         if len(row) != n_attributes:
             raise ValueError(f"{where}: {len(row)} values, the header declares {n_attributes} attributes")
         rows.append(row)
-    return rows
+        numbers.append(number)
+    return rows, numbers
 
 
-def _column(attribute: Attribute, values: pd.Categorical, path: str) -> pd.Series:
-    """One attribute's raw text values, as a Categorical of the strings seen (missing: NaN),
-    turned into a typed Series; all the work is on the few distinct strings, not every row."""
-    seen = values.categories.astype(str).str.strip()
-    codes = values.codes
+def _column(attribute: Attribute, values: pd.Categorical, path: str, numbers=None) -> pd.Series:
+    """One attribute's values (missing: NaN), as a Categorical of the strings seen, turned into
+    a typed Series; all the work is on the few distinct strings, not every row. ``numbers``:
+    each row's line, for errors (without them, ``_NeedsLineNumbers``)."""
+    seen, codes = values.categories.astype(object), values.codes
+    observed = np.zeros(len(seen), dtype=bool)
+    observed[codes[codes >= 0]] = True
+
+    def bad(value, problem):
+        if numbers is None:
+            raise _NeedsLineNumbers
+        line = numbers[int(np.flatnonzero(codes == seen.get_loc(value))[0])]
+        raise ValueError(f"{path}:{line}: attribute {attribute.name!r} {problem}")
+
     if attribute.kind == "nominal":
-        declared = pd.Index(attribute.values)
-        position = declared.get_indexer(seen)
-        undeclared = sorted(set(seen[(position < 0) & np.isin(np.arange(len(seen)), codes)]))
-        if undeclared:
-            raise ValueError(f"{path}: attribute {attribute.name!r} has undeclared value(s) {undeclared}")
-        return _nominal(attribute, np.where(codes >= 0, position[codes], -1))
+        position = pd.Index(attribute.values, dtype=object).get_indexer(seen)
+        undeclared = seen[(position < 0) & observed]
+        if len(undeclared):
+            bad(undeclared[0], f"has undeclared value {undeclared[0]!r} (declared: {list(attribute.values)})")
+        return _nominal(attribute, np.where(codes >= 0, np.append(position, -1)[codes], -1))
     if attribute.kind == "numeric":
         try:
-            numbers = seen.astype(float).to_numpy()
-        except ValueError as error:
-            raise ValueError(f"{path}: numeric attribute {attribute.name!r}: {error}") from None
-        return pd.Series(np.where(codes >= 0, numbers[codes] if len(numbers) else np.nan, np.nan), name=attribute.name)
-    text = np.asarray(values.categories, dtype=object)
-    return pd.Series(np.where(codes >= 0, text[codes] if len(text) else None, None), name=attribute.name, dtype=object)
+            numbers_seen = np.array(seen, dtype=float)
+        except ValueError:
+            text = next(t for t in seen if not _is_number(t))
+            bad(text, f"is numeric, got {text!r}")
+        return pd.Series(np.append(numbers_seen, np.nan)[codes], name=attribute.name)
+    return pd.Series(np.append(np.asarray(seen, dtype=object), None)[codes], name=attribute.name, dtype=object)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _nominal(attribute: Attribute, codes: np.ndarray) -> pd.Series:
@@ -140,10 +201,9 @@ def _declared_dtype(values: tuple[str, ...]) -> pd.CategoricalDtype:
 
 
 def _plain_data(text: str) -> bool:
-    """A data section pandas' CSV parser reads exactly: no escapes, double quotes, sparse rows
-    ('{', and so any quoted '{' too, goes to the general reader), '%' (a comment only at a
-    line's start in ARFF) or a quoted '?' (a value, not missing)."""
-    return not any(mark in text for mark in ("\\", '"', "%", "'?'", "{"))
+    """Whether pandas' C parser and NumPy's reader may try a data section: no sparse rows or
+    braces (``_split_fields`` rejects a bare brace) and no '%' (a comment at a line's start)."""
+    return not any(mark in text for mark in ("{", "}", "%"))
 
 
 _MAX_BARE_VALUES = 256  # declared values per attribute that the bare reader's hash tables take
@@ -204,39 +264,45 @@ def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series
     return series
 
 
-def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Series] | None:
-    """The data section through pandas' C parser: ',' separated, ' quoted, '?' missing; None
-    when a field needs the general reader's checks.
+def _decode(raw: pd.Index) -> np.ndarray | None:
+    """Each distinct raw field (text between commas, as pandas split it) read as one ARFF value
+    by the same grammar as ``_split_fields`` (None: missing); None when a field is not exactly
+    one value — a quoted comma split it, or it is empty — and the general reader must decide."""
+    text = pd.Index(raw, dtype=object).str.strip()
+    simple = ~text.str.contains(r"[\s'\"]", regex=True) & (text != "")  # a bare value as it stands
+    values = np.where(text == "?", None, text.to_numpy(dtype=object))
+    for j in np.flatnonzero(~simple):
+        match = _FIELD.fullmatch(text[j])
+        if match is None or match.group(0) == "" or match.group(0).endswith(","):
+            return None
+        values[j] = _value(*match.groups())
+    return values
 
-    A nominal column is parsed straight into its declared values plus '?' (the parser matches
-    every field against them as it reads); other columns are read as text. Rows of another
-    length than the header's, a nominal field that matches no declared value or an empty field
-    (also what the parser puts in a short row) send the file to ``_read_rows``, whose errors
-    name the line and the value."""
-    if any("?" in a.values for a in attributes):
-        return None  # a declared '?' and the missing mark cannot both be categories
-    nominal = [a.kind == "nominal" for a in attributes]
+
+def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Series] | None:
+    """The data section through pandas' C parser, splitting at every comma (no quoting): each
+    column's distinct raw fields are read by ``_decode``, so values are exactly those of the
+    general reader. None when a quoted value holds a comma, a row has another length than the
+    header's (a short row's missing fields are empty) or a field is empty; a bad value raises
+    ``_NeedsLineNumbers`` (``_column``): the general reader then names the line."""
     n_attributes = len(attributes)
     try:
-        with warnings.catch_warnings():
-            # pandas 3 warns that an undeclared value will raise (pandas 4): either way, it goes on below
-            warnings.simplefilter("ignore", DeprecationWarning)
-            frame = pd.read_csv(
-                io.StringIO(text), header=None, quotechar="'", skipinitialspace=True, keep_default_na=False,
-                dtype={j: _declared_dtype((*a.values, "?")) if nominal[j] else str for j, a in enumerate(attributes)},
-                na_values={j: ["?"] for j in range(n_attributes) if not nominal[j]}, skip_blank_lines=True, engine="c",
-            )
-    except ValueError:  # a row longer than the first (ParserError), or an undeclared value in pandas ≥ 4
+        frame = pd.read_csv(io.StringIO(text), header=None, sep=",", quoting=csv.QUOTE_NONE, dtype=str,
+                            na_filter=False, skip_blank_lines=True, engine="c")
+    except (ValueError, pd.errors.EmptyDataError):  # a row longer than the first (ParserError)
         return None
     if frame.shape[1] != n_attributes:
         return None
-    columns = [frame[j].array for j in range(n_attributes)]
-    if any((c.codes < 0).any() if nominal[j] else (frame[j] == "").any() for j, c in enumerate(columns)):
-        return None
-    return [
-        _nominal(a, np.where(c.codes == len(a.values), -1, c.codes)) if nominal[j] else _column(a, pd.Categorical(c), path)
-        for j, (a, c) in enumerate(zip(attributes, columns))
-    ]
+    series = []
+    for attribute, (_, column) in zip(attributes, frame.items()):
+        raw = pd.Categorical(column.to_numpy(dtype=object))
+        values = _decode(raw.categories)
+        if values is None:
+            return None
+        inverse, distinct = pd.factorize(values, use_na_sentinel=True)
+        codes = np.append(inverse, -1)[raw.codes]
+        series.append(_column(attribute, pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object)), path))
+    return series
 
 
 def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
@@ -246,8 +312,7 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
     (machine-written nominal data), else pandas' C parser (``_read_plain``), else the general
     line-by-line reader (escapes, sparse rows, comments), whose errors name the line."""
     path = str(path)
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = _decode_file(path)
     relation, attributes = "", []
     position, number = 0, 0
     while position < len(text):
@@ -257,25 +322,50 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
         line = line.strip()
         if not line or line.startswith("%"):
             continue
-        keyword, _, rest = line.partition(" ")
+        keyword, *rest = line.split(None, 1)
+        rest = rest[0] if rest else ""
         keyword = keyword.lower()
         where = f"{path}:{number}"
         if keyword == "@relation":
             relation = rest.strip().strip("'\"")
         elif keyword == "@attribute":
-            attributes.append(_parse_attribute(rest.replace("\t", " "), where))
+            attribute = _parse_attribute(rest, where)
+            if any(a.name == attribute.name for a in attributes):
+                raise ValueError(f"{where}: attribute name {attribute.name!r} is declared twice")
+            attributes.append(attribute)
         elif keyword == "@data":
             if not attributes:
                 raise ValueError(f"{where}: @data before any @attribute")
-            data = text[position:]
-            series = None
-            if data.strip() and _plain_data(data):
-                series = _read_bare_nominal(data, attributes) or _read_plain(data, attributes, path)
-            if series is None:
-                rows = _read_rows(data.splitlines(), number + 1, attributes, path)
-                columns = [pd.Categorical(list(c)) for c in zip(*rows)] if rows else [pd.Categorical([])] * len(attributes)
-                series = [_column(a, c, path) for a, c in zip(attributes, columns)]
-            return relation, attributes, pd.concat(series, axis=1)
+            return relation, attributes, pd.concat(_read_data(text[position:], number + 1, attributes, path), axis=1)
         else:
             raise ValueError(f"{where}: unexpected line {line[:40]!r}")
     raise ValueError(f"{path}: no @data section")
+
+
+def _decode_file(path: str) -> str:
+    """The file's text as UTF-8 (a leading byte-order mark dropped). Weka 3.6 decodes with the
+    platform's charset and turns undecodable bytes into U+FFFD; silently changed values are
+    worse than an error that names the line and the fix."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 (byte 0x{data[error.start]:02x}); ARFF files are read as UTF-8: "
+                         f"convert it first, e.g. iconv -f latin1 -t utf-8") from None
+
+
+def _read_data(data: str, first_number: int, attributes: list[Attribute], path: str) -> list[pd.Series]:
+    """The data section's columns, from the fastest reader that reads it exactly: the general
+    reader decides every case the fast ones leave (and names the line of a bad value)."""
+    if data.strip() and _plain_data(data):
+        try:
+            series = _read_bare_nominal(data, attributes) or _read_plain(data, attributes, path)
+        except _NeedsLineNumbers:
+            series = None
+        if series is not None:
+            return series
+    rows, numbers = _read_rows(re.split(r"\r\n?|\n", data), first_number, attributes, path)
+    columns = [pd.Categorical(list(c)) for c in zip(*rows)] if rows else [pd.Categorical([])] * len(attributes)
+    return [_column(a, c, path, numbers) for a, c in zip(attributes, columns)]
