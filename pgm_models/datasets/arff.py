@@ -287,7 +287,7 @@ def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Se
     ``_NeedsLineNumbers`` (``_column``): the general reader then names the line."""
     n_attributes = len(attributes)
     try:
-        frame = pd.read_csv(io.StringIO(text), header=None, sep=",", quoting=csv.QUOTE_NONE, dtype=str,
+        frame = pd.read_csv(io.StringIO(text), header=None, sep=",", quoting=csv.QUOTE_NONE, dtype=object,
                             na_filter=False, skip_blank_lines=True, engine="c")
     except (ValueError, pd.errors.EmptyDataError):  # a row longer than the first (ParserError)
         return None
@@ -295,12 +295,12 @@ def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Se
         return None
     series = []
     for attribute, (_, column) in zip(attributes, frame.items()):
-        raw = pd.Categorical(column.to_numpy(dtype=object))
-        values = _decode(raw.categories)
+        raw_codes, raw = pd.factorize(column.to_numpy())
+        values = _decode(raw)
         if values is None:
             return None
         inverse, distinct = pd.factorize(values, use_na_sentinel=True)
-        codes = np.append(inverse, -1)[raw.codes]
+        codes = np.append(inverse, -1)[raw_codes]
         series.append(_column(attribute, pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object)), path))
     return series
 
