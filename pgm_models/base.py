@@ -262,7 +262,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return xr.Dataset(
             {
                 name: (leading_dims + dims, values_by_name[name])
-                for name, (_, dims) in self._parameters().items()
+                for name, (_, dims) in self._parameters().items() if name in values_by_name
             },
             coords={dim: coords[dim] for dim in _used_dims(self._parameters())},
         )
@@ -276,15 +276,22 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
     @available_if(_has_closed_form)
-    def posterior_draws(self, n=1000, random_seed=None, chains=2):
+    def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None):
         """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
-        same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws)."""
+        same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws);
+        ``var_names``: only these parameters (default: all)."""
         import arviz as az
 
+        parameters = self._parameters()
+        unknown = [] if var_names is None else [name for name in var_names if name not in parameters]
+        if unknown:
+            raise ValueError(f"var_names {unknown} are not parameters of {type(self).__name__}: {list(parameters)}")
         rng = np.random.default_rng(random_seed)
         joint_draws = {}  # variables of one joint posterior are drawn together, not marginally
         draws = {}
-        for name, (posterior, _) in self._parameters().items():
+        for name, (posterior, _) in parameters.items():
+            if var_names is not None and name not in var_names:
+                continue
             if isinstance(posterior, Marginal):
                 key = id(posterior.joint)
                 if key not in joint_draws:

@@ -1,34 +1,42 @@
 """The ``pgm-models`` command.
 
     pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3]
-                   [--out DIR] [--format md|html]
+                   [--out DIR] [--format md|html] [--wide]
         fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
         print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
         sampling seconds) and write a report with figures to DIR. Exit status 1 when a
-        verification fails.
+        verification fails, with what failed and what to raise.
     pgm-models datasets
         list the bundled datasets
     pgm-models fit --model aode --data FILE.arff|FILE.csv [--target COLUMN] [--max-rows 40]
-        fit one model to a file and print its posterior summary
+                   [--sep ;] [--na-values NA ...]
+        fit one model to a file and print its posterior summary. Model names are the README's
+        (categorical-nb) or the class names (CategoricalNB), in any case. The nominal models
+        (categorical-nb, spode, aode, tan) bin numeric columns by MDL, as the zoo does, and say so.
 
-Errors in arguments or data are reported in one line (exit status 2), not a traceback.
+Errors in arguments or data are reported in one line (exit status 2), not a traceback; so is an
+unexpected error (set PGM_MODELS_TRACEBACK=1 to see its traceback). Heavy modules (pandas, PyMC)
+are imported only by the command that needs them: ``--help`` and argument errors answer at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
-import warnings
-
-import pandas as pd
 
 MODELS = {
     "categorical-nb": "CategoricalNB", "bernoulli-nb": "BernoulliNB", "multinomial-nb": "MultinomialNB",
     "gaussian-nb": "GaussianNB", "lda": "LDA", "qda": "QDA", "spode": "SPODE", "aode": "AODE", "tan": "TAN",
     "logistic-regression": "LogisticRegression",
 }
+NOMINAL_MODELS = {"categorical-nb", "spode", "aode", "tan"}  # the others need numeric attributes
+# The zoo's table on a terminal, under 80 characters: the posterior mean's scores and the
+# verification, with short headers; --wide prints every column.
+NARROW_COLUMNS = {"model": "model", "acc_mean": "acc", "logloss_mean": "logloss", "max_abs_z": "max|z|", "max_rhat": "R-hat",
+                  "min_ess": "ESS", "verified": "verified", "sample_s": "NUTS_s"}
 
 
 class ProgressBar:
@@ -52,9 +60,15 @@ class ProgressBar:
         self.stream.flush()
 
 
-def _print_table(table: pd.DataFrame):
+def _print_table(table):
+    import pandas as pd
+
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.precision", 4):
         print(table.to_string(index=False))
+
+
+def _note(message: str):
+    print(f"pgm-models: {message}", file=sys.stderr)
 
 
 def _quiet_pymc():
@@ -66,7 +80,46 @@ def _quiet_pymc():
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
+def _verification_advice(verification, draws: int, chains: int) -> str:
+    """Which criteria failed, by how much, and what to raise: bulk ESS grows about in
+    proportion to chains × draws; split R-hat needs more chains and longer ones; a |z| beyond
+    z_max with a healthy sampler is not cured by more draws."""
+    import numpy as np
+
+    table, limits = verification.table, verification.thresholds
+    failed, advice = [], []
+    z = np.abs(table[["z_mean", "z_sd"]].to_numpy())
+    if "z_max" in limits and (z > limits["z_max"]).any():
+        failed.append(f"|z| > {limits['z_max']:.2f} for {int((z > limits['z_max']).any(axis=1).sum())} parameter(s) "
+                      f"(max {np.nanmax(z):.1f})")
+    rhat_bad = ~(table["r_hat"] <= limits["rhat_max"])
+    if rhat_bad.any():
+        failed.append(f"R-hat > {limits['rhat_max']} for {int(rhat_bad.sum())} parameter(s) (max {table['r_hat'].max():.3f})")
+    ess_bad = ~(table["ess_bulk"] >= limits["ess_min"])
+    if ess_bad.any():
+        min_ess = table["ess_bulk"].min()
+        failed.append(f"bulk ESS < {limits['ess_min']:.0f} for {int(ess_bad.sum())} parameter(s) (min {min_ess:.0f} "
+                      f"from {chains} × {draws} draws)")
+    if verification.divergences > limits["max_divergences"]:
+        failed.append(f"{verification.divergences} divergent transitions")
+    if ess_bad.any() or rhat_bad.any():
+        min_ess = table["ess_bulk"].min()
+        scale = limits["ess_min"] / min_ess if min_ess > 0 else 10.0
+        needed = int(np.ceil(draws * max(min(scale, 10.0) * 1.2, 2.0 if rhat_bad.any() else 1.0) / 100) * 100)
+        advice.append(f"raise --draws from {draws} to {max(needed, draws + 100)}"
+                      + (f" and --chains from {chains} to 4" if chains < 4 else ""))
+    elif failed and not verification.divergences:
+        advice.append("the sampler is healthy, so more draws will not change a real disagreement; a |z| just past z_max "
+                      "is a 1 % false alarm: rerun with another --seed to tell")
+    return "; ".join(failed) + (" — " + "; ".join(advice) if advice else "")
+
+
 def zoo(args) -> int:
+    from pgm_models.datasets import dataset_path
+
+    dataset_path(args.dataset)  # an unknown name is reported before the heavy imports
+    import numpy as np
+
     from pgm_models.datasets import load_dataset
     from pgm_models.report import write_report
     from pgm_models.zoo import run_zoo
@@ -75,10 +128,19 @@ def zoo(args) -> int:
     X, y = load_dataset(args.dataset)
     result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
                      test_size=args.test_size, progress=ProgressBar())
-    _print_table(result.table())
+    table = result.table()
+    narrow = not args.wide and sys.stdout.isatty()
+    shown = table[list(NARROW_COLUMNS)].rename(columns=NARROW_COLUMNS) if narrow else table
+    _print_table(shown)
+    losses = [c for c in shown.columns if c.startswith("logloss") and np.isinf(shown[c]).any()]
+    if losses:
+        print(f"inf in {', '.join(losses)}: that estimate gives probability 0 to the true class of some test row "
+              "(a value never seen with that class in training); the posterior mean and predictive never do.")
+    if narrow:
+        print("(acc, logloss: the posterior mean's; --wide prints every estimate's scores, z_max and fit_s)")
     for run in result.runs:
         if run.status == "FAILED":
-            print(f"{run.name}: verification FAILED: {'; '.join(run.verification.reasons[:3])}")
+            print(f"{run.name}: verification FAILED: {_verification_advice(run.verification, args.draws, args.chains)}")
     if args.out:
         print(f"report: {write_report(result, args.out, args.format)}")
     return 0 if result.passed else 1
@@ -91,63 +153,153 @@ def datasets(args) -> int:
     return 0
 
 
+def _prepare(X, y, model_name: str):
+    """X as the model takes it: columns with no observed value refused, numeric columns binned
+    by MDL for the nominal models (said on stderr), nominal or text columns refused by the
+    numeric models; each problem names the column and the remedy."""
+    import pandas as pd
+
+    empty = [c for c in X.columns if X[c].isna().all()]
+    if empty:
+        raise ValueError(f"column {empty[0]!r} has no observed value (every cell is missing): drop it, or fill it in")
+    numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])]
+    nominal = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
+    text = [c for c in X.columns if c not in numeric and c not in nominal]
+    name = MODELS[model_name]
+    if model_name in NOMINAL_MODELS:
+        if text:
+            raise ValueError(f"column {text[0]!r} holds text (a string attribute), which {name} cannot take: drop it, or "
+                             "declare its values as a nominal attribute")
+        if numeric:
+            from pgm_models.discretize import MDLDiscretizer
+
+            binner = MDLDiscretizer().fit(X, y)
+            X = binner.transform(X)
+            bins = ", ".join(f"{c} → {len(X[c].cat.categories)}" for c in numeric)
+            _note(f"note: {name} takes nominal attributes: numeric column(s) binned by MDL (Fayyad–Irani, as the zoo "
+                  f"does), intervals per column: {bins}")
+        return X
+    if nominal or text:
+        column = (nominal or text)[0]
+        values = X[column].dropna().astype(str).unique()[:3]
+        raise ValueError(f"column {column!r} is not numeric (values {', '.join(map(repr, values))}…): {name} takes numeric "
+                         f"attributes; use --model categorical-nb, aode, spode or tan, or drop the column")
+    return X
+
+
 def fit(args) -> int:
+    if not os.path.exists(args.data):
+        raise ValueError(f"{args.data}: no such file")
+    import pandas as pd
+
     import pgm_models
     from pgm_models.datasets import load_table
     from pgm_models.summary import posterior_summary
 
-    _quiet_pymc()
-    X, y = load_table(args.data, args.target)
+    X, y = load_table(args.data, args.target, sep=args.sep, na_values=args.na_values)
+    X = _prepare(X, y, args.model)
+    counts = pd.Series(y).value_counts(sort=False)
+    counts = counts[counts > 0]
+    if len(counts) == 1:
+        _note(f"warning: the target {y.name!r} has a single class ({counts.index[0]!r} in {counts.iloc[0]} rows): "
+              "every prediction will be that class")
     model = getattr(pgm_models, MODELS[args.model])()
     model.fit(X, y)
     if not hasattr(model, "analytic_posterior") and hasattr(model, "sample_posterior"):
+        _quiet_pymc()
         model.sample_posterior(draws=args.draws, chains=args.chains, cores=1, random_seed=args.seed, progressbar=False)
     counts = pd.Series(y).value_counts().reindex(model.classes_)
     print(f"{type(model).__name__} fitted to {args.data}: {len(y)} rows, {X.shape[1]} attributes, target {y.name!r} "
           f"with classes {', '.join(f'{c} ({n})' for c, n in counts.items())}")
-    summary = posterior_summary(model, random_seed=args.seed)
-    shown = summary if args.max_rows == 0 else summary.head(args.max_rows)
+    shown = posterior_summary(model, random_seed=args.seed, max_rows=args.max_rows or None)
     _print_table(shown)
-    if len(shown) < len(summary):
-        print(f"… {len(summary) - len(shown)} more rows (--max-rows 0 prints all)")
+    if len(shown) < shown.attrs["n_parameters"]:
+        print(f"… {shown.attrs['n_parameters'] - len(shown)} more rows (--max-rows 0 prints all)")
     return 0
 
 
+def _model_name(text: str) -> str:
+    """A model's name as the README writes it (categorical-nb) or its class name (CategoricalNB), in any case."""
+    key = text.lower().replace("-", "").replace("_", "")
+    for name, class_name in MODELS.items():
+        if key in (name.replace("-", ""), class_name.lower()):
+            return name
+    raise argparse.ArgumentTypeError(f"unknown model {text!r}; choose from {', '.join(MODELS)} (or the class names, "
+                                     "e.g. CategoricalNB)")
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--draws and --chains must be ≥ 1, got {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors in one line, like every other error of the command."""
+
+    def error(self, message):
+        raise _UsageError(f"{message} (see {self.prog} --help)")
+
+
+class _UsageError(Exception):
+    pass
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pgm-models", description="Generative Bayesian classifiers on PyMC.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="pgm-models", description="Generative Bayesian classifiers on PyMC.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     zoo_parser = commands.add_parser("zoo", help="fit and verify every applicable model on a bundled dataset",
                                      description="Fit every model of the zoo that applies to a bundled dataset, verify each "
                                      "closed-form posterior against NUTS, and print test scores per estimate.")
     zoo_parser.add_argument("--dataset", default="vote", help="bundled dataset (see `pgm-models datasets`; default vote)")
-    zoo_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain (default 1000; as many tuning steps)")
-    zoo_parser.add_argument("--chains", type=int, default=4, help="NUTS chains (default 4: R-hat over many parameters needs them)")
+    zoo_parser.add_argument("--draws", type=_at_least_one, default=1000, help="NUTS draws per chain (default 1000; as many tuning steps)")
+    zoo_parser.add_argument("--chains", type=_at_least_one, default=4, help="NUTS chains (default 4: R-hat over many parameters needs them)")
     zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
+    zoo_parser.add_argument("--wide", action="store_true",
+                            help="every column of the table (on a terminal the default shows the posterior mean's scores only)")
     zoo_parser.set_defaults(run=zoo)
     commands.add_parser("datasets", help="list the bundled datasets").set_defaults(run=datasets)
     fit_parser = commands.add_parser("fit", help="fit one model to an ARFF or CSV file and print its posterior summary")
-    fit_parser.add_argument("--model", required=True, choices=sorted(MODELS), help="the model")
+    fit_parser.add_argument("--model", required=True, type=_model_name, metavar="MODEL",
+                            help=f"one of {', '.join(MODELS)}, or a class name (CategoricalNB); any case")
     fit_parser.add_argument("--data", required=True, help="an .arff or .csv file")
     fit_parser.add_argument("--target", help="the class column (default: the last)")
     fit_parser.add_argument("--max-rows", type=int, default=40, help="parameters printed (0: all; default 40)")
-    fit_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws for logistic regression (default 1000)")
-    fit_parser.add_argument("--chains", type=int, default=2, help="NUTS chains for logistic regression (default 2)")
+    fit_parser.add_argument("--draws", type=_at_least_one, default=1000, help="NUTS draws for logistic regression (default 1000)")
+    fit_parser.add_argument("--chains", type=_at_least_one, default=4, help="NUTS chains for logistic regression (default 4)")
     fit_parser.add_argument("--seed", type=int, default=0, help="seed of the draws the intervals are read from (default 0)")
+    fit_parser.add_argument("--sep", help="CSV delimiter (default: sniffed among , ; tab |)")
+    fit_parser.add_argument("--na-values", nargs="+", metavar="TEXT", default=(),
+                            help="CSV cells that mean missing besides empty ones (e.g. NA ?); by default only empty cells")
     fit_parser.set_defaults(run=fit)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    import warnings
+
     try:
+        args = _parser().parse_args(argv)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return args.run(args)
-    except (ValueError, OSError) as error:
+    except SystemExit as exit:  # --help
+        return exit.code
+    except (_UsageError, ValueError, OSError) as error:
         print(f"pgm-models: error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a bug: still one line, with how to see the traceback
+        if os.environ.get("PGM_MODELS_TRACEBACK"):
+            raise
+        print(f"pgm-models: error: unexpected {type(error).__name__}: {error} (a bug; please report it with the "
+              "command; PGM_MODELS_TRACEBACK=1 shows the traceback)", file=sys.stderr)
         return 2
 
 

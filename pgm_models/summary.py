@@ -36,39 +36,60 @@ def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
     return {f"q{low:.1%}": quantiles.sel(quantile=low, drop=True), f"q{high:.1%}": quantiles.sel(quantile=high, drop=True)}
 
 
-def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0) -> pd.DataFrame:
-    """Mean, sd, mode and the central ``prob`` interval of every parameter of a fitted model."""
+def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None) -> pd.DataFrame:
+    """Mean, sd, mode and the central ``prob`` interval (from ``n_draws`` exact draws) of every
+    parameter of a fitted model, or of its first ``max_rows`` parameters: only the variables
+    shown are drawn. ``table.attrs["n_parameters"]``: how many there are in all."""
     from sklearn.utils.validation import check_is_fitted
 
     from pgm_models.semi_naive import AODE
 
     if not 0 < prob < 1:
         raise ValueError(f"prob must be in (0, 1), got {prob!r}")
+    if not (isinstance(n_draws, (int, np.integer)) and n_draws >= 1):
+        raise ValueError(f"n_draws must be a whole number ≥ 1 (the intervals are read off that many exact draws), got {n_draws!r}")
+    if max_rows is not None and not (isinstance(max_rows, (int, np.integer)) and max_rows >= 0):
+        raise ValueError(f"max_rows must be a whole number ≥ 0 or None (all), got {max_rows!r}")
     check_is_fitted(model, "classes_")
     if isinstance(model, AODE):
-        return _aode_summary(model, prob, n_draws, random_seed)
+        return _aode_summary(model, prob, n_draws, random_seed, max_rows)
     if getattr(model, "_closed_form", False):
-        draws = model.posterior_draws(n_draws // 2, random_seed=random_seed).posterior
-        return labelled_table(
-            mean=model.analytic_posterior("mean"), sd=model.analytic_posterior("sd"),
-            mode=model.analytic_posterior("mode"), **_interval_columns(draws, prob),
+        table = labelled_table(mean=model.analytic_posterior("mean"), sd=model.analytic_posterior("sd"),
+                               mode=model.analytic_posterior("mode"))
+        n_parameters = len(table)
+        table = table.head(max_rows) if max_rows is not None else table
+        shown = list(dict.fromkeys(table["variable"]))
+        draws = model.posterior_draws(n_draws, random_seed=random_seed, chains=1, var_names=shown).posterior
+        intervals = labelled_table(**_interval_columns(draws, prob)).drop(columns="variable").set_index("parameter")
+        table = table.join(intervals, on="parameter")
+    else:
+        if not hasattr(model, "idata_"):
+            raise ValueError(f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior")
+        posterior = model.idata_.posterior
+        table = labelled_table(
+            mean=posterior.mean(("chain", "draw")), sd=posterior.std(("chain", "draw")), **_interval_columns(posterior, prob)
         )
-    if not hasattr(model, "idata_"):
-        raise ValueError(f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior")
-    posterior = model.idata_.posterior
-    return labelled_table(
-        mean=posterior.mean(("chain", "draw")), sd=posterior.std(("chain", "draw")), **_interval_columns(posterior, prob)
-    )
+        n_parameters = len(table)
+        table = table.head(max_rows) if max_rows is not None else table
+    table.attrs["n_parameters"] = n_parameters
+    return table
 
 
-def _aode_summary(model, prob, n_draws, random_seed) -> pd.DataFrame:
+def _aode_summary(model, prob, n_draws, random_seed, max_rows) -> pd.DataFrame:
     log_weights = model._log_weights()
     weights = np.exp(log_weights - log_weights.max())
     weights /= weights.sum()
     names = model._feature_names()
-    tables = [
-        posterior_summary(model.spode(j), prob, n_draws, random_seed).assign(spode=names[j], weight=weights[j])
-        for j in range(model.n_features_in_)
-    ]
-    table = pd.concat(tables, ignore_index=True)
-    return table[["spode", "weight"] + [c for c in table.columns if c not in ("spode", "weight")]]
+    tables, n_parameters = [], 0
+    for j in range(model.n_features_in_):
+        spode = model.spode(j)
+        size = sum(v.size for v in spode.analytic_posterior("mean").data_vars.values())
+        left = None if max_rows is None else max(max_rows - sum(map(len, tables)), 0)
+        if left != 0:
+            summary = posterior_summary(spode, prob, n_draws, random_seed, left)
+            tables.append(summary.assign(spode=names[j], weight=weights[j]))
+        n_parameters += size
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["spode", "weight", "variable", "parameter"])
+    table = table[["spode", "weight"] + [c for c in table.columns if c not in ("spode", "weight")]]
+    table.attrs["n_parameters"] = n_parameters
+    return table

@@ -10,10 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-import pandas as pd
-
-from pgm_models.datasets.arff import read_arff
-
 __all__ = ["list_datasets", "load_arff", "load_dataset", "load_table"]
 
 
@@ -40,8 +36,10 @@ _DATASETS = {
 }
 
 
-def load_arff(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+def load_arff(path, target: str | None = None):
     """Read an ARFF file into (X, y); ``target`` defaults to the last attribute."""
+    from pgm_models.datasets.arff import read_arff
+
     _, attributes, frame = read_arff(path)
     target = attributes[-1].name if target is None else target
     if target not in frame.columns:
@@ -49,20 +47,39 @@ def load_arff(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]
     return frame.drop(columns=target), frame[target]
 
 
-def load_table(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+_DELIMITERS = ",;\t|"
+
+
+def load_table(path, target: str | None = None, *, sep: str | None = None, na_values=()):
     """Read a user's ``.arff`` or ``.csv`` file into (X, y); ``target`` defaults to the last
     column. In a CSV, text columns become nominal attributes (Categoricals of their observed
-    values, sorted), numbers stay numeric and empty cells are missing."""
+    values, sorted) and numbers stay numeric. Only empty cells are missing, unless
+    ``na_values`` lists other cell texts that mean missing ("NA", "null", "None" and "n/a" are
+    category values otherwise). ``sep`` defaults to the delimiter sniffed among ``, ; tab |``."""
+    import csv
     from pathlib import Path
+
+    import pandas as pd
 
     suffix = Path(path).suffix.lower()
     if suffix == ".arff":
         return load_arff(path, target)
     if suffix != ".csv":
         raise ValueError(f"{path}: expected an .arff or .csv file, got {suffix or 'no extension'!r}")
-    frame = pd.read_csv(path)
+    if sep is None:
+        with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+            sample = handle.read(65536)
+        try:
+            sep = csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
+        except csv.Error:
+            sep = ","
+    try:
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=["", *na_values])
+    except (UnicodeDecodeError, pd.errors.ParserError) as error:
+        raise ValueError(f"{path}: {error}") from None
     if frame.shape[1] < 2:
-        raise ValueError(f"{path}: needs at least one attribute and a class column, found columns {list(frame.columns)}")
+        raise ValueError(f"{path}: needs at least one attribute and a class column, found columns {list(frame.columns)} "
+                         f"(separated by {sep!r}: pass --sep, or sep=, if the file uses another delimiter)")
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
@@ -72,8 +89,10 @@ def load_table(path, target: str | None = None) -> tuple[pd.DataFrame, pd.Series
     return frame.drop(columns=target), frame[target]
 
 
-def list_datasets() -> pd.DataFrame:
+def list_datasets():
     """The bundled datasets: name, rows, file and a one-line description."""
+    import pandas as pd
+
     return pd.DataFrame(
         [(name, e.n_rows, e.file, e.description) for name, e in _DATASETS.items()],
         columns=["name", "rows", "file", "description"],
@@ -87,7 +106,7 @@ def dataset_path(name: str):
     return resources.files("pgm_models.datasets") / "data" / _DATASETS[name].file
 
 
-def load_dataset(name: str) -> tuple[pd.DataFrame, pd.Series]:
+def load_dataset(name: str):
     """Load a bundled dataset as (X, y); see :func:`list_datasets`."""
     with resources.as_file(dataset_path(name)) as path:
         return load_arff(path)
