@@ -188,15 +188,14 @@ def _prepare(X, y, model_name: str):
 
 
 def fit(args) -> int:
-    if not os.path.exists(args.data):
-        raise ValueError(f"{args.data}: no such file")
+    from pgm_models.datasets import load_table
+
+    X, y = load_table(args.data, args.target, sep=args.sep, na_values=args.na_values)  # a bad path fails before pandas loads
     import pandas as pd
 
     import pgm_models
-    from pgm_models.datasets import load_table
     from pgm_models.summary import posterior_summary
 
-    X, y = load_table(args.data, args.target, sep=args.sep, na_values=args.na_values)
     X = _prepare(X, y, args.model)
     counts = pd.Series(y).value_counts(sort=False)
     counts = counts[counts > 0]

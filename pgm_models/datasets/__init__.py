@@ -59,13 +59,15 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     import csv
     from pathlib import Path
 
-    import pandas as pd
-
     suffix = Path(path).suffix.lower()
+    if suffix not in (".arff", ".csv"):
+        raise ValueError(f"{path}: expected an .arff or .csv file, got {suffix or 'no extension'!r}")
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
     if suffix == ".arff":
         return load_arff(path, target)
-    if suffix != ".csv":
-        raise ValueError(f"{path}: expected an .arff or .csv file, got {suffix or 'no extension'!r}")
+    import pandas as pd
+
     if sep is None:
         with open(path, newline="", encoding="utf-8", errors="replace") as handle:
             sample = handle.read(65536)
