@@ -208,3 +208,18 @@ def test_a_long_run_of_spaces_reads_in_linear_work():
     with pytest.raises(ValueError, match="cannot read a value at 'a"):
         arff._split_fields("a" + spaces + "b", "t")
     assert list(arff._sparse_pairs("{0" + spaces + "x" + spaces + "}", 1, "t")) == [(0, "x")]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # a declared value with a quote in it must be quoted in the data too (the bare reader once matched it raw)
+        ("@relation r\n@attribute a {'x\"y',z}\n@data\nx\"y\nz\n", "t.arff:4: cannot read a value at 'x\"y'"),
+        # no attribute declares a value: the bare reader once failed on max() of nothing
+        ("@relation r\n@attribute a {}\n@data\n?\n?\nx\n", "t.arff:6: attribute 'a' has undeclared value 'x' \\(declared: \\[\\]\\)"),
+    ],
+)
+def test_the_bare_nominal_reader_keeps_to_the_grammar(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        read_arff(_write(tmp_path, text))
+    assert _each_reader(text)["bare"] is None

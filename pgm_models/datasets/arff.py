@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -233,7 +232,7 @@ def _hash_codes(keys: np.ndarray, lookup: np.ndarray) -> np.ndarray | None:
 
 def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series] | None:
     """Machine-written nominal data (every attribute nominal with at most 256 ASCII values, none
-    of them '?'; fields bare values of at most 7 bytes, no spaces) without pandas.
+    of them '?'; fields bare values of at most 7 bytes, no spaces or quotes) without pandas.
 
     NumPy's C reader splits the fields into byte strings of 2, 4 or 8 bytes, at least one more
     than the longest declared value — so a longer field, cut there, still matches nothing —
@@ -244,8 +243,8 @@ def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series
            or not all(v.isascii() for v in a.values) for a in attributes):
         return None
     declared = [[v.encode() for v in a.values] for a in attributes]
-    width = next((w for w in (2, 4, 8) if w > max(len(v) for values in declared for v in values)), None)
-    if width is None or not text.isascii() or any(mark in text for mark in (" ", "\t", "\r", "'")):
+    width = next((w for w in (2, 4, 8) if w > max((len(v) for values in declared for v in values), default=0)), None)
+    if width is None or not text.isascii() or any(mark in text for mark in (" ", "\t", "\r", "'", '"')):
         return None
     try:
         fields = np.loadtxt(io.StringIO(text), dtype=f"S{width}", delimiter=",", comments=None, quotechar=None, ndmin=2)
@@ -273,7 +272,7 @@ def _decode(raw: pd.Index) -> np.ndarray | None:
     values = np.where(text == "?", None, text.to_numpy(dtype=object))
     for j in np.flatnonzero(~simple):
         match = _FIELD.fullmatch(text[j])
-        if match is None or match.group(0) == "" or match.group(0).endswith(","):
+        if match is None or match.group(0) == "":  # an empty field, or not one value
             return None
         values[j] = _value(*match.groups())
     return values
