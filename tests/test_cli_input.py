@@ -233,6 +233,10 @@ def test_summary_draws_only_the_rows_it_shows(monkeypatch):
     pd.testing.assert_frame_equal(head[["parameter", "mean", "sd", "mode"]], full[["parameter", "mean", "sd", "mode"]].head(5))
     # the intervals are quantiles of 400 exact draws of Beta posteriors: inside (0, 1) and around the mean
     assert ((head["q3.0%"] < head["mean"]) & (head["mean"] < head["q97.0%"])).all()
+    monkeypatch.undo()
+    assert list(model.posterior_draws(10, var_names=["class_prob"]).posterior.data_vars) == ["class_prob"]
+    with pytest.raises(ValueError, match=r"var_names \['nope'\] are not parameters of CategoricalNB"):
+        model.posterior_draws(10, var_names=["nope"])
 
 
 def test_aode_summary_builds_only_the_spodes_it_shows(monkeypatch):
