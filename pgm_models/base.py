@@ -258,6 +258,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X, estimate))
 
     @available_if(_has_closed_form)
+    @_dask_aware
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
         """P(y = k | x_n, θ_s) under ``n_draws`` exact posterior draws θ_s, shape (S, N, K): the
         posterior uncertainty of each row's class probabilities (their mean over draws is the

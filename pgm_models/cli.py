@@ -9,7 +9,9 @@
     pgm-models datasets
         list the bundled datasets
     pgm-models fit --model aode --data FILE.arff|FILE.csv [--target COLUMN] [--max-rows 40]
-        fit one model to a file and print its posterior summary
+                   [--scheduler ADDRESS|local]
+        fit one model to a file and print its posterior summary; with --scheduler, fit a
+        generative model on Dask from Parquet/CSV files ('DIR/*.parquet'), out of core
 
 Errors in arguments or data are reported in one line (exit status 2), not a traceback.
 """
@@ -97,13 +99,18 @@ def fit(args) -> int:
     from pgm_models.summary import posterior_summary
 
     _quiet_pymc()
-    X, y = load_table(args.data, args.target)
     model = getattr(pgm_models, MODELS[args.model])()
-    model.fit(X, y)
+    if args.scheduler:
+        from pgm_models.dask_engine import fit_files
+
+        X, y = fit_files(model, args.data, args.target, args.scheduler)
+    else:
+        X, y = load_table(args.data, args.target)
+        model.fit(X, y)
     if not hasattr(model, "analytic_posterior") and hasattr(model, "sample_posterior"):
         model.sample_posterior(draws=args.draws, chains=args.chains, cores=1, random_seed=args.seed, progressbar=False)
-    counts = pd.Series(y).value_counts().reindex(model.classes_)
-    print(f"{type(model).__name__} fitted to {args.data}: {len(y)} rows, {X.shape[1]} attributes, target {y.name!r} "
+    counts = pd.Series(model.class_count_, index=model.classes_).astype(int)  # y may be a dask Series
+    print(f"{type(model).__name__} fitted to {args.data}: {counts.sum()} rows, {X.shape[1]} attributes, target {y.name!r} "
           f"with classes {', '.join(f'{c} ({n})' for c, n in counts.items())}")
     summary = posterior_summary(model, random_seed=args.seed)
     shown = summary if args.max_rows == 0 else summary.head(args.max_rows)
@@ -136,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
     fit_parser.add_argument("--draws", type=int, default=1000, help="NUTS draws for logistic regression (default 1000)")
     fit_parser.add_argument("--chains", type=int, default=2, help="NUTS chains for logistic regression (default 2)")
     fit_parser.add_argument("--seed", type=int, default=0, help="seed of the draws the intervals are read from (default 0)")
+    fit_parser.add_argument("--scheduler", help="fit on Dask: a scheduler address (tcp://host:8786) or 'local' (a LocalCluster); "
+                            "--data is then Parquet or CSV files: a glob ('DIR/*.parquet') or a directory")
     fit_parser.set_defaults(run=fit)
     return parser
 

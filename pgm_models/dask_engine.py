@@ -41,6 +41,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from dask.dataframe.dask_expr._expr import are_co_aligned
 
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
@@ -123,11 +124,12 @@ def _block_statistics(template, X, y, weight):
     return model.partial_fit(X, y, sample_weight=None if weight is None else np.asarray(weight))
 
 
-def _tree_reduce(parts, split_every):
+def _tree_reduce(parts, split_every, combine=None):
+    """``combine`` (default: merge block statistics) over the parts, ``split_every`` at a time."""
     if split_every < 2:
         raise ValueError(f"split_every must be ≥ 2, got {split_every}")
     while len(parts) > 1:
-        parts = [dask.delayed(_merge)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
+        parts = [dask.delayed(combine or _merge)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
     return parts[0]
 
 
@@ -261,12 +263,25 @@ def _n_blocks(c) -> int:
 
 
 def _delayed_blocks(c) -> list:
-    return list(c.to_delayed().ravel()) if isinstance(c, da.Array) else list(c.to_delayed())
+    # unoptimized: the optimizer may fuse a projected read's partitions, which would unpair X's and y's
+    return list(c.to_delayed().ravel()) if isinstance(c, da.Array) else list(c.to_delayed(optimize_graph=False))
+
+
+_Y, _W = "__pgm_models_y__", "__pgm_models_weight__"
 
 
 def _blocks(X, y, weight):
+    """Delayed (X, y, weight) blocks of rows. A y (and weights) computed from X's own frame
+    rides in X's partitions: one read per block, paired whatever the optimizer fuses."""
+    riders = {name: v for name, v in ((_Y, y), (_W, weight)) if v is not None}
+    if isinstance(X, dd.DataFrame) and all(isinstance(v, dd.Series) and are_co_aligned(X.expr, v.expr) for v in riders.values()):
+        return [dask.delayed(_unpack, nout=3)(part) for part in X.assign(**riders).to_delayed()]
     columns = [_delayed_blocks(X), _delayed_blocks(y), [None] * _n_blocks(X) if weight is None else _delayed_blocks(weight)]
     return zip(*columns)
+
+
+def _unpack(frame):
+    return frame.drop(columns=[c for c in (_Y, _W) if c in frame]), frame[_Y], frame[_W] if _W in frame else None
 
 
 # ---------------------------------------------------------------------- prediction
@@ -288,42 +303,67 @@ def predict(model, X, loss=None, estimate=None):
     return _map_rows(model, X, "predict", estimate, loss=loss)
 
 
+def predict_proba_draws(model, X, n_draws=200, random_seed=None):
+    """P(y | x_n, θ_s) under ``n_draws`` exact posterior draws: a dask array (S, N, K). Every
+    block draws the same θ_1..θ_S from one seed."""
+    seed = np.random.default_rng(random_seed).integers(2**63)
+    return _map_rows(model, X, "predict_proba_draws", None, n_draws=n_draws, random_seed=seed).transpose(1, 0, 2)
+
+
 def _map_rows(model, X, method, estimate, **kwargs):
-    """Apply ``model.<method>`` to every block of rows. A PosteriorDraw is replaced by one
-    seed, from which every block makes the same draw (all rows see one θ, as in memory)."""
+    """Apply ``model.<method>`` to every block of rows: a dask array of rows × (classes, or
+    draws × classes). A PosteriorDraw is replaced by one seed, from which every block makes
+    the same draw (all rows see one θ, as in memory)."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model, "classes_")
-    seed = estimate.rng.integers(2**63) if isinstance(estimate, PosteriorDraw) else None
-    block = _BlockMethod(model, method, estimate, seed, kwargs)
-    labels = method == "predict"
-    meta = np.empty((0,) if labels else (0, 0), dtype=model.classes_.dtype if labels else float)
+    if isinstance(estimate, PosteriorDraw):
+        kwargs["estimate"] = _SeededDraw(estimate.rng.integers(2**63))
+    elif method != "predict_proba_draws":
+        kwargs["estimate"] = estimate
+    block = _BlockMethod(model, method, kwargs)
+    K = len(model.classes_)
+    if method == "predict":
+        shape, dtype = (), model.classes_.dtype
+    else:
+        shape, dtype = (kwargs["n_draws"], K) if method == "predict_proba_draws" else (K,), float
+    meta = np.empty((0, *shape), dtype=dtype)
     if isinstance(X, dd.DataFrame):
         return X.map_partitions(block, meta=meta)
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError(f"X must be a dask DataFrame or 2-D dask array, got {type(X).__name__}")
     X = X.rechunk({1: -1})
-    if labels:
+    if not shape:
         return X.map_blocks(block, drop_axis=1, meta=meta)
-    return X.map_blocks(block, chunks=(X.chunks[0], (len(model.classes_),)), meta=meta)
+    return X.map_blocks(block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(range(2, len(shape) + 1)), meta=meta)
+
+
+class _SeededDraw:
+    """Stands for a PosteriorDraw in a task: each block builds the same draw from the seed."""
+
+    def __init__(self, seed):
+        self.seed = seed
 
 
 class _BlockMethod:
-    """A picklable ``model.<method>(block, ...)``."""
+    """A picklable ``model.<method>(block, **kwargs)``; a block's draws put rows first."""
 
-    def __init__(self, model, method, estimate, seed, kwargs):
-        self.model, self.method, self.estimate, self.seed, self.kwargs = model, method, estimate, seed, kwargs
+    def __init__(self, model, method, kwargs):
+        self.model, self.method, self.kwargs = model, method, kwargs
 
     def __call__(self, block):
-        estimate = self.estimate if self.seed is None else PosteriorDraw(self.seed)
-        return getattr(self.model, self.method)(block, estimate=estimate, **self.kwargs)
+        kwargs = dict(self.kwargs)
+        if isinstance(kwargs.get("estimate"), _SeededDraw):
+            kwargs["estimate"] = PosteriorDraw(kwargs["estimate"].seed)
+        result = getattr(self.model, self.method)(block, **kwargs)
+        return result.transpose(1, 0, 2) if self.method == "predict_proba_draws" else result
 
 
 # ---------------------------------------------------------------------- files and schedulers
 def read_table(path: str, target: str | None = None, blocksize="64MB"):
     """(X, y) as dask collections from Parquet or CSV files (a glob, a directory, or one file),
     with every text/Categorical column's domain declared: one pass over those columns finds
-    their categories (``.categorize()``) before counting. ``target`` defaults to the last column."""
+    their values before counting. ``target`` defaults to the last column."""
     files = sorted(glob.glob(os.path.join(path, "*")) if os.path.isdir(path) else glob.glob(path))
     if not files:
         raise FileNotFoundError(f"no files match {path!r}")
@@ -337,10 +377,31 @@ def read_table(path: str, target: str | None = None, blocksize="64MB"):
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"target column {target!r} is not among {list(frame.columns)}")
-    nominal = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame.dtypes[c]) or isinstance(frame.dtypes[c], pd.CategoricalDtype)]
-    if nominal:
-        frame = frame.categorize(columns=nominal)
+    nominal = [c for c in frame.columns if isinstance(frame.dtypes[c], pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
+    if nominal:  # their domains in one pass: the sorted values seen, as load_table declares them
+        seen = [dask.delayed(_values)(part) for part in frame[nominal].to_delayed()]
+        (values,) = dask.compute(_tree_reduce(seen, SPLIT_EVERY, _union))
+        frame = frame.astype({c: pd.CategoricalDtype(sorted(values[c])) for c in nominal})
     return frame.drop(columns=[target]), frame[target]
+
+
+def _values(part) -> dict:
+    return {c: set(part[c].dropna().unique()) for c in part.columns}
+
+
+def _union(*parts) -> dict:
+    return {c: set().union(*(p[c] for p in parts)) for c in parts[0]}
+
+
+def fit_files(model, path: str, target: str | None, address: str):
+    """Fit ``model`` to Parquet/CSV files on the Dask scheduler at ``address`` (or "local");
+    returns the (X, y) dask collections it read (``pgm-models fit --scheduler``)."""
+    if not model._generative:
+        raise ValueError(f"{type(model).__name__} has no sufficient statistics to reduce; --scheduler fits generative models")
+    with scheduler(address):
+        X, y = read_table(path, target)
+        model.fit(X, y)
+    return X, y
 
 
 @contextlib.contextmanager
