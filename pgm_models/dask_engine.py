@@ -93,17 +93,12 @@ def _start_template(model, X, classes):
     """Fix the model's layout (classes, features, domains) with its own first ``partial_fit``
     on a one-row stand-in of X's dtypes, then zero the statistics that row added."""
     _check_domains(model, X)
-    model.partial_fit(_stand_in(X), classes[:1], classes=classes)
-    for name, value in _statistics(model).items():
-        setattr(model, name, np.zeros_like(value))
+    _zero_statistics(model.partial_fit(_stand_in(X), classes[:1], classes=classes))
 
 
 def _add_blocks(model, X, y, weight, split_every, set_prior):
     """Count every block with a zeroed copy of the model, tree-reduce, add to the model."""
-    template = copy.deepcopy(model)
-    for name, value in _statistics(template).items():
-        setattr(template, name, np.zeros_like(value))
-    template = dask.delayed(template, pure=False)  # one graph key, shared by every block
+    template = dask.delayed(_zero_statistics(copy.deepcopy(model)), pure=False)  # one graph key, shared by every block
     blocks = [dask.delayed(_block_statistics)(template, *block) for block in _blocks(X, y, weight)]
     (merged,) = dask.compute(_tree_reduce(blocks, split_every))
     if merged is None:
@@ -151,6 +146,12 @@ def _statistics(model) -> dict:
     if isinstance(model, GaussianClassifier):
         names += ["feature_mean_", "feature_scatter_"]
     return {n: getattr(model, n) for n in names}
+
+
+def _zero_statistics(model):
+    for name, value in _statistics(model).items():
+        setattr(model, name, np.zeros_like(value))
+    return model
 
 
 def _merge_into(model, other):

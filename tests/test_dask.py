@@ -264,3 +264,16 @@ def test_bad_input_gets_a_clear_error(client, vote):
     with pytest.raises(ValueError, match="sample_weight is zero for every row"):
         CategoricalNB().fit(X_dask, y_dask, sample_weight=dd.from_pandas(pd.Series(0.0, index=y.index), npartitions=3, sort=False))
     assert main(["fit", "--model", "logistic-regression", "--data", "x.parquet", "--scheduler", client.scheduler.address]) == 2
+
+
+def test_benchmark_blocks_are_the_in_memory_data_and_workers_report_their_peak_memory(client):
+    from benchmarks import dask_scaling
+
+    X, y = dask_scaling.dask_data(3001, 4)
+    parts = [dask_scaling.make_block(seed, n) for seed, n in enumerate(dask_scaling.block_sizes(3001, 4))]
+    np.testing.assert_array_equal(X.compute(), np.concatenate([p[0] for p in parts]))
+    np.testing.assert_array_equal(y.compute(), np.concatenate([p[1] for p in parts]))
+    assert X.chunks[0] == (751, 750, 750, 750) and set(np.unique(X.compute())) == {0, 1, 2, 3}
+    client.run(dask_scaling.reset_peak)
+    assert all(20 < peak < 100_000 for peak in client.run(dask_scaling.peak_mib).values())  # MiB of a live Python worker
+    assert dask_scaling.make_frame(1, 5).shape == (5, 11)
