@@ -365,9 +365,7 @@ def read_table(path: str, target: str | None = None, blocksize="64MB"):
     """(X, y) as dask collections from Parquet or CSV files (a glob, a directory, or one file),
     with every text/Categorical column's domain declared: one pass over those columns finds
     their values before counting. ``target`` defaults to the last column."""
-    files = sorted(glob.glob(os.path.join(path, "*")) if os.path.isdir(path) else glob.glob(path))
-    if not files:
-        raise FileNotFoundError(f"no files match {path!r}")
+    files = _files(path)
     suffixes = {os.path.splitext(f)[1].lower() for f in files}
     if suffixes <= {".parquet", ".pq"}:
         frame = dd.read_parquet(files)
@@ -386,6 +384,13 @@ def read_table(path: str, target: str | None = None, blocksize="64MB"):
     return frame.drop(columns=[target]), frame[target]
 
 
+def _files(path: str) -> list[str]:
+    files = sorted(glob.glob(os.path.join(path, "*")) if os.path.isdir(path) else glob.glob(path))
+    if not files:
+        raise FileNotFoundError(f"no files match {path!r}")
+    return files
+
+
 def _values(part) -> dict:
     return {c: set(part[c].dropna().unique()) for c in part.columns}
 
@@ -399,6 +404,7 @@ def fit_files(model, path: str, target: str | None, address: str):
     returns the (X, y) dask collections it read (``pgm-models fit --scheduler``)."""
     if not model._generative:
         raise ValueError(f"{type(model).__name__} has no sufficient statistics to reduce; --scheduler fits generative models")
+    _files(path)  # before starting a cluster
     with scheduler(address):
         X, y = read_table(path, target)
         model.fit(X, y)
