@@ -130,7 +130,7 @@ def chunkings(draw, n_rows):
     return cuts, order, draw(st.integers(2, 4))
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_any_chunking_and_block_order_gives_the_in_memory_fit(vote, iris, data):
     """Synchronous scheduler (the reduction tree is the same): blocks of any sizes, in any
