@@ -23,6 +23,9 @@ small template (the shape of scikit-learn's ``naive_bayes.py``):
 
 from __future__ import annotations
 
+import functools
+import sys
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -83,6 +86,21 @@ def _has_pymc_model(estimator) -> bool:
     return estimator._pymc_model
 
 
+def _dask_aware(method):
+    """Hand a dask collection X to the same-named function of ``pgm_models.dask_engine``
+    (imported only when dask already is: otherwise X cannot be a dask collection)."""
+
+    @functools.wraps(method)
+    def dispatch(self, X, *args, **kwargs):
+        if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
+            from pgm_models import dask_engine
+
+            return getattr(dask_engine, method.__name__)(self, X, *args, **kwargs)
+        return method(self, X, *args, **kwargs)
+
+    return dispatch
+
+
 class BayesianClassifier(ClassifierMixin, BaseEstimator):
     """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
 
@@ -96,6 +114,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     _pymc_model = True  # pymc_model, sample_posterior and find_map
 
     # ------------------------------------------------------------------ fitting
+    @_dask_aware
     def fit(self, X, y, sample_weight=None):
         """Fit the closed-form posterior from the sufficient statistics of (X, y)."""
         labels = self._start_fit(y)
@@ -111,6 +130,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return labels
 
     @available_if(_is_generative)
+    @_dask_aware
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the sufficient statistics; ``classes`` is needed on the first call
         (unless y is a pandas Categorical, whose categories are the classes)."""
@@ -200,6 +220,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return check_estimate(self.estimate if estimate is None else estimate)
 
     @available_if(_is_generative)
+    @_dask_aware
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
         check_is_fitted(self, "classes_")
@@ -222,6 +243,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
         return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
 
+    @_dask_aware
     def predict_log_proba(self, X, estimate=None):
         """log P(y = k | x_n). A row that has probability 0 under every class (possible only
         with alpha = 0) gets the uniform distribution rather than NaN."""
@@ -230,11 +252,13 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         joint[impossible] = 0.0
         return joint - log_sum_exp(joint, axis=1)[:, None]
 
+    @_dask_aware
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
         return np.exp(self.predict_log_proba(X, estimate))
 
     @available_if(_has_closed_form)
+    @_dask_aware
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
         """P(y = k | x_n, θ_s) under ``n_draws`` exact posterior draws θ_s, shape (S, N, K): the
         posterior uncertainty of each row's class probabilities (their mean over draws is the
@@ -243,6 +267,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(random_seed)
         return np.stack([self.predict_proba(X, estimate=PosteriorDraw(rng)) for _ in range(n_draws)])
 
+    @_dask_aware
     def predict(self, X, loss=None, estimate=None):
         """The Bayes decision: argmin_i Σ_j loss[i, j] P(c_j | x) (0-1 loss: the most probable class)."""
         decisions = bayes_decision(self.predict_proba(X, estimate), loss)  # checks fitted first

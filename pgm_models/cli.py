@@ -9,10 +9,12 @@
     pgm-models datasets
         list the bundled datasets
     pgm-models fit --model aode --data FILE.arff|FILE.csv [--target COLUMN] [--max-rows 40]
-                   [--sep ;] [--na-values NA ...]
+                   [--sep ;] [--na-values NA ...] [--scheduler ADDRESS|local]
         fit one model to a file and print its posterior summary. Model names are the README's
         (categorical-nb) or the class names (CategoricalNB), in any case. The nominal models
         (categorical-nb, spode, aode, tan) bin numeric columns by MDL, as the zoo does, and say so.
+        With --scheduler, fit a generative model on Dask from Parquet/CSV files ('DIR/*.parquet'),
+        out of core.
 
 Errors in arguments or data are reported in one line (exit status 2), not a traceback; so is an
 unexpected error (set PGM_MODELS_TRACEBACK=1 to see its traceback). Heavy modules (pandas, PyMC)
@@ -188,27 +190,38 @@ def _prepare(X, y, model_name: str):
 
 
 def fit(args) -> int:
-    from pgm_models.datasets import load_table
+    if args.scheduler:
+        import pandas as pd
 
-    X, y = load_table(args.data, args.target, sep=args.sep, na_values=args.na_values)  # a bad path fails before pandas loads
-    import pandas as pd
+        import pgm_models
+        from pgm_models.dask_engine import fit_files
 
-    import pgm_models
+        _quiet_pymc()
+        model = getattr(pgm_models, MODELS[args.model])()
+        X, y = fit_files(model, args.data, args.target, args.scheduler)
+    else:
+        from pgm_models.datasets import load_table
+
+        X, y = load_table(args.data, args.target, sep=args.sep, na_values=args.na_values)  # a bad path fails before pandas loads
+        import pandas as pd
+
+        import pgm_models
+
+        X = _prepare(X, y, args.model)
+        counts = pd.Series(y).value_counts(sort=False)
+        counts = counts[counts > 0]
+        if len(counts) == 1:
+            _note(f"warning: the target {y.name!r} has a single class ({counts.index[0]!r} in {counts.iloc[0]} rows): "
+                  "every prediction will be that class")
+        model = getattr(pgm_models, MODELS[args.model])()
+        model.fit(X, y)
     from pgm_models.summary import posterior_summary
 
-    X = _prepare(X, y, args.model)
-    counts = pd.Series(y).value_counts(sort=False)
-    counts = counts[counts > 0]
-    if len(counts) == 1:
-        _note(f"warning: the target {y.name!r} has a single class ({counts.index[0]!r} in {counts.iloc[0]} rows): "
-              "every prediction will be that class")
-    model = getattr(pgm_models, MODELS[args.model])()
-    model.fit(X, y)
     if not hasattr(model, "analytic_posterior") and hasattr(model, "sample_posterior"):
         _quiet_pymc()
         model.sample_posterior(draws=args.draws, chains=args.chains, cores=1, random_seed=args.seed, progressbar=False)
-    counts = pd.Series(y).value_counts().reindex(model.classes_)
-    print(f"{type(model).__name__} fitted to {args.data}: {len(y)} rows, {X.shape[1]} attributes, target {y.name!r} "
+    counts = pd.Series(model.class_count_, index=model.classes_).astype(int)  # y may be a dask Series
+    print(f"{type(model).__name__} fitted to {args.data}: {counts.sum()} rows, {X.shape[1]} attributes, target {y.name!r} "
           f"with classes {', '.join(f'{c} ({n})' for c, n in counts.items())}")
     shown = posterior_summary(model, random_seed=args.seed, max_rows=args.max_rows or None)
     _print_table(shown)
@@ -277,6 +290,8 @@ def _parser() -> argparse.ArgumentParser:
     fit_parser.add_argument("--sep", help="CSV delimiter (default: sniffed among , ; tab |)")
     fit_parser.add_argument("--na-values", nargs="+", metavar="TEXT", default=(),
                             help="CSV cells that mean missing besides empty ones (e.g. NA ?); by default only empty cells")
+    fit_parser.add_argument("--scheduler", help="fit on Dask: a scheduler address (tcp://host:8786) or 'local' (a LocalCluster); "
+                            "--data is then Parquet or CSV files: a glob ('DIR/*.parquet') or a directory")
     fit_parser.set_defaults(run=fit)
     return parser
 

@@ -24,12 +24,17 @@ from pgm_models.conjugate.normal import batch_moments, merge_moments
 
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
-    """Weighted mean and variance of each feature over all rows; a zero variance is floored
-    at 1e-9 of the largest (or 1 if every feature is constant), so the prior stays proper."""
+    """Weighted mean and variance of each feature over all rows, the variance floored so the
+    prior stays proper."""
     mean = np.average(X, axis=0, weights=weight) if weight.sum() > 0 else X.mean(axis=0)
     var = np.average((X - mean) ** 2, axis=0, weights=weight) if weight.sum() > 0 else np.ones(X.shape[1])
+    return mean, floored_variance(var)
+
+
+def floored_variance(var: np.ndarray) -> np.ndarray:
+    """The prior's variance guess: a zero variance floored at 1e-9 of the largest (or 1)."""
     floor = 1e-9 * var.max() if var.max() > 0 else 1.0
-    return mean, np.maximum(var, floor)
+    return np.maximum(var, floor)
 
 
 class GaussianClassifier(BayesianClassifier):

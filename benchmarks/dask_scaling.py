@@ -1,0 +1,223 @@
+"""Fitting on Dask: rows/s against workers, the overhead on small data, and out of core.
+
+    python -m benchmarks.dask_scaling [--rows 1000000 4000000] [--ooc-rows 20000000]
+                                      [--memory-limit 700MiB] [--write FILE]
+
+Data: 10 attributes of 4 values and 3 classes, x_j = (u_j + y) mod 4 with u uniform, made block
+by block by seeded tasks (never whole in one process, except for the in-memory baseline).
+
+1. For each size in ``--rows``: CategoricalNB and AODE fitted in memory by this process (the
+   generated blocks concatenated first; the fit alone is timed), then on a LocalCluster of 1
+   and of 2 single-threaded worker processes with the blocks already in the workers' memory
+   (``persist``), the fit alone timed; peak RSS per worker during the fit. The smallest size
+   is the overhead case (the dask fit's time over the in-memory fit's).
+2. Out of core: the workers write ``--ooc-rows`` rows as Parquet files (int64 columns, the
+   data in memory larger than all workers' memory limits together), then fit from the files
+   (``pgm_models.dask_engine.read_table``) on 2 workers capped at ``--memory-limit`` each;
+   peak RSS of each worker against the cap.
+
+Every process runs BLAS single-threaded (threadpoolctl here, OPENBLAS_NUM_THREADS=1 etc. for the
+workers), so one in-memory process is one core, as one worker is. Timings: best of ``--repeats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+N_ATTRIBUTES, N_VALUES, N_CLASSES = 10, 4, 3
+MODELS = ("CategoricalNB", "AODE")
+
+
+def make_block(seed: int, n_rows: int, dtype="int8"):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, N_CLASSES, n_rows)
+    X = ((rng.integers(0, N_VALUES, (n_rows, N_ATTRIBUTES)) + y[:, None]) % N_VALUES).astype(dtype)
+    return X, y
+
+
+def make_frame(seed: int, n_rows: int):
+    import pandas as pd
+
+    X, y = make_block(seed, n_rows, "int64")
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(N_ATTRIBUTES)]).assign(y=y)
+
+
+def block_sizes(n_rows: int, n_blocks: int) -> list[int]:
+    return [len(b) for b in np.array_split(np.arange(n_rows), n_blocks)]
+
+
+def dask_data(n_rows: int, n_blocks: int):
+    import dask
+    import dask.array as da
+
+    blocks = [dask.delayed(make_block, nout=2)(seed, size) for seed, size in enumerate(block_sizes(n_rows, n_blocks))]
+    X = da.concatenate([da.from_delayed(x, (size, N_ATTRIBUTES), np.int8) for (x, _), size in zip(blocks, block_sizes(n_rows, n_blocks))])
+    y = da.concatenate([da.from_delayed(v, (size,), np.int64) for (_, v), size in zip(blocks, block_sizes(n_rows, n_blocks))])
+    return X, y
+
+
+def model(name: str):
+    import pgm_models
+
+    return getattr(pgm_models, name)(n_categories=N_VALUES)
+
+
+def peak_mib() -> float:
+    """This process's peak resident memory since the last reset_peak."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def reset_peak() -> None:
+    """Reset VmHWM to the current RSS (Linux: write 5 to /proc/self/clear_refs)."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
+def best_time(function, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def cluster(n_workers: int, memory_limit="auto"):
+    from distributed import Client, LocalCluster
+
+    local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
+                         dashboard_address=":0", silence_logs=logging.ERROR)
+    return local, Client(local)
+
+
+def throughput(n_rows: int, n_blocks: int, repeats: int) -> list[dict]:
+    """Rows/s of the in-memory fit and of dask fits on 1 and 2 workers, per model."""
+    import dask
+    from distributed import wait
+
+    parts = [make_block(seed, size) for seed, size in enumerate(block_sizes(n_rows, n_blocks))]
+    X_memory, y_memory = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    del parts
+    for name in MODELS:
+        model(name).fit(X_memory[:1000], y_memory[:1000])  # warm: the imports and first-call costs
+    results = {name: {"model": name, "rows": n_rows, "memory_s": best_time(lambda: model(name).fit(X_memory, y_memory), repeats)}
+               for name in MODELS}
+    reference = {name: model(name).fit(X_memory, y_memory) for name in MODELS}
+    del X_memory, y_memory
+    for n_workers in (1, 2):
+        local, client = cluster(n_workers)
+        try:
+            X, y = dask.persist(*dask_data(n_rows, n_blocks))
+            wait([X, y])
+            for name in MODELS:
+                model(name).fit(X, y)  # warm: workers import pgm_models once
+                client.run(reset_peak)
+                results[name][f"dask{n_workers}_s"] = best_time(lambda: model(name).fit(X, y), repeats)
+                results[name][f"peak{n_workers}_mib"] = max(client.run(peak_mib).values())
+                fitted = model(name).fit(X, y)
+                assert np.array_equal(fitted.class_count_, reference[name].class_count_)  # the same fit
+        finally:
+            client.close()
+            local.close()
+    return list(results.values())
+
+
+def out_of_core(n_rows: int, n_blocks: int, memory_limit: str) -> dict:
+    """Write Parquet files from the workers, then fit from them on 2 capped workers."""
+    import dask
+    import dask.dataframe as dd
+    from dask.utils import parse_bytes
+
+    from pgm_models import dask_engine
+
+    folder = tempfile.mkdtemp(prefix="pgm-models-dask-")
+    try:
+        local, client = cluster(2, memory_limit)
+        try:
+            sizes = block_sizes(n_rows, n_blocks)
+            meta = make_frame(0, 1).iloc[:0]
+            frames = dd.from_delayed([dask.delayed(make_frame)(seed, size) for seed, size in enumerate(sizes)], meta=meta)
+            frames.to_parquet(folder, write_index=False)
+            X, y = dask_engine.read_table(os.path.join(folder, "*.parquet"), target="y")
+            model("CategoricalNB").fit(X.partitions[:1], y.partitions[:1])  # warm
+            client.run(reset_peak)
+            pids = client.run(os.getpid)
+            start = time.perf_counter()
+            fitted = model("CategoricalNB").fit(X, y)
+            seconds = time.perf_counter() - start
+            peaks = client.run(peak_mib)
+            restarts = client.run(os.getpid) != pids  # a worker killed for memory comes back with a new process
+        finally:
+            client.close()
+            local.close()
+        disk = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)) / 2**20
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert fitted.class_count_.sum() == n_rows
+    return {"rows": n_rows, "seconds": seconds, "data_mib": n_rows * (N_ATTRIBUTES + 1) * 8 / 2**20, "disk_mib": disk,
+            "limit_mib": parse_bytes(memory_limit) / 2**20, "peaks": sorted(peaks.values()), "restarts": restarts}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 4_000_000], help="sizes for the rows/s table")
+    parser.add_argument("--blocks", type=int, default=16, help="blocks of rows (dask chunks, Parquet files)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ooc-rows", type=int, default=20_000_000, help="rows of the out-of-core Parquet dataset (0: skip)")
+    parser.add_argument("--ooc-blocks", type=int, default=64, help="Parquet files of the out-of-core dataset")
+    parser.add_argument("--memory-limit", default="700MiB", help="memory limit of each worker in the out-of-core fit")
+    parser.add_argument("--write", help="append the Markdown tables to this file")
+    args = parser.parse_args(argv)
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = "1"  # inherited by the worker processes started below
+    with threadpool_limits(1):
+        return _run(args, argv)
+
+
+def _run(args, argv) -> int:
+    command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
+    lines = ["", f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
+             f"{args.blocks} blocks)", "", f"Command: `{command}`", "",
+             "In memory: one process, the fit alone. Dask: LocalCluster of single-threaded worker processes, the "
+             "blocks already in the workers' memory, the fit alone. Peak: the largest worker's peak RSS during the "
+             "fit (its share of the blocks included).", "",
+             "| model | rows | in memory (rows/s) | 1 worker (rows/s) | 2 workers (rows/s) | 2 workers / in memory | "
+             "dask (2) time / in-memory time | peak per worker, 1 / 2 workers (MiB) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for n_rows in args.rows:
+        for r in throughput(n_rows, args.blocks, args.repeats):
+            rate = {k: n_rows / r[f"{k}_s"] for k in ("memory", "dask1", "dask2")}
+            lines.append(f"| {r['model']} | {n_rows:,} | {rate['memory']:,.0f} | {rate['dask1']:,.0f} | {rate['dask2']:,.0f} | "
+                         f"{rate['dask2'] / rate['memory']:.2f} | {r['dask2_s'] / r['memory_s']:.2f} | "
+                         f"{r['peak1_mib']:.0f} / {r['peak2_mib']:.0f} |")
+            print(lines[-1], flush=True)
+    if args.ooc_rows:
+        r = out_of_core(args.ooc_rows, args.ooc_blocks, args.memory_limit)
+        lines += ["", f"Out of core: CategoricalNB from {args.ooc_blocks} Parquet files, 2 workers capped at {args.memory_limit} each:", "",
+                  "| rows | data in memory (MiB) | on disk (MiB) | worker limit (MiB) | peak RSS per worker (MiB) | seconds | rows/s | worker restarted |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---|",
+                  f"| {r['rows']:,} | {r['data_mib']:,.0f} | {r['disk_mib']:,.0f} | {r['limit_mib']:.0f} | "
+                  f"{' / '.join(f'{p:.0f}' for p in r['peaks'])} | {r['seconds']:.1f} | {r['rows'] / r['seconds']:,.0f} | "
+                  f"{'yes' if r['restarts'] else 'no'} |"]
+        print(lines[-1], flush=True)
+    if args.write:
+        with open(args.write, "a") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,425 @@
+"""Fit and predict on Dask collections: many workers, data larger than memory.
+
+Every generative model is fitted from sufficient statistics that merge exactly: class counts,
+the count tables ``*count_`` (naive Bayes' N_kjs, the semi-naive pair tensor C[k, s, t]) add,
+and the Gaussian models' per-class moments (n, x̄, S) merge by Chan's formula
+(``pgm_models.conjugate.normal.merge_moments``). So a fit on a dask collection is
+
+1. **domains first** (on the client): the classes (y's declared categories, ``classes=``, or
+   the labels in one pass over y alone) and each categorical attribute's domain (a dask
+   Categorical's known categories or ``n_categories``) fix the estimator's layout; a one-row
+   stand-in built from the collection's dtypes runs the model's own first ``partial_fit``,
+   then its statistics are zeroed: that is the *template*;
+2. **map**: every block (a partition, a chunk of rows) is counted by a copy of the template
+   through the model's own ``partial_fit`` (its ``_encode``/``_count``), on whichever worker
+   holds or reads the block;
+3. **tree-reduce**: the block statistics merge ``split_every`` at a time up a tree; only
+   statistics (a few arrays per block) travel, never rows;
+4. **finish** (on the client): the merged statistics are added to the estimator's, the
+   data-scaled Gaussian prior is set from the whole data's moments (pooled from the merged
+   class moments, so it costs no extra pass), and the derived state (posterior
+   concentrations, TAN's tree from the merged pair tensor) is recomputed.
+
+Counts are sums of whole numbers, so they equal the in-memory fit exactly for any chunking and
+any block order; Normal moments agree to rounding (1e-12 relative). Prediction maps the fitted
+model over the blocks (``map_blocks`` / ``map_partitions``) and returns a dask array.
+
+A worker that dies mid-fit loses only the block statistics it held: the scheduler recomputes
+those blocks from the graph (reading their files again), so nothing is dropped or counted twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import glob
+import os
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from dask.dataframe.dask_expr._expr import are_co_aligned
+
+from pgm_models.conjugate import PosteriorDraw
+from pgm_models.conjugate.normal import merge_moments
+from pgm_models.gaussian._base import GaussianClassifier, floored_variance
+from pgm_models.naive_bayes._attributes import CategoricalAttributes
+
+SPLIT_EVERY = 8  # block statistics merged per node of the reduction tree
+_CATEGORIZE = "call .categorize() on the dask DataFrame or give the column a pandas CategoricalDtype with its categories"
+
+
+# ---------------------------------------------------------------------- fitting
+def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
+    """``model.fit`` on dask collections: X a dask DataFrame or array (dense or scipy.sparse
+    chunks), y (and sample_weight) a dask Series/array split into the same blocks. The classes
+    are y's known categories, else its distinct labels (one pass over y alone)."""
+    X, y, weight = _aligned(X, y, sample_weight)
+    declared = _declared_classes(y, "fit")
+    if declared is None:
+        labels = y.unique() if isinstance(y, dd.Series) else da.unique(y)
+        classes = np.unique(np.asarray(labels.compute()))
+        model._start_fit(classes)  # checks they are classification targets
+    else:
+        classes = declared
+        model._start_fit(pd.Categorical(classes, categories=classes))  # a Categorical declares its classes
+    _start_template(model, X, classes)
+    return _add_blocks(model, X, y, weight, split_every, set_prior=True)
+
+
+def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT_EVERY):
+    """``model.partial_fit`` on dask collections: the first call needs ``classes`` (or a y
+    with known categories); the collection's statistics are added to the model's."""
+    X, y, weight = _aligned(X, y, sample_weight)
+    if hasattr(model, "classes_"):
+        if classes is not None and not np.array_equal(np.asarray(classes), model.classes_):
+            raise ValueError(f"classes={list(classes)} differs from classes_ {model.classes_.tolist()} of the first call")
+        return _add_blocks(model, X, y, weight, split_every, set_prior=False)
+    if classes is None:
+        classes = _declared_classes(y, "partial_fit")
+        if classes is None:
+            raise ValueError("the first call to partial_fit needs classes= (all class labels)")
+    classes = np.asarray(classes)
+    if len(np.unique(classes)) != len(classes):
+        raise ValueError(f"classes has repeated labels: {list(classes)}")
+    _start_template(model, X, classes)
+    return _add_blocks(model, X, y, weight, split_every, set_prior=True)
+
+
+def _start_template(model, X, classes):
+    """Fix the model's layout (classes, features, domains) with its own first ``partial_fit``
+    on a one-row stand-in of X's dtypes, then zero the statistics that row added."""
+    _check_domains(model, X)
+    _zero_statistics(model.partial_fit(_stand_in(X), classes[:1], classes=classes))
+
+
+def _add_blocks(model, X, y, weight, split_every, set_prior):
+    """Count every block with a zeroed copy of the model, tree-reduce, add to the model."""
+    template = dask.delayed(_zero_statistics(copy.deepcopy(model)), pure=False)  # one graph key, shared by every block
+    blocks = [dask.delayed(_block_statistics)(template, *block) for block in _blocks(X, y, weight)]
+    (merged,) = dask.compute(_tree_reduce(blocks, split_every))
+    if merged is None:
+        raise ValueError("sample_weight is zero for every row (or X has no rows): there is nothing to learn from")
+    _merge_into(model, merged)
+    if set_prior and isinstance(model, GaussianClassifier):
+        model._set_prior(*_pooled_moments(model))
+    _refresh(model, X)
+    return model
+
+
+def _block_statistics(template, X, y, weight):
+    """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block
+    (None for a block with no rows or no weight: it has nothing to count)."""
+    if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
+        return None
+    model = copy.deepcopy(template)
+    return model.partial_fit(X, y, sample_weight=None if weight is None else np.asarray(weight))
+
+
+def _tree_reduce(parts, split_every, combine=None):
+    """``combine`` (default: merge block statistics) over the parts, ``split_every`` at a time."""
+    if split_every < 2:
+        raise ValueError(f"split_every must be ≥ 2, got {split_every}")
+    while len(parts) > 1:
+        parts = [dask.delayed(combine or _merge)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
+    return parts[0]
+
+
+def _merge(*models):
+    """One model holding the merged statistics of several (None: a block with nothing)."""
+    models = [m for m in models if m is not None]
+    if not models:
+        return None
+    merged = copy.copy(models[0])  # statistics are replaced, never modified in place
+    for other in models[1:]:
+        _merge_into(merged, other)
+    return merged
+
+
+def _statistics(model) -> dict:
+    """The model's mergeable sufficient statistics: count tables (attributes ending in
+    ``count_``), and for Gaussian models the class means and scatters."""
+    names = [n for n in vars(model) if n.endswith("count_")]
+    if isinstance(model, GaussianClassifier):
+        names += ["feature_mean_", "feature_scatter_"]
+    return {n: getattr(model, n) for n in names}
+
+
+def _zero_statistics(model):
+    for name, value in _statistics(model).items():
+        setattr(model, name, np.zeros_like(value))
+    return model
+
+
+def _merge_into(model, other):
+    if isinstance(model, GaussianClassifier):
+        model.class_count_, model.feature_mean_, model.feature_scatter_ = merge_moments(
+            model.class_count_, model.feature_mean_, model.feature_scatter_,
+            other.class_count_, other.feature_mean_, other.feature_scatter_, full=model.full_scatter,
+        )
+    else:
+        for name, value in _statistics(model).items():
+            setattr(model, name, value + getattr(other, name))
+
+
+def _pooled_moments(model):
+    """The whole data's mean and floored variance per feature, pooled from the class moments:
+    n x̄ = Σ_k n_k x̄_k, S = Σ_k S_k + Σ_k n_k (x̄_k − x̄)² (the same prior the in-memory fit
+    reads off the rows, ``gaussian._base.overall_moments``)."""
+    n, means = model.class_count_, model.feature_mean_
+    scatter = np.diagonal(model.feature_scatter_, axis1=1, axis2=2) if model.full_scatter else model.feature_scatter_
+    mean = n @ means / n.sum()
+    total = scatter.sum(axis=0) + n @ (means - mean) ** 2
+    return mean, floored_variance(total / n.sum())
+
+
+def _refresh(model, X):
+    """Recompute what the model derives from its statistics (posterior concentrations, TAN's
+    tree) by adding an empty batch, as its own ``_count`` does after every batch."""
+    empty = _stand_in(X)[:0]
+    model._count(model._encode(empty, reset=False, training=True), np.zeros(0, np.intp), np.zeros(0))
+    model.class_concentration_ = model._class_prior.posterior(model.class_count_).concentration
+
+
+# ---------------------------------------------------------------------- inputs
+def _declared_classes(y, method: str):
+    """y's declared categories, None if it declares none; an error if they are unknown."""
+    if isinstance(y, dd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+        if not y.cat.known:
+            raise ValueError(f"y is a dask Categorical with unknown categories, so the classes are not fixed before "
+                             f"{method}: call y.cat.as_known() or pass declared categories")
+        return np.asarray(y.dtype.categories)
+    return None
+
+
+def _check_domains(model, X):
+    """Categorical attributes need their domain before counting: a known Categorical or
+    ``n_categories``; an error names the first column that has neither."""
+    if not isinstance(model, CategoricalAttributes):
+        return
+    if isinstance(X, dd.DataFrame):
+        for name in X.columns:
+            dtype = X.dtypes[name]
+            if isinstance(dtype, pd.CategoricalDtype):
+                if not X[name].cat.known:
+                    raise ValueError(f"column {name!r} is a dask Categorical with unknown categories; {_CATEGORIZE}")
+            elif model.n_categories is None:
+                raise ValueError(f"column {name!r} ({dtype}) has no declared domain; {_CATEGORIZE}, or pass n_categories")
+    elif model.n_categories is None:
+        raise ValueError(f"a dask array of attribute codes has no declared domain: pass n_categories (values 0..n−1) "
+                         f"or use a dask DataFrame with Categorical columns")
+
+
+def _stand_in(X):
+    """One in-memory row with X's columns and dtypes: 0 in numeric columns, missing in
+    categorical ones (so it is inside every declared domain)."""
+    if isinstance(X, dd.DataFrame):
+        meta = X._meta
+        columns = {}
+        for name, dtype in meta.dtypes.items():
+            if isinstance(dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(dtype):
+                columns[name] = pd.Series([None], dtype=dtype)
+            else:
+                columns[name] = pd.Series([0], dtype=dtype)
+        return pd.DataFrame(columns)
+    if sp.issparse(X._meta):
+        return sp.csr_array((1, X.shape[1]), dtype=X.dtype)
+    return np.zeros((1, X.shape[1]), dtype=X.dtype)
+
+
+def _aligned(X, y, sample_weight):
+    """X with whole rows per block, and y and the weights split into X's blocks."""
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D dask array (rows × features), got {X.ndim}-D")
+        X = X.rechunk({1: -1})
+    elif not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask DataFrame or dask array, got {type(X).__name__}")
+    if y is None:
+        raise ValueError("y is None: fitting needs the class labels, a dask Series/array split like X")
+    return X, _split_like(X, y, "y"), None if sample_weight is None else _split_like(X, sample_weight, "sample_weight")
+
+
+def _split_like(X, v, name):
+    if not dask.is_dask_collection(v):
+        if isinstance(X, da.Array) and not np.isnan(X.shape[0]):
+            v = np.asarray(v)
+            if len(v) != X.shape[0]:
+                raise ValueError(f"X has {X.shape[0]} rows but {name} has {len(v)}; they must match")
+            return da.from_array(v, chunks=(X.chunks[0],) + v.shape[1:])
+        raise ValueError(f"{name} must be a dask collection split into X's partitions (e.g. df[target] of the same dask DataFrame)")
+    if isinstance(X, da.Array) and isinstance(v, da.Array) and v.chunks[0] != X.chunks[0] and not np.isnan(X.shape[0]):
+        v = v.rechunk((X.chunks[0],) + v.chunks[1:])
+    if _n_blocks(v) != _n_blocks(X):
+        raise ValueError(f"X has {_n_blocks(X)} blocks of rows but {name} has {_n_blocks(v)}; split them alike "
+                         "(e.g. X and y from the same dask DataFrame)")
+    return v
+
+
+def _n_blocks(c) -> int:
+    return c.numblocks[0] if isinstance(c, da.Array) else c.npartitions
+
+
+def _delayed_blocks(c) -> list:
+    # unoptimized: the optimizer may fuse a projected read's partitions, which would unpair X's and y's
+    return list(c.to_delayed().ravel()) if isinstance(c, da.Array) else list(c.to_delayed(optimize_graph=False))
+
+
+_Y, _W = "__pgm_models_y__", "__pgm_models_weight__"
+
+
+def _blocks(X, y, weight):
+    """Delayed (X, y, weight) blocks of rows. A y (and weights) computed from X's own frame
+    rides in X's partitions: one read per block, paired whatever the optimizer fuses."""
+    riders = {name: v for name, v in ((_Y, y), (_W, weight)) if v is not None}
+    if isinstance(X, dd.DataFrame) and all(isinstance(v, dd.Series) and are_co_aligned(X.expr, v.expr) for v in riders.values()):
+        return [dask.delayed(_unpack, nout=3)(part) for part in X.assign(**riders).to_delayed()]
+    columns = [_delayed_blocks(X), _delayed_blocks(y), [None] * _n_blocks(X) if weight is None else _delayed_blocks(weight)]
+    return zip(*columns)
+
+
+def _unpack(frame):
+    return frame.drop(columns=[c for c in (_Y, _W) if c in frame]), frame[_Y], frame[_W] if _W in frame else None
+
+
+# ---------------------------------------------------------------------- prediction
+def predict_joint_log_proba(model, X, estimate=None):
+    """log p(x_n, y = k) block by block: a dask array (N, K)."""
+    return _map_rows(model, X, "predict_joint_log_proba", estimate)
+
+
+def predict_log_proba(model, X, estimate=None):
+    return _map_rows(model, X, "predict_log_proba", estimate)
+
+
+def predict_proba(model, X, estimate=None):
+    return _map_rows(model, X, "predict_proba", estimate)
+
+
+def predict(model, X, loss=None, estimate=None):
+    """The Bayes decision of every row: a dask array of labels."""
+    return _map_rows(model, X, "predict", estimate, loss=loss)
+
+
+def predict_proba_draws(model, X, n_draws=200, random_seed=None):
+    """P(y | x_n, θ_s) under ``n_draws`` exact posterior draws: a dask array (S, N, K). Every
+    block draws the same θ_1..θ_S from one seed."""
+    seed = np.random.default_rng(random_seed).integers(2**63)
+    return _map_rows(model, X, "predict_proba_draws", None, n_draws=n_draws, random_seed=seed).transpose(1, 0, 2)
+
+
+def _map_rows(model, X, method, estimate, **kwargs):
+    """Apply ``model.<method>`` to every block of rows: a dask array of rows × (classes, or
+    draws × classes). A PosteriorDraw is replaced by one seed, from which every block makes
+    the same draw (all rows see one θ, as in memory)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model, "classes_")
+    if isinstance(estimate, PosteriorDraw):
+        kwargs["estimate"] = _SeededDraw(estimate.rng.integers(2**63))
+    elif method != "predict_proba_draws":
+        kwargs["estimate"] = estimate
+    block = _BlockMethod(model, method, kwargs)
+    K = len(model.classes_)
+    if method == "predict":
+        shape, dtype = (), model.classes_.dtype
+    else:
+        shape, dtype = (kwargs["n_draws"], K) if method == "predict_proba_draws" else (K,), float
+    meta = np.empty((0, *shape), dtype=dtype)
+    if isinstance(X, dd.DataFrame):
+        return X.map_partitions(block, meta=meta)
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError(f"X must be a dask DataFrame or 2-D dask array, got {type(X).__name__}")
+    X = X.rechunk({1: -1})
+    if not shape:
+        return X.map_blocks(block, drop_axis=1, meta=meta)
+    return X.map_blocks(block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(range(2, len(shape) + 1)), meta=meta)
+
+
+class _SeededDraw:
+    """Stands for a PosteriorDraw in a task: each block builds the same draw from the seed."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+
+class _BlockMethod:
+    """A picklable ``model.<method>(block, **kwargs)``; a block's draws put rows first."""
+
+    def __init__(self, model, method, kwargs):
+        self.model, self.method, self.kwargs = model, method, kwargs
+
+    def __call__(self, block):
+        kwargs = dict(self.kwargs)
+        if isinstance(kwargs.get("estimate"), _SeededDraw):
+            kwargs["estimate"] = PosteriorDraw(kwargs["estimate"].seed)
+        result = getattr(self.model, self.method)(block, **kwargs)
+        return result.transpose(1, 0, 2) if self.method == "predict_proba_draws" else result
+
+
+# ---------------------------------------------------------------------- files and schedulers
+def read_table(path: str, target: str | None = None, blocksize="64MB"):
+    """(X, y) as dask collections from Parquet or CSV files (a glob, a directory, or one file),
+    with every text/Categorical column's domain declared: one pass over those columns finds
+    their values before counting. ``target`` defaults to the last column."""
+    files = _files(path)
+    suffixes = {os.path.splitext(f)[1].lower() for f in files}
+    if suffixes <= {".parquet", ".pq"}:
+        frame = dd.read_parquet(files)
+    elif suffixes == {".csv"}:
+        frame = dd.read_csv(files, blocksize=blocksize)
+    else:
+        raise ValueError(f"{path!r} matches files of types {sorted(suffixes)}; expected .parquet or .csv files")
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise ValueError(f"target column {target!r} is not among {list(frame.columns)}")
+    nominal = [c for c in frame.columns if isinstance(frame.dtypes[c], pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
+    if nominal:  # their domains in one pass: the sorted values seen, as load_table declares them
+        seen = [dask.delayed(_values)(part) for part in frame[nominal].to_delayed()]
+        (values,) = dask.compute(_tree_reduce(seen, SPLIT_EVERY, _union))
+        frame = frame.astype({c: pd.CategoricalDtype(sorted(values[c])) for c in nominal})
+    return frame.drop(columns=[target]), frame[target]
+
+
+def _files(path: str) -> list[str]:
+    files = sorted(glob.glob(os.path.join(path, "*")) if os.path.isdir(path) else glob.glob(path))
+    if not files:
+        raise FileNotFoundError(f"no files match {path!r}")
+    return files
+
+
+def _values(part) -> dict:
+    return {c: set(part[c].dropna().unique()) for c in part.columns}
+
+
+def _union(*parts) -> dict:
+    return {c: set().union(*(p[c] for p in parts)) for c in parts[0]}
+
+
+def fit_files(model, path: str, target: str | None, address: str):
+    """Fit ``model`` to Parquet/CSV files on the Dask scheduler at ``address`` (or "local");
+    returns the (X, y) dask collections it read (``pgm-models fit --scheduler``)."""
+    if not model._generative:
+        raise ValueError(f"{type(model).__name__} has no sufficient statistics to reduce; --scheduler fits generative models")
+    _files(path)  # before starting a cluster
+    with scheduler(address):
+        X, y = read_table(path, target)
+        model.fit(X, y)
+    return X, y
+
+
+@contextlib.contextmanager
+def scheduler(address: str | None):
+    """A distributed Client for the block of code: ``"local"`` starts a LocalCluster on this
+    machine, anything else is a scheduler's address (``tcp://host:8786``)."""
+    from distributed import Client, LocalCluster
+
+    if address == "local":
+        with LocalCluster(processes=True) as cluster, Client(cluster) as client:
+            yield client
+    else:
+        with Client(address) as client:
+            yield client
