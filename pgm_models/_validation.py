@@ -103,14 +103,20 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
 
 
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
-    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry."""
+    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry.
+
+    A sparse X becomes a CSR copy with its duplicate entries summed (a cell's value is the sum
+    of its stored entries), so nothing done to the result reaches the caller's arrays. A
+    nullable pandas dtype's <NA> becomes NaN, which is then rejected as missing."""
     if sp.issparse(X):
-        matrix = sp.csr_array(X)
-        if matrix.dtype != np.float64:
-            matrix = matrix.astype(np.float64)
+        matrix = sp.csr_array(X, dtype=np.float64, copy=True)
+        matrix.sum_duplicates()
     else:
         try:
-            matrix = np.asarray(X, dtype=float)
+            if isinstance(X, pd.DataFrame):
+                matrix = X.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                matrix = np.asarray(X, dtype=float)
         except TypeError as error:
             raise TypeError(f"X must be numeric for {what}: {error}") from None
         except ValueError as error:
