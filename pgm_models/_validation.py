@@ -31,6 +31,13 @@ def check_concentration(value, name: str, length: int | None = None, length_name
     return array
 
 
+def check_n_draws(n, name: str) -> int:
+    """A number of posterior draws: a whole number ≥ 1."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1 (how many posterior draws), got {n!r}")
+    return int(n)
+
+
 def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n_rows)

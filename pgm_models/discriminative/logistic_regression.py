@@ -27,7 +27,9 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._validation import as_array_like, check_estimate, check_labels, check_n_rows, check_numeric_matrix, check_sample_weight
+from pgm_models._validation import (
+    as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
+)
 from pgm_models.base import BayesianClassifier
 
 
@@ -171,6 +173,7 @@ class LogisticRegression(BayesianClassifier):
         """P(y = k | x_n, w_s) under ``n_draws`` of the NUTS draws (chosen at random without
         replacement; all of them if there are fewer), shape (S, N, K)."""
         check_is_fitted(self, "classes_")
+        n_draws = check_n_draws(n_draws, "n_draws")
         X = self._encode(as_array_like(X), reset=False)
         W, b = self._draws()
         chosen = np.random.default_rng(random_seed).permutation(len(W))[:n_draws]
