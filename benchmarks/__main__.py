@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
     exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
     counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])
-    large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
+    large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10", "--wide", "20x10"] if args.quick else [])
                     + ["--write", str(output)])
     dask_scaling.main((["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"] if args.quick else [])
                       + ["--write", str(output)])

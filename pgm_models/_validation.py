@@ -31,6 +31,13 @@ def check_concentration(value, name: str, length: int | None = None, length_name
     return array
 
 
+def check_n_draws(n, name: str) -> int:
+    """A number of posterior draws: a whole number ≥ 1."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1 (how many posterior draws), got {n!r}")
+    return int(n)
+
+
 def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n_rows)
@@ -103,14 +110,20 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
 
 
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
-    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry."""
+    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry.
+
+    A sparse X becomes a CSR copy with its duplicate entries summed (a cell's value is the sum
+    of its stored entries), so nothing done to the result reaches the caller's arrays. A
+    nullable pandas dtype's <NA> becomes NaN, which is then rejected as missing."""
     if sp.issparse(X):
-        matrix = sp.csr_array(X)
-        if matrix.dtype != np.float64:
-            matrix = matrix.astype(np.float64)
+        matrix = sp.csr_array(X, dtype=np.float64, copy=True)
+        matrix.sum_duplicates()
     else:
         try:
-            matrix = np.asarray(X, dtype=float)
+            if isinstance(X, pd.DataFrame):
+                matrix = X.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                matrix = np.asarray(X, dtype=float)
         except TypeError as error:
             raise TypeError(f"X must be numeric for {what}: {error}") from None
         except ValueError as error:

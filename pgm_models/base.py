@@ -39,6 +39,7 @@ from pgm_models._validation import (
     check_concentration,
     check_estimate,
     check_labels,
+    check_n_draws,
     check_n_rows,
     check_sample_weight,
 )
@@ -228,7 +229,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         encoded = self._encode(as_array_like(X), reset=False, training=False)
         # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
         # under a PosteriorDraw every row must see the same draw, so all rows form one block
-        rows = _n_rows(encoded) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        rows = max(1, _n_rows(encoded)) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
         blocks = [encoded[start : start + rows] for start in range(0, _n_rows(encoded), rows)]
         return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
 
@@ -264,6 +265,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         posterior uncertainty of each row's class probabilities (their mean over draws is the
         posterior predictive of a model whose parameters enter the likelihood once)."""
         check_is_fitted(self, "classes_")
+        n_draws = check_n_draws(n_draws, "n_draws")
         rng = np.random.default_rng(random_seed)
         return np.stack([self.predict_proba(X, estimate=PosteriorDraw(rng)) for _ in range(n_draws)])
 
@@ -307,6 +309,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         ``var_names``: only these parameters (default: all)."""
         import arviz as az
 
+        n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
         parameters = self._parameters()
         unknown = [] if var_names is None else [name for name in var_names if name not in parameters]
         if unknown:

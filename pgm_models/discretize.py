@@ -29,7 +29,12 @@ from sklearn.utils.validation import check_is_fitted
 
 
 def _interval_labels(cuts) -> list[str]:
+    """Weka's interval names, cut points rounded to 6 decimals — unless that merges two cut
+    points or rounds one to 0 (small-scale data), then each cut point's shortest exact decimal,
+    so that the labels stay distinct and true (Python's shortest repr of the float)."""
     text = [np.format_float_positional(round(c, 6), trim="-") for c in cuts]
+    if len(set(text)) < len(text) or any(c != 0 and round(c, 6) == 0 for c in cuts):
+        text = [repr(float(c)) for c in cuts]
     if not text:
         return ["All"]
     return [f"(-inf-{text[0]}]"] + [f"({a}-{b}]" for a, b in zip(text[:-1], text[1:])] + [f"({text[-1]}-inf)"]

@@ -9,11 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pgm_models import AODE, LDA, SPODE, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
 
 X3 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0], [2.0, 2.0, 0.0], [1.0, 1.0, 1.0]])
 Y = np.array(["a", "b", "a", "b"])
 COLORS = pd.DataFrame({"color": ["red", "blue", "red", "blue"], "size": ["S", "L", "L", "S"]})
+NULLABLE = pd.DataFrame({"w": pd.array([1.0, None, 2.0, 0.0], dtype="Float64"), "v": [1.0, 2.0, 0.0, 1.0]})
+HUGE = np.vstack([X3, X3 + 1]) * 1e160
 
 
 def with_value(row, column, value, X=X3):
@@ -52,6 +54,23 @@ CASES = [
     ("1-D X", fit(GaussianNB, X3[:, 0]), ValueError, r"Expected a 2-D X .* Reshape your data"),
     ("sparse X for a Gaussian model", lambda: GaussianNB().fit(__import__("scipy.sparse").sparse.csr_matrix(X3), Y), ValueError,
      r"GaussianNB needs dense numeric X"),
+    # issue 17: values whose squares overflow, parameters out of range, draws, nullable <NA>
+    *[(f"values of 1e160 for {M.__name__}", fit(M, HUGE, np.r_[Y, Y]), ValueError,
+       r"X has the value 1e\+160 in column 0; Gaussian models need \|x\| ≤ 1e\+150") for M in (GaussianNB, LDA, QDA)],
+    *[(f"reg_param={r} for {M.__name__}", fit(M, reg_param=r), ValueError, rf"reg_param must be a number in \[0, 1\].*got {r}")
+      for M in (LDA, QDA) for r in (2.0, -1, np.nan)],
+    ("frequency_limit NaN", lambda: AODE(frequency_limit=np.nan).fit(X3, Y).predict(X3), ValueError,
+     r"frequency_limit must be a number ≥ 0 \(Weka -F\), got nan"),
+    ("binarize NaN", fit(BernoulliNB, binarize=np.nan), ValueError, r"binarize must be a finite number \(the threshold\) or None, got nan"),
+    ("no posterior draws", lambda: CategoricalNB().fit(X3, Y).predict_proba_draws(X3, n_draws=0), ValueError,
+     r"n_draws must be a whole number ≥ 1 \(how many posterior draws\), got 0"),
+    ("fractional number of draws", lambda: GaussianNB().fit(X3, Y).predict_proba_draws(X3, n_draws=2.5), ValueError,
+     r"n_draws must be a whole number ≥ 1"),
+    ("no exact draws", lambda: CategoricalNB().fit(X3, Y).posterior_draws(0), ValueError, r"n must be a whole number ≥ 1.*got 0"),
+    *[(f"nullable <NA> for {M.__name__}", fit(M, NULLABLE), ValueError, r"X has a NaN or inf value: nan in column 'w'")
+      for M in (GaussianNB, LDA, BernoulliNB, MultinomialNB, LogisticRegression)],
+    ("pair tensor beyond memory", lambda: TAN(n_categories=1000).fit(np.zeros((2, 2000), dtype=int), [0, 1]), ValueError,
+     r"TAN's pair counts, a 2 × 2002000 × 2002000 tensor .* GiB of memory, more than the .* GiB available"),
 ]
 
 
@@ -59,6 +78,19 @@ CASES = [
 def test_bad_input_gets_an_error_that_names_it(case, action, error, message):
     with pytest.raises(error, match=message):
         action()
+
+
+def test_predict_proba_draws_on_no_rows_is_empty():
+    model = CategoricalNB().fit(X3, Y)
+    assert model.predict_proba_draws(X3[:0], n_draws=3).shape == (3, 0, 2)
+    assert model.predict_proba(X3[:0]).shape == (0, 2)
+
+
+def test_nullable_missing_values_are_missing_for_categorical_models():
+    """A nullable Float64 column's <NA> is a missing value, like NaN."""
+    with_na = CategoricalNB().fit(NULLABLE, Y).predict_proba(NULLABLE)
+    with_nan = CategoricalNB().fit(NULLABLE.astype(float), Y).predict_proba(NULLABLE.astype(float))
+    np.testing.assert_allclose(with_na, with_nan)
 
 
 def test_unseen_category_default_policy_warns_and_skips_it():

@@ -115,3 +115,19 @@ def test_gaussian_models_on_extreme_scales(Model, scale):
         log_proba = model.predict_log_proba(X, estimate=estimate)
         _never_nan(log_proba)
     assert (model.predict(X) == y).mean() > 0.5  # the scale does not break the fit
+
+
+@pytest.mark.parametrize("Model", [GaussianNB, LDA, QDA])
+@SETTINGS
+@given(st.integers(0, 10_000), st.floats(-1e8, 1e8), st.integers(-10, 10))
+def test_gaussian_predictions_are_invariant_under_translation_and_rescaling(Model, seed, shift, log_scale):
+    """The default priors are scaled to the data, so moving the data by up to 1e8 sds and scaling
+    it by 1e±10 changes nothing but rounding: the input itself is rounded to ~1e-8 sd at a shift
+    of 1e8, which moves a probability by ~1e-7 (an LDA scoring ‖z‖² − 2zᵀw + ‖w‖² uncentred
+    changed them by up to 0.98)."""
+    X, y = _data("gaussian", seed, 60, 3)
+    moved = (X + shift) * 10.0**log_scale
+    for estimate in ("mean", "map", "mle", "predictive"):
+        np.testing.assert_allclose(
+            Model(estimate=estimate).fit(moved, y).predict_proba(moved), Model(estimate=estimate).fit(X, y).predict_proba(X), atol=1e-6
+        )

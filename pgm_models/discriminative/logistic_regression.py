@@ -2,7 +2,9 @@
 
 Model (binary, y ∈ {0, 1}):   w_j ~ N(0, prior_sd²),  b ~ N(0, intercept_prior_sd²) (flat if
 None),  y_i | x_i ~ Bernoulli(σ(wᵀx_i + b)).  With K > 2 classes: one weight vector and
-intercept per class, y_i ~ Categorical(softmax(W x_i + b)).
+intercept per class, y_i ~ Categorical(softmax(W x_i + b)); with one class, P(y = it) = 1 and
+the weights keep their prior. The classes are a Categorical y's declared categories (as for the
+generative models), else the observed labels. Sparse X stays sparse (products only).
 
 There is no conjugate prior, so no closed form: ``fit`` finds the MAP (L-BFGS with the analytic
 gradient of the negative log posterior), which is the L2-penalised logistic fit of
@@ -15,14 +17,19 @@ p(y | x, w) over the draws. ``estimate="mle"`` drops the prior (it diverges on s
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 import xarray as xr
 from scipy.special import expit, log_expit, log_softmax, logsumexp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._validation import as_array_like, check_estimate, check_labels, check_n_rows, check_numeric_matrix, check_sample_weight
+from pgm_models._validation import (
+    as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
+)
 from pgm_models.base import BayesianClassifier
 
 
@@ -35,7 +42,8 @@ class LogisticRegression(BayesianClassifier):
     intercept_prior_sd : sd of the intercepts' Normal prior, or None for a flat prior.
     estimate : {"map" (default), "mle", "mean", "predictive"}; "mean" and "predictive" need
         ``sample_posterior`` to have run.
-    max_iter, tol : of the L-BFGS optimiser (tol bounds the projected gradient).
+    max_iter, tol : of the L-BFGS optimiser (tol bounds the projected gradient); stopping at
+        max_iter raises a ``ConvergenceWarning``.
 
     Attributes
     ----------
@@ -65,7 +73,7 @@ class LogisticRegression(BayesianClassifier):
             raise ValueError(f"prior_sd must be a number > 0, got {self.prior_sd!r}")
         if self.intercept_prior_sd is not None and not (np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0):
             raise ValueError(f"intercept_prior_sd must be a number > 0 or None, got {self.intercept_prior_sd!r}")
-        self.classes_ = np.unique(labels)
+        self.classes_ = self._declared_classes(y, labels)
         X = self._encode(X, reset=True)
         self._training = (X, self._class_index(labels), check_sample_weight(sample_weight, len(labels)))
         self.class_count_ = np.bincount(self._training[1], self._training[2], len(self.classes_))
@@ -80,19 +88,23 @@ class LogisticRegression(BayesianClassifier):
     def _encode(self, X, reset, training=True):
         X = self._check_feature_names(X, reset)
         matrix = check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=False, what="LogisticRegression")
-        return matrix.toarray() if sp.issparse(matrix) else matrix
+        return matrix
+
+    @property
+    def _binary(self) -> bool:
+        return len(self.classes_) == 2
 
     @property
     def _n_vectors(self) -> int:
         """One weight vector for two classes (as scikit-learn), one per class otherwise."""
-        return 1 if len(self.classes_) == 2 else len(self.classes_)
+        return 1 if self._binary else len(self.classes_)
 
     def _negative_log_posterior(self, theta, penalised):
         X, index, weight = self._training
         p, m = X.shape[1], self._n_vectors
         W, b = theta[: m * p].reshape(m, p), theta[m * p :]
-        logits = X @ W.T + b
-        if m == 1:
+        logits = np.asarray(X @ W.T) + b
+        if self._binary:
             target = (index == 1).astype(float)
             nll = -(weight * (target * log_expit(logits[:, 0]) + (1 - target) * log_expit(-logits[:, 0]))).sum()
             residual = (weight * (expit(logits[:, 0]) - target))[:, None]
@@ -102,7 +114,7 @@ class LogisticRegression(BayesianClassifier):
             onehot = np.zeros_like(logits)
             onehot[np.arange(len(index)), index] = 1
             residual = weight[:, None] * (np.exp(log_prob) - onehot)
-        grad_W, grad_b = residual.T @ X, residual.sum(axis=0)
+        grad_W, grad_b = np.asarray(X.T @ residual).T, residual.sum(axis=0)
         if penalised:
             nll += (W**2).sum() / (2 * self.prior_sd**2)
             grad_W = grad_W + W / self.prior_sd**2
@@ -117,13 +129,21 @@ class LogisticRegression(BayesianClassifier):
             self._negative_log_posterior, np.zeros(m * (p + 1)), args=(penalised,), jac=True, method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 0.0},
         )
+        if result.nit >= self.max_iter:
+            warnings.warn(
+                f"L-BFGS stopped at max_iter={self.max_iter} before the {'MAP' if penalised else 'MLE'} converged "
+                f"(gradient norm {np.abs(result.jac).max():.3g} > tol={self.tol:g}); increase max_iter",
+                ConvergenceWarning, stacklevel=3,
+            )
         return (result.x[: m * p].reshape(m, p), result.x[m * p :]), result.nit
 
     # ------------------------------------------------------------------ prediction
     def _log_proba(self, X, W, b):
         """log p(y | x, W, b) for weights W (…, m, p) and intercepts b (…, m); leading axes are draws."""
-        logits = np.einsum("np,...mp->...nm", X, W) + b[..., None, :]
-        if self._n_vectors == 1:
+        leading, (m, p) = W.shape[:-2], W.shape[-2:]
+        flat = np.asarray(X @ W.reshape(-1, p).T)  # (N, draws·m), X dense or sparse
+        logits = np.moveaxis(flat.reshape((len(flat),) + leading + (m,)), 0, -2) + b[..., None, :]
+        if self._binary:
             return np.stack([log_expit(-logits[..., 0]), log_expit(logits[..., 0])], axis=-1)
         return log_softmax(logits, axis=-1)
 
@@ -153,6 +173,7 @@ class LogisticRegression(BayesianClassifier):
         """P(y = k | x_n, w_s) under ``n_draws`` of the NUTS draws (chosen at random without
         replacement; all of them if there are fewer), shape (S, N, K)."""
         check_is_fitted(self, "classes_")
+        n_draws = check_n_draws(n_draws, "n_draws")
         X = self._encode(as_array_like(X), reset=False)
         W, b = self._draws()
         chosen = np.random.default_rng(random_seed).permutation(len(W))[:n_draws]
@@ -162,7 +183,7 @@ class LogisticRegression(BayesianClassifier):
     def _coords(self):
         names = getattr(self, "feature_names_in_", None)
         features = np.asarray(names) if names is not None else np.arange(self.n_features_in_)
-        vectors = self.classes_[1:] if self._n_vectors == 1 else self.classes_
+        vectors = self.classes_[1:] if self._binary else self.classes_
         return {"class": self.classes_, "vector": vectors, "feature": features}
 
     def pymc_model(self, form="rows", X=None, y=None):
@@ -184,8 +205,13 @@ class LogisticRegression(BayesianClassifier):
                 intercept = pm.Flat("intercept", dims="vector")
             else:
                 intercept = pm.Normal("intercept", 0.0, self.intercept_prior_sd, dims="vector")
-            logits = pm.math.dot(X, weights.T) + intercept
-            if self._n_vectors == 1:
+            if sp.issparse(X):  # a sparse product: the rows are not densified
+                import pytensor.sparse
+
+                logits = pytensor.sparse.structured_dot(pytensor.sparse.as_sparse_variable(sp.csr_matrix(X)), weights.T) + intercept
+            else:
+                logits = pm.math.dot(X, weights.T) + intercept
+            if self._binary:
                 likelihood = pm.Bernoulli.dist(logit_p=logits[:, 0])
                 target = (index == 1).astype(np.int64)
             else:

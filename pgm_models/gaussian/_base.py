@@ -17,10 +17,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._validation import check_numeric_matrix
+from pgm_models._validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
+
+# Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
+# rows (scatter matrices, variances) are finite in float64 (max 1.8e308).
+MAX_ABS_VALUE = 1e150
 
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
@@ -47,7 +51,14 @@ class GaussianClassifier(BayesianClassifier):
         X = self._check_feature_names(X, reset)
         if sp.issparse(X):
             raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
-        return check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=False, what=type(self).__name__)
+        names = getattr(self, "feature_names_in_", None)
+        matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__)
+        if matrix.size and np.abs(matrix).max() > MAX_ABS_VALUE:
+            reject_entries(
+                matrix, lambda v: np.abs(v) > MAX_ABS_VALUE, names, "the value",
+                f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",
+            )
+        return matrix
 
     def _init_counts(self, X, class_index, weight):
         n_classes, p = len(self.classes_), X.shape[1]

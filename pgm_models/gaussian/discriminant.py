@@ -71,6 +71,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.reg_param = reg_param
 
     def _set_prior(self, data_mean, data_var):
+        self._check_reg_param()
         p, n_classes = len(data_mean), len(self.classes_)
         kappa = self._check_strength("mean_strength")
         nu = float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
@@ -102,9 +103,17 @@ class _DiscriminantAnalysis(GaussianClassifier):
         else:
             point = self._posterior_point(estimate)
             means, cov = point["mu"], point["cov"]
-        if self.reg_param:
-            cov = (1 - self.reg_param) * cov + self.reg_param * np.eye(cov.shape[-1])
+        reg_param = self._check_reg_param()
+        if reg_param:
+            cov = (1 - reg_param) * cov + reg_param * np.eye(cov.shape[-1])
         return means, cov
+
+    def _check_reg_param(self) -> float:
+        """The shrinkage weight r ∈ [0, 1] of (1 − r)Σ + rI (outside it the matrix need not be a covariance)."""
+        r = self.reg_param
+        if isinstance(r, (bool, np.bool_)) or not (np.isscalar(r) and np.isreal(r) and 0 <= r <= 1):
+            raise ValueError(f"reg_param must be a number in [0, 1] (the weight of I in (1 − r)Σ + rI), got {r!r}")
+        return float(r)
 
     def _cholesky(self, cov, estimate):
         """Cholesky factors, one per covariance, with an error that names the singular one."""
@@ -132,9 +141,12 @@ class _DiscriminantAnalysis(GaussianClassifier):
         log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)  # ½ log|Σ_k|
         if len(chol) == 1:
             # shared Σ = L Lᵀ: whiten once with L⁻¹ (p × p), then for every class
-            # ‖L⁻¹(x − μ_k)‖² = ‖z‖² − 2 zᵀ w_k + ‖w_k‖², z = L⁻¹x, w_k = L⁻¹μ_k
+            # ‖L⁻¹(x − μ_k)‖² = ‖z‖² − 2 zᵀ w_k + ‖w_k‖², z = L⁻¹(x − c), w_k = L⁻¹(μ_k − c);
+            # centring on c, the mean of the class means, keeps the three terms as small as
+            # the distances themselves (uncentred, a location of 1e8 cancels every digit)
+            centre = means.mean(axis=0)
             whitening = scipy.linalg.solve_triangular(chol[0], np.eye(p), lower=True)
-            z, w = X @ whitening.T, means @ whitening.T
+            z, w = (X - centre) @ whitening.T, (means - centre) @ whitening.T
             mahalanobis = (z**2).sum(axis=1)[:, None] - 2 * z @ w.T + (w**2).sum(axis=1)[None, :]
         else:
             mahalanobis = np.stack(

@@ -3,7 +3,9 @@
 Shared by every model over nominal attributes (naive Bayes and the semi-naive family). An
 attribute's domain is a pandas Categorical's declared categories (declared but unseen values
 get prior mass, as in Weka), else ``n_categories`` (values 0..n−1), else the values seen in
-the first fit. Missing values (NaN/None) are coded −1. A value outside the domain raises in
+the first fit. Missing values (NaN/None) are coded −1. An attribute with no value at all (missing in
+every row and nothing declared) is an error naming it; with declared values it is modelled with
+prior mass only. A value outside the domain raises in
 training; at prediction it is treated as missing with a warning (``handle_unknown="missing"``)
 or raises (``handle_unknown="error"``).
 """
@@ -42,6 +44,11 @@ class CategoricalAttributes:
             weight = getattr(self, "_fit_weight", None)
             self.categories_ = [_domain(c, declared[j], column_name(names, j), weight) for j, c in enumerate(columns)]
             self.n_categories_ = np.array([len(c) for c in self.categories_])
+            for j in np.flatnonzero(self.n_categories_ == 0):
+                raise ValueError(
+                    f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
+                    "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"
+                )
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)

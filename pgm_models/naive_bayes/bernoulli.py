@@ -56,7 +56,9 @@ class BernoulliNB(DiscreteNB):
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")
         if self.binarize is not None:
-            if sp.issparse(matrix):
+            if isinstance(self.binarize, (bool, np.bool_)) or not (np.isscalar(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)):
+                raise ValueError(f"binarize must be a finite number (the threshold) or None, got {self.binarize!r}")
+            if sp.issparse(matrix):  # check_numeric_matrix's own copy, duplicates summed
                 if self.binarize < 0:
                     raise ValueError(f"binarize={self.binarize} < 0 would mark the implicit zeros of sparse X present")
                 matrix.data = (matrix.data > self.binarize).astype(float)

@@ -16,13 +16,16 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pgm_models.base import BayesianClassifier
-from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
-from pgm_models.semi_naive._pairs import PairLayout, one_hot, pair_counts
+from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
+# Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product
+SPARSE_DESIGN_RATIO = 8
 
 
 class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
@@ -30,21 +33,39 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
 
     # ------------------------------------------------------------------ counts
     _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
+    # float64 copies of the pair tensor that fitting and scoring hold at once: the counts (and,
+    # when kept, the complete-row counts), then the value-cell tables scoring reads off them
+    # (counts, concentrations, block totals, estimate, log); AODE on 100 attributes × 50 values
+    # peaks at 6.6 times its tensor (benchmarks/large_data.py)
+    _tensor_copies = 7
+    _smaller_model = ", or a SPODE, which needs only its super-parent's rows"  # named when the tensor cannot fit
+
+    def _pair_rows(self) -> slice:
+        """The cells whose rows of the pair tensor the model needs (AODE and TAN: all)."""
+        return slice(None)
 
     def _init_counts(self, codes, class_index, weight):
         self._layout = PairLayout(self.n_categories_)
-        shape = (len(self.classes_), self._layout.n_cells, self._layout.n_cells)
+        rows = self._pair_rows()
+        shape = (len(self.classes_), len(range(self._layout.n_cells)[rows]), self._layout.n_cells)
+        copies = self._tensor_copies + self._needs_complete_counts
+        check_memory(
+            copies * int(np.prod(shape)),
+            f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+            f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
+            "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
+        )
         self.pair_count_ = np.zeros(shape)
         if self._needs_complete_counts:
             self.complete_pair_count_ = np.zeros(shape)
 
     def _count(self, codes, class_index, weight):
-        n_classes = len(self.classes_)
-        self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes)
+        n_classes, rows = len(self.classes_), self._pair_rows()
+        self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes, rows)
         if self._needs_complete_counts:
             complete = (codes >= 0).all(axis=1)
             self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
-                self._layout, codes[complete], class_index[complete], weight[complete], n_classes
+                self._layout, codes[complete], class_index[complete], weight[complete], n_classes, rows
             )
 
     def _attribute_index(self, parameter: str) -> int:
@@ -68,9 +89,13 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
 
     @staticmethod
     def _value_counts(pairs, layout):
-        """Counts between value cells only: (K, T, T)."""
+        """Counts between value cells only: (K, T, T), one copy."""
         cells = layout.value_cells
-        return pairs[:, cells][:, :, cells]
+        return pairs[:, cells[:, None], cells[None, :]]
+
+    def _diagonal_counts(self):
+        """N(y = k, value cell t): (K, T), the diagonal of the pair tensor."""
+        return np.diagonal(self.pair_count_, axis1=1, axis2=2)[:, self._layout.value_cells]
 
     # ------------------------------------------------------------------ priors
     def _check_estimator(self):
@@ -112,8 +137,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
     # ------------------------------------------------------------------ estimates
     def _log_joint(self, estimate):
         """log P(y = k, x_a = cell) for every value cell: (K, T)."""
-        values = self._value_counts(self.pair_count_, self._layout)
-        diagonal = np.diagonal(values, axis1=1, axis2=2)  # (K, T)
+        diagonal = self._diagonal_counts()
         flat = self._joint_prior().estimate(diagonal.T.ravel(), estimate)
         return log_probabilities(flat.reshape(diagonal.shape[1], -1).T)
 
@@ -127,8 +151,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
 
     def _log_naive_bayes(self, codes, estimate):
         """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
-        values = self._value_counts(self.pair_count_, self._layout)
-        diagonal = np.diagonal(values, axis1=1, axis2=2)
+        diagonal = self._diagonal_counts()
         sizes = self._layout.sizes
         log_feature = log_probabilities(
             Dirichlet(np.broadcast_to(self._per_value_cell(sizes), diagonal.shape), sizes).estimate(diagonal, estimate)
@@ -143,34 +166,77 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
         return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
 
+    def predict_joint_log_proba(self, X, estimate=None):
+        """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
+        one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
+        self._operands_of_call = {}
+        try:
+            return super().predict_joint_log_proba(X, estimate)
+        finally:
+            del self._operands_of_call
+
     def _spode_tables(self, estimate):
-        """(log joint, log child) tables of every SPODE under the estimate, read once so that
-        a PosteriorDraw draws each parameter once per scoring pass."""
+        """(log joint, log child) tables of every SPODE under the estimate."""
         return self._log_joint(estimate), self._log_child(estimate)
 
-    def _spode_scores(self, codes, tables):
-        """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
-        ``_spode_tables``: (N, K, F); −inf where x_a is missing.
+    def _spode_operands(self, estimate):
+        """``_stack`` of the ``_spode_tables``, made once per prediction call (a PosteriorDraw,
+        whose rows form one block, draws each parameter once)."""
+        cache = getattr(self, "_operands_of_call", None)
+        if cache is None or isinstance(estimate, PosteriorDraw):
+            return self._stack(*self._spode_tables(estimate))
+        if estimate not in cache:
+            cache[estimate] = self._stack(*self._spode_tables(estimate))
+        return cache[estimate]
 
-        log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) is entry (k, s) of [D 1] · [L; J]: D the
-        rows' one-hot value cells (a missing value has no cell, so it is skipped as child), L[t,
-        (k, s)] the log probability of child cell t under class k and parent cell s, J the log
-        joint table as one more row — one dense BLAS product for all classes and parent cells,
-        then a gather of each row's own parent cells. A zero probability (log −inf) is counted by
-        a second product over where they are, since 0 · (−inf) is NaN in the first."""
-        log_joint, log_child = tables
-        n_classes, n_values = log_joint.shape
+    @staticmethod
+    def _stack(log_joint, log_child):
+        """The right operand [L; J] of ``_parent_cell_scores`` from the log joint (K, P) and log
+        child (K, P, T) tables of P parent cells: L[t, (k, s)] the log probability of child cell
+        t under class k and parent cell s, J the log joint as one more row; returned as (its
+        finite part, where it is −inf or None, K, P)."""
+        n_classes, n_parent_cells = log_joint.shape
+        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(log_child.shape[2], -1), log_joint.reshape(1, -1)])
+        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
+        if not impossible.any():
+            return stacked, None, n_classes, n_parent_cells
+        return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
+
+    def _spode_scores(self, codes, operands):
+        """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
+        ``_spode_operands``: (N, K, F); −inf where x_a is missing. Each row's own parent cells
+        gathered from ``_parent_cell_scores``."""
+        n_values = operands[0].shape[0] - 1
         cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
-        design = one_hot(np.where(observed, cells, n_values + 1), n_values + 2)  # value cells, the constant 1, missing
-        design[:, n_values] = 1.0
-        with_constant = design[:, : n_values + 1]  # the missing cell dropped: a missing child adds nothing
-        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(n_values, -1), log_joint.reshape(1, -1)])
-        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
-        per_parent_cell = with_constant @ np.where(impossible, 0.0, stacked)
-        if impossible.any():
-            per_parent_cell[with_constant @ impossible > 0] = -np.inf
-        per_parent_cell = per_parent_cell.reshape(len(cells), n_classes, n_values)
+        per_parent_cell = self._parent_cell_scores(codes, operands)
         scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
+
+    def _parent_cell_scores(self, codes, operands):
+        """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
+        parent cells s of the ``_stack``ed tables: (N, K, P).
+
+        It is entry (k, s) of [D 1] · [L; J], D the rows' one-hot value cells (a missing value
+        has no cell, so it is skipped as child) — one product for all classes and parent cells:
+        dense (BLAS) when a row's F ones fill a fair share of its T cells, sparse when the
+        attributes have many values (the dense product would spend T/F multiplications by 0 for
+        each useful one). A zero probability (log −inf) is counted by a second product over
+        where they are, since 0 · (−inf) is NaN in the first."""
+        finite, impossible, n_classes, n_parent_cells = operands
+        n_values = finite.shape[0] - 1
+        cells = self._value_index(codes)  # n_values where missing
+        if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:
+            observed = cells < n_values  # a missing child has no entry: it adds nothing
+            rows = np.concatenate([np.repeat(np.arange(len(cells)), observed.sum(axis=1)), np.arange(len(cells))])
+            columns = np.concatenate([cells[observed], np.full(len(cells), n_values)])  # value cells, the constant 1
+            with_constant = sp.csr_array((np.ones(len(rows)), (rows, columns)), shape=(len(cells), n_values + 1))
+        else:
+            design = one_hot(np.where(cells < n_values, cells, n_values + 1), n_values + 2)  # value cells, the constant 1, missing
+            design[:, n_values] = 1.0
+            with_constant = design[:, : n_values + 1]  # the missing cell dropped: a missing child adds nothing
+        per_parent_cell = np.asarray(with_constant @ finite)
+        if impossible is not None:
+            per_parent_cell[np.asarray(with_constant @ impossible) > 0] = -np.inf
+        return per_parent_cell.reshape(len(cells), n_classes, n_parent_cells)

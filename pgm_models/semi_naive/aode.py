@@ -39,7 +39,8 @@ class AODE(SemiNaiveBayes):
     frequency_limit : a parent value must occur this often in training (Weka -F, default 1).
     estimator : "laplace" or "m-estimate" (Weka -M).
     m : the m-estimate's weight (Weka -W).
-    weights : "uniform", "bma" or "tempered" (see above); temperature : τ for "tempered".
+    weights : "uniform", "bma" or "tempered" (see above); temperature : τ for "tempered". When
+        every SPODE's evidence is 0 (alpha = 0 or m = 0, an improper prior) the weights are uniform.
     estimate : {"mean", "map", "mle", "predictive"} for every SPODE's parameters ("predictive"
         equals "mean": each parameter enters a SPODE's likelihood once).
     n_categories, handle_unknown : as for CategoricalNB.
@@ -93,16 +94,30 @@ class AODE(SemiNaiveBayes):
         if not (np.isscalar(temperature) and np.isfinite(temperature) and temperature >= 0):
             raise ValueError(f"temperature must be a number ≥ 0, got {temperature!r}")
         log_evidence = self.spode_log_evidence()
+        if temperature == 0 or np.isneginf(log_evidence).all():
+            # τ = 0 is uniform by definition (0 · −inf is not); evidence 0 for every SPODE
+            # (alpha = 0 or m = 0: an improper prior) ranks none above another: uniform too
+            return np.zeros(len(log_evidence))
         return temperature * (log_evidence - log_evidence.max())
 
+    def _check_frequency_limit(self):
+        limit = self.frequency_limit
+        if isinstance(limit, (bool, np.bool_)) or not (np.isscalar(limit) and np.isreal(limit) and limit >= 0):
+            raise ValueError(f"frequency_limit must be a number ≥ 0 (Weka -F), got {limit!r}")
+
+    def _count(self, codes, class_index, weight):
+        self._check_frequency_limit()
+        super()._count(codes, class_index, weight)
+
     def _joint_log_likelihood(self, codes, estimate):
-        scores = self._spode_scores(codes, self._spode_tables(estimate))  # (N, K, F)
+        self._check_frequency_limit()
+        scores = self._spode_scores(codes, self._spode_operands(estimate))  # (N, K, F)
         frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
         value_index = self._value_index(codes)
         padded = np.append(frequency, -np.inf)  # a missing parent never qualifies
         eligible = padded[value_index] >= self.frequency_limit  # (N, F)
         log_weights = np.where(eligible, self._log_weights()[None, :], -np.inf)  # (N, F)
-        fallback = ~eligible.any(axis=1)
+        fallback = ~np.isfinite(log_weights).any(axis=1)  # no qualifying parent of positive weight
         normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced below
         averaged = log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None]
         if fallback.any():

@@ -12,6 +12,10 @@ prediction a missing child is skipped, and a missing super-parent is summed out 
 p(y, x) = Σ_v P(y, x_a = v) Π_j P(x_j | y, v). The exact posterior predictive equals the
 posterior-mean plug-in (each parameter enters p(y, x | θ, φ) once).
 
+Memory: a SPODE counts only its super-parent's rows of the pair tensor, K × r_a × T' (an AODE
+needs K × T'²), and scores each row against every parent value in one product, which also sums
+a missing super-parent out.
+
 PyMC: the counts form observes the (class, parent) counts ~ Multinomial(N − missing_a, θ) and,
 for each child j, the counts of its values ~ Multinomial(N(y, v) − missing, φ_{j,y,v}); the rows
 form observes every row whose super-parent is known.
@@ -22,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.base import integer_counts
-from pgm_models.conjugate import Dirichlet, log_sum_exp
+from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
@@ -47,70 +51,95 @@ class SPODE(SemiNaiveBayes):
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
 
+    _smaller_model = ""  # already the model with the smallest pair counts
+
     @classmethod
     def from_counts(cls, fitted, parent):
-        """A SPODE sharing the counts of another fitted semi-naive model (e.g. an AODE)."""
+        """A SPODE sharing the counts of another fitted semi-naive model (e.g. an AODE): a view
+        of its super-parent's rows of their pair tensor."""
         spode = cls(parent=parent, **{k: v for k, v in fitted.get_params().items() if k in cls._get_param_names() and k != "parent"})
         for name in ("classes_", "n_features_in_", "feature_names_in_", "categories_", "n_categories_", "class_count_",
-                     "class_concentration_", "pair_count_", "complete_pair_count_", "_layout", "_class_prior"):
+                     "class_concentration_", "_layout", "_class_prior"):
             if hasattr(fitted, name):
                 setattr(spode, name, getattr(fitted, name))
-        spode._parent_index()
+        spode._counted_parent = spode._attribute_index("parent")
+        if isinstance(fitted, SPODE):
+            fitted._parent_index()
+            if fitted._counted_parent != spode._counted_parent:
+                raise ValueError(f"a SPODE fitted with super-parent {fitted.parent!r} has no counts for parent={parent!r}")
+            spode.pair_count_ = fitted.pair_count_
+        else:
+            spode.pair_count_ = fitted.pair_count_[:, spode._pair_rows()]
         return spode
 
-    def _count(self, codes, class_index, weight):
-        super()._count(codes, class_index, weight)
-        self._parent_index()
+    def _init_counts(self, codes, class_index, weight):
+        self._counted_parent = self._attribute_index("parent")
+        super()._init_counts(codes, class_index, weight)
+
+    def _pair_rows(self):
+        return self._layout.pair_cells(self._counted_parent)
 
     def _parent_index(self) -> int:
-        return self._attribute_index("parent")
+        parent = self._attribute_index("parent")
+        if parent != self._counted_parent:
+            raise ValueError(
+                f"parent={self.parent!r} differs from the super-parent the counts were made for "
+                f"({self._feature_names()[self._counted_parent]!r}): fit again"
+            )
+        return parent
+
+    def _floats_per_row(self):
+        """Per row: its one-hot value cells and every class's score for every parent value."""
+        return int(self.n_categories_.sum()) + 2 + 2 * len(self.classes_) * int(self.n_categories_[self._counted_parent])
 
     # ------------------------------------------------------------------ scoring
     def _joint_log_likelihood(self, codes, estimate):
+        """log P(y = k, x_a = v) + Σ_j log P(x_j | k, v) for every parent value v in one product,
+        then the row's own v, or the sum over v where x_a is missing (summed out exactly)."""
         parent = self._parent_index()
-        missing = codes[:, parent] < 0
-        tables = self._spode_tables(estimate)
-        scores = self._spode_scores(codes, tables)[:, :, parent]
+        joint, _ = self._counts()
+        n_classes, size = len(self.classes_), self.n_categories_[parent]
+        log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(n_classes, size)
+        values = self.pair_count_[:, :, self._layout.value_cells]  # (K, r_a, T)
+        sizes = self._layout.sizes
+        child_prior = Dirichlet(np.broadcast_to(self._per_value_cell(sizes), values.shape), sizes)
+        log_child = log_probabilities(child_prior.estimate(values, estimate))
+        log_child[:, :, self._layout.value_cell(parent)] = 0.0  # the parent is not its own child
+        per_value = self._parent_cell_scores(codes, self._stack(log_joint, log_child))  # (N, K, r_a)
+        value = codes[:, parent]
+        scores = np.take_along_axis(per_value, np.maximum(value, 0)[:, None, None], axis=2)[:, :, 0]
+        missing = value < 0
         if missing.any():
-            # sum the unobserved super-parent out: one pass per value it can take
-            per_value = []
-            for value in range(self.n_categories_[parent]):
-                filled = codes[missing].copy()
-                filled[:, parent] = value
-                per_value.append(self._spode_scores(filled, tables)[:, :, parent])
-            scores[missing] = log_sum_exp(np.stack(per_value, axis=2), axis=2)
+            scores[missing] = log_sum_exp(per_value[missing], axis=2)
         return scores
 
     # ------------------------------------------------------------------ posterior and PyMC
-    def _parent_cells(self):
-        parent = self._parent_index()
-        return parent, self._layout.value_cell(parent)
-
     def _children(self):
-        """(index, name, slice of value cells) of every attribute but the super-parent."""
+        """(index, name) of every attribute but the super-parent."""
         parent = self._parent_index()
         names = self._feature_names()
-        return [(j, names[j], self._layout.value_cell(j)) for j in range(self.n_features_in_) if j != parent]
+        return [(j, names[j]) for j in range(self.n_features_in_) if j != parent]
 
     def _joint_concentration(self):
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
         return np.full(n_classes * size, float(self._per_cell(n_classes * size)))
 
     def _child_concentration(self, j):
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         shape = (len(self.classes_), self.n_categories_[parent], self.n_categories_[j])
         return np.full(shape, float(self._per_cell(self.n_categories_[j])))
 
     def _counts(self):
-        """(joint counts (K·r_a,), {child: counts (K, r_a, r_j)}) on the available cases."""
-        parent, cells = self._parent_cells()
-        values = self._value_counts(self.pair_count_, self._layout)
-        joint = np.diagonal(values, axis1=1, axis2=2)[:, cells].ravel()
-        return joint, {j: values[:, cells][:, :, child] for j, _, child in self._children()}
+        """(joint counts (K·r_a,), {child: counts (K, r_a, r_j)}) on the available cases, read
+        off the super-parent's rows of the pair tensor (K, r_a, T')."""
+        parent = self._parent_index()
+        own = self.pair_count_[:, :, self._layout.pair_cells(parent)]  # (K, r_a, r_a): N(y, v) on the diagonal
+        joint = np.diagonal(own, axis1=1, axis2=2).ravel()
+        return joint, {j: self.pair_count_[:, :, self._layout.pair_cells(j)] for j, _ in self._children()}
 
     def _coords(self):
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         names = self._feature_names()
         coords = {"class": self.classes_}
         for j, name in enumerate(names):
@@ -119,11 +148,11 @@ class SPODE(SemiNaiveBayes):
         return coords
 
     def _parameters(self):
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         parent_name = self._feature_names()[parent]
         joint, children = self._counts()
         parameters = {"joint_prob": (Dirichlet(self._joint_concentration()).posterior(joint), ("class_parent",))}
-        for j, name, _ in self._children():
+        for j, name in self._children():
             parameters[f"feature_prob_{name}"] = (
                 Dirichlet(self._child_concentration(j)).posterior(children[j]),
                 ("class", f"{parent_name}_value", f"{name}_value"),
@@ -134,12 +163,12 @@ class SPODE(SemiNaiveBayes):
         import pymc as pm
 
         self._check_proper_prior()
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         parent_name = self._feature_names()[parent]
         joint = pm.Dirichlet("joint_prob", a=self._joint_concentration(), dims="class_parent")
         children = {
             j: pm.Dirichlet(f"feature_prob_{name}", a=self._child_concentration(j), dims=("class", f"{parent_name}_value", f"{name}_value"))
-            for j, name, _ in self._children()
+            for j, name in self._children()
         }
         return joint, children
 
@@ -154,9 +183,9 @@ class SPODE(SemiNaiveBayes):
         joint, children = self._counts()
         joint = integer_counts(joint, "counts")
         pm.Multinomial("joint_count", n=joint.sum(), p=joint_prob, observed=joint, dims="class_parent")
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         parent_name = self._feature_names()[parent]
-        for j, name, _ in self._children():
+        for j, name in self._children():
             counts = integer_counts(children[j], "counts")
             pm.Multinomial(f"feature_count_{name}", n=counts.sum(axis=2), p=feature_prob[j], observed=counts,
                            dims=("class", f"{parent_name}_value", f"{name}_value"))
@@ -165,13 +194,13 @@ class SPODE(SemiNaiveBayes):
         import pymc as pm
 
         joint_prob, feature_prob = self._priors()
-        parent, _ = self._parent_cells()
+        parent = self._parent_index()
         known = np.flatnonzero(codes[:, parent] >= 0)
         model.add_coord("row", known)
         size = self.n_categories_[parent]
         cell = pm.Categorical("y_parent", p=joint_prob, observed=class_index[known] * size + codes[known, parent], dims="row")
         y, x_parent = cell // size, cell % size
-        for j, name, _ in self._children():
+        for j, name in self._children():
             rows = np.flatnonzero(codes[known, j] >= 0)
             model.add_coord(f"{name}_row", known[rows])
             pm.Categorical(f"x_{name}", p=feature_prob[j][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")
