@@ -3,9 +3,9 @@ scikit-learn interface."""
 
 from pgm_models.discriminative import LogisticRegression
 from pgm_models.gaussian import LDA, QDA, GaussianNB
-from pgm_models.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+from pgm_models.naive_bayes import BernoulliNB, CategoricalNB, MixedNB, MultinomialNB
 from pgm_models.semi_naive import AODE, SPODE, TAN
 
-__all__ = ["AODE", "BernoulliNB", "CategoricalNB", "GaussianNB", "LDA", "LogisticRegression", "MultinomialNB", "QDA", "SPODE",
+__all__ = ["AODE", "BernoulliNB", "CategoricalNB", "GaussianNB", "LDA", "LogisticRegression", "MixedNB", "MultinomialNB", "QDA", "SPODE",
            "TAN"]
 __version__ = "0.1.0"

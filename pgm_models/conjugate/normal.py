@@ -32,13 +32,15 @@ from scipy.special import gammaln
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
     """Combine two sets of (n, mean, scatter) along the leading (class) axis; ``full`` scatter
-    matrices (…, p, p) or per-feature scatters (…, p)."""
+    matrices (…, p, p) or per-feature scatters (…, p). n is (K,), or (K, p) per-feature counts
+    (features with missing values) for per-feature scatters."""
     n = n_a + n_b
     with np.errstate(invalid="ignore", divide="ignore"):
         share_b = np.where(n > 0, n_b / n, 0.0)
+    per_feature = (lambda v: v) if np.ndim(n) == np.ndim(mean_a) else (lambda v: v[:, None])
     delta = mean_b - mean_a
-    mean = mean_a + share_b[:, None] * delta
-    weight = (n_a * share_b)[:, None]
+    mean = mean_a + per_feature(share_b) * delta
+    weight = per_feature(n_a * share_b)
     if full:
         scatter = scatter_a + scatter_b + weight[:, :, None] * delta[:, :, None] * delta[:, None, :]
     else:
@@ -47,13 +49,22 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
 
 
 def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
-    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic."""
+    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic. With per-feature
+    scatters a NaN entry is a missing value: n is then (K, p), each feature's own count."""
     weights = np.zeros((len(class_index), n_classes))
     weights[np.arange(len(class_index)), class_index] = weight
-    n = weights.sum(axis=0)
+    missing = None if full else np.isnan(X)
+    if missing is not None and missing.any():
+        present = (~missing).astype(float)
+        X, n = np.where(missing, 0.0, X), weights.T @ present
+    else:
+        present, n = None, weights.sum(axis=0)
+    n_per_feature = n if present is not None else n[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n[:, None] > 0, (weights.T @ X) / n[:, None], 0.0)
+        mean = np.where(n_per_feature > 0, (weights.T @ X) / n_per_feature, 0.0)
     centered = X - mean[class_index]
+    if present is not None:
+        centered *= present
     if full:
         scatter = np.stack([(centered * weights[:, k : k + 1]).T @ centered for k in range(n_classes)])
     else:

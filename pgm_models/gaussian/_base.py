@@ -24,10 +24,16 @@ from pgm_models.conjugate.normal import batch_moments, merge_moments
 
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
-    """Weighted mean and variance of each feature over all rows; a zero variance is floored
-    at 1e-9 of the largest (or 1 if every feature is constant), so the prior stays proper."""
-    mean = np.average(X, axis=0, weights=weight) if weight.sum() > 0 else X.mean(axis=0)
-    var = np.average((X - mean) ** 2, axis=0, weights=weight) if weight.sum() > 0 else np.ones(X.shape[1])
+    """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
+    is left out of its column); a zero variance is floored at 1e-9 of the largest (or 1 if
+    every feature is constant), so the prior stays proper."""
+    present = ~np.isnan(X)
+    weights = np.where(present, weight[:, None], 0.0)
+    total = weights.sum(axis=0)
+    X = np.where(present, X, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
+        var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
     floor = 1e-9 * var.max() if var.max() > 0 else 1.0
     return mean, np.maximum(var, floor)
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.base import Marginal, integer_counts
+from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
 from pgm_models.gaussian._base import GaussianClassifier
 
@@ -83,22 +84,10 @@ class GaussianNB(GaussianClassifier):
 
     def _point(self, estimate):
         """(μ, σ²) of shape (K, F) under a plug-in estimate."""
-        if estimate == "mle":
-            n = np.broadcast_to(self.class_count_[:, None] - self.ddof, self.feature_scatter_.shape)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                var = np.where(n > 0, self.feature_scatter_ / n, np.nan) + self.epsilon_
-            mu = self.feature_mean_
-        else:
-            point = self._posterior_point(estimate)
-            mu, var = point["mu"], point["var"]
-        bad = ~(var > 0) | ~np.isfinite(var)
-        if bad.any():
-            k, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"class {self._class_label(k)!r}, feature {self._feature_names_or_index()[j:j + 1].tolist()[0]!r}: the {estimate} variance "
-                f"{_why_undefined(estimate, var[k, j], self.class_count_[k], self.ddof, self.posterior_.a[k, j])}"
-            )
-        return mu, var
+        return plug_in_moments(
+            estimate, self.posterior_, self.class_count_[:, None], self.feature_mean_, self.feature_scatter_,
+            self.ddof, self.epsilon_, self.classes_, self._feature_names_or_index(),
+        )
 
     def _floats_per_row(self) -> int:
         # scoring keeps (rows × features) temporaries, so rows are scored in blocks of ~1M floats
@@ -149,6 +138,32 @@ class GaussianNB(GaussianClassifier):
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         pm.Normal("x", mu=mean[y], sigma=pm.math.sqrt(var[y]), observed=X, dims=("row", "feature"))
+
+
+def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classes, features):
+    """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
+    "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
+    feature) counts n and sample moments; raises naming the first class and feature whose
+    variance is not positive and finite, and the settings that work there."""
+    if estimate == "mle":
+        n = np.broadcast_to(n - ddof, scatter.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu, var = mean, np.where(n > 0, scatter / n, np.nan) + epsilon
+    else:
+        if isinstance(estimate, PosteriorDraw):
+            point = {name: value[0] for name, value in posterior.sample(1, estimate.rng).items()}
+        else:
+            point = posterior.mode() if estimate == "map" else posterior.mean()
+        mu, var = point["mu"], point["var"]
+    bad = ~(var > 0) | ~np.isfinite(var)
+    if bad.any():
+        k, j = np.argwhere(bad)[0]
+        rows = np.broadcast_to(n, scatter.shape)[k, j] + (ddof if estimate == "mle" else 0)
+        raise ValueError(
+            f"class {classes[k:k + 1].tolist()[0]!r}, feature {features[j:j + 1].tolist()[0]!r}: the {estimate} variance "
+            f"{_why_undefined(estimate, var[k, j], rows, ddof, posterior.a[k, j])}"
+        )
+    return mu, var
 
 
 def _why_undefined(estimate, value, n, ddof, a) -> str:
