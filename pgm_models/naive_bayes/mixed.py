@@ -463,7 +463,7 @@ class _PoissonBlock(_NumericBlock):
                 rate = np.where(self.n > 0, self.total / self.n, np.nan)
             if np.isnan(rate).any():
                 k, j = np.argwhere(np.isnan(rate))[0]
-                raise ValueError(f"class {self.model.classes_[k:k + 1].tolist()[0]!r}, count column {self.features[j]!r}: the mle rate is "
+                raise ValueError(f"class {self.model.classes_[k:k + 1].tolist()[0]!r}, count column {self.features[j:j + 1].tolist()[0]!r}: the mle rate is "
                                  "undefined (no observed value); use estimate='mean', 'map' or 'predictive'")
         else:
             rate = posterior.mode() if estimate == "map" else posterior.mean()
