@@ -27,13 +27,17 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
     """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
     is left out of its column); a zero variance is floored at 1e-9 of the largest (or 1 if
     every feature is constant), so the prior stays proper."""
-    present = ~np.isnan(X)
-    weights = np.where(present, weight[:, None], 0.0)
-    total = weights.sum(axis=0)
-    X = np.where(present, X, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
-        var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
+    missing = np.isnan(X)
+    if missing.any():
+        weights = np.where(missing, 0.0, weight[:, None])
+        total = weights.sum(axis=0)
+        X = np.where(missing, 0.0, X)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
+            var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
+    else:
+        mean = np.average(X, axis=0, weights=weight)
+        var = np.average((X - mean) ** 2, axis=0, weights=weight)
     floor = 1e-9 * var.max() if var.max() > 0 else 1.0
     return mean, np.maximum(var, floor)
 

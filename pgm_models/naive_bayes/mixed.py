@@ -119,7 +119,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             if kind == "categorical":
                 parts[kind] = self._categorical_codes([columns[j] for j in index], [where[j] for j in index], training)
             else:
-                parts[kind] = np.column_stack([_numbers(columns[j], kind, where[j]) for j in index])
+                parts[kind] = np.empty((len(columns[0]), len(index)), order="F")  # filled a column at a time
+                for i, j in enumerate(index):
+                    parts[kind][:, i] = _numbers(columns[j], kind, where[j])
         return _Table(parts, len(columns[0]))
 
     def _of_type(self, kind) -> list[int]:
@@ -217,15 +219,15 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
             values = np.asarray(column, dtype=float)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where} is a {kind} column but has a non-numeric value ({error})") from None
-    present = values[~np.isnan(values)]
     checks = {
-        "gaussian": (~np.isfinite(present), "an infinite value"),
-        "bernoulli": ((present != 0) & (present != 1), "a value other than 0/1"),
-        "poisson": ((present < 0) | (present != np.round(present)) | ~np.isfinite(present), "a value that is not a count ≥ 0"),
+        "gaussian": (np.isinf, "an infinite value"),
+        "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
+        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & np.isfinite(v)), "a value that is not a count ≥ 0"),
     }
     bad, problem = checks[kind]
-    if bad.any():
-        raise ValueError(f"{where} is a {kind} column and has {problem}: {present[bad][0]}")
+    flagged = bad(values)
+    if flagged.any():
+        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]}")
     return values
 
 
@@ -246,10 +248,14 @@ class _CategoricalBlock:
         self.counts = np.zeros(self.prior.concentration.shape)
 
     def count(self, codes, class_index, weight, weights):
-        n_classes, n_cells = self.counts.shape
-        seen = codes >= 0
-        cells = (class_index[:, None] * n_cells + self.offsets + codes)[seen]
-        self.counts = self.counts + np.bincount(cells, np.broadcast_to(weight[:, None], codes.shape)[seen], n_classes * n_cells).reshape(n_classes, n_cells)
+        n_classes = self.counts.shape[0]
+        counts = self.counts.copy()
+        for (_, block), column in zip(self._blocks(), codes.T):
+            size = block.stop - block.start
+            seen = column >= 0
+            cells = class_index * size + column if seen.all() else (class_index * size + column)[seen]
+            counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(n_classes, size)
+        self.counts = counts
 
     def log_likelihood(self, codes, estimate):
         # a missing value (code −1) points at an extra column of zeros: it adds nothing
