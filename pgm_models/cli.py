@@ -27,6 +27,7 @@ import pandas as pd
 MODELS = {
     "categorical-nb": "CategoricalNB", "bernoulli-nb": "BernoulliNB", "multinomial-nb": "MultinomialNB",
     "gaussian-nb": "GaussianNB", "lda": "LDA", "qda": "QDA", "spode": "SPODE", "aode": "AODE", "tan": "TAN",
+    "mixednb": "MixedNB",
     "logistic-regression": "LogisticRegression",
 }
 

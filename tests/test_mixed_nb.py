@@ -1,6 +1,7 @@
 """MixedNB: each column type's block against the model it generalises, the sum of the parts,
 missing values, the Gamma–Poisson block by hand, the PyMC forms, NUTS, pipelines."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +200,22 @@ def test_cross_validated_accuracy_is_within_a_point_of_weka_naive_bayes(name):
         ours[test] = MixedNB().fit(X[~test], y[~test]).predict_proba(X[test]).argmax(axis=1)
     weka_accuracy = (weka.drop(columns="fold").to_numpy().argmax(axis=1) == codes).mean()
     assert abs((ours == codes).mean() - weka_accuracy) <= 0.01
+
+
+def test_cli_fits_a_mixed_csv_and_shows_each_block_in_its_own_terms(tmp_path, capsys):
+    from pgm_models.cli import main
+
+    frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "height": [1.0, 1.5, 2.0, 2.5, 1.2, 2.2],
+                          "smoker": [True, False, True, True, False, False], "label": ["a", "a", "b", "b", "a", "b"]})
+    path = tmp_path / "mixed.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", "--model", "mixednb", "--data", str(path), "--max-rows", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    parsed = [re.match(r"\s*\S+\s+([^\s\[]+(?:\[[^\]]*\])?)\s+(\S+)", line).groups() for line in out[2:]]
+    rows = {parameter: float(mean) for parameter, mean in parsed}
+    assert set(rows) == {"class_prob[a]", "class_prob[b]", "feature_prob_colour[a, blue]", "feature_prob_colour[a, red]",
+                         "feature_prob_colour[b, blue]", "feature_prob_colour[b, red]"} | {
+        f"{name}[{k}, {column}]" for name, column in [("feature_mean", "height"), ("feature_var", "height"), ("bernoulli_prob", "smoker")]
+        for k in "ab"}
+    assert rows["bernoulli_prob[a, smoker]"] == pytest.approx(2 / 5, abs=5e-5)  # Beta(1 + 1, 1 + 2)
+    assert rows["feature_mean[b, height]"] == pytest.approx((0.01 * 1.7333333 + 3 * 2.2333333) / 3.01, abs=5e-5)
