@@ -22,7 +22,7 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, vs_sklearn, zoo_start
+from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, mixed_nb, vs_sklearn, zoo_start
 
 
 def main(argv=None) -> int:
@@ -49,6 +49,7 @@ def main(argv=None) -> int:
     counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])
     large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
                     + ["--write", str(output)])
+    mixed_nb.main((["--rows", "2000", "--repeats", "1", "--datasets", "iris"] if args.quick else []) + ["--write", str(output)])
     if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
         with output.open("a") as handle:
             handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")

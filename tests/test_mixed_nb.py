@@ -219,3 +219,13 @@ def test_cli_fits_a_mixed_csv_and_shows_each_block_in_its_own_terms(tmp_path, ca
         for k in "ab"}
     assert rows["bernoulli_prob[a, smoker]"] == pytest.approx(2 / 5, abs=5e-5)  # Beta(1 + 1, 1 + 2)
     assert rows["feature_mean[b, height]"] == pytest.approx((0.01 * 1.7333333 + 3 * 2.2333333) / 3.01, abs=5e-5)
+
+
+def test_benchmark_runs_at_a_tiny_size_and_writes_its_tables(tmp_path):
+    from benchmarks import mixed_nb
+
+    out = tmp_path / "b.md"
+    assert mixed_nb.main(["--rows", "300", "--repeats", "1", "--datasets", "iris", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "| iris | Weka NaiveBayes | 0.9533 |" in text and "| iris | MDL + CategoricalNB |" in text
+    assert "python -m benchmarks.mixed_nb --rows 300 --repeats 1 --datasets iris`" in text
