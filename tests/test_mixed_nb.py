@@ -228,4 +228,4 @@ def test_benchmark_runs_at_a_tiny_size_and_writes_its_tables(tmp_path):
     assert mixed_nb.main(["--rows", "300", "--repeats", "1", "--datasets", "iris", "--write", str(out)]) == 0
     text = out.read_text()
     assert "| iris | Weka NaiveBayes | 0.9533 |" in text and "| iris | MDL + CategoricalNB |" in text
-    assert "python -m benchmarks.mixed_nb --rows 300 --repeats 1 --datasets iris`" in text
+    assert "`python -m benchmarks.mixed_nb --rows 300 --repeats 1 --datasets iris --write" in text
