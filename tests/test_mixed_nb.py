@@ -229,3 +229,16 @@ def test_benchmark_runs_at_a_tiny_size_and_writes_its_tables(tmp_path):
     text = out.read_text()
     assert "| iris | Weka NaiveBayes | 0.9533 |" in text and "| iris | MDL + CategoricalNB |" in text
     assert "`python -m benchmarks.mixed_nb --rows 300 --repeats 1 --datasets iris --write" in text
+
+
+def test_gamma_poisson_marginals_and_exact_draws():
+    from pgm_models.conjugate.gamma import GammaPoisson
+
+    posterior = GammaPoisson(2.0, 1.0).posterior(n=np.array([4.0, 0.0]), total=np.array([10.0, 0.0]))
+    np.testing.assert_allclose(posterior.mean(), [12 / 5, 2.0])
+    for index in [(0,), (1,)]:
+        exact = posterior.marginal_distribution(index)
+        assert exact.mean() == pytest.approx(posterior.mean()[index]) and exact.std() == pytest.approx(posterior.sd()[index])
+    draws = posterior.sample(200_000, random_state=0)
+    # 6 Monte Carlo standard errors: a false failure about once in 5e8 runs
+    assert np.all(np.abs(draws.mean(axis=0) - posterior.mean()) < 6 * posterior.sd() / np.sqrt(200_000))
