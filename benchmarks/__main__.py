@@ -23,7 +23,8 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, exact_vs_nuts, large_data, vs_sklearn, zoo_start
+from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, exact_vs_nuts, large_data, mixed_nb, vs_sklearn,
+                        zoo_start)
 
 
 def main(argv=None) -> int:
@@ -52,6 +53,7 @@ def main(argv=None) -> int:
                     + ["--write", str(output)])
     dask_scaling.main((["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"] if args.quick else [])
                       + ["--write", str(output)])
+    mixed_nb.main((["--rows", "2000", "--repeats", "1", "--datasets", "iris"] if args.quick else []) + ["--write", str(output)])
     if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
         with output.open("a") as handle:
             handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")

@@ -7,11 +7,11 @@ import importlib
 _MODULES = {
     "LogisticRegression": "pgm_models.discriminative", "LDA": "pgm_models.gaussian", "QDA": "pgm_models.gaussian",
     "GaussianNB": "pgm_models.gaussian", "BernoulliNB": "pgm_models.naive_bayes", "CategoricalNB": "pgm_models.naive_bayes",
-    "MultinomialNB": "pgm_models.naive_bayes", "AODE": "pgm_models.semi_naive", "SPODE": "pgm_models.semi_naive",
+    "MixedNB": "pgm_models.naive_bayes", "MultinomialNB": "pgm_models.naive_bayes", "AODE": "pgm_models.semi_naive", "SPODE": "pgm_models.semi_naive",
     "TAN": "pgm_models.semi_naive",
 }
 
-__all__ = ["AODE", "BernoulliNB", "CategoricalNB", "GaussianNB", "LDA", "LogisticRegression", "MultinomialNB", "QDA", "SPODE",
+__all__ = ["AODE", "BernoulliNB", "CategoricalNB", "GaussianNB", "LDA", "LogisticRegression", "MixedNB", "MultinomialNB", "QDA", "SPODE",
            "TAN"]
 __version__ = "0.1.0"
 

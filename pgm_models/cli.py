@@ -32,6 +32,7 @@ import time
 MODELS = {
     "categorical-nb": "CategoricalNB", "bernoulli-nb": "BernoulliNB", "multinomial-nb": "MultinomialNB",
     "gaussian-nb": "GaussianNB", "lda": "LDA", "qda": "QDA", "spode": "SPODE", "aode": "AODE", "tan": "TAN",
+    "mixednb": "MixedNB",
     "logistic-regression": "LogisticRegression",
 }
 NOMINAL_MODELS = {"categorical-nb", "spode", "aode", "tan"}  # the others need numeric attributes

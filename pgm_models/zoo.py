@@ -132,7 +132,7 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+    from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MixedNB, MultinomialNB
     from pgm_models.discretize import MDLDiscretizer
 
     kinds = _kinds(X)
@@ -164,7 +164,7 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
         ("TAN", nominal(TAN())),
         ("LogisticRegression", make_pipeline(MDLDiscretizer(), one_hot, LogisticRegression()) if "numeric" in kinds
          else make_pipeline(one_hot, LogisticRegression())),
-    ]
+    ] + ([("MixedNB", MixedNB())] if "numeric" in kinds else [])  # mixed data: numbers kept as numbers
 
 
 def _most_probable_parent(model, X_train, y_train):

@@ -34,7 +34,7 @@ DISCRETIZER_EXPECTED_FAILURES = {
 
 def test_every_exported_estimator_is_checked():
     assert {type(e).__name__ for e in ESTIMATORS} == set(pgm_models.__all__)
-    assert len(ESTIMATORS) == 10
+    assert len(ESTIMATORS) == 11
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES)

@@ -35,7 +35,7 @@ def test_numeric_data_gets_the_gaussian_family_and_mdl_binned_aode():
 def test_mixed_data_bins_the_numeric_attributes_for_the_nominal_models():
     X, y = load_dataset("weather.numeric")
     models = dict(applicable_models(X))
-    assert list(models) == ["CategoricalNB", "SPODE", "AODE", "TAN", "LogisticRegression"]
+    assert list(models) == ["CategoricalNB", "SPODE", "AODE", "TAN", "LogisticRegression", "MixedNB"]
     binned = models["TAN"][0].fit_transform(X, y)
     assert all(isinstance(dtype, pd.CategoricalDtype) for dtype in binned.dtypes)
 

@@ -32,13 +32,15 @@ from scipy.special import gammaln
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
     """Combine two sets of (n, mean, scatter) along the leading (class) axis; ``full`` scatter
-    matrices (…, p, p) or per-feature scatters (…, p)."""
+    matrices (…, p, p) or per-feature scatters (…, p). n is (K,), or (K, p) per-feature counts
+    (features with missing values) for per-feature scatters."""
     n = n_a + n_b
     with np.errstate(invalid="ignore", divide="ignore"):
         share_b = np.where(n > 0, n_b / n, 0.0)
+    per_feature = (lambda v: v) if np.ndim(n) == np.ndim(mean_a) else (lambda v: v[:, None])
     delta = mean_b - mean_a
-    mean = mean_a + share_b[:, None] * delta
-    weight = (n_a * share_b)[:, None]
+    mean = mean_a + per_feature(share_b) * delta
+    weight = per_feature(n_a * share_b)
     if full:
         scatter = scatter_a + scatter_b + weight[:, :, None] * delta[:, :, None] * delta[:, None, :]
     else:
@@ -47,13 +49,22 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
 
 
 def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
-    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic."""
+    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic. With per-feature
+    scatters a NaN entry is a missing value: n is then (K, p), each feature's own count."""
     weights = np.zeros((len(class_index), n_classes))
     weights[np.arange(len(class_index)), class_index] = weight
-    n = weights.sum(axis=0)
+    missing = None if full else np.isnan(X)
+    if missing is not None and missing.any():
+        present = (~missing).astype(float)
+        X, n = np.where(missing, 0.0, X), weights.T @ present
+    else:
+        present, n = None, weights.sum(axis=0)
+    n_per_feature = n if present is not None else n[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n[:, None] > 0, (weights.T @ X) / n[:, None], 0.0)
+        mean = np.where(n_per_feature > 0, (weights.T @ X) / n_per_feature, 0.0)
     centered = X - mean[class_index]
+    if present is not None:
+        centered *= present
     if full:
         scatter = np.stack([(centered * weights[:, k : k + 1]).T @ centered for k in range(n_classes)])
     else:
@@ -100,10 +111,45 @@ class NormalInverseGamma:
         var = self.b / rng.gamma(self.a, size=(size,) + self.a.shape)
         return {"mu": self.m + np.sqrt(var / self.kappa) * rng.standard_normal(var.shape), "var": var}
 
+    def log_predictive_rows(self, X):
+        """(N, K) Σ_j log Student-t(2a, m, b(κ+1)/(aκ)) of the rows of X (N, F) under the
+        (K, F) posteriors of K classes; a NaN entry is a missing value and is skipped."""
+        df = 2 * self.a
+        scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
+        log_constant = gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * np.log(df * np.pi) - np.log(scale)
+        return _rows_by_class(X, self.m, scale, log_constant, (df + 1) / 2, lambda z, k: np.log1p(np.divide(z, df[k], out=z), out=z))
+
     def log_predictive(self, x):
         """log Student-t(2a, m, b(κ+1)/(aκ)) density of x, broadcast against the parameters."""
         scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
         return stats.t.logpdf(x, df=2 * self.a, loc=self.m, scale=scale)
+
+
+def normal_log_density_rows(X, mu, var):
+    """(N, K) Σ_j log N(x_nj | μ_kj, σ²_kj) of the rows of X (N, F) under K classes' (K, F)
+    parameters; a NaN entry is a missing value and is skipped."""
+    return _rows_by_class(X, mu, np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5), lambda z, k: z)
+
+
+def _rows_by_class(X, loc, scale, log_constant, weight, transform):
+    """(N, K) Σ_j [log_constant_kj − weight_kj · transform(((x_nj − loc_kj)/scale_kj)²)] over the
+    present entries, one class at a time so the temporaries are (N, F), never (N, K, F)."""
+    missing = np.isnan(X)
+    present = None
+    if missing.any():
+        X, present = np.where(missing, 0.0, X), (~missing).astype(float)
+    scores = np.empty((X.shape[0], loc.shape[0]))
+    for k in range(loc.shape[0]):
+        z = np.subtract(X, loc[k])
+        z /= scale[k]
+        z *= z
+        z = transform(z, k)
+        if present is None:
+            scores[:, k] = log_constant[k].sum() - z @ weight[k]
+        else:
+            z *= present
+            scores[:, k] = present @ log_constant[k] - z @ weight[k]
+    return scores
 
 
 def _t_log_density(X, df, loc, shape_matrix):

@@ -31,6 +31,7 @@ _DATASETS = {
     "breast-cancer": _Entry("breast-cancer.arff", 286, "Ljubljana breast cancer; 9 nominal, some missing"),
     "iris": _Entry("iris.arff", 150, "iris; 4 numeric attributes, 3 classes"),
     "diabetes": _Entry("diabetes.arff", 768, "Pima Indians diabetes; 8 numeric attributes"),
+    "credit-g": _Entry("credit-g.arff", 1000, "German credit; 13 nominal, 7 numeric attributes (mixed)"),
     "reuters-grain-train": _Entry("ReutersGrain-train.arff", 1554, "Reuters-21578 'grain' vs rest; raw text"),
     "reuters-grain-test": _Entry("ReutersGrain-test.arff", 604, "Reuters-21578 'grain' vs rest; raw text"),
 }

@@ -28,10 +28,19 @@ MAX_ABS_VALUE = 1e150
 
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
-    """Weighted mean and variance of each feature over all rows, the variance floored so the
-    prior stays proper."""
-    mean = np.average(X, axis=0, weights=weight) if weight.sum() > 0 else X.mean(axis=0)
-    var = np.average((X - mean) ** 2, axis=0, weights=weight) if weight.sum() > 0 else np.ones(X.shape[1])
+    """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
+    is left out of its column), the variance floored so the prior stays proper."""
+    missing = np.isnan(X)
+    if missing.any() or weight.sum() <= 0:
+        weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)
+        total = weights.sum(axis=0)
+        X = np.where(missing, 0.0, X)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
+            var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
+    else:
+        mean = np.average(X, axis=0, weights=weight)
+        var = np.average((X - mean) ** 2, axis=0, weights=weight)
     return mean, floored_variance(var)
 
 

@@ -8,12 +8,16 @@ Model, for classes k and features j:
 Closed-form posterior per (k, j) from the class's (n, x̄, S): NIG with κ' = κ0 + n,
 m' = (κ0 m0 + n x̄)/κ', a' = a0 + n/2, b' = b0 + S/2 + κ0 n (x̄ − m0)²/(2κ') (see
 ``pgm_models.conjugate.normal``). Estimates of (μ, σ²): "mean" (m', b'/(a'−1)), "map" the joint
-mode (m', b'/(a' + 3/2)), "mle" (x̄, S/(n − ddof)); "predictive" is the exact posterior
-predictive, a Student-t(2a', m', b'(κ'+1)/(a'κ')) per feature.
+mode (m', b'/(a' + 3/2)), "mle" (x̄, S/(n − ddof) + ε, ε = ``var_smoothing`` × the largest
+overall variance, as scikit-learn's); "predictive" is the exact posterior predictive, a
+Student-t(2a', m', b'(κ'+1)/(a'κ')) per feature.
 
 Defaults (weakly informative, scaled to the data at the first fit): m0 = overall mean of each
 feature, κ0 = ``mean_strength`` = 0.01 pseudo-rows, and σ² ~ InvGamma(ν0/2, ν0 s0²/2) with
-s0² = overall variance of each feature and ν0 = ``var_strength`` = 2 pseudo-rows.
+s0² = overall variance of each feature and ν0 = ``var_strength`` = 3 pseudo-rows. ν0 > 2 makes
+a0 > 1, so the posterior mean of σ² exists even for a declared class with no rows (it predicts
+from its prior, E[σ²] = ν0 s0²/(ν0 − 2)); "map" and "predictive" exist for every ν0 > 0, and
+"mle" needs n − ddof > 0 rows and a nonzero scatter (or ``var_smoothing`` > 0).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.base import Marginal, integer_counts
-from pgm_models.conjugate.normal import NormalInverseGamma
+from pgm_models.conjugate import PosteriorDraw
+from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
 from pgm_models.gaussian._base import GaussianClassifier
 
 
@@ -37,6 +42,9 @@ class GaussianNB(GaussianClassifier):
     prior_var : s0², None for the overall variance of each feature.
     var_strength : ν0 > 0, the prior variance's weight in rows (a0 = ν0/2, b0 = ν0 s0²/2).
     ddof : the "mle" variance is S/(n − ddof) (ddof=1: the unbiased sample variance).
+    var_smoothing : ≥ 0; the "mle" variances get var_smoothing × the largest overall feature
+        variance of the first batch added, a floor for features constant within a class
+        (scikit-learn's default is 1e-9; 0 here keeps the plain MLE).
 
     Attributes
     ----------
@@ -45,7 +53,8 @@ class GaussianNB(GaussianClassifier):
     """
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_var=None, var_strength=2.0, ddof=0):
+                 prior_var=None, var_strength=3.0, ddof=0,
+                 var_smoothing=0.0):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -53,6 +62,7 @@ class GaussianNB(GaussianClassifier):
         self.prior_var = prior_var
         self.var_strength = var_strength
         self.ddof = ddof
+        self.var_smoothing = var_smoothing
 
     def _set_prior(self, data_mean, data_var):
         kappa = self._check_strength("mean_strength")
@@ -60,6 +70,9 @@ class GaussianNB(GaussianClassifier):
         guess = data_var if self.prior_var is None else np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape)
         if not np.all(np.isfinite(guess)) or np.any(guess <= 0):
             raise ValueError(f"prior_var must be > 0, got {self.prior_var!r}")
+        if not np.isscalar(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
+            raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
+        self.epsilon_ = self.var_smoothing * data_var.max()
         shape = (len(self.classes_), len(data_mean))
         self._prior = NormalInverseGamma(
             np.broadcast_to(self._prior_location(data_mean), shape), kappa, nu / 2, np.broadcast_to(nu * guess / 2, shape)
@@ -71,31 +84,19 @@ class GaussianNB(GaussianClassifier):
 
     def _point(self, estimate):
         """(μ, σ²) of shape (K, F) under a plug-in estimate."""
-        if estimate == "mle":
-            n = self.class_count_[:, None] - self.ddof
-            with np.errstate(divide="ignore", invalid="ignore"):
-                var = np.where(n > 0, self.feature_scatter_ / n, np.nan)
-            mu = self.feature_mean_
-        else:
-            point = self._posterior_point(estimate)
-            mu, var = point["mu"], point["var"]
-        bad = ~(var > 0) | ~np.isfinite(var)
-        if bad.any():
-            k, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"class {self._class_label(k)!r}, feature {self._feature_names_or_index()[j:j + 1].tolist()[0]!r}: the {estimate} variance "
-                f"is {var[k, j]} (n = {self.class_count_[k]:g} rows; constant or too few); use estimate='mean' or "
-                "'map' (the prior keeps it positive)"
-            )
-        return mu, var
+        return plug_in_moments(
+            estimate, self.posterior_, self.class_count_[:, None], self.feature_mean_, self.feature_scatter_,
+            self.ddof, self.epsilon_, self.classes_, self._feature_names_or_index(),
+        )
+
+    def _floats_per_row(self) -> int:
+        # scoring keeps (rows × features) temporaries, so rows are scored in blocks of ~1M floats
+        return self.n_features_in_
 
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":
-            return self.posterior_.log_predictive(X[:, None, :]).sum(axis=2)
-        mu, var = self._point(estimate)
-        log_normalizer = np.log(2 * np.pi * var).sum(axis=1)
-        # one contiguous pass per class (K is small) instead of an (N, K, F) temporary
-        return np.stack([-0.5 * (((X - mu[k]) ** 2 / var[k]).sum(axis=1) + log_normalizer[k]) for k in range(len(mu))], axis=1)
+            return self.posterior_.log_predictive_rows(X)
+        return normal_log_density_rows(X, *self._point(estimate))
 
     # ------------------------------------------------------------------ posterior and PyMC
     def _coords(self):
@@ -137,3 +138,43 @@ class GaussianNB(GaussianClassifier):
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         pm.Normal("x", mu=mean[y], sigma=pm.math.sqrt(var[y]), observed=X, dims=("row", "feature"))
+
+
+def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classes, features):
+    """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
+    "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
+    feature) counts n and sample moments; raises naming the first class and feature whose
+    variance is not positive and finite, and the settings that work there."""
+    if estimate == "mle":
+        n = np.broadcast_to(n - ddof, scatter.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu, var = mean, np.where(n > 0, scatter / n, np.nan) + epsilon
+    else:
+        if isinstance(estimate, PosteriorDraw):
+            point = {name: value[0] for name, value in posterior.sample(1, estimate.rng).items()}
+        else:
+            point = posterior.mode() if estimate == "map" else posterior.mean()
+        mu, var = point["mu"], point["var"]
+    bad = ~(var > 0) | ~np.isfinite(var)
+    if bad.any():
+        k, j = np.argwhere(bad)[0]
+        rows = np.broadcast_to(n, scatter.shape)[k, j] + (ddof if estimate == "mle" else 0)
+        raise ValueError(
+            f"class {classes[k:k + 1].tolist()[0]!r}, feature {features[j:j + 1].tolist()[0]!r}: the {estimate} variance "
+            f"{_why_undefined(estimate, var[k, j], rows, ddof, posterior.a[k, j])}"
+        )
+    return mu, var
+
+
+def _why_undefined(estimate, value, n, ddof, a) -> str:
+    """Why a plug-in variance is missing, zero or infinite, and the settings that work there."""
+    if estimate == "mle" and not n - ddof > 0:
+        return (f"is undefined (n = {n:g} rows, ddof = {ddof}); use estimate='mean', 'map' or 'predictive' "
+                "(the prior keeps it positive)")
+    if estimate == "mle":
+        return (f"is {value} (n = {n:g} rows; the feature is constant in this class); set var_smoothing > 0 "
+                "(scikit-learn uses 1e-9) or use estimate='mean', 'map' or 'predictive'")
+    if estimate == "mean" and not a > 1:
+        return (f"has no posterior mean (a' = {a:g} ≤ 1 with n = {n:g} rows: var_strength ≤ 2); use estimate='map' or "
+                "'predictive', or var_strength > 2")
+    return f"is {value} (n = {n:g} rows); use estimate='predictive'"

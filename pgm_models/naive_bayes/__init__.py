@@ -1,7 +1,8 @@
-"""The discrete naive Bayes family: categorical, Bernoulli and multinomial."""
+"""The naive Bayes family: categorical, Bernoulli, multinomial, and mixed column types."""
 
 from pgm_models.naive_bayes.bernoulli import BernoulliNB
 from pgm_models.naive_bayes.categorical import CategoricalNB
+from pgm_models.naive_bayes.mixed import MixedNB
 from pgm_models.naive_bayes.multinomial import MultinomialNB
 
-__all__ = ["BernoulliNB", "CategoricalNB", "MultinomialNB"]
+__all__ = ["BernoulliNB", "CategoricalNB", "MixedNB", "MultinomialNB"]

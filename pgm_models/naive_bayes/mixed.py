@@ -1,0 +1,506 @@
+"""Mixed naive Bayes: one generative model over a table whose columns have different types.
+
+Model, for classes k and columns j, each column with the class-conditional its type names:
+
+    π ~ Dirichlet(class_alpha),  y_i ~ Categorical(π),  x_ij | y_i = k independent across j:
+    categorical  θ_kj ~ Dirichlet(alpha · 1_{S_j}),                  x_ij ~ Categorical(θ_kj)
+    gaussian     σ²_kj ~ InvGamma(ν0/2, ν0 s0²_j/2), μ_kj | σ² ~ N(m0_j, σ²/κ0),  x_ij ~ N(μ_kj, σ²_kj)
+    bernoulli    θ_kj ~ Beta(alpha, alpha),                            x_ij ~ Bernoulli(θ_kj)
+    poisson      λ_kj ~ Gamma(ν_c c̄_j, ν_c),                          x_ij ~ Poisson(λ_kj)
+
+A missing x_ij (NaN/None) is skipped: it is neither counted nor scored. The posterior is the
+product of the per-column conjugate posteriors (Dirichlet, Normal–Inverse-Gamma, Beta, Gamma;
+see ``pgm_models.conjugate``) and the class Dirichlet, so log p(x, y = k | estimate) is the
+class term plus one term per column: ``predict_joint_log_proba`` is the sum of the parts. The
+exact posterior predictive ("predictive") multiplies the per-column predictives: categorical and
+Bernoulli at the posterior mean, Student-t(2a', m', b'(κ'+1)/(a'κ')) for a Gaussian column,
+negative binomial NB(a', b'/(b'+1)) for a count column.
+
+With only categorical columns it is ``CategoricalNB`` and with only numeric ones ``GaussianNB``
+(same defaults: m0, s0² the overall mean and variance of each column, κ0 = 0.01, ν0 = 3); the
+count prior has mean c̄_j, the column's overall mean (1 if it is 0), worth ν_c =
+``count_strength`` = 1 row.
+
+Column types come from dtypes unless ``column_types`` names them: a pandas Categorical, object
+or string column is categorical (its domain as in ``CategoricalNB``: declared categories, else
+the values seen in the first fit); bool, and an integer column whose values are all 0/1, is
+bernoulli; any other number is gaussian. Counts are never inferred (integers are often
+measurements): ask for them with ``column_types={"visits": "poisson"}``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pgm_models._validation import check_concentration, column_name
+from pgm_models.base import BayesianClassifier, Marginal, integer_counts
+from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
+from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
+from pgm_models.conjugate.normal import NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows
+from pgm_models.gaussian._base import overall_moments
+from pgm_models.gaussian.gaussian_nb import plug_in_moments
+from pgm_models.naive_bayes._attributes import HANDLE_UNKNOWN, CategoricalAttributes, _codes_in, _columns, _domain
+from pgm_models.naive_bayes._discrete import class_weights, log_linear
+
+COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
+
+
+class _Table:
+    """An encoded table: one 2-D array per column type, the same rows in each (sliceable by
+    rows, as the base class scores rows in blocks)."""
+
+    ndim = 2
+
+    def __init__(self, parts: dict, n_rows: int):
+        self.parts, self.shape = parts, (n_rows, sum(a.shape[1] for a in parts.values()))
+
+    def __getitem__(self, rows: slice) -> "_Table":
+        parts = {kind: values[rows] for kind, values in self.parts.items()}
+        return _Table(parts, len(range(*rows.indices(self.shape[0]))))
+
+
+class MixedNB(CategoricalAttributes, BayesianClassifier):
+    """Naive Bayes over columns of mixed types, each with its conjugate prior.
+
+    Parameters
+    ----------
+    column_types : dict {column name (or index for an array): type}, optional
+        Overrides the inferred type of the named columns; types are "categorical",
+        "gaussian", "bernoulli" and "poisson".
+    alpha : Dirichlet (categorical) and Beta (bernoulli) concentration of every cell.
+    class_alpha : Dirichlet concentration of the class probabilities.
+    estimate : {"mean", "map", "mle", "predictive"}.
+    mean_strength, var_strength : κ0 and ν0 of the Gaussian columns (as ``GaussianNB``).
+    var_smoothing : added to the "mle" variances, × the largest overall variance (as ``GaussianNB``).
+    count_strength : ν_c > 0, the weight in rows of the count columns' prior mean.
+    handle_unknown : {"missing", "error"}, a categorical value outside its domain at prediction.
+
+    Attributes
+    ----------
+    column_types_ : dict {column: type} of every column.
+    categories_ : list, the domain of each categorical column (in column order).
+    class_count_, class_concentration_ : as every model; each block's statistics are in its
+    posterior (``analytic_posterior``).
+    """
+
+    def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
+                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing"):
+        self.column_types = column_types
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.estimate = estimate
+        self.mean_strength = mean_strength
+        self.var_strength = var_strength
+        self.var_smoothing = var_smoothing
+        self.count_strength = count_strength
+        self.handle_unknown = handle_unknown
+
+    # ------------------------------------------------------------------ encoding
+    def _encode(self, X, reset, training):
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
+        X = self._check_feature_names(X, reset)
+        columns = _columns(X)
+        names = getattr(self, "feature_names_in_", None)
+        where = [column_name(names, j) for j in range(len(columns))]
+        if reset:
+            self.column_types_ = self._column_types(columns, names, where)
+            weight = getattr(self, "_fit_weight", None)
+            self.categories_ = [_domain(columns[j], None, where[j], weight) for j in self._of_type("categorical")]
+            self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=int)
+        parts = {}
+        for kind in COLUMN_TYPES:
+            index = self._of_type(kind)
+            if not index:
+                continue
+            if kind == "categorical":
+                parts[kind] = self._categorical_codes([columns[j] for j in index], [where[j] for j in index], training)
+            else:
+                parts[kind] = np.empty((len(columns[0]), len(index)), order="F")  # filled a column at a time
+                for i, j in enumerate(index):
+                    parts[kind][:, i] = _numbers(columns[j], kind, where[j])
+        return _Table(parts, len(columns[0]))
+
+    def _of_type(self, kind) -> list[int]:
+        return [j for j, t in enumerate(self.column_types_.values()) if t == kind]
+
+    def _column_types(self, columns, names, where) -> dict:
+        keys = list(names) if names is not None else list(range(len(columns)))
+        given = {} if self.column_types is None else dict(self.column_types)
+        for key, kind in given.items():
+            if key not in keys:
+                raise ValueError(f"column_types names column {key!r}, which X does not have; columns are {keys}")
+            if kind not in COLUMN_TYPES:
+                raise ValueError(f"column_types[{key!r}] = {kind!r} is not one of {COLUMN_TYPES}")
+        return {key: given[key] if key in given else _inferred_type(column, where[j]) for j, (key, column) in enumerate(zip(keys, columns))}
+
+    def _categorical_codes(self, columns, where, training):
+        codes = np.column_stack([_codes_in(c, self.categories_[j], where[j]) for j, c in enumerate(columns)])
+        weight = getattr(self, "_fit_weight", None) if training else None
+        for j in np.flatnonzero((codes < -1).any(axis=0)):
+            self._handle_outside(codes[:, j], columns[j], j, training, where[j], weight)
+        return codes
+
+    def _floats_per_row(self) -> int:
+        return self.n_features_in_ * 4  # each block's (rows × columns) temporaries
+
+    # ------------------------------------------------------------------ counting and scoring
+    def _init_counts(self, table, class_index, weight):
+        blocks = {"categorical": _CategoricalBlock, "gaussian": _GaussianBlock, "bernoulli": _BernoulliBlock, "poisson": _PoissonBlock}
+        features = np.asarray(list(self.column_types_))
+        self._blocks = {
+            kind: blocks[kind](self, features[self._of_type(kind)], values, weight) for kind, values in table.parts.items()
+        }
+
+    def _count(self, table, class_index, weight):
+        weights = class_weights(class_index, weight, len(self.classes_))
+        for kind, block in self._blocks.items():
+            block.count(table.parts[kind], class_index, weight, weights)
+
+    def _feature_log_likelihood(self, table, estimate):
+        return sum(block.log_likelihood(table.parts[kind], estimate) for kind, block in self._blocks.items())
+
+    # ------------------------------------------------------------------ posterior and PyMC
+    def _coords(self):
+        coords = {"class": self.classes_}
+        for block in self._blocks.values():
+            coords.update(block.coords())
+        return coords
+
+    def _feature_posterior(self):
+        return {name: value for block in self._blocks.values() for name, value in block.posterior().items()}
+
+    def _check_proper_prior(self):
+        super()._check_proper_prior()
+        if any(kind in self._blocks for kind in ("categorical", "bernoulli")) and np.any(np.asarray(self.alpha, float) <= 0):
+            raise ValueError(f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0); "
+                             "with 0 only the closed-form posterior is available")
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π), then each block's sufficient statistics (see the blocks)."""
+        self._class_model(model, observe_counts=True)
+        for block in self._blocks.values():
+            block.counts_model()
+
+    def _rows_model(self, model, table, class_index):
+        """y_i ~ Categorical(π); every observed x_ij from its column's class-conditional."""
+        import pymc as pm
+
+        class_prob = self._class_model(model, observe_counts=False)
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        for kind, block in self._blocks.items():
+            block.rows_model(model, table.parts[kind], y)
+
+
+def _inferred_type(column, where: str) -> str:
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "OSU" or pd.api.types.is_string_dtype(dtype):
+        return "categorical"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bernoulli"
+    if pd.api.types.is_integer_dtype(dtype):
+        values = np.asarray(column[~pd.isna(column)], dtype=float)
+        return "bernoulli" if np.isin(values, (0, 1)).all() else "gaussian"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "gaussian"
+    raise ValueError(f"{where} has dtype {dtype}, which has no column type; set column_types for it")
+
+
+def _numbers(column, kind: str, where: str) -> np.ndarray:
+    """A numeric column as floats with NaN for missing; values checked against the type."""
+    try:
+        if isinstance(column, pd.Series):
+            values = column.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            values = np.asarray(column, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where} is a {kind} column but has a non-numeric value ({error})") from None
+    checks = {
+        "gaussian": (np.isinf, "an infinite value"),
+        "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
+        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & np.isfinite(v)), "a value that is not a count ≥ 0"),
+    }
+    bad, problem = checks[kind]
+    flagged = bad(values)
+    if flagged.any():
+        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]}")
+    return values
+
+
+def _kind_coord(kind: str) -> str:
+    return f"{kind}_feature"
+
+
+class _CategoricalBlock:
+    """Categorical columns: θ_kj ~ Dirichlet(alpha), counts N_kjs of the observed values (the
+    layout and formulas of ``CategoricalNB``)."""
+
+    def __init__(self, model, features, codes, weight):
+        self.model, self.features = model, [str(f) for f in features]
+        sizes = model.n_categories_
+        self.offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        cells = np.repeat(np.broadcast_to(check_concentration(model.alpha, "alpha"), (len(sizes),)), sizes)
+        self.prior = Dirichlet(np.broadcast_to(cells, (len(model.classes_), cells.size)), sizes)
+        self.counts = np.zeros(self.prior.concentration.shape)
+
+    def count(self, codes, class_index, weight, weights):
+        n_classes = self.counts.shape[0]
+        counts = self.counts.copy()
+        for (_, block), column in zip(self._blocks(), codes.T):
+            size = block.stop - block.start
+            seen = column >= 0
+            cells = class_index * size + column if seen.all() else (class_index * size + column)[seen]
+            counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(n_classes, size)
+        self.counts = counts
+
+    def log_likelihood(self, codes, estimate):
+        # a missing value (code −1) points at an extra column of zeros: it adds nothing
+        log_table = log_probabilities(self.prior.estimate(self.counts, estimate))
+        table = np.vstack([log_table.T, np.zeros(log_table.shape[0])])  # (T + 1, K)
+        cells = np.where(codes >= 0, codes + self.offsets, log_table.shape[1])
+        scores = table[cells[:, 0]].copy()
+        for j in range(1, cells.shape[1]):
+            scores += table[cells[:, j]]
+        return scores
+
+    def _blocks(self):
+        return [(name, slice(o, o + s)) for name, o, s in zip(self.features, self.offsets, self.model.n_categories_)]
+
+    def coords(self):
+        return {f"{name}_value": np.asarray(c) for (name, _), c in zip(self._blocks(), self.model.categories_)}
+
+    def posterior(self):
+        concentration = self.prior.posterior(self.counts).concentration
+        return {f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value")) for name, block in self._blocks()}
+
+    def _priors(self):
+        import pymc as pm
+
+        prior = self.prior.concentration
+        return {name: pm.Dirichlet(f"feature_prob_{name}", a=prior[:, block], dims=("class", f"{name}_value")) for name, block in self._blocks()}
+
+    def counts_model(self):
+        """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
+        import pymc as pm
+
+        prob = self._priors()
+        counts = integer_counts(self.counts, "categorical counts")
+        for name, block in self._blocks():
+            pm.Multinomial(f"feature_count_{name}", n=counts[:, block].sum(axis=1), p=prob[name], observed=counts[:, block],
+                           dims=("class", f"{name}_value"))
+
+    def rows_model(self, model, codes, y):
+        """x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
+        import pymc as pm
+
+        prob = self._priors()
+        for (name, _), column in zip(self._blocks(), codes.T):
+            rows = np.flatnonzero(column >= 0)
+            model.add_coord(f"{name}_row", rows)
+            pm.Categorical(f"x_{name}", p=prob[name][y[rows]], observed=column[rows], dims=f"{name}_row")
+
+
+class _NumericBlock:
+    """Columns of one numeric type, with per-(class, column) counts of the observed entries."""
+
+    kind = ""
+
+    def __init__(self, model, features, values, weight):
+        self.model, self.features = model, np.asarray(features)
+        self.n = np.zeros((len(model.classes_), values.shape[1]))
+
+    def coords(self):
+        return {_kind_coord(self.kind): self.features}
+
+    def _dims(self):
+        return ("class", _kind_coord(self.kind))
+
+    def _entries(self, model, values, y):
+        """Row and column of every observed entry, and its class from y; adds their coordinate."""
+        rows, columns = np.nonzero(~np.isnan(values))
+        model.add_coord(f"{self.kind}_entry", np.arange(rows.size))
+        return y[rows], columns, values[rows, columns]
+
+
+class _GaussianBlock(_NumericBlock):
+    """Gaussian columns: the Normal–Inverse-Gamma model of ``GaussianNB`` with per-column counts."""
+
+    kind = "gaussian"
+
+    def __init__(self, model, features, values, weight):
+        super().__init__(model, features, values, weight)
+        kappa = _positive(model, "mean_strength")
+        nu = _positive(model, "var_strength")
+        if not np.isscalar(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
+            raise ValueError(f"var_smoothing must be a number ≥ 0, got {model.var_smoothing!r}")
+        data_mean, data_var = overall_moments(values, weight)
+        self.epsilon = model.var_smoothing * data_var.max()
+        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+        self.mean, self.scatter = np.zeros(self.n.shape), np.zeros(self.n.shape)
+
+    def count(self, values, class_index, weight, weights):
+        n, mean, scatter = batch_moments(values, class_index, weight, self.n.shape[0], full=False)
+        n = np.broadcast_to(n if n.ndim == 2 else n[:, None], self.n.shape)
+        self.n, self.mean, self.scatter = merge_moments(self.n, self.mean, self.scatter, n, mean, scatter, full=False)
+
+    def posterior_(self):
+        return self.prior.posterior(self.n, self.mean, self.scatter)
+
+    def log_likelihood(self, values, estimate):
+        posterior = self.posterior_()
+        if estimate == "predictive":
+            return posterior.log_predictive_rows(values)
+        point = plug_in_moments(estimate, posterior, self.n, self.mean, self.scatter, 0, self.epsilon, self.model.classes_, self.features)
+        return normal_log_density_rows(values, *point)
+
+    def posterior(self):
+        joint = self.posterior_()
+        return {"feature_mean": (Marginal(joint, "mu"), self._dims()), "feature_var": (Marginal(joint, "var"), self._dims())}
+
+    def _priors(self):
+        import pymc as pm
+
+        var = pm.InverseGamma("feature_var", alpha=self.prior.a, beta=self.prior.b, dims=self._dims())
+        mean = pm.Normal("feature_mean", mu=self.prior.m, sigma=pm.math.sqrt(var / self.prior.kappa), dims=self._dims())
+        return mean, var
+
+    def counts_model(self):
+        """x̄_kj ~ N(μ_kj, σ²_kj/n_kj) where n_kj ≥ 1; S_kj ~ Gamma((n_kj − 1)/2, 1/(2σ²_kj)) where n_kj ≥ 2."""
+        import pymc as pm
+
+        mean, var = self._priors()
+        n = integer_counts(self.n, "Gaussian column counts")
+        seen, several = np.nonzero(n >= 1), np.nonzero(n >= 2)
+        pm.Normal("sample_mean", mu=mean[seen], sigma=pm.math.sqrt(var[seen] / n[seen]), observed=self.mean[seen])
+        pm.Gamma("sample_scatter", alpha=(n[several] - 1) / 2, beta=1 / (2 * var[several]), observed=self.scatter[several])
+
+    def rows_model(self, model, values, y):
+        """x_ij ~ N(μ[y_i, j], σ²[y_i, j]) for every observed x_ij."""
+        import pymc as pm
+
+        mean, var = self._priors()
+        classes, columns, observed = self._entries(model, values, y)
+        pm.Normal("x_gaussian", mu=mean[classes, columns], sigma=pm.math.sqrt(var[classes, columns]), observed=observed, dims="gaussian_entry")
+
+
+class _BernoulliBlock(_NumericBlock):
+    """0/1 columns: θ_kj ~ Beta(alpha, alpha), the two-category Dirichlet (absent, present)."""
+
+    kind = "bernoulli"
+
+    def __init__(self, model, features, values, weight):
+        super().__init__(model, features, values, weight)
+        alpha = check_concentration(model.alpha, "alpha")
+        self.prior = Dirichlet(np.broadcast_to(alpha, self.n.shape + (2,)))
+        self.ones = np.zeros(self.n.shape)
+
+    def count(self, values, class_index, weight, weights):
+        present = ~np.isnan(values)
+        self.n = self.n + weights.T @ present
+        self.ones = self.ones + weights.T @ np.where(present, values, 0.0)
+
+    def _counts(self):
+        return np.stack([self.n - self.ones, self.ones], axis=-1)
+
+    def log_likelihood(self, values, estimate):
+        log_prob = log_probabilities(self.prior.estimate(self._counts(), estimate))  # (K, F, 2)
+        design = np.hstack([values == 0, values == 1]).astype(float)  # a missing entry is neither
+        return log_linear(design, np.concatenate([log_prob[..., 0], log_prob[..., 1]], axis=1))
+
+    def posterior(self):
+        concentration = self.prior.posterior(self._counts()).concentration
+        return {"bernoulli_prob": (Beta(concentration[..., 1], concentration[..., 0]), self._dims())}
+
+    def _priors(self):
+        import pymc as pm
+
+        prior = self.prior.concentration
+        return pm.Beta("bernoulli_prob", alpha=prior[..., 1], beta=prior[..., 0], dims=self._dims())
+
+    def counts_model(self):
+        """N1_kj ~ Binomial(n_kj, θ_kj): the ones among the n_kj observed entries."""
+        import pymc as pm
+
+        prob = self._priors()
+        pm.Binomial("bernoulli_count", n=integer_counts(self.n, "binary column counts"), p=prob,
+                    observed=integer_counts(self.ones, "binary column counts"), dims=self._dims())
+
+    def rows_model(self, model, values, y):
+        """x_ij ~ Bernoulli(θ[y_i, j]) for every observed x_ij."""
+        import pymc as pm
+
+        prob = self._priors()
+        classes, columns, observed = self._entries(model, values, y)
+        pm.Bernoulli("x_bernoulli", p=prob[classes, columns], observed=observed.astype(np.int64), dims="bernoulli_entry")
+
+
+class _PoissonBlock(_NumericBlock):
+    """Count columns: λ_kj ~ Gamma(ν_c c̄_j, ν_c), c̄_j the column's overall mean (1 if it is 0)."""
+
+    kind = "poisson"
+
+    def __init__(self, model, features, values, weight):
+        super().__init__(model, features, values, weight)
+        strength = _positive(model, "count_strength")
+        data_mean, _ = overall_moments(values, weight)
+        self.prior = GammaPoisson(np.broadcast_to(strength * np.where(data_mean > 0, data_mean, 1.0), self.n.shape), strength)
+        self.total = np.zeros(self.n.shape)
+
+    def count(self, values, class_index, weight, weights):
+        present = ~np.isnan(values)
+        self.n = self.n + weights.T @ present
+        self.total = self.total + weights.T @ np.where(present, values, 0.0)
+
+    def posterior_(self):
+        return self.prior.posterior(self.n, self.total)
+
+    def log_likelihood(self, values, estimate):
+        posterior = self.posterior_()
+        if estimate == "predictive":
+            return posterior.log_predictive_rows(values)
+        if isinstance(estimate, PosteriorDraw):
+            rate = posterior.sample(1, estimate.rng)[0]
+        elif estimate == "mle":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rate = np.where(self.n > 0, self.total / self.n, np.nan)
+            if np.isnan(rate).any():
+                k, j = np.argwhere(np.isnan(rate))[0]
+                raise ValueError(f"class {self.model.classes_[k:k + 1].tolist()[0]!r}, count column {self.features[j:j + 1].tolist()[0]!r}: the mle rate is "
+                                 "undefined (no observed value); use estimate='mean', 'map' or 'predictive'")
+        else:
+            rate = posterior.mode() if estimate == "map" else posterior.mean()
+        return poisson_log_density_rows(values, rate)
+
+    def posterior(self):
+        return {"poisson_rate": (self.posterior_(), self._dims())}
+
+    def _priors(self):
+        import pymc as pm
+
+        return pm.Gamma("poisson_rate", alpha=self.prior.a, beta=self.prior.b, dims=self._dims())
+
+    def counts_model(self):
+        """s_kj ~ Poisson(n_kj λ_kj): the sum of the n_kj observed counts."""
+        import pymc as pm
+
+        rate = self._priors()
+        n = integer_counts(self.n, "count column counts")
+        seen = np.nonzero(n >= 1)
+        pm.Poisson("poisson_total", mu=n[seen] * rate[seen], observed=self.total[seen])
+
+    def rows_model(self, model, values, y):
+        """x_ij ~ Poisson(λ[y_i, j]) for every observed x_ij."""
+        import pymc as pm
+
+        rate = self._priors()
+        classes, columns, observed = self._entries(model, values, y)
+        pm.Poisson("x_poisson", mu=rate[classes, columns], observed=observed.astype(np.int64), dims="poisson_entry")
+
+
+def _positive(model, name: str) -> float:
+    value = getattr(model, name)
+    if not np.isscalar(value) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+    return float(value)
