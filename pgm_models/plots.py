@@ -76,7 +76,7 @@ def diagnostics(idata, var_names=None):
     return figure
 
 
-def _wrap(name: str, width: int = 30) -> str:
+def _wrap(name: str, width: int = 40) -> str:
     """``name`` on lines of about ``width`` characters, broken only after "[", "_", "-" or ", "
     so that removing the newlines gives ``name`` back (a piece longer than ``width`` stays whole)."""
     lines = [""]
@@ -122,9 +122,10 @@ def verification_forest(verification, per_panel: int = 45, columns: int = 3):
     for page in pages[1:]:  # a block cut by a page break is headed again
         if page[0][0] == "row":
             page.insert(0, ("heading", table.loc[page[0][1], "variable"] + " (continued)"))
-    labels = [[_wrap(item, 40) if kind == "heading" else _entry(table.loc[item]) for kind, item in page] for page in pages]
-    heights = [np.array([0.7 * (label.count("\n") + 1) if kind == "heading" else 1.0 for (kind, _), label in zip(page, page_labels)])
-               for page, page_labels in zip(pages, labels)]  # a wrapped heading takes the room of its lines
+    labels = [[_wrap(item if kind == "heading" else _entry(table.loc[item])) for kind, item in page] for page in pages]
+    # a heading takes the room of its lines, a parameter's row at least one row (more when wrapped)
+    heights = [np.array([max(0.7 * (label.count("\n") + 1), float(kind == "row")) for (kind, _), label in zip(page, page_labels)])
+               for page, page_labels in zip(pages, labels)]
     columns = min(columns, len(pages))
     n_rows = int(np.ceil(len(pages) / columns))
     longest = max(height.sum() for height in heights)

@@ -4,6 +4,7 @@ import io
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
@@ -19,7 +20,7 @@ from pgm_models.plots import (  # noqa: E402
     sampler_health,
     verification_forest,
 )
-from pgm_models.verify import check_posterior  # noqa: E402
+from pgm_models.verify import Verification, check_posterior  # noqa: E402
 
 
 def png_bytes(figure) -> int:
@@ -105,6 +106,29 @@ def _forest_panels(figure):
     return [ax for ax in figure.axes if ax.get_visible() and ax.containers]
 
 
+def _forest_names(panels) -> list[str]:
+    """The parameter names a forest shows: each bold heading (its block) joined with the entries under it."""
+    names = []
+    for ax in panels:
+        heading = None
+        for label in ax.get_yticklabels():
+            text = label.get_text().replace("\n", "")
+            if label.get_fontweight() == "bold":
+                heading = text.removesuffix(" (continued)")
+            else:
+                names.append(f"{heading}[{text}]" if text != heading else text)
+    return names
+
+
+def assert_labels_unclipped_and_apart(figure, panels):
+    figure.canvas.draw()
+    page = figure.bbox
+    for ax in panels:
+        boxes = sorted((label.get_window_extent() for label in ax.get_yticklabels()), key=lambda box: box.y0)
+        assert all(box.x0 >= page.x0 and box.x1 <= page.x1 and box.y0 >= page.y0 and box.y1 <= page.y1 for box in boxes)
+        assert all(lower.y1 <= upper.y0 + 0.5 for lower, upper in zip(boxes, boxes[1:]))
+
+
 def test_verification_forest_shows_every_parameter_standardised_grouped_and_unclipped():
     X, y = load_dataset("vote")
     model = SPODE(parent="physician-fee-freeze").fit(X, y)
@@ -114,19 +138,8 @@ def test_verification_forest_shows_every_parameter_standardised_grouped_and_uncl
     panels = _forest_panels(figure)
     assert len(panels) == 4 and len(table) == 124  # paged: 124 parameters + 17 headings = 141 lines, ≤ 45 a panel
     # every parameter, in order, named by its block's heading and its entry's label
-    names, sampled, closed = [], [], []
-    for ax in panels:
-        heading = None
-        for label in ax.get_yticklabels():
-            text = label.get_text().replace("\n", "")
-            if label.get_fontweight() == "bold":
-                heading = text.removesuffix(" (continued)")
-            else:
-                names.append(f"{heading}[{text}]" if text != heading else text)
-        nuts, closed_form = ax.containers[:2]
-        sampled.append(nuts)
-        closed.append(closed_form)
-    assert names == table["parameter"].tolist()
+    assert _forest_names(panels) == table["parameter"].tolist()
+    sampled, closed = [ax.containers[0] for ax in panels], [ax.containers[1] for ax in panels]
     # standardised by the closed form: it is 0 ± 2, the sampled mean ± 2 sd is ((m_s − m) ± 2 s_s) / s
     x = np.concatenate([c.lines[0].get_xdata() for c in sampled])
     np.testing.assert_allclose(x, (table["sampled_mean"] - table["analytic_mean"]) / table["analytic_sd"])
@@ -134,14 +147,27 @@ def test_verification_forest_shows_every_parameter_standardised_grouped_and_uncl
     np.testing.assert_allclose(half, 2 * table["sampled_sd"] / table["analytic_sd"])
     assert all(np.all(c.lines[0].get_xdata() == 0) for c in closed)
     # nothing clipped or overlapping: every label inside the figure, labels of a panel apart
-    figure.canvas.draw()
-    page = figure.bbox
-    for ax in panels:
-        boxes = sorted((label.get_window_extent() for label in ax.get_yticklabels()), key=lambda box: box.y0)
-        assert all(box.x0 >= page.x0 and box.x1 <= page.x1 and box.y0 >= page.y0 and box.y1 <= page.y1 for box in boxes)
-        assert all(lower.y1 <= upper.y0 + 0.5 for lower, upper in zip(boxes, boxes[1:]))
+    assert_labels_unclipped_and_apart(figure, panels)
     assert "all 124 parameters" in figure.get_suptitle() and "passed" in figure.get_suptitle()
     assert_legends_outside_the_data(figure)
+
+
+def test_verification_forest_wraps_long_names_and_shows_intervals_on_any_scale():
+    names = ["cov[a-very-long-attribute-name-from-a-csv-file, another-very-long-attribute-name-from-it]",
+             "cov[x, x]", "class_prob[yes]", "intercept"]
+    table = pd.DataFrame({"variable": ["cov", "cov", "class_prob", "intercept"], "parameter": names,
+                          "analytic_mean": [2e6, 5e5, 0.6, -1.0], "sampled_mean": [2.01e6, 5e5, 0.6, -1.0],
+                          "analytic_sd": [1e5, 3e4, 0.01, 2.0], "sampled_sd": [1e5, 3e4, 0.01, 2.0],
+                          "z_mean": 0.0, "z_sd": 0.0, "ok": True})
+    figure = verification_forest(Verification(table, passed=True))
+    (ax,) = _forest_panels(figure)
+    assert _forest_names([ax]) == names
+    assert max(label.get_text().count("\n") for label in ax.get_yticklabels()) >= 1  # the long entry is wrapped
+    assert_labels_unclipped_and_apart(figure, [ax])
+    # on a standardised axis every ± 2 sd bar spans 4 units, whatever the parameter's scale
+    widths = np.diff(np.array(ax.containers[0].lines[2][0].get_segments())[:, :, 0], axis=1)[:, 0]
+    np.testing.assert_allclose(widths, 4.0)
+    np.testing.assert_allclose(ax.containers[0].lines[0].get_xdata(), [0.1, 0, 0, 0])
 
 
 def test_verification_forest_marks_failures(fitted_models, training_data):
