@@ -31,7 +31,7 @@ from pgm_models import AODE
 from pgm_models.datasets import dataset_path, load_arff
 
 WEKA_JAR = Path("/usr/share/java/weka.jar")
-HARNESS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "weka" / "WekaDistributions.java"
+HARNESS = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka" / "WekaDistributions.java"
 
 
 def write_synthetic(path: Path, n_rows: int, n_attributes: int, seed: int) -> None:

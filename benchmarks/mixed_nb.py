@@ -3,7 +3,7 @@ its speed against GaussianNB + CategoricalNB fitted on the two halves of a mixed
 
     python -m benchmarks.mixed_nb [--rows 1000000] [--repeats 3] [--write FILE]
 
-Cross-validation uses the folds of the Weka fixtures (tests/fixtures/weka/naive_bayes_cv10_*.csv:
+Cross-validation uses the folds of the Weka fixtures (pgm_models/datasets/data/weka/naive_bayes_cv10_*.csv:
 stratified round-robin in file order) and Weka's stored class distributions on them. The speed
 table times fit + predict_proba of MixedNB on rows × (5 numeric + 5 nominal) columns, and of
 GaussianNB on the 5 numeric plus CategoricalNB on the 5 nominal, alternating the two sides and
@@ -24,7 +24,7 @@ from pgm_models import CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
 from pgm_models.discretize import MDLDiscretizer
 
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "weka"
+FIXTURES = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 DATASETS = ("iris", "diabetes", "credit-g")
 
 

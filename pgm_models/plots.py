@@ -5,11 +5,15 @@
   for a Dirichlet cell, Student-t for a Normal mean, Inverse-Gamma for a variance or a diagonal
   covariance entry (an off-diagonal covariance entry has no standard marginal: mean ± 2 sd only).
 * :func:`verification_forest` — every parameter's sampled mean ± 2 sd beside the closed-form
-  mean ± 2 sd, from a :func:`pgm_models.verify.check_posterior` table (failures marked).
+  mean ± 2 sd, standardised by the closed form and paged over panels, from a
+  :func:`pgm_models.verify.check_posterior` table (failures marked).
 * :func:`diagnostics` — ArviZ trace and rank plots.
 * :func:`sampler_health` — NUTS energy plot, bulk ESS and R-hat of every parameter against the
   verification thresholds.
 * :func:`reliability_diagram` — accuracy against top-label confidence in equal-width bins.
+
+Legends sit outside the data (above the panels or under the axes); long parameter names are
+wrapped, never clipped.
 * :func:`decision_boundary` — predicted classes over a 2-D grid, one panel per model (e.g. LDA's
   linear against QDA's quadratic boundaries).
 * :func:`probability_intervals` — for each test point, the posterior median and central
@@ -17,6 +21,8 @@
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -26,7 +32,7 @@ def _figure(n_panels: int, columns: int = 4, size: float = 3.0):
 
     columns = min(columns, n_panels)
     rows = int(np.ceil(n_panels / columns))
-    figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * 0.8 * rows), squeeze=False)
+    figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * 0.8 * rows + 0.4), squeeze=False, layout="constrained")
     for ax in axes.ravel()[n_panels:]:
         ax.set_visible(False)
     return figure, axes.ravel()[:n_panels]
@@ -53,10 +59,10 @@ def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
         if marginal is not None:
             grid = np.linspace(values.min(), values.max(), 200)
             ax.plot(grid, marginal.pdf(grid), color="C0", label="exact marginal")
-        ax.set_title(labeller.make_label_flat(name, selection, index), fontsize=8)
+        ax.set_title(_wrap(labeller.make_label_flat(name, selection, index), 36), fontsize=8)
         ax.tick_params(labelsize=7)
-    axes[0].legend(fontsize=6)
-    figure.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=7, frameon=False)
     return figure
 
 
@@ -70,62 +76,144 @@ def diagnostics(idata, var_names=None):
     return figure
 
 
-def verification_forest(verification, max_parameters: int = 40):
-    """Sampled (C0) and closed-form (C1) mean ± 2 sd of each parameter of a Verification; a
-    parameter that failed is labelled in red."""
+def _wrap(name: str, width: int = 40) -> str:
+    """``name`` on lines of about ``width`` characters, broken only after "[", "_", "-" or ", "
+    so that removing the newlines gives ``name`` back (a piece longer than ``width`` stays whole)."""
+    lines = [""]
+    for piece in re.split(r"(?<=[\[_\-])|(?<=, )", name):
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
+
+
+def _legend_below(ax, **kwargs):
+    """A legend under the axes (and its x label), outside the data."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=7, frameon=False, **kwargs)
+
+
+def verification_forest(verification, per_panel: int = 45, columns: int = 3):
+    """Every parameter of a Verification, standardised by its closed form and grouped by block.
+
+    On each row the closed-form mean ± 2 sd is 0 ± 2 and the sampled mean ± 2 sd is
+    ((m_s − m) ± 2 s_s) / s, with m, s the closed-form mean and sd, so the intervals of
+    parameters on very different scales (probabilities beside covariances) are all visible; the
+    right-hand labels carry m ± s. Each block (a variable such as ``feature_prob_outlook``) gets
+    a bold heading (wrapped, never clipped) over the rows of its entries; the blocks fill panels
+    of about ``per_panel`` lines, ``columns`` panels a row. A parameter that failed the check is
+    labelled in red."""
     import matplotlib.pyplot as plt
 
-    table = verification.table.head(max_parameters)
-    position = np.arange(len(table))[::-1]
-    figure, ax = plt.subplots(figsize=(8.5, 0.22 * len(table) + 1.2))
-    ax.errorbar(table["sampled_mean"], position + 0.15, xerr=2 * table["sampled_sd"], fmt="o", markersize=3, color="C0", label="NUTS mean ± 2 sd")
-    ax.errorbar(table["analytic_mean"], position - 0.15, xerr=2 * table["analytic_sd"], fmt="s", markersize=3, color="C1", label="closed form mean ± 2 sd")
-    ax.set_yticks(position, table["parameter"], fontsize=6)
-    for label, ok in zip(ax.get_yticklabels(), table["ok"]):
-        label.set_color("k" if ok else "C3")
-    ax.set_title(f"max |z| = {verification.max_abs_z:.2f}: {'passed' if verification.passed else 'FAILED'}", fontsize=9)
-    ax.legend(fontsize=7)
-    figure.tight_layout()
+    table = verification.table.reset_index(drop=True)
+    scale = table["analytic_sd"].where(table["analytic_sd"] > 0, 1.0).to_numpy()
+    offset = ((table["sampled_mean"] - table["analytic_mean"]) / scale).to_numpy()
+    half_width = (2 * table["sampled_sd"] / scale).to_numpy()
+    # Lines top to bottom: ("heading", text) for a block, ("row", table index) for a parameter.
+    lines = []
+    for variable in dict.fromkeys(table["variable"]):
+        lines.append(("heading", variable))
+        lines += [("row", i) for i in np.flatnonzero(table["variable"] == variable)]
+    n_panels = int(np.ceil(len(lines) / per_panel))
+    page_length = int(np.ceil(len(lines) / n_panels))
+    pages = [lines[k:k + page_length] for k in range(0, len(lines), page_length)]
+    for page, following in zip(pages, pages[1:]):
+        if page[-1][0] == "heading":  # a heading goes with its first row
+            following.insert(0, page.pop())
+    for page in pages[1:]:  # a block cut by a page break is headed again
+        if page[0][0] == "row":
+            page.insert(0, ("heading", table.loc[page[0][1], "variable"] + " (continued)"))
+    labels = [[_wrap(item if kind == "heading" else _entry(table.loc[item])) for kind, item in page] for page in pages]
+    # a heading takes the room of its lines, a parameter's row at least one row (more when wrapped)
+    heights = [np.array([max(0.7 * (label.count("\n") + 1), float(kind == "row")) for (kind, _), label in zip(page, page_labels)])
+               for page, page_labels in zip(pages, labels)]
+    columns = min(columns, len(pages))
+    n_rows = int(np.ceil(len(pages) / columns))
+    longest = max(height.sum() for height in heights)
+    figure, axes = plt.subplots(n_rows, columns, squeeze=False, layout="constrained",
+                                figsize=(5.4 * columns, (0.15 * longest + 0.9) * n_rows + 0.5))
+    for ax in axes.ravel()[len(pages):]:
+        ax.set_visible(False)
+    limit = max(3.0, 1.05 * float(np.nanmax(np.abs(offset) + half_width, initial=0)))
+    for ax, page, page_labels, height in zip(axes.ravel(), pages, labels, heights):
+        position = longest - np.cumsum(height) + height / 2
+        is_row = np.array([kind == "row" for kind, _ in page])
+        index = np.array([item for kind, item in page if kind == "row"], dtype=int)
+        ax.errorbar(offset[index], position[is_row] + 0.15, xerr=half_width[index], fmt="o", markersize=2.5,
+                    color="C0", label="NUTS mean ± 2 sd")
+        ax.errorbar(np.zeros(len(index)), position[is_row] - 0.15, xerr=2.0, fmt="s", markersize=2.5,
+                    color="C1", label="closed form mean ± 2 sd")
+        ax.set_yticks(position, page_labels, fontsize=6)
+        for label, (kind, item) in zip(ax.get_yticklabels(), page):
+            if kind == "heading":
+                label.set(fontweight="bold", fontsize=6.5)
+            else:
+                label.set_color("k" if table.loc[item, "ok"] else "C3")
+        right = ax.secondary_yaxis("right")
+        right.set_yticks(position[is_row], [f"{m:.3g} ± {s:.2g}" for m, s in table.loc[index, ["analytic_mean", "analytic_sd"]].to_numpy()],
+                         fontsize=5.5, color="0.35")
+        ax.set(xlim=(-limit, limit), ylim=(-0.2, longest + 0.2))
+        ax.set_xlabel("(θ − closed-form mean) / closed-form sd", fontsize=7)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.tick_params(axis="y", length=0)
+        ax.axvline(0, color="0.85", linewidth=0.8, zorder=0)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    figure.legend(handles, names, loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    figure.suptitle(f"all {len(table)} parameters, max |z| = {verification.max_abs_z:.2f}: "
+                    f"{'passed' if verification.passed else 'FAILED'} (right: closed-form mean ± sd)", fontsize=9)
     return figure
+
+
+def _entry(row) -> str:
+    """A parameter's label under its block's heading: its index ("democrat, y"), or its name
+    when it is a scalar block."""
+    index = row["parameter"][len(row["variable"]):]
+    return index[1:-1] if index.startswith("[") else row["parameter"]
 
 
 def sampler_health(idata, verification):
     """Energy plot (NUTS sample_stats), bulk ESS and R-hat per parameter with the thresholds of
-    ``verification`` drawn as lines."""
+    ``verification`` drawn as lines; the legends sit under the panels, outside the data."""
     import arviz as az
+    import matplotlib.pyplot as plt
 
-    figure, axes = _figure(3, columns=3, size=3.6)
+    figure, axes = plt.subplots(1, 3, figsize=(11, 4.2), layout="constrained")
     if "sample_stats" in idata and "energy" in idata.sample_stats:
-        az.plot_energy(idata, ax=axes[0], legend=True)
+        az.plot_energy(idata, ax=axes[0], legend=False, textsize=8)
+        axes[0].set_title("NUTS energy")
+        _legend_below(axes[0], ncols=2)
     else:
         axes[0].text(0.5, 0.5, "no sampler energy\n(not NUTS draws)", ha="center", va="center")
     table, thresholds = verification.table, verification.thresholds
     position = np.arange(len(table))
     for ax, column, threshold, label in ((axes[1], "ess_bulk", thresholds["ess_min"], "bulk ESS"),
                                           (axes[2], "r_hat", thresholds["rhat_max"], "R-hat")):
-        ax.plot(position, table[column], "o", markersize=3)
+        ax.plot(position, table[column], "o", markersize=3, label=label)
         ax.axhline(threshold, color="C3", linestyle="--", label=f"threshold {threshold:g}")
-        ax.set(xlabel="parameter", ylabel=label, title=f"{label} per parameter")
-        ax.legend(fontsize=7)
-    figure.tight_layout()
+        ax.set(xlabel="parameter (table order)", ylabel=label, title=f"{label} per parameter")
+        _legend_below(ax, ncols=2)
     return figure
 
 
-def reliability_diagram(true_index, proba, n_bins: int = 10, ax=None):
-    """Fraction correct against mean top-label confidence per bin, with the diagonal and the bins' sizes."""
+def reliability_diagram(true_index, proba, n_bins: int = 10, min_bin_rows: int = 10, ax=None):
+    """Fraction correct against mean top-label confidence per equal-width bin, with the diagonal
+    and the bins' shares of rows. Only bins holding at least ``min_bin_rows`` rows get a point
+    (the standard error of a bin's accuracy is ≤ 0.5 / √n: ≤ 0.16 at the default of 10); the
+    shares show every bin."""
     import matplotlib.pyplot as plt
 
     confidence = proba.max(axis=1)
     correct = proba.argmax(axis=1) == np.asarray(true_index)
     bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
-    used = np.unique(bins)
-    figure = ax.figure if ax is not None else plt.figure(figsize=(4, 4))
+    used, sizes = np.unique(bins, return_counts=True)
+    shown = used[sizes >= min_bin_rows]
+    figure = ax.figure if ax is not None else plt.figure(figsize=(4, 4.6), layout="constrained")
     ax = ax if ax is not None else figure.add_subplot()
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", label="perfect calibration")
-    ax.plot([confidence[bins == b].mean() for b in used], [correct[bins == b].mean() for b in used], marker="o", label="model")
-    ax.bar((used + 0.5) / n_bins, [np.mean(bins == b) for b in used], width=1 / n_bins, alpha=0.2, color="C0", label="share of rows")
+    ax.plot([confidence[bins == b].mean() for b in shown], [correct[bins == b].mean() for b in shown], marker="o",
+            label=f"model (bins of ≥ {min_bin_rows} rows)")
+    ax.bar((used + 0.5) / n_bins, sizes / len(bins), width=1 / n_bins, alpha=0.2, color="C0", label="share of rows")
     ax.set(xlabel="confidence", ylabel="accuracy", xlim=(0, 1), ylim=(0, 1))
-    ax.legend(fontsize=7)
+    _legend_below(ax, ncols=2)
     return figure
 
 
@@ -145,7 +233,6 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
         ax.contourf(xx, yy, np.searchsorted(classes, predicted).reshape(xx.shape), alpha=0.3, levels=np.arange(len(classes) + 1) - 0.5)
         ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), s=10, edgecolor="k", linewidth=0.3)
         ax.set_title(name)
-    figure.tight_layout()
     return figure
 
 
@@ -165,7 +252,7 @@ def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94,
     low, median, high = np.quantile(chosen, [(1 - prob) / 2, 0.5, (1 + prob) / 2], axis=0)
     order = np.argsort(chosen.mean(axis=0))
     position = np.arange(len(order))
-    figure = ax.figure if ax is not None else plt.figure(figsize=(max(4.0, 0.12 * len(order) + 2), 3.5))
+    figure = ax.figure if ax is not None else plt.figure(figsize=(max(4.0, 0.12 * len(order) + 2), 4.0), layout="constrained")
     ax = ax if ax is not None else figure.add_subplot()
     if y_true is None:
         colors = np.full(len(order), "C0")
@@ -178,6 +265,5 @@ def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94,
             ax.errorbar(position[shown], median[order][shown], yerr=[median[order][shown] - low[order][shown],
                         high[order][shown] - median[order][shown]], fmt="o", markersize=3, color=color, label=label)
     ax.set(xlabel="test point (sorted by posterior mean)", ylabel=f"P(ŷ | x): median and {prob:.0%} interval", ylim=(0, 1.02))
-    ax.legend(fontsize=7)
-    figure.tight_layout()
+    _legend_below(ax, ncols=2)
     return figure

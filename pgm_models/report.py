@@ -5,8 +5,9 @@
 Figures per model: closed form against NUTS for every parameter (``verification_forest``),
 the sampler's energy, ESS and R-hat (``sampler_health``), the sampled class probabilities (a
 SPODE's class-and-parent probabilities) with their exact marginal densities
-(``posterior_vs_closed_form``), a reliability diagram of the posterior-mean predictions and the
-credible intervals of P(ŷ | x) per test point (``probability_intervals``).
+(``posterior_vs_closed_form``), the credible intervals of P(ŷ | x) per test point
+(``probability_intervals``) and, with at least ``RELIABILITY_MIN_ROWS`` test rows, a reliability
+diagram of the posterior-mean predictions (else a note says why it is left out).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ import numpy as np
 import pandas as pd
 
 FORMATS = ("md", "html")
+# A reliability diagram bins the test rows by confidence (10 bins) and plots each bin's accuracy,
+# whose standard error is up to 0.5/√n for n rows: with fewer than 100 test rows most bins hold a
+# handful of rows and the curve zig-zags between 0 and 1. The diagram also drops bins of < 10 rows.
+RELIABILITY_MIN_ROWS = 100
 
 
 def _slug(name: str) -> str:
@@ -34,14 +39,14 @@ def _save(figure, folder: Path, name: str) -> str:
     return f"figures/{name}"
 
 
-def _figures(run, result, folder: Path) -> list[tuple[str, str]]:
-    """(caption, relative path) of every figure of one run."""
+def _figures(run, result, folder: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """(caption, relative path) of every figure of one run, and notes on figures left out."""
     from pgm_models import plots
     from pgm_models.compare import _true_index
 
     slug = _slug(run.name)
     classifier, features = run.classifier, run.features(result.X_test)
-    figures = []
+    figures, notes = [], []
     if run.verification is not None:
         if np.isfinite(run.verification.max_abs_z):
             figures.append(("NUTS against the closed form, every parameter", _save(plots.verification_forest(run.verification), folder, f"{slug}-verification.png")))
@@ -53,10 +58,14 @@ def _figures(run, result, folder: Path) -> list[tuple[str, str]]:
         draws = classifier.predict_proba_draws(features, n_draws=200, random_seed=0)
         figures.append(("credible intervals of P(ŷ | x) per test point",
                         _save(plots.probability_intervals(draws, classifier.classes_, result.y_test), folder, f"{slug}-intervals.png")))
-    proba = classifier.predict_proba(features, estimate="mean")
-    figures.append(("reliability of the posterior-mean predictions",
-                    _save(plots.reliability_diagram(_true_index(classifier.classes_, result.y_test), proba), folder, f"{slug}-reliability.png")))
-    return figures
+    if len(result.y_test) >= RELIABILITY_MIN_ROWS:
+        proba = classifier.predict_proba(features, estimate="mean")
+        figures.append(("reliability of the posterior-mean predictions",
+                        _save(plots.reliability_diagram(_true_index(classifier.classes_, result.y_test), proba), folder, f"{slug}-reliability.png")))
+    else:
+        notes.append(f"No reliability diagram: {len(result.y_test)} test rows, fewer than the {RELIABILITY_MIN_ROWS} "
+                     "its bins need to say anything (use a larger dataset or --test-size).")
+    return figures, notes
 
 
 def _markdown_table(table: pd.DataFrame) -> str:
@@ -93,7 +102,8 @@ def write_report(result, folder, format: str = "md") -> Path:
         lines = [f"Verification: {run.status}." + (f" {run.note}." if run.note else "")]
         if run.verification is not None and not run.verification.passed:
             lines += [f"- {reason}" for reason in run.verification.reasons[:10]]
-        sections.append((run.name, lines, _figures(run, result, folder / "figures")))
+        figures, notes = _figures(run, result, folder / "figures")
+        sections.append((run.name, lines + notes, figures))
     table = result.table()
     if format == "md":
         text = [f"# pgm-models zoo: {result.dataset}", "", intro, "", verdict, "", _markdown_table(table), ""]

@@ -231,7 +231,11 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
                 run.verification = check_sampler(run.idata)
                 run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
         else:
-            run.note = "an average of SPODEs, with no single PyMC model: verify each SPODE (see the SPODE row)"
+            from pgm_models import SPODE
+
+            run.note = "an average of SPODEs, with no single PyMC model: " + (
+                "the SPODE row verifies one of them" if any(isinstance(_classifier(m), SPODE) for _, m in models)
+                else "verify one of them with check_posterior(aode.spode(a), aode.spode(a).sample_posterior())")
         run.scores = score_estimates(run.classifier, run.features(X_test), y_test).set_index("estimate")
         runs.append(run)
     progress(len(models), len(models), "done")

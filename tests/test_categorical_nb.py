@@ -13,12 +13,12 @@ from pgm_models.datasets import load_dataset
 
 from conftest import frame, logp_at_random_points
 
-WEKA = Path(__file__).parent / "fixtures" / "weka"
+WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
 
 @pytest.mark.parametrize("dataset", ["vote", "breast-cancer", "weather.nominal"])
 def test_reproduces_weka_naive_bayes_with_missing_values(dataset):
-    """Weka 3.6.14 NaiveBayes (fixture: tests/fixtures/weka/COMMANDS.txt)."""
+    """Weka 3.6.14 NaiveBayes (fixture: pgm_models/datasets/data/weka/COMMANDS.txt)."""
     X, y = load_dataset(dataset)
     reference = pd.read_csv(WEKA / f"naive_bayes_{dataset}.csv")
     model = CategoricalNB(alpha=1, class_alpha=1).fit(X, y)

@@ -12,12 +12,12 @@ from pgm_models import AODE, TAN, CategoricalNB
 from pgm_models.datasets import load_dataset
 from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
-WEKA = Path(__file__).parent / "fixtures" / "weka"
+WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
 
 @pytest.mark.parametrize("dataset", ["iris", "diabetes"])
 def test_mdl_reproduces_weka_supervised_discretize(dataset):
-    """weka.filters.supervised.attribute.Discretize 3.6.14 (tests/fixtures/weka/COMMANDS.txt)."""
+    """weka.filters.supervised.attribute.Discretize 3.6.14 (pgm_models/datasets/data/weka/COMMANDS.txt)."""
     X, y = load_dataset(dataset)
     reference = pd.read_csv(WEKA / f"mdl_cut_points_{dataset}.csv", keep_default_na=False)
     ours = MDLDiscretizer().fit(X, y).cut_points_

@@ -19,7 +19,7 @@ from pgm_models.verify import check_posterior
 from conftest import logp_at_random_points
 
 ESTIMATES = ("mean", "map", "mle", "predictive")
-FIXTURES = Path(__file__).parent / "fixtures" / "weka"
+FIXTURES = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +188,7 @@ def test_exact_posterior_draws_score_every_block(mixed):
 
 @pytest.mark.parametrize("name", ["iris", "diabetes", "credit-g"])
 def test_cross_validated_accuracy_is_within_a_point_of_weka_naive_bayes(name):
-    """Weka 3.6.14's NaiveBayes on the same 10 folds (tests/fixtures/weka/COMMANDS.txt): Weka
+    """Weka 3.6.14's NaiveBayes on the same 10 folds (pgm_models/datasets/data/weka/COMMANDS.txt): Weka
     fits a Normal with its own variance floor to numeric attributes and Laplace-smoothed counts
     to nominal ones; MixedNB's posterior means differ from it by the priors only."""
     X, y = load_dataset(name)

@@ -11,7 +11,7 @@ from pgm_models.datasets import load_dataset
 
 from conftest import logp_at_random_points
 
-WEKA = Path(__file__).parent / "fixtures" / "weka"
+WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,7 @@ WEKA = Path(__file__).parent / "fixtures" / "weka"
     ],
 )
 def test_reproduces_weka_aode_with_missing_values(fixture, dataset, params):
-    """weka.classifiers.bayes.AODE 3.6.14 (commands: tests/fixtures/weka/COMMANDS.txt)."""
+    """weka.classifiers.bayes.AODE 3.6.14 (commands: pgm_models/datasets/data/weka/COMMANDS.txt)."""
     X, y = load_dataset(dataset)
     reference = pd.read_csv(WEKA / f"{fixture}.csv")
     model = AODE(**params).fit(X, y)

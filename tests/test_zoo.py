@@ -6,7 +6,6 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from pgm_models.datasets import load_dataset
-from pgm_models.report import write_report
 from pgm_models.zoo import applicable_models, run_zoo
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -75,21 +74,6 @@ def test_run_scores_every_estimate_on_the_stratified_test_split(aode_on_iris):
     proba = run.model[-1].predict_proba(run.features(result.X_test), estimate="map")
     expected_accuracy = np.mean(run.model[-1].classes_[proba.argmax(axis=1)] == result.y_test.to_numpy())
     assert table.loc[0, "acc_map"] == expected_accuracy > 0.85
-
-
-@pytest.mark.parametrize("format, marker", [("md", "| AODE (MDL bins) |"), ("html", "<table")])
-def test_report_has_the_table_and_the_figures(aode_on_iris, tmp_path, format, marker):
-    result, _ = aode_on_iris
-    path = write_report(result, tmp_path, format)
-    text = path.read_text()
-    assert path.name == f"report.{format}" and marker in text and "Every verification passed." in text
-    assert "figures/aode-mdl-bins-reliability.png" in text
-    assert (tmp_path / "figures" / "aode-mdl-bins-reliability.png").stat().st_size > 5_000
-
-
-def test_report_rejects_an_unknown_format(aode_on_iris, tmp_path):
-    with pytest.raises(ValueError, match="format='pdf'"):
-        write_report(aode_on_iris[0], tmp_path, "pdf")
 
 
 @pytest.mark.parametrize("settings, message", [({"draws": 0}, "--draws and --chains"), ({"test_size": 1.5}, "--test-size")])
