@@ -223,3 +223,10 @@ def test_the_bare_nominal_reader_keeps_to_the_grammar(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_arff(_write(tmp_path, text))
     assert _each_reader(text)["bare"] is None
+
+
+def test_a_declared_empty_value_does_not_let_an_empty_field_through_the_bare_reader():
+    """Found by the property test above: ``?,`` has an empty second field, which the grammar
+    rejects even when '' is a declared (quoted) value; the bare reader had matched it."""
+    text = "@relation r\n@attribute a0 {''}\n@attribute a1 {''}\n@data\n?,\n"
+    assert isinstance(_assert_readers_agree(text), ValueError)

@@ -239,7 +239,8 @@ def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series
     which read as unsigned integers, and each column is looked up among its declared values'
     integers (``_hash_codes``). None (the caller goes on with ``_read_plain``) when the data is
     not of that form, rows differ in length or a field matches no declared value."""
-    if any(a.kind != "nominal" or len(a.values) > _MAX_BARE_VALUES or "?" in a.values
+    # a declared '' would match an empty field, which the grammar rejects (a value is never empty)
+    if any(a.kind != "nominal" or len(a.values) > _MAX_BARE_VALUES or "?" in a.values or "" in a.values
            or not all(v.isascii() for v in a.values) for a in attributes):
         return None
     declared = [[v.encode() for v in a.values] for a in attributes]
