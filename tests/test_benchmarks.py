@@ -107,3 +107,12 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
     for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Exact posterior draws vs NUTS",
                     "Peak memory", "Reading the tables"):
         assert section in text
+
+
+def test_loo_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import loo
+
+    out = tmp_path / "bench.md"
+    assert loo.main(["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "## Exact leave-one-out" in text and "PSIS" in text

@@ -21,6 +21,7 @@ from pgm_models._validation import check_numeric_matrix
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
+from pgm_models.loo import GaussianLOO
 
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
@@ -32,7 +33,7 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
     return mean, np.maximum(var, floor)
 
 
-class GaussianClassifier(BayesianClassifier):
+class GaussianClassifier(GaussianLOO, BayesianClassifier):
     """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
     the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
 

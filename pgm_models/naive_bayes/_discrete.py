@@ -17,6 +17,7 @@ import numpy as np
 from pgm_models._validation import check_concentration
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.loo import DirichletLOO
 
 
 def log_linear(design, log_table: np.ndarray) -> np.ndarray:
@@ -40,7 +41,7 @@ def class_weights(class_index: np.ndarray, weight: np.ndarray, n_classes: int) -
     return weights
 
 
-class DiscreteNB(BayesianClassifier):
+class DiscreteNB(DirichletLOO, BayesianClassifier):
     """Template for naive Bayes with Dirichlet(alpha) priors on categorical feature parameters.
 
     Subclasses give ``_encode`` (X → encoded), ``_design`` (encoded → design matrix),
