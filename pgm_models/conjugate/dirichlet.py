@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln
 
 ESTIMATES = ("mean", "map", "mle", "predictive")
 
@@ -208,6 +208,17 @@ class Dirichlet:
             self.concentration.shape[-1] if sizes is None else sizes,
             block_sum(_cell_log_ratio(self.concentration, counts), sizes),
         )
+
+    def log_evidence_gradient(self, counts) -> np.ndarray:
+        """∂/∂α_i of Σ_blocks ``log_evidence(counts)``, one value per cell (..., T):
+
+            ψ(α_i + n_i) − ψ(α_i) + ψ(A) − ψ(A + N)   (A, N the sums of the cell's block),
+
+        the gradient type-II maximum likelihood climbs (every concentration > 0)."""
+        counts = np.broadcast_to(np.asarray(counts, dtype=float), self.concentration.shape)
+        total = self.total()
+        block_counts = _spread(block_sum(counts, self.block_sizes), self.block_sizes)
+        return digamma(self.concentration + counts) - digamma(self.concentration) + digamma(total) - digamma(total + block_counts)
 
     def log_predictive_rows(self, X) -> np.ndarray:
         """Dirichlet–multinomial log evidence of every row of X under every Dirichlet.
