@@ -112,14 +112,20 @@ class DirichletEvidence(EmpiricalBayes):
     at the attribute indices 0..F−1 tells which free value every cell takes."""
 
     def _learn_feature_prior(self, per_attribute: bool):
-        n_attributes = self.n_features_in_
-        cell_param = self._prior_concentration(np.arange(n_attributes)).astype(np.intp) if per_attribute else None
-        if cell_param is None:
-            cell_param = np.zeros(self._feature_prior.concentration.shape, dtype=np.intp)
+        cell_param = self._concentration_index(per_attribute)
         learn, n_params = dirichlet_evidence(self._feature_counts(), self._feature_blocks(), cell_param)
         alpha, _ = maximize_log_evidence(learn, n_params)
         self.alpha_ = alpha if per_attribute else float(alpha[0])
-        self._feature_prior = Dirichlet(alpha[cell_param], self._feature_blocks())
+        self._set_feature_prior(alpha[cell_param])
+
+    def _concentration_index(self, per_attribute: bool) -> np.ndarray:
+        """Which free value (attribute index, or 0 when shared) each prior cell takes."""
+        index = self._prior_concentration(np.arange(self.n_features_in_)).astype(np.intp)
+        return index if per_attribute else np.zeros_like(index)
+
+    def _set_feature_prior(self, concentration):
+        """Replace the feature prior (cells in the layout of ``_prior_concentration``) and its posterior."""
+        self._feature_prior = Dirichlet(concentration, self._feature_blocks())
         self.feature_concentration_ = self._feature_prior.posterior(self._feature_counts()).concentration
 
     def log_evidence(self) -> float:
