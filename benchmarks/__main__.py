@@ -5,8 +5,10 @@
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
-rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data) and the cold vs
-warm start of `pgm-models zoo` (benchmarks.zoo_start); then the written analysis
+rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), the cold vs
+warm start of `pgm-models zoo` (benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical
+Bayes in cross-validation (benchmarks.evidence_cv) and SBC of the hierarchical models
+(benchmarks.sbc); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -22,7 +24,7 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, vs_sklearn, zoo_start
+from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, evidence_cv, exact_vs_nuts, large_data, loo, sbc, vs_sklearn, zoo_start
 
 
 def main(argv=None) -> int:
@@ -54,6 +56,11 @@ def main(argv=None) -> int:
             handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
     else:
         zoo_start.main(["--write", str(output)])
+    loo.main((["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"] if args.quick else [])
+             + ["--write", str(output)])
+    evidence_cv.main((["--datasets", "weather.nominal", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
+    sbc.main((["--replications", "3", "--draws", "30", "--models", "CategoricalNB"] if args.quick else ["--figure", "docs/sbc-ranks.png"])
+             + ["--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0

@@ -133,3 +133,23 @@ class DirichletEvidence(EmpiricalBayes):
         coefficients), the quantity ``"evidence"`` maximises."""
         return float(self._class_prior.log_evidence(self.class_count_).sum()
                      + self._feature_prior.log_evidence(self._feature_counts()).sum())
+
+
+def describe_prior(classifier) -> str:
+    """The learned hyperparameters of a fitted estimator, e.g. "alpha=0.93, class_alpha=10.1"
+    ("" when nothing was learned)."""
+    parts = []
+    for name in ("alpha", "class_alpha"):
+        value = getattr(classifier, f"{name}_", None)
+        if value is not None:
+            value = np.atleast_1d(value)
+            parts.append(f"{name}={value[0]:.3g}" if value.size == 1 else f"{name}={value.min():.3g}…{value.max():.3g} ({value.size})")
+    return ", ".join(parts)
+
+
+def use_evidence_priors(classifier) -> bool:
+    """Switch an estimator that supports it to alpha = class_alpha = "evidence"; False if it does not."""
+    if not isinstance(classifier, EmpiricalBayes):
+        return False
+    classifier.set_params(class_alpha=EVIDENCE, **({"alpha": EVIDENCE} if "alpha" in classifier.get_params() else {}))
+    return True

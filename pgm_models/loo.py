@@ -133,3 +133,14 @@ class GaussianLOO(ExactLOO):
         posterior = self.posterior_
         own = NormalInverseGamma(*(v[class_index] for v in (posterior.m, posterior.kappa, posterior.a, posterior.b)))
         return own.downdate(X).log_predictive(X).sum(axis=1)
+
+
+def compare_loo(results: dict):
+    """``az.compare`` of exact-LOO results {name: ELPDData} (elpd_loo ± se, difference to the
+    best, stacking weight), or None with fewer than two models. Every result must score the
+    same rows."""
+    import arviz as az
+
+    if len(results) < 2:
+        return None
+    return az.compare(results, ic="loo")

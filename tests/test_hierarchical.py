@@ -117,3 +117,20 @@ def test_nuts_posterior_of_alpha_matches_the_exact_grid(weather):
     assert abs(float(draws.mean()) - exact.mean()) < 4.5 * np.hypot(mcse, exact.std() / np.sqrt(len(exact)))
     assert float(draws.std()) == pytest.approx(exact.std(), rel=0.15)
     assert hierarchical.predict_proba(weather[0]).shape == (14, 2)
+
+
+def test_hierarchical_loo_reweights_alpha_draws_around_the_exact_conditional_loo(counted, weather):
+    """With every λ draw equal, the leave-one-out weights are all equal too and the result is the
+    exact joint LOO at that λ; with a spread of draws it lies between the extremes."""
+    import xarray as xr
+
+    X, y = weather
+    for draws, check in (([[0.7]] * 8, "equal"), ([[0.3], [0.7], [2.0], [5.0]] * 2, "between")):
+        counted.alpha_draws_ = np.array(draws)
+        counted.idata_ = az.InferenceData(posterior=xr.Dataset({"alpha": (("chain", "draw"), counted.alpha_draws_.reshape(2, 4))}))
+        result = counted.loo(X, y)
+        at = [CategoricalNB(alpha=a).fit(X, y).loo(X, y, conditional=False).loo_i.values for a in np.unique(draws)]
+        if check == "equal":
+            np.testing.assert_allclose(result.loo_i.values, at[0], rtol=1e-10)
+        else:
+            assert np.all(result.loo_i.values >= np.min(at, axis=0) - 1e-9) and np.all(result.loo_i.values <= np.max(at, axis=0) + 1e-9)

@@ -128,3 +128,28 @@ def test_az_compare_ranks_exact_loo_results(small_cases):
     assert table.loc[best, "elpd_diff"] == 0
     np.testing.assert_allclose(table["elpd_loo"].sort_values().to_numpy(), sorted(r.elpd_loo for r in results.values()))
     assert table["weight"].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.nuts
+def test_zoo_ranks_models_by_exact_loo_and_reports_learned_priors(tmp_path):
+    """`pgm-models zoo --prior evidence` learns alpha/class_alpha, shows them, and the report has
+    the az.compare table of the models' exact LOO on the training rows and its figure."""
+    from pgm_models.report import write_report
+    from pgm_models.zoo import run_zoo
+
+    X, y = load_dataset("weather.nominal")
+    models = [("CategoricalNB", CategoricalNB()), ("CategoricalNB, MAP", CategoricalNB(estimate="map"))]
+    result = run_zoo(X, y, models=models, draws=30, chains=1, test_size=0.3, seed=0, prior="evidence")
+    classifier = result.runs[0].classifier
+    assert classifier.alpha == "evidence"
+    assert result.table().loc[0, "prior"] == f"alpha={classifier.alpha_:.3g}, class_alpha={classifier.class_alpha_:.3g}"
+    X_train = X.drop(index=result.X_test.index)
+    y_train = y.drop(index=result.X_test.index)
+    fixed = CategoricalNB(alpha=classifier.alpha_, class_alpha=classifier.class_alpha_).fit(X_train, y_train)
+    table = result.comparison()
+    assert set(table.index) == {"CategoricalNB", "CategoricalNB, MAP"} and table["weight"].sum() == pytest.approx(1)
+    assert table.loc["CategoricalNB", "elpd_loo"] == pytest.approx(fixed.loo(X_train, y_train).elpd_loo, rel=1e-9)
+    text = write_report(result, tmp_path).read_text()
+    assert "az.compare" in text and (tmp_path / "figures" / "model-comparison.png").stat().st_size > 5_000
+    with pytest.raises(ValueError, match="--prior"):
+        run_zoo(X, y, prior="hierarchical")
