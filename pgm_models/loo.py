@@ -61,8 +61,10 @@ class ExactLOO:
             )
         encoded = self._encode(X, reset=False, training=True)
         rows = np.arange(len(class_index))
-        full = self._full_joint(encoded)
-        left_out = self._loo_joint(encoded, class_index)
+        features = self._feature_log_likelihood(encoded, "predictive")  # (N, K) log p(x_i | y = k, D)
+        class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
+        full = class_log[None, :] + features
+        left_out = self._loo_joint(encoded, class_index, features)
         if conditional:
             full = full - log_sum_exp(full, axis=1)[:, None]
             left_out = left_out - log_sum_exp(left_out, axis=1)[:, None]
@@ -76,22 +78,18 @@ class ExactLOO:
             index=["elpd_loo", "se", "p_loo", "n_samples", "n_data_points", "warning", "loo_i", "scale"],
         )
 
-    def _full_joint(self, encoded):
-        """(N, K) log p(y = k, x_i | D): the exact full-data posterior predictive."""
-        class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
-        return class_log[None, :] + self._feature_log_likelihood(encoded, "predictive")
-
-    def _loo_joint(self, encoded, class_index):
-        """(N, K) log p(y = k, x_i | D₋ᵢ)."""
+    def _loo_joint(self, encoded, class_index, features):
+        """(N, K) log p(y = k, x_i | D₋ᵢ), given the full-data ``features`` log p(x_i | y = k, D)
+        (overwritten)."""
         concentration = np.broadcast_to(self.class_concentration_, (len(class_index), len(self.classes_))).copy()
         concentration[np.arange(len(class_index)), class_index] -= 1
         class_log = log_probabilities(np.maximum(concentration, 0.0)) - np.log(self.class_concentration_.sum() - 1)
-        return class_log + self._loo_feature_log_likelihood(encoded, class_index)
+        return class_log + self._loo_feature_log_likelihood(encoded, class_index, features)
 
-    def _loo_feature_log_likelihood(self, encoded, class_index):
-        """Features with a parameter per class: only column y_i changes, to the true class's
-        downdated predictive ``_loo_own_class``."""
-        features = self._feature_log_likelihood(encoded, "predictive")
+    def _loo_feature_log_likelihood(self, encoded, class_index, features):
+        """Features with a parameter per class: only column y_i of the full-data ``features``
+        changes, to the true class's downdated predictive ``_loo_own_class``."""
+        features = features.copy()
         features[np.arange(len(class_index)), class_index] = self._loo_own_class(encoded, class_index)
         return features
 
@@ -123,11 +121,11 @@ class GaussianLOO(ExactLOO):
     posterior of the row's class (naive Bayes) or of the Normal–Inverse-Wishart posterior (LDA's
     shared Σ moves every class's predictive, so all K columns are recomputed)."""
 
-    def _loo_feature_log_likelihood(self, X, class_index):
+    def _loo_feature_log_likelihood(self, X, class_index, features):
         posterior = self.posterior_
         if isinstance(posterior, NormalInverseWishart):
             return posterior.leave_one_out_log_predictive(X, class_index)
-        return super()._loo_feature_log_likelihood(X, class_index)
+        return super()._loo_feature_log_likelihood(X, class_index, features)
 
     def _loo_own_class(self, X, class_index):
         posterior = self.posterior_
