@@ -109,6 +109,7 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
         assert section in text
 
 
+@pytest.mark.nuts
 def test_loo_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import loo
 
