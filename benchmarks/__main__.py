@@ -6,8 +6,10 @@ One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
-workers and out of core (benchmarks.dask_scaling) and the cold vs
-warm start of `pgm-models zoo` (benchmarks.zoo_start); then the written analysis
+workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
+(benchmarks.mixed_nb), the cold vs warm start of `pgm-models zoo` (benchmarks.zoo_start), exact LOO
+(benchmarks.loo), empirical Bayes in cross-validation (benchmarks.evidence_cv) and SBC of the
+hierarchical models (benchmarks.sbc); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -23,8 +25,8 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, exact_vs_nuts, large_data, mixed_nb, vs_sklearn,
-                        zoo_start)
+from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, evidence_cv, exact_vs_nuts, large_data, loo,
+                        mixed_nb, sbc, vs_sklearn, zoo_start)
 
 
 def main(argv=None) -> int:
@@ -59,6 +61,11 @@ def main(argv=None) -> int:
             handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
     else:
         zoo_start.main(["--write", str(output)])
+    loo.main((["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"] if args.quick else [])
+             + ["--write", str(output)])
+    evidence_cv.main((["--datasets", "weather.nominal", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
+    sbc.main((["--replications", "3", "--draws", "30", "--models", "CategoricalNB"] if args.quick else ["--figure", "docs/sbc-ranks.png"])
+             + ["--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0

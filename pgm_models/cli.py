@@ -1,6 +1,6 @@
 """The ``pgm-models`` command.
 
-    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3]
+    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3] [--prior fixed|evidence]
                    [--out DIR] [--format md|html] [--wide]
         fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
         print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
@@ -130,7 +130,7 @@ def zoo(args) -> int:
     _quiet_pymc()
     X, y = load_dataset(args.dataset)
     result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
-                     test_size=args.test_size, progress=ProgressBar())
+                     test_size=args.test_size, progress=ProgressBar(), prior=args.prior)
     table = result.table()
     narrow = not args.wide and sys.stdout.isatty()
     shown = table[list(NARROW_COLUMNS)].rename(columns=NARROW_COLUMNS) if narrow else table
@@ -141,6 +141,10 @@ def zoo(args) -> int:
               "(a value never seen with that class in training); the posterior mean and predictive never do.")
     if narrow:
         print("(acc, logloss: the posterior mean's; --wide prints every estimate's scores, z_max and fit_s)")
+    comparison = result.comparison()
+    if comparison is not None:
+        print("\nexact leave-one-out log p(y | x) on the training rows (az.compare):")
+        _print_table(comparison[["elpd_loo", "se", "elpd_diff", "dse", "weight", "p_loo"]].reset_index(names="model"))
     for run in result.runs:
         if run.status == "FAILED":
             print(f"{run.name}: verification FAILED: {_verification_advice(run.verification, args.draws, args.chains)}")
@@ -273,6 +277,8 @@ def _parser() -> argparse.ArgumentParser:
     zoo_parser.add_argument("--chains", type=_at_least_one, default=4, help="NUTS chains (default 4: R-hat over many parameters needs them)")
     zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
+    zoo_parser.add_argument("--prior", choices=["fixed", "evidence"], default="fixed",
+                            help="fixed: the models' default priors; evidence: alpha and class_alpha chosen by marginal likelihood")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
     zoo_parser.add_argument("--wide", action="store_true",

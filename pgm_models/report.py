@@ -87,6 +87,21 @@ def _versions() -> str:
     return f"Python {platform.python_version()}, PyMC {pymc.__version__}, ArviZ {arviz.__version__}, scikit-learn {sklearn.__version__}"
 
 
+COMPARISON_TITLE = "Model comparison: exact leave-one-out log p(y | x) on the training rows (az.compare)"
+
+
+def _comparison(result, folder: Path):
+    """The zoo's az.compare table of exact LOO and its az.plot_compare figure (None, None with
+    fewer than two models that have LOO)."""
+    import arviz as az
+
+    comparison = result.comparison()
+    if comparison is None:
+        return None, None
+    ax = az.plot_compare(comparison, insample_dev=False)
+    return comparison, _save(ax.figure, folder, "model-comparison.png")
+
+
 def write_report(result, folder, format: str = "md") -> Path:
     """Write the report of a :class:`pgm_models.zoo.ZooResult` into ``folder``; returns its path."""
     if format not in FORMATS:
@@ -105,8 +120,12 @@ def write_report(result, folder, format: str = "md") -> Path:
         figures, notes = _figures(run, result, folder / "figures")
         sections.append((run.name, lines + notes, figures))
     table = result.table()
+    comparison, comparison_figure = _comparison(result, folder / "figures")
     if format == "md":
         text = [f"# pgm-models zoo: {result.dataset}", "", intro, "", verdict, "", _markdown_table(table), ""]
+        if comparison is not None:
+            text += [f"## {COMPARISON_TITLE}", "", _markdown_table(comparison.reset_index(names="model")), "",
+                     f"![az.plot_compare]({comparison_figure})", ""]
         for name, lines, figures in sections:
             text += [f"## {name}", "", *lines, ""]
             text += [f"![{caption}]({path})\n\n*{caption}*\n" for caption, path in figures]
@@ -115,6 +134,9 @@ def write_report(result, folder, format: str = "md") -> Path:
     else:
         body = [f"<h1>pgm-models zoo: {html.escape(result.dataset)}</h1>", f"<p>{html.escape(intro)}</p>",
                 f"<p><b>{html.escape(verdict)}</b></p>", table.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="—")]
+        if comparison is not None:
+            body += [f"<h2>{COMPARISON_TITLE}</h2>", comparison.to_html(float_format=lambda v: f"{v:.4g}"),
+                     f'<figure><img src="{comparison_figure}" alt="az.plot_compare"></figure>']
         for name, lines, figures in sections:
             body += [f"<h2>{html.escape(name)}</h2>"] + [f"<p>{html.escape(line)}</p>" for line in lines]
             body += [f'<figure><img src="{path}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'

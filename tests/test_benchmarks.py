@@ -109,3 +109,31 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
     for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Exact posterior draws vs NUTS",
                     "Peak memory", "Reading the tables"):
         assert section in text
+
+
+@pytest.mark.nuts
+def test_loo_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import loo
+
+    out = tmp_path / "bench.md"
+    assert loo.main(["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "## Exact leave-one-out" in text and "PSIS" in text
+
+
+def test_evidence_cv_benchmark_runs_on_two_small_datasets(tmp_path):
+    from benchmarks import evidence_cv
+
+    out = tmp_path / "bench.md"
+    assert evidence_cv.main(["--datasets", "weather.nominal", "contact-lenses", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "| weather.nominal | 14 | 5 | CategoricalNB |" in text and "| contact-lenses | 24 | 4 |" in text
+
+
+@pytest.mark.nuts
+def test_sbc_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import sbc
+
+    out, figure = tmp_path / "bench.md", tmp_path / "ranks.png"
+    assert sbc.main(["--replications", "3", "--draws", "30", "--models", "CategoricalNB", "--figure", str(figure), "--write", str(out)]) == 0
+    assert "| CategoricalNB | 14 | 3 |" in out.read_text() and figure.stat().st_size > 5_000

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln
 
 ESTIMATES = ("mean", "map", "mle", "predictive")
 
@@ -209,6 +209,17 @@ class Dirichlet:
             block_sum(_cell_log_ratio(self.concentration, counts), sizes),
         )
 
+    def log_evidence_gradient(self, counts) -> np.ndarray:
+        """∂/∂α_i of Σ_blocks ``log_evidence(counts)``, one value per cell (..., T):
+
+            ψ(α_i + n_i) − ψ(α_i) + ψ(A) − ψ(A + N)   (A, N the sums of the cell's block),
+
+        the gradient type-II maximum likelihood climbs (every concentration > 0)."""
+        counts = np.broadcast_to(np.asarray(counts, dtype=float), self.concentration.shape)
+        total = self.total()
+        block_counts = _spread(block_sum(counts, self.block_sizes), self.block_sizes)
+        return digamma(self.concentration + counts) - digamma(self.concentration) + digamma(total) - digamma(total + block_counts)
+
     def log_predictive_rows(self, X) -> np.ndarray:
         """Dirichlet–multinomial log evidence of every row of X under every Dirichlet.
 
@@ -260,3 +271,75 @@ class Beta:
 
     def marginal_distribution(self, index: tuple):
         return self.dirichlet.marginal_distribution(tuple(index) + (1,))
+
+
+def downdated_log_evidence(concentration, block_sizes, design, row_class, one_hot=False) -> np.ndarray:
+    """log p(row n | Dirichlet(a_{c_n} − d_n)) for every row: leave-one-out by downdating.
+
+    ``concentration`` (K, T) are posterior concentrations a_k that include every row's counts,
+    ``design`` (N, T) holds row n's counts d_n in the same layout (scipy sparse or dense) and
+    ``row_class`` (N,) the block row c_n each row was counted in. Removing row n leaves
+    Dirichlet(a_{c_n} − d_n), under which the row's ordered-sequence evidence is, per block b,
+
+        log Γ(A_b − L_b) − log Γ(A_b) + Σ_cells [log Γ(a_c) − log Γ(a_c − d_c)],   L_b = Σ_b d,
+
+    summed over blocks. ``one_hot``: every row has at most one count, of 1, per block (categorical
+    attributes), so a cell's term is log(a_c − 1) − log(A_b − 1), a (K, T) table read once per
+    entry. A row whose counts exceed the concentration it was supposedly counted in was not
+    among the counted rows: that raises.
+    """
+    design = sp.csr_array(design, dtype=float)
+    design.sum_duplicates()  # also sorts each row's columns, so a row's blocks are contiguous
+    n_rows, n_cells = design.shape
+    sizes = np.array([n_cells]) if block_sizes is None else np.asarray(block_sizes)
+    total = block_sum(concentration, block_sizes)
+    if one_hot:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            table = np.log(concentration - 1) - np.repeat(np.log(total - 1), sizes, axis=-1)
+        table[concentration - 1 < -1e-9] = np.nan  # not a counted cell: caught below
+        terms = table.ravel()[np.repeat(np.asarray(row_class) * n_cells, np.diff(design.indptr)) + design.indices]
+        return _check_counted(_row_sums(terms, design.indptr), design, row_class)
+    design.eliminate_zeros()
+    rows = np.repeat(np.arange(n_rows), np.diff(design.indptr))
+    if not len(rows):
+        return np.zeros(n_rows)
+    cells, counts = design.indices, design.data
+    owner = np.asarray(row_class)[rows]
+    downdated = concentration[owner, cells] - counts
+    uncounted = downdated < -1e-9 * np.maximum(1.0, counts)
+    downdated = np.maximum(downdated, 0.0)
+    blocks = np.repeat(np.arange(len(sizes)), sizes)[cells]
+    # (row, block) segments of the entry list: where the row or the block changes
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(rows) | np.diff(blocks)) + 1))
+    block_draws = np.add.reduceat(counts, starts)
+    segment = _sequence_log_evidence(
+        np.maximum(total[owner[starts], blocks[starts]] - block_draws, 0.0),
+        block_draws,
+        np.diff(np.append(starts, len(rows))).astype(float),
+        sizes[blocks[starts]],
+        np.add.reduceat(_cell_log_ratio(downdated, counts), starts),
+    )
+    log_evidence = np.bincount(rows[starts], segment, minlength=n_rows)
+    log_evidence[rows[uncounted]] = np.nan
+    return _check_counted(log_evidence, design, row_class)
+
+
+def _row_sums(values, indptr):
+    """Σ of each CSR row's entries (empty rows 0) by one reduceat over the row starts."""
+    sums = np.zeros(len(indptr) - 1)
+    filled = np.diff(indptr) > 0
+    if filled.any():
+        sums[filled] = np.add.reduceat(values, indptr[:-1][filled])
+    return sums
+
+
+def _check_counted(log_evidence, design, row_class):
+    """A NaN marks a row with more counts than its class's posterior holds."""
+    bad = np.isnan(log_evidence)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"row {row} (class index {np.asarray(row_class)[row]}) has counts the fitted model does not hold: "
+            "leave-one-out needs the very rows the model was fitted on"
+        )
+    return log_evidence

@@ -124,6 +124,13 @@ class NormalInverseGamma:
         scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
         return stats.t.logpdf(x, df=2 * self.a, loc=self.m, scale=scale)
 
+    def downdate(self, x) -> "NormalInverseGamma":
+        """The posterior without one observation x it includes (the inverse of a one-row update):
+        κ⁻ = κ − 1, m⁻ = (κ m − x)/κ⁻, a⁻ = a − 1/2, b⁻ = b − κ (x − m)² / (2κ⁻). Broadcasts, so
+        per-row arrays give every row's leave-one-out posterior at once."""
+        kappa = self.kappa - 1
+        return NormalInverseGamma((self.kappa * self.m - x) / kappa, kappa, self.a - 0.5, self.b - self.kappa * (x - self.m) ** 2 / (2 * kappa))
+
 
 def normal_log_density_rows(X, mu, var):
     """(N, K) Σ_j log N(x_nj | μ_kj, σ²_kj) of the rows of X (N, F) under K classes' (K, F)
@@ -154,11 +161,21 @@ def _rows_by_class(X, loc, scale, log_constant, weight, transform):
 
 def _t_log_density(X, df, loc, shape_matrix):
     """log multivariate-t density of rows X (N, p) with one (df, loc (p,), shape (p, p))."""
-    p = loc.shape[-1]
     chol = np.linalg.cholesky(shape_matrix)
     solved = np.linalg.solve(chol, (X - loc).T)
-    mahalanobis = (solved**2).sum(axis=0)
-    log_det = 2 * np.log(np.diag(chol)).sum()
+    return _t_log_kernel((solved**2).sum(axis=0), 2 * np.log(np.diag(chol)).sum(), df, loc.shape[-1])
+
+
+def _t_log_density_each(X, df, loc, shape_matrix):
+    """log multivariate-t density of each row X[n] (N, p) under its own (df (N,), loc (N, p),
+    shape (N, p, p)): batched Cholesky factors and triangular solves."""
+    chol = np.linalg.cholesky(shape_matrix)
+    solved = np.linalg.solve(chol, (X - loc)[..., None])[..., 0]
+    log_det = 2 * np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
+    return _t_log_kernel((solved**2).sum(axis=-1), log_det, df, X.shape[-1])
+
+
+def _t_log_kernel(mahalanobis, log_det, df, p):
     return (
         gammaln((df + p) / 2) - gammaln(df / 2) - p / 2 * np.log(df * np.pi) - log_det / 2
         - (df + p) / 2 * np.log1p(mahalanobis / df)
@@ -257,4 +274,33 @@ class NormalInverseWishart:
             psi = self.psi if self.shared else self.psi[k]
             df = nu - p + 1
             columns.append(_t_log_density(X, df, self.m[k], psi * (self.kappa[k] + 1) / (self.kappa[k] * df)))
+        return np.stack(columns, axis=1)
+
+    def leave_one_out_log_predictive(self, X, row_class) -> np.ndarray:
+        """(N, K) log predictive density of each row X[n] under each mean's posterior with row n
+        itself removed (it was counted in mean ``row_class[n]``): the rank-one downdate
+        κ⁻ = κ − 1, m⁻ = (κ m − x)/κ⁻, ν⁻ = ν − 1, Ψ⁻ = Ψ − κ/κ⁻ (x − m)(x − m)ᵀ of that mean's
+        Σ. Other means keep (κ, m); with a shared Σ they see its downdated (ν⁻, Ψ⁻) too."""
+        p, n_rows = self.dim, len(X)
+        row_class = np.asarray(row_class)
+        kappa = self.kappa[row_class]
+        deviation = X - self.m[row_class]
+        kappa_minus = kappa - 1
+        loc_minus = (kappa[:, None] * self.m[row_class] - X) / kappa_minus[:, None]
+        nu, psi = (self.nu, self.psi) if self.shared else (self.nu[row_class], self.psi[row_class])
+        nu_minus = np.broadcast_to(nu - 1, (n_rows,))
+        psi_minus = psi - (kappa / kappa_minus)[:, None, None] * deviation[:, :, None] * deviation[:, None, :]
+        df = nu_minus - p + 1
+        columns = []
+        for k in range(len(self.m)):
+            own = row_class == k
+            kappa_k = np.where(own, kappa_minus, self.kappa[k])
+            loc_k = np.where(own[:, None], loc_minus, self.m[k])
+            if self.shared:
+                nu_k, psi_k = df, psi_minus
+            else:  # another class's Σ_k is untouched by row n
+                nu_k = np.where(own, df, self.nu[k] - p + 1)
+                psi_k = np.where(own[:, None, None], psi_minus, self.psi[k])
+            scale = psi_k * ((kappa_k + 1) / (kappa_k * nu_k))[:, None, None]
+            columns.append(_t_log_density_each(X, nu_k, loc_k, scale))
         return np.stack(columns, axis=1)

@@ -21,6 +21,7 @@ from pgm_models._validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
+from pgm_models.loo import GaussianLOO
 
 # Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
 # rows (scatter matrices, variances) are finite in float64 (max 1.8e308).
@@ -50,7 +51,7 @@ def floored_variance(var: np.ndarray) -> np.ndarray:
     return np.maximum(var, floor)
 
 
-class GaussianClassifier(BayesianClassifier):
+class GaussianClassifier(GaussianLOO, BayesianClassifier):
     """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
     the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._validation import check_concentration
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.evidence import DirichletEvidence
+from pgm_models.loo import DirichletLOO
 
 
 def log_linear(design, log_table: np.ndarray) -> np.ndarray:
@@ -40,7 +41,7 @@ def class_weights(class_index: np.ndarray, weight: np.ndarray, n_classes: int) -
     return weights
 
 
-class DiscreteNB(BayesianClassifier):
+class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
     """Template for naive Bayes with Dirichlet(alpha) priors on categorical feature parameters.
 
     Subclasses give ``_encode`` (X → encoded), ``_design`` (encoded → design matrix),
@@ -66,7 +67,7 @@ class DiscreteNB(BayesianClassifier):
         return None
 
     def _init_counts(self, encoded, class_index, weight):
-        alpha = check_concentration(self.alpha, "alpha", self.n_features_in_, "feature")
+        alpha = self._concentration_parameter(self.alpha, "alpha", self.n_features_in_, "feature")
         self._feature_prior = Dirichlet(self._prior_concentration(alpha), self._feature_blocks())
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
 
@@ -83,7 +84,7 @@ class DiscreteNB(BayesianClassifier):
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
-        if np.any(np.asarray(self.alpha, dtype=float) <= 0):
+        if np.any(self._feature_prior.concentration <= 0):  # alpha as given or as learned
             raise ValueError(
                 f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0); "
                 "with 0 only the closed-form posterior is available"

@@ -1,0 +1,103 @@
+"""Exact leave-one-out (``model.loo``) against fitting, and against PSIS-LOO from NUTS draws.
+
+    python -m benchmarks.loo [--rows 1000000] [--repeats 5] [--draws 1000] [--dataset vote] [--write FILE]
+
+Part 1: CategoricalNB on synthetic data (3 classes, 16 attributes of 4 values): the median time
+of ``fit`` and of exact ``loo`` (conditional and joint) over the repeats, side by side.
+Part 2: on vote, exact joint LOO against ``az.loo`` (PSIS) on NUTS draws of the counts-form
+model (4 chains), with the pointwise rows-form log-likelihood log p(y_i, x_i | θ_s): both
+elpd values, PSIS's max Pareto k, and the seconds of each (NUTS includes compiling).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import arviz as az
+import numpy as np
+
+from pgm_models import CategoricalNB
+from pgm_models.datasets import load_dataset
+
+
+def rows_log_likelihood(model: CategoricalNB, X, y, idata) -> np.ndarray:
+    """log p(y_i, x_i | θ_s) of CategoricalNB's rows-form model under each draw of ``idata``'s
+    posterior: log π_s[y_i] + Σ_j log θ_s[j, y_i, x_ij] over the observed attributes, (S, N)."""
+    codes = model._encode(X, reset=False, training=False)
+    class_index = model._class_index(np.asarray(y))
+    posterior = idata.posterior.stack(sample=("chain", "draw")).transpose("sample", ...)
+    log_lik = np.log(posterior["class_prob"].values[:, class_index])
+    for (name, _), column in zip(model._blocks(), codes.T):
+        seen = column >= 0
+        theta = posterior[f"feature_prob_{name}"].values
+        log_lik[:, seen] += np.log(theta[:, class_index[seen], column[seen]])
+    return log_lik
+
+
+def synthetic(rows: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, rows)
+    return (rng.integers(0, 4, size=(rows, 16)) + y[:, None]) % 4, y
+
+
+def median_seconds(function, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--dataset", default="vote", help="nominal dataset of the PSIS comparison")
+    parser.add_argument("--write", help="append the Markdown tables to this file")
+    args = parser.parse_args(argv)
+    X, y = synthetic(args.rows)
+    model = CategoricalNB().fit(X, y)
+    fit_s = median_seconds(lambda: CategoricalNB().fit(X, y), args.repeats)
+    conditional_s = median_seconds(lambda: model.loo(X, y), args.repeats)
+    joint_s = median_seconds(lambda: model.loo(X, y, conditional=False), args.repeats)
+    print(f"fit {fit_s:.3f} s, loo conditional {conditional_s:.3f} s, joint {joint_s:.3f} s", flush=True)
+
+    X_vote, y_vote = load_dataset(args.dataset)
+    vote = CategoricalNB().fit(X_vote, y_vote)
+    start = time.perf_counter()
+    exact = vote.loo(X_vote, y_vote, conditional=False)
+    exact_s = time.perf_counter() - start
+    start = time.perf_counter()
+    idata = vote.sample_posterior(draws=args.draws, chains=4, random_seed=1, progressbar=False, compute_convergence_checks=False)
+    nuts_s = time.perf_counter() - start
+    start = time.perf_counter()
+    log_lik = rows_log_likelihood(vote, X_vote, y_vote, idata).reshape(idata.posterior.sizes["chain"], idata.posterior.sizes["draw"], -1)
+    idata.add_groups(log_likelihood={"y": log_lik})
+    psis = az.loo(idata, pointwise=True)
+    psis_s = time.perf_counter() - start
+    print(f"{args.dataset}: exact {exact.elpd_loo:.2f} ({exact_s:.4f} s), PSIS {psis.elpd_loo:.2f} ± {psis.se:.2f} "
+          f"(NUTS {nuts_s:.1f} s + PSIS {psis_s:.2f} s), max k {psis.pareto_k.values.max():.2f}", flush=True)
+    if args.write:
+        command = "python -m benchmarks.loo " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+        )
+        lines = ["", "## Exact leave-one-out", "", f"Command: `{command.strip()}`", "",
+                 f"CategoricalNB, {args.rows:,} rows × 16 attributes, median of {args.repeats}:", "",
+                 "| fit (s) | exact LOO, conditional (s) | exact LOO, joint (s) | conditional LOO / fit |", "|---:|---:|---:|---:|",
+                 f"| {fit_s:.3f} | {conditional_s:.3f} | {joint_s:.3f} | {conditional_s / fit_s:.2f}× |", "",
+                 f"{args.dataset} ({len(y_vote)} rows), joint elpd: exact against PSIS-LOO on NUTS draws ({args.draws} × 4 chains):", "",
+                 "| method | elpd_loo | se | seconds | max Pareto k |", "|---|---:|---:|---:|---:|",
+                 f"| exact (`model.loo`) | {exact.elpd_loo:.2f} | {exact.se:.2f} | {exact_s:.4f} | — |",
+                 f"| PSIS (`az.loo`), NUTS + PSIS | {psis.elpd_loo:.2f} | {psis.se:.2f} | {nuts_s:.1f} + {psis_s:.2f} | "
+                 f"{psis.pareto_k.values.max():.2f} |"]
+        with open(args.write, "a") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
