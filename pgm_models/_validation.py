@@ -59,7 +59,11 @@ def check_labels(y, estimator=None) -> np.ndarray:
     """A 1-D label array with no missing label (a column vector is flattened with a warning)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    if _is_complete_categorical(y):
+        # the categories once, then their codes: converting label by label costs more than fitting small data
+        labels = np.asarray(y.cat.categories)[y.cat.codes.to_numpy()]
+    else:
+        labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
         labels = column_or_1d(labels, warn=True)  # scikit-learn's DataConversionWarning
     if labels.ndim != 1:
@@ -72,6 +76,10 @@ def check_labels(y, estimator=None) -> np.ndarray:
             "every training row needs a class"
         )
     return labels
+
+
+def _is_complete_categorical(y) -> bool:
+    return isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) and not y.hasnans
 
 
 def as_array_like(X):

@@ -184,6 +184,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             )
         if np.shape(X)[1] == 0:
             raise ValueError(f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required.")
+        fitted_columns = getattr(self, "_fitted_columns", None)
+        if not reset and fitted_columns is not None and isinstance(X, pd.DataFrame) and X.columns.is_(fitted_columns):
+            return X  # the very columns checked in fit (a row slice of the training frame shares them)
         names = getattr(self, "feature_names_in_", None)
         if (
             not reset
@@ -194,6 +197,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         ):
             X = X[list(names)]
         validate_data(self, X, reset=reset, skip_check_array=True)
+        if reset:
+            self._fitted_columns = X.columns if isinstance(X, pd.DataFrame) else None
         return X
 
     # ------------------------------------------------------------------ prediction
