@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
     exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
     counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])
-    large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
+    large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10", "--wide", "20x10"] if args.quick else [])
                     + ["--write", str(output)])
     if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
         with output.open("a") as handle:

@@ -51,9 +51,11 @@ def test_large_data_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import large_data
 
     out = tmp_path / "m.md"
-    assert large_data.main(["--rows", "500", "--models", "AODE", "--aode-rows", "200", "--aode-attributes", "12", "--write", str(out)]) == 0
+    assert large_data.main(["--rows", "500", "--models", "AODE", "--aode-rows", "200", "--aode-attributes", "12",
+                            "--wide", "6x5", "--wide-rows", "100", "--write", str(out)]) == 0
     text = out.read_text()
     assert "| AODE |" in text and "| 12 |" in text
+    assert all(f"| {model} | 6 × 5 |" in text for model in ("SPODE", "AODE", "TAN"))
 
 
 @pytest.mark.nuts

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.base import BayesianClassifier
-from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
 
@@ -31,9 +31,10 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
     # ------------------------------------------------------------------ counts
     _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
     # float64 copies of the pair tensor that fitting and scoring hold at once: the counts (and,
-    # when kept, the complete-row counts), a batch's counts and their sum (a new array: a SPODE
-    # from an AODE's counts shares them), and the value-cell tables scoring reads off them
-    _tensor_copies = 5
+    # when kept, the complete-row counts), then the value-cell tables scoring reads off them
+    # (counts, concentrations, block totals, estimate, log); AODE on 100 attributes × 50 values
+    # peaks at 6.6 times its tensor (benchmarks/large_data.py)
+    _tensor_copies = 7
 
     def _pair_rows(self) -> slice:
         """The cells whose rows of the pair tensor the model needs (AODE and TAN: all)."""
@@ -162,10 +163,24 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
         return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
 
+    def predict_joint_log_proba(self, X, estimate=None):
+        """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
+        one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
+        self._tables_of_call = {}
+        try:
+            return super().predict_joint_log_proba(X, estimate)
+        finally:
+            del self._tables_of_call
+
     def _spode_tables(self, estimate):
-        """(log joint, log child) tables of every SPODE under the estimate, read once so that
-        a PosteriorDraw draws each parameter once per scoring pass."""
-        return self._log_joint(estimate), self._log_child(estimate)
+        """(log joint, log child) tables of every SPODE under the estimate, read once per
+        prediction call (a PosteriorDraw, whose rows form one block, draws each parameter once)."""
+        cache = getattr(self, "_tables_of_call", None)
+        if cache is None or isinstance(estimate, PosteriorDraw):
+            return self._log_joint(estimate), self._log_child(estimate)
+        if estimate not in cache:
+            cache[estimate] = self._log_joint(estimate), self._log_child(estimate)
+        return cache[estimate]
 
     def _spode_scores(self, codes, tables):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
