@@ -40,7 +40,7 @@ from pgm_models._validation import (
     check_n_rows,
     check_sample_weight,
 )
-from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities, log_sum_exp
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
@@ -231,14 +231,22 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X, estimate=None):
         """log P(y = k | x_n). A row that has probability 0 under every class (possible only
         with alpha = 0) gets the uniform distribution rather than NaN."""
-        joint = self.predict_joint_log_proba(X, estimate)
-        impossible = np.all(np.isneginf(joint), axis=1)
-        joint[impossible] = 0.0
-        return joint - log_sum_exp(joint, axis=1)[:, None]
+        shifted, _, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        shifted -= np.log(total)[:, None]
+        return shifted
+
+    def _log_posterior_scores(self, X, estimate):
+        """log p(x_n, y = k) up to a term that is the same for every class (normalising cancels
+        it): the joint itself, unless a model has a cheaper form (LDA's linear discriminants)."""
+        return self.predict_joint_log_proba(X, estimate)
 
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
-        return np.exp(self.predict_log_proba(X, estimate))
+        if not self._generative:  # no joint: the model's own log posterior
+            return np.exp(self.predict_log_proba(X, estimate))
+        _, exp, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        exp /= total[:, None]
+        return exp
 
     @available_if(_has_closed_form)
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
@@ -392,6 +400,22 @@ def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
             "non-integer sample_weight"
         )
     return rounded.astype(np.int64)
+
+
+def _shifted_exp(scores: np.ndarray):
+    """(scores − each row's maximum, exp of that, each row's sum of the exp): a row's log
+    posterior is the first less the log of the third, its posterior the second over the third. A row that is −inf everywhere (probability 0 under every
+    class, possible only with alpha = 0) becomes uniform rather than NaN. The maxima and sums
+    run column by column and through a product: a reduction along a short last axis is several
+    times slower. ``scores`` is overwritten."""
+    peak = scores[:, 0].copy()
+    for column in scores.T[1:]:
+        np.maximum(peak, column, out=peak)
+    scores[np.isneginf(peak)] = 0.0
+    peak[~np.isfinite(peak)] = 0.0
+    scores -= peak[:, None]
+    exp = np.exp(scores)
+    return scores, exp, exp @ np.ones(scores.shape[1])
 
 
 def _n_rows(X) -> int:

@@ -47,17 +47,23 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
 
 
 def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
-    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic."""
-    weights = np.zeros((len(class_index), n_classes))
-    weights[np.arange(len(class_index)), class_index] = weight
-    n = weights.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n[:, None] > 0, (weights.T @ X) / n[:, None], 0.0)
-    centered = X - mean[class_index]
-    if full:
-        scatter = np.stack([(centered * weights[:, k : k + 1]).T @ centered for k in range(n_classes)])
-    else:
-        scatter = weights.T @ (centered**2)
+    """(n_k, x̄_k, S_k) of one batch: each class's rows gathered once and centred on their
+    mean, so the scatter costs one n_k × p product per class (a product over all rows with
+    the other classes' weights 0 costs K times as much)."""
+    p = X.shape[1]
+    n = np.bincount(class_index, weight, n_classes)
+    mean = np.zeros((n_classes, p))
+    scatter = np.zeros((n_classes, p, p) if full else (n_classes, p))
+    unit = bool((weight == 1).all())
+    for k in np.flatnonzero(n > 0):
+        rows = class_index == k
+        own, own_weight = X[rows], weight[rows]
+        mean[k] = own_weight @ own / n[k]
+        centered = own - mean[k]
+        if full:
+            scatter[k] = (centered if unit else centered * own_weight[:, None]).T @ centered
+        else:
+            scatter[k] = own_weight @ centered**2
     return n, mean, scatter
 
 

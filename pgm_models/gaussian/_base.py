@@ -27,13 +27,20 @@ from pgm_models.conjugate.normal import batch_moments, merge_moments
 MAX_ABS_VALUE = 1e150
 
 
-def overall_moments(X: np.ndarray, weight: np.ndarray):
-    """Weighted mean and variance of each feature over all rows; a zero variance is floored
-    at 1e-9 of the largest (or 1 if every feature is constant), so the prior stays proper."""
-    mean = np.average(X, axis=0, weights=weight) if weight.sum() > 0 else X.mean(axis=0)
-    var = np.average((X - mean) ** 2, axis=0, weights=weight) if weight.sum() > 0 else np.ones(X.shape[1])
+def overall_moments(X: np.ndarray, n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
+    """Weighted mean and variance of each feature over all rows, merged exactly from the
+    classes' (n_k, x̄_k, S_k) (no pass over X; X only when every weight is 0: its plain mean);
+    a zero variance is floored at 1e-9 of the largest (or 1 if every feature is constant), so
+    the prior stays proper."""
+    total = n.sum()
+    if total > 0:
+        overall = n @ mean / total
+        within = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
+        var = (within.sum(axis=0) + n @ (mean - overall) ** 2) / total
+    else:
+        overall, var = X.mean(axis=0), np.ones(X.shape[1])
     floor = 1e-9 * var.max() if var.max() > 0 else 1.0
-    return mean, np.maximum(var, floor)
+    return overall, np.maximum(var, floor)
 
 
 class GaussianClassifier(BayesianClassifier):
@@ -59,10 +66,12 @@ class GaussianClassifier(BayesianClassifier):
         n_classes, p = len(self.classes_), X.shape[1]
         self.feature_mean_ = np.zeros((n_classes, p))
         self.feature_scatter_ = np.zeros((n_classes, p, p) if self.full_scatter else (n_classes, p))
-        self._set_prior(*overall_moments(X, weight))
+        self._prior = None  # the default prior is scaled to this first batch: set from its moments in _count
 
     def _count(self, X, class_index, weight):
         batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter)
+        if self._prior is None:
+            self._set_prior(*overall_moments(X, *batch))
         previous = self.class_count_ - batch[0]
         _, self.feature_mean_, self.feature_scatter_ = merge_moments(
             previous, self.feature_mean_, self.feature_scatter_, *batch, full=self.full_scatter
