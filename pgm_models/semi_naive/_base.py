@@ -35,6 +35,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
     # (counts, concentrations, block totals, estimate, log); AODE on 100 attributes × 50 values
     # peaks at 6.6 times its tensor (benchmarks/large_data.py)
     _tensor_copies = 7
+    _smaller_model = ", or a SPODE, which needs only its super-parent's rows"  # named when the tensor cannot fit
 
     def _pair_rows(self) -> slice:
         """The cells whose rows of the pair tensor the model needs (AODE and TAN: all)."""
@@ -49,8 +50,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
             copies * int(np.prod(shape)),
             f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
             f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
-            "use fewer attributes or values (merge rare values, discretise into fewer bins)"
-            + ("" if type(self).__name__ == "SPODE" else ", or a SPODE, which needs only its super-parent's rows"),
+            "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         self.pair_count_ = np.zeros(shape)
         if self._needs_complete_counts:

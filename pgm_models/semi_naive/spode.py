@@ -51,6 +51,8 @@ class SPODE(SemiNaiveBayes):
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
 
+    _smaller_model = ""  # already the model with the smallest pair counts
+
     @classmethod
     def from_counts(cls, fitted, parent):
         """A SPODE sharing the counts of another fitted semi-naive model (e.g. an AODE): a view
