@@ -214,8 +214,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
         # under a PosteriorDraw every row must see the same draw, so all rows form one block
         rows = max(1, _n_rows(encoded)) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
-        blocks = [encoded[start : start + rows] for start in range(0, _n_rows(encoded), rows)]
-        return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
+        n_rows = _n_rows(encoded)
+        if n_rows <= rows:  # one block, not sliced: a slice of a sparse matrix copies it
+            return self._joint_log_likelihood(encoded, estimate)
+        return np.concatenate([self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)])
 
     def _floats_per_row(self) -> int:
         """Size of a model's per-row scoring temporaries, in floats (sets the block size). Most
@@ -226,7 +228,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
-        return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
+        joint = self._feature_log_likelihood(encoded, estimate)
+        joint += log_probabilities(class_prob)  # in place: a new (N, K) array costs its page faults
+        return joint
 
     def predict_log_proba(self, X, estimate=None):
         """log P(y = k | x_n). A row that has probability 0 under every class (possible only

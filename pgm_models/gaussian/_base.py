@@ -55,7 +55,7 @@ class GaussianClassifier(BayesianClassifier):
             raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__)
-        if matrix.size and np.abs(matrix).max() > MAX_ABS_VALUE:
+        if matrix.size and max(matrix.max(), -matrix.min()) > MAX_ABS_VALUE:  # no |X| temporary, which costs a full-size allocation
             reject_entries(
                 matrix, lambda v: np.abs(v) > MAX_ABS_VALUE, names, "the value",
                 f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",

@@ -165,6 +165,8 @@ def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:
     if isinstance(column.dtype, pd.CategoricalDtype):
         return np.asarray(column.dtype.categories)
     values = _values(column)
+    if declared_size is not None and values.dtype.kind in "iu":
+        return np.arange(declared_size)  # integers need no look at their values (none is missing or infinite)
     seen = ~pd.isna(values) if weight is None else ~pd.isna(values) & (weight > 0)
     try:
         observed = pd.unique(values[seen])
