@@ -250,3 +250,23 @@ def test_interval_labels_stay_distinct_at_small_scales(Discretizer, scale):
     assert len(labels) == len(set(labels)) >= 2
     reference = Discretizer().fit(values[:, None], y).transform(values[:, None])[0]
     np.testing.assert_array_equal(out.cat.codes, reference.cat.codes)  # the same bins as unscaled
+
+
+@pytest.mark.parametrize("estimate", ["mean", "mle"])
+def test_sparse_and_dense_scoring_products_agree(estimate, weather, monkeypatch):
+    """Attributes with many values are scored by a sparse one-hot product, others by a dense
+    one: the same sums, zero probabilities (the MLE's −inf) and missing values included."""
+    from pgm_models.semi_naive import _base
+
+    X, y = weather
+    X = X.copy()
+    X.iloc[[2, 5], 1] = None
+    X.iloc[[3, 9], 0] = None
+    results = {}
+    for ratio in (0, 10**9):  # every model sparse, every model dense
+        monkeypatch.setattr(_base, "SPARSE_DESIGN_RATIO", ratio)
+        results[ratio] = [Model(estimate=estimate).fit(X, y).predict_joint_log_proba(X) for Model in (AODE, SPODE)]
+    for sparse, dense in zip(results[0], results[10**9]):
+        assert np.array_equal(np.isneginf(sparse), np.isneginf(dense))
+        np.testing.assert_allclose(sparse, dense, rtol=1e-12)
+    assert estimate == "mean" or np.isneginf(results[0][0]).any()  # the MLE has zero probabilities

@@ -16,6 +16,7 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
@@ -23,6 +24,8 @@ from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
+# Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product
+SPARSE_DESIGN_RATIO = 8
 
 
 class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
@@ -166,52 +169,74 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
         one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
-        self._tables_of_call = {}
+        self._operands_of_call = {}
         try:
             return super().predict_joint_log_proba(X, estimate)
         finally:
-            del self._tables_of_call
+            del self._operands_of_call
 
     def _spode_tables(self, estimate):
-        """(log joint, log child) tables of every SPODE under the estimate, read once per
-        prediction call (a PosteriorDraw, whose rows form one block, draws each parameter once)."""
-        cache = getattr(self, "_tables_of_call", None)
+        """(log joint, log child) tables of every SPODE under the estimate."""
+        return self._log_joint(estimate), self._log_child(estimate)
+
+    def _spode_operands(self, estimate):
+        """``_stack`` of the ``_spode_tables``, made once per prediction call (a PosteriorDraw,
+        whose rows form one block, draws each parameter once)."""
+        cache = getattr(self, "_operands_of_call", None)
         if cache is None or isinstance(estimate, PosteriorDraw):
-            return self._log_joint(estimate), self._log_child(estimate)
+            return self._stack(*self._spode_tables(estimate))
         if estimate not in cache:
-            cache[estimate] = self._log_joint(estimate), self._log_child(estimate)
+            cache[estimate] = self._stack(*self._spode_tables(estimate))
         return cache[estimate]
 
-    def _spode_scores(self, codes, tables):
+    @staticmethod
+    def _stack(log_joint, log_child):
+        """The right operand [L; J] of ``_parent_cell_scores`` from the log joint (K, P) and log
+        child (K, P, T) tables of P parent cells: L[t, (k, s)] the log probability of child cell
+        t under class k and parent cell s, J the log joint as one more row; returned as (its
+        finite part, where it is −inf or None, K, P)."""
+        n_classes, n_parent_cells = log_joint.shape
+        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(log_child.shape[2], -1), log_joint.reshape(1, -1)])
+        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
+        if not impossible.any():
+            return stacked, None, n_classes, n_parent_cells
+        return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
+
+    def _spode_scores(self, codes, operands):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
-        ``_spode_tables``: (N, K, F); −inf where x_a is missing. Each row's own parent cells
+        ``_spode_operands``: (N, K, F); −inf where x_a is missing. Each row's own parent cells
         gathered from ``_parent_cell_scores``."""
-        n_values = tables[0].shape[1]
+        n_values = operands[0].shape[0] - 1
         cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
-        per_parent_cell = self._parent_cell_scores(codes, *tables)
+        per_parent_cell = self._parent_cell_scores(codes, operands)
         scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
 
-    def _parent_cell_scores(self, codes, log_joint, log_child):
+    def _parent_cell_scores(self, codes, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
-        parent cells s of the tables (log joint (K, P), log child (K, P, T)): (N, K, P).
+        parent cells s of the ``_stack``ed tables: (N, K, P).
 
-        It is entry (k, s) of [D 1] · [L; J]: D the rows' one-hot value cells (a missing value
-        has no cell, so it is skipped as child), L[t, (k, s)] the log probability of child cell
-        t under class k and parent cell s, J the log joint table as one more row — one dense
-        BLAS product for all classes and parent cells. A zero probability (log −inf) is counted
-        by a second product over where they are, since 0 · (−inf) is NaN in the first."""
-        n_classes, n_parent_cells = log_joint.shape
-        n_values = log_child.shape[2]
+        It is entry (k, s) of [D 1] · [L; J], D the rows' one-hot value cells (a missing value
+        has no cell, so it is skipped as child) — one product for all classes and parent cells:
+        dense (BLAS) when a row's F ones fill a fair share of its T cells, sparse when the
+        attributes have many values (the dense product would spend T/F multiplications by 0 for
+        each useful one). A zero probability (log −inf) is counted by a second product over
+        where they are, since 0 · (−inf) is NaN in the first."""
+        finite, impossible, n_classes, n_parent_cells = operands
+        n_values = finite.shape[0] - 1
         cells = self._value_index(codes)  # n_values where missing
-        design = one_hot(np.where(cells < n_values, cells, n_values + 1), n_values + 2)  # value cells, the constant 1, missing
-        design[:, n_values] = 1.0
-        with_constant = design[:, : n_values + 1]  # the missing cell dropped: a missing child adds nothing
-        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(n_values, -1), log_joint.reshape(1, -1)])
-        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
-        per_parent_cell = with_constant @ np.where(impossible, 0.0, stacked)
-        if impossible.any():
-            per_parent_cell[with_constant @ impossible > 0] = -np.inf
+        if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:
+            observed = cells < n_values  # a missing child has no entry: it adds nothing
+            rows = np.concatenate([np.repeat(np.arange(len(cells)), observed.sum(axis=1)), np.arange(len(cells))])
+            columns = np.concatenate([cells[observed], np.full(len(cells), n_values)])  # value cells, the constant 1
+            with_constant = sp.csr_array((np.ones(len(rows)), (rows, columns)), shape=(len(cells), n_values + 1))
+        else:
+            design = one_hot(np.where(cells < n_values, cells, n_values + 1), n_values + 2)  # value cells, the constant 1, missing
+            design[:, n_values] = 1.0
+            with_constant = design[:, : n_values + 1]  # the missing cell dropped: a missing child adds nothing
+        per_parent_cell = np.asarray(with_constant @ finite)
+        if impossible is not None:
+            per_parent_cell[np.asarray(with_constant @ impossible) > 0] = -np.inf
         return per_parent_cell.reshape(len(cells), n_classes, n_parent_cells)

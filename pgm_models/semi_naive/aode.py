@@ -111,7 +111,7 @@ class AODE(SemiNaiveBayes):
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        scores = self._spode_scores(codes, self._spode_tables(estimate))  # (N, K, F)
+        scores = self._spode_scores(codes, self._spode_operands(estimate))  # (N, K, F)
         frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
         value_index = self._value_index(codes)
         padded = np.append(frequency, -np.inf)  # a missing parent never qualifies
