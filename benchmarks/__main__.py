@@ -3,7 +3,8 @@
     python -m benchmarks [--quick] [--output BENCHMARKS.md]
 
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
-(benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
+(benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), per-fold time against a
+warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
 workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
@@ -26,7 +27,7 @@ import sklearn
 
 import pgm_models
 from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, evidence_cv, exact_vs_nuts, large_data, loo,
-                        mixed_nb, sbc, vs_sklearn, zoo_start)
+                        mixed_nb, sbc, vs_sklearn, vs_warm_weka, zoo_start)
 
 
 def main(argv=None) -> int:
@@ -48,6 +49,7 @@ def main(argv=None) -> int:
     else:
         with output.open("a") as handle:
             handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
+    vs_warm_weka.main((["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"] if args.quick else []) + ["--write", str(output)])
     aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
     exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
     counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])

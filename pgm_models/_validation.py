@@ -59,7 +59,11 @@ def check_labels(y, estimator=None) -> np.ndarray:
     """A 1-D label array with no missing label (a column vector is flattened with a warning)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    if _is_complete_categorical(y):
+        # the categories once, then their codes: converting label by label costs more than fitting small data
+        labels = np.asarray(y.cat.categories)[y.cat.codes.to_numpy()]
+    else:
+        labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
         labels = column_or_1d(labels, warn=True)  # scikit-learn's DataConversionWarning
     if labels.ndim != 1:
@@ -72,6 +76,10 @@ def check_labels(y, estimator=None) -> np.ndarray:
             "every training row needs a class"
         )
     return labels
+
+
+def _is_complete_categorical(y) -> bool:
+    return isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) and not y.hasnans
 
 
 def as_array_like(X):
@@ -112,12 +120,16 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry.
 
-    A sparse X becomes a CSR copy with its duplicate entries summed (a cell's value is the sum
-    of its stored entries), so nothing done to the result reaches the caller's arrays. A
-    nullable pandas dtype's <NA> becomes NaN, which is then rejected as missing."""
+    A sparse X becomes CSR with its duplicate entries summed (a cell's value is the sum of its
+    stored entries): a copy when there are duplicates to sum, else it may share the caller's
+    arrays (copying tens of MB per call cost more than the model), so the result is read-only
+    for the caller of this function. A nullable pandas dtype's <NA> becomes NaN, which is then
+    rejected as missing."""
     if sp.issparse(X):
-        matrix = sp.csr_array(X, dtype=np.float64, copy=True)
-        matrix.sum_duplicates()
+        matrix = sp.csr_array(X, dtype=np.float64)
+        if not matrix.has_canonical_format:
+            matrix = matrix.copy()  # summing duplicates in place would rewrite the caller's arrays
+            matrix.sum_duplicates()
     else:
         try:
             if isinstance(X, pd.DataFrame):
@@ -135,6 +147,6 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
         all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
     if not all_finite:
         reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a NaN or inf value:")
-    if nonnegative:
+    if nonnegative and values.size and values.min() < 0:  # the minimum: no full-size mask unless one is negative
         reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"Negative values in data are not counts: {what} needs counts ≥ 0")
     return matrix

@@ -43,7 +43,7 @@ from pgm_models._validation import (
     check_n_rows,
     check_sample_weight,
 )
-from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities, log_sum_exp
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.decision import bayes_decision
 
 FORMS = ("counts", "rows")
@@ -204,6 +204,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             )
         if np.shape(X)[1] == 0:
             raise ValueError(f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required.")
+        fitted_columns = getattr(self, "_fitted_columns", None)
+        if not reset and fitted_columns is not None and isinstance(X, pd.DataFrame) and X.columns.is_(fitted_columns):
+            return X  # the very columns checked in fit (a row slice of the training frame shares them)
         names = getattr(self, "feature_names_in_", None)
         if (
             not reset
@@ -214,6 +217,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         ):
             X = X[list(names)]
         validate_data(self, X, reset=reset, skip_check_array=True)
+        if reset:
+            self._fitted_columns = X.columns if isinstance(X, pd.DataFrame) else None
         return X
 
     # ------------------------------------------------------------------ prediction
@@ -230,8 +235,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
         # under a PosteriorDraw every row must see the same draw, so all rows form one block
         rows = max(1, _n_rows(encoded)) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
-        blocks = [encoded[start : start + rows] for start in range(0, _n_rows(encoded), rows)]
-        return np.concatenate([self._joint_log_likelihood(block, estimate) for block in blocks] or [self._joint_log_likelihood(encoded, estimate)])
+        n_rows = _n_rows(encoded)
+        if n_rows <= rows:  # one block, not sliced: a slice of a sparse matrix copies it
+            return self._joint_log_likelihood(encoded, estimate)
+        return np.concatenate([self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)])
 
     def _floats_per_row(self) -> int:
         """Size of a model's per-row scoring temporaries, in floats (sets the block size). Most
@@ -242,21 +249,31 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
-        return log_probabilities(class_prob)[None, :] + self._feature_log_likelihood(encoded, estimate)
+        joint = self._feature_log_likelihood(encoded, estimate)
+        joint += log_probabilities(class_prob)  # in place: a new (N, K) array costs its page faults
+        return joint
 
     @_dask_aware
     def predict_log_proba(self, X, estimate=None):
         """log P(y = k | x_n). A row that has probability 0 under every class (possible only
         with alpha = 0) gets the uniform distribution rather than NaN."""
-        joint = self.predict_joint_log_proba(X, estimate)
-        impossible = np.all(np.isneginf(joint), axis=1)
-        joint[impossible] = 0.0
-        return joint - log_sum_exp(joint, axis=1)[:, None]
+        shifted, _, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        shifted -= np.log(total)[:, None]
+        return shifted
+
+    def _log_posterior_scores(self, X, estimate):
+        """log p(x_n, y = k) up to a term that is the same for every class (normalising cancels
+        it): the joint itself, unless a model has a cheaper form (LDA's linear discriminants)."""
+        return self.predict_joint_log_proba(X, estimate)
 
     @_dask_aware
     def predict_proba(self, X, estimate=None):
         """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
-        return np.exp(self.predict_log_proba(X, estimate))
+        if not self._generative:  # no joint: the model's own log posterior
+            return np.exp(self.predict_log_proba(X, estimate))
+        _, exp, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        exp /= total[:, None]
+        return exp
 
     @available_if(_has_closed_form)
     @_dask_aware
@@ -419,6 +436,22 @@ def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
             "non-integer sample_weight"
         )
     return rounded.astype(np.int64)
+
+
+def _shifted_exp(scores: np.ndarray):
+    """(scores − each row's maximum, exp of that, each row's sum of the exp): a row's log
+    posterior is the first less the log of the third, its posterior the second over the third. A row that is −inf everywhere (probability 0 under every
+    class, possible only with alpha = 0) becomes uniform rather than NaN. The maxima and sums
+    run column by column and through a product: a reduction along a short last axis is several
+    times slower. ``scores`` is overwritten."""
+    peak = scores[:, 0].copy()
+    for column in scores.T[1:]:
+        np.maximum(peak, column, out=peak)
+    scores[np.isneginf(peak)] = 0.0
+    peak[~np.isfinite(peak)] = 0.0
+    scores -= peak[:, None]
+    exp = np.exp(scores)
+    return scores, exp, exp @ np.ones(scores.shape[1])
 
 
 def _n_rows(X) -> int:

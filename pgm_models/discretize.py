@@ -56,14 +56,17 @@ class _Discretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
-        numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+        numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in frame.dtypes]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
         self.cut_points_ = [
-            self._cut_points(_finite_or_missing(frame.iloc[:, j].to_numpy(dtype=float), frame.columns[j]), target) if numeric[j] else None
-            for j in range(frame.shape[1])
+            self._cut_points(_numbers(column, frame.columns[j]), target) if numeric[j] else None
+            for j, column in enumerate(_column_arrays(frame))
         ]
+        # one dtype per column, made once: every transform's output shares it, so a model fitted
+        # downstream recognises its own domain without comparing the labels
+        self._interval_dtypes = [None if cuts is None else pd.CategoricalDtype(_interval_labels(cuts)) for cuts in self.cut_points_]
         return self
 
     def transform(self, X):
@@ -72,15 +75,15 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = {}
-        for j, name in enumerate(frame.columns):
+        for j, (name, column) in enumerate(zip(frame.columns, _column_arrays(frame))):
             cuts = self.cut_points_[j]
             if cuts is None:
-                columns[name] = frame.iloc[:, j]
+                columns[name] = column
                 continue
-            values = _finite_or_missing(frame.iloc[:, j].to_numpy(dtype=float), name)
+            values = _numbers(column, name)
             codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
             codes = np.where(np.isnan(values), -1, codes)
-            columns[name] = pd.Categorical.from_codes(codes, categories=_interval_labels(cuts))
+            columns[name] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j])
         return pd.DataFrame(columns, index=frame.index)
 
     def get_feature_names_out(self, input_features=None):
@@ -108,10 +111,17 @@ def _as_frame(X) -> pd.DataFrame:
     return pd.DataFrame(array)
 
 
-def _finite_or_missing(values: np.ndarray, column) -> np.ndarray:
-    """NaN is a missing value; ±inf is an error that names the column."""
+def _column_arrays(frame: pd.DataFrame) -> list:
+    """The columns' own arrays: pandas' column iterator builds no Series (a Series per column
+    costs more than discretising a small fold)."""
+    return list(frame._iter_column_arrays())
+
+
+def _numbers(column, name) -> np.ndarray:
+    """A column as floats, NaN where missing; ±inf is an error that names the column."""
+    values = np.asarray(column, dtype=float) if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
     if np.isinf(values).any():
-        raise ValueError(f"column {column!r} has an infinite value (NaN or inf): a missing value must be NaN")
+        raise ValueError(f"column {name!r} has an infinite value (NaN or inf): a missing value must be NaN")
     return values
 
 
@@ -150,12 +160,13 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
-def _entropy_bits(counts: np.ndarray) -> np.ndarray:
-    """Entropy in bits of class-count rows, as Weka computes it (x ln x, terms below 1e-6 are 0)."""
+def _entropy_bits(counts: np.ndarray, total=None) -> np.ndarray:
+    """Entropy in bits of class-count rows, as Weka computes it (x ln x, terms below 1e-6 are 0);
+    ``total``: the rows' sums, when the caller knows them."""
     def x_log_x(x):
         return np.where(x < 1e-6, 0.0, x * np.log(np.where(x < 1e-6, 1.0, x)))
 
-    total = counts.sum(axis=-1)
+    total = counts.sum(axis=-1) if total is None else total
     with np.errstate(invalid="ignore", divide="ignore"):
         value = (x_log_x(total) - x_log_x(counts).sum(axis=-1)) / (total * np.log(2))
     return np.where(total > 0, value, 0.0)
@@ -167,31 +178,34 @@ class MDLDiscretizer(_Discretizer):
     def fit(self, X, y=None):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
-        if pd.isna(np.asarray(y, dtype=object)).any():
+        labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object)
+        if pd.isna(labels).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
-        return super().fit(X, y)
+        return super().fit(X, pd.factorize(labels)[0])  # class indices, found once for every column
 
     def _cut_points(self, values, y):
-        classes, target = np.unique(y, return_inverse=True)
         present = ~np.isnan(values)
         order = np.argsort(values[present], kind="stable")
         sorted_values = values[present][order]
-        onehot = np.eye(len(classes))[target[present][order]]
+        onehot = np.eye(y.max() + 1)[y[present][order]]
         return np.array(self._split(sorted_values, onehot, 0, len(sorted_values)))
 
     def _split(self, values, onehot, first, last):
         """Weka's cutPointsForSubset on the sorted rows [first, last)."""
         if last - first < 2:
             return []
+        boundary = values[first : last - 1] < values[first + 1 : last]
+        if not boundary.any():
+            return []
         block = onehot[first:last]
         prior = block.sum(axis=0)
         left = np.cumsum(block, axis=0)[:-1]  # class counts of rows first..i, i < last − 1
         right = prior - left
-        boundary = values[first : last - 1] < values[first + 1 : last]
-        if not boundary.any():
-            return []
         n = last - first
-        conditional = (left.sum(axis=1) * _entropy_bits(left) + right.sum(axis=1) * _entropy_bits(right)) / n
+        n_left = np.arange(1.0, n)  # the rows' count on the left of each cut: the sums of the one-hot rows
+        # the entropy of both sides of every cut in one array operation
+        sides = _entropy_bits(np.concatenate([left, right]), np.concatenate([n_left, n - n_left]))
+        conditional = (n_left * sides[: n - 1] + (n - n_left) * sides[n - 1 :]) / n
         prior_entropy = float(_entropy_bits(prior))
         candidates = np.where(boundary, conditional, np.inf)
         best = int(np.argmin(candidates))

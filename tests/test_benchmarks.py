@@ -1,5 +1,6 @@
 """Smoke test: the benchmark runs at a tiny size and writes its table."""
 
+import numpy as np
 import pytest
 
 from benchmarks import vs_sklearn
@@ -137,3 +138,33 @@ def test_sbc_benchmark_runs_at_tiny_size(tmp_path):
     out, figure = tmp_path / "bench.md", tmp_path / "ranks.png"
     assert sbc.main(["--replications", "3", "--draws", "30", "--models", "CategoricalNB", "--figure", str(figure), "--write", str(out)]) == 0
     assert "| CategoricalNB | 14 | 3 |" in out.read_text() and figure.stat().st_size > 5_000
+def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
+    """Without Weka only the profile is written; with it, every case's row and a Δp that shows
+    the two sides computed the same distributions on the same folds."""
+    from benchmarks import vs_warm_weka
+
+    out = tmp_path / "ww.md"
+    assert vs_warm_weka.main(["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "Top costs (own time)" in text and "fit" in text.split("Top costs", 1)[1]
+    if not vs_warm_weka.weka_available():
+        pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| vote |") or line.startswith("| diabetes |")]
+    assert len(rows) == 3
+    assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
+
+
+def test_warm_weka_harness_prints_weka_folds(tmp_path):
+    """Weka's stratified folds partition the rows: each row is tested exactly once."""
+    from benchmarks import vs_warm_weka
+    from pgm_models.datasets import dataset_path
+
+    if not vs_warm_weka.weka_available():
+        pytest.skip("Weka 3.6 and a JDK are not installed")
+    vs_warm_weka.compile_harness(tmp_path)
+    arff = tmp_path / "vote.arff"
+    arff.write_bytes(dataset_path("vote").read_bytes())
+    folds, milliseconds, distributions = vs_warm_weka.run_weka(arff, "nb", 0, 1, tmp_path)
+    assert len(folds) == 10 and len(milliseconds) == 10
+    assert np.array_equal(np.sort(np.concatenate(folds)), np.arange(435))
+    assert all(len(distributions[f]) == len(folds[f]) for f in range(10))

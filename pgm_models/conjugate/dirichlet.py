@@ -229,7 +229,7 @@ class Dirichlet:
         """
         if self.block_sizes is not None or self.concentration.ndim != 2:
             raise ValueError("log_predictive_rows needs a (K, V) single-block Dirichlet")
-        X = sp.csr_array(X, dtype=float)
+        X = sp.csr_array(X, dtype=float, copy=True)  # its own arrays: the next two rewrite them in place
         X.sum_duplicates()
         X.eliminate_zeros()
         n_rows, n_entries = X.shape[0], X.nnz

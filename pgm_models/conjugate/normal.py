@@ -49,26 +49,39 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
 
 
 def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
-    """(n_k, x̄_k, S_k) of one batch, one vectorized pass per statistic. With per-feature
-    scatters a NaN entry is a missing value: n is then (K, p), each feature's own count."""
+    """(n_k, x̄_k, S_k) of one batch. With per-feature scatters a NaN entry is a missing value:
+    n is then (K, p), each feature's own count. Otherwise each class's rows are gathered once
+    and centred on their mean, so the scatter costs one n_k × p product per class (a product
+    over all rows with the other classes' weights 0 costs K times as much)."""
+    if not full and np.isnan(X).any():
+        return _batch_moments_with_missing(X, class_index, weight, n_classes)
+    p = X.shape[1]
+    n = np.bincount(class_index, weight, n_classes)
+    mean = np.zeros((n_classes, p))
+    scatter = np.zeros((n_classes, p, p) if full else (n_classes, p))
+    unit = bool((weight == 1).all())
+    for k in np.flatnonzero(n > 0):
+        rows = class_index == k
+        own, own_weight = X[rows], weight[rows]
+        mean[k] = own_weight @ own / n[k]
+        centered = own - mean[k]
+        if full:
+            scatter[k] = (centered if unit else centered * own_weight[:, None]).T @ centered
+        else:
+            scatter[k] = own_weight @ centered**2
+    return n, mean, scatter
+
+
+def _batch_moments_with_missing(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int):
+    """Per-feature (n_kj, x̄_kj, S_kj) of a batch whose NaN entries are missing values."""
     weights = np.zeros((len(class_index), n_classes))
     weights[np.arange(len(class_index)), class_index] = weight
-    missing = None if full else np.isnan(X)
-    if missing is not None and missing.any():
-        present = (~missing).astype(float)
-        X, n = np.where(missing, 0.0, X), weights.T @ present
-    else:
-        present, n = None, weights.sum(axis=0)
-    n_per_feature = n if present is not None else n[:, None]
+    present = (~np.isnan(X)).astype(float)
+    X, n = np.where(present > 0, X, 0.0), weights.T @ present
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n_per_feature > 0, (weights.T @ X) / n_per_feature, 0.0)
-    centered = X - mean[class_index]
-    if present is not None:
-        centered *= present
-    if full:
-        scatter = np.stack([(centered * weights[:, k : k + 1]).T @ centered for k in range(n_classes)])
-    else:
-        scatter = weights.T @ (centered**2)
+        mean = np.where(n > 0, (weights.T @ X) / n, 0.0)
+    centered = (X - mean[class_index]) * present
+    scatter = weights.T @ (centered**2)
     return n, mean, scatter
 
 

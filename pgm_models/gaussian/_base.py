@@ -45,6 +45,17 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
     return mean, floored_variance(var)
 
 
+def pooled_moments(X: np.ndarray, weight: np.ndarray, n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
+    """``overall_moments`` of a batch with no missing value, merged exactly from its classes'
+    (n_k, x̄_k, S_k) (no pass over X, which is read only when every weight is 0)."""
+    total = n.sum()
+    if total <= 0:
+        return overall_moments(X, weight)
+    overall = n @ mean / total
+    within = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
+    return overall, floored_variance((within.sum(axis=0) + n @ (mean - overall) ** 2) / total)
+
+
 def floored_variance(var: np.ndarray) -> np.ndarray:
     """The prior's variance guess: a zero variance floored at 1e-9 of the largest (or 1)."""
     floor = 1e-9 * var.max() if var.max() > 0 else 1.0
@@ -63,7 +74,7 @@ class GaussianClassifier(GaussianLOO, BayesianClassifier):
             raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__)
-        if matrix.size and np.abs(matrix).max() > MAX_ABS_VALUE:
+        if matrix.size and max(matrix.max(), -matrix.min()) > MAX_ABS_VALUE:  # no |X| temporary, which costs a full-size allocation
             reject_entries(
                 matrix, lambda v: np.abs(v) > MAX_ABS_VALUE, names, "the value",
                 f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",
@@ -74,10 +85,12 @@ class GaussianClassifier(GaussianLOO, BayesianClassifier):
         n_classes, p = len(self.classes_), X.shape[1]
         self.feature_mean_ = np.zeros((n_classes, p))
         self.feature_scatter_ = np.zeros((n_classes, p, p) if self.full_scatter else (n_classes, p))
-        self._set_prior(*overall_moments(X, weight))
+        self._prior = None  # the default prior is scaled to this first batch: set from its moments in _count
 
     def _count(self, X, class_index, weight):
         batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter)
+        if self._prior is None:
+            self._set_prior(*pooled_moments(X, weight, *batch))
         previous = self.class_count_ - batch[0]
         _, self.feature_mean_, self.feature_scatter_ = merge_moments(
             previous, self.feature_mean_, self.feature_scatter_, *batch, full=self.full_scatter

@@ -72,9 +72,12 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
 
     def _count(self, encoded, class_index, weight):
-        weights = class_weights(class_index, weight, len(self.classes_))
-        self.feature_count_ = self.feature_count_ + np.asarray(weights.T @ self._design(encoded))
+        self.feature_count_ = self.feature_count_ + self._batch_counts(encoded, class_index, weight)
         self.feature_concentration_ = self._feature_prior.posterior(self._feature_counts()).concentration
+
+    def _batch_counts(self, encoded, class_index, weight):
+        """(K, T) Σ_n w_n 1{y_n = k} D[n, t] of one batch."""
+        return np.asarray(class_weights(class_index, weight, len(self.classes_)).T @ self._design(encoded))
 
     def _feature_counts(self):
         return self.feature_count_

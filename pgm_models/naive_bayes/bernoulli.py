@@ -58,12 +58,12 @@ class BernoulliNB(DiscreteNB):
         if self.binarize is not None:
             if isinstance(self.binarize, (bool, np.bool_)) or not (np.isscalar(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)):
                 raise ValueError(f"binarize must be a finite number (the threshold) or None, got {self.binarize!r}")
-            if sp.issparse(matrix):  # check_numeric_matrix's own copy, duplicates summed
+            if sp.issparse(matrix):  # duplicates summed, but possibly sharing the caller's arrays
                 if self.binarize < 0:
                     raise ValueError(f"binarize={self.binarize} < 0 would mark the implicit zeros of sparse X present")
-                matrix.data = (matrix.data > self.binarize).astype(float)
-                matrix.eliminate_zeros()
-                return matrix
+                present = sp.csr_array(((matrix.data > self.binarize).astype(float), matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
+                present.eliminate_zeros()
+                return present
             return (matrix > self.binarize).astype(float)
         if not _is_binary(matrix.data if sp.issparse(matrix) else matrix):
             reject_entries(
@@ -151,7 +151,8 @@ class BernoulliNB(DiscreteNB):
 
 
 def _is_binary(values: np.ndarray) -> bool:
-    """All values in {0, 1}: within [0, 1] and every nonzero is a one (no full-size mask pair)."""
-    if values.size == 0:
-        return True
-    return values.min() >= 0 and values.max() <= 1 and np.count_nonzero(values) == np.count_nonzero(values == 1)
+    """All values in {0, 1}, checked a block of 2^16 values at a time: the masks of a block stay
+    in cache, where full-size masks cost more than scoring the rows."""
+    flat = np.ravel(values, order="K")  # a view of any contiguous layout
+    block = 1 << 16
+    return all(bool(((part == 0) | (part == 1)).all()) for part in (flat[start : start + block] for start in range(0, flat.size, block)))

@@ -1,0 +1,174 @@
+"""Per-fold model time against a warm Weka 3.6, on Weka's own 10 cross-validation folds.
+
+    python -m benchmarks.vs_warm_weka [--repeats 3] [--rows 50000] [--attributes 30] [--write FILE]
+
+Weka runs `benchmarks/weka/WarmWeka.java` (compiled with `javac -cp /usr/share/java/weka.jar`):
+one JVM builds the classifier on each fold's training rows and calls distributionForInstance on
+each test row, timed after warm-up passes over all folds, so the JIT has compiled the hot code
+(what Weka's Experimenter or a 10-fold CV sees). The folds are Weka's (randomize(Random(1)),
+stratify(10)); the harness prints each fold's test rows and pgm_models is timed on exactly those
+rows the same way (fit + predict_proba, after warm-up). The two sides alternate, ``--repeats``
+times. Cases: CategoricalNB vs NaiveBayes and AODE vs AODE on vote and breast-cancer; MDL
+discretisation + AODE vs FilteredClassifier(supervised Discretize, AODE) on diabetes; AODE on a
+synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median fit + predict
+milliseconds of each side, pgm_models / Weka (≤ 1 is the target) and the largest difference
+between the two sides' class probabilities. Then the top costs of one AODE fit + predict on a vote
+fold (cProfile), so that a regression in per-call overhead shows. Needs a JDK and Weka
+(`apt-get install weka`); without them only the profile runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.pipeline import make_pipeline
+
+from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
+from pgm_models import AODE, CategoricalNB
+from pgm_models.datasets import dataset_path, load_arff
+from pgm_models.discretize import MDLDiscretizer
+
+HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
+MODELS = {"nb": ("CategoricalNB", CategoricalNB), "aode": ("AODE", AODE),
+          "mdl-aode": ("MDL + AODE", lambda: make_pipeline(MDLDiscretizer(), AODE()))}
+
+
+def weka_available() -> bool:
+    return WEKA_JAR.exists() and shutil.which("javac") is not None and shutil.which("java") is not None
+
+
+def compile_harness(build: Path) -> None:
+    subprocess.run(["javac", "-cp", str(WEKA_JAR), "-d", str(build), str(HARNESS)], check=True)
+
+
+def run_weka(arff: Path, model: str, warmup: int, rounds: int, build: Path):
+    """(test rows of each fold, per-fold milliseconds of each measured round, distributions per fold)."""
+    command = ["java", "-cp", f"{WEKA_JAR}{os.pathsep}{build}", "WarmWeka", str(arff), model, str(warmup), str(rounds)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    folds, milliseconds, distributions = {}, [], {}
+    for line in out.splitlines():
+        kind, fold, *values = line.split()
+        if kind == "test":
+            folds[int(fold)] = np.array(values, dtype=np.intp)
+        elif kind == "ms":
+            milliseconds.append(float(values[0]) + float(values[1]))
+        else:
+            distributions.setdefault(int(fold), []).append([float(v) for v in values])
+    return [folds[f] for f in sorted(folds)], milliseconds, {f: np.array(d) for f, d in distributions.items()}
+
+
+def fold_data(X, y, folds):
+    """(train X, train y, test X) of each fold, sliced once, outside the timing (Weka's trainCV and
+    testCV are outside its timing too)."""
+    everything = np.arange(len(y))
+    return [(X.iloc[np.setdiff1d(everything, test)], y.iloc[np.setdiff1d(everything, test)], X.iloc[test]) for test in folds]
+
+
+def run_ours(make_model, data, warmup: int, rounds: int):
+    """(per-fold milliseconds of each measured round, distributions per fold of the last round)."""
+    milliseconds, distributions = [], {}
+    for round_ in range(warmup + rounds):
+        for f, (X_train, y_train, X_test) in enumerate(data):
+            start = time.perf_counter()
+            distributions[f] = make_model().fit(X_train, y_train).predict_proba(X_test)
+            if round_ >= warmup:
+                milliseconds.append((time.perf_counter() - start) * 1e3)
+    return milliseconds, distributions
+
+
+def profile_vote(top: int = 15) -> str:
+    """cProfile's top costs (own time) of AODE fit + predict_proba on the first of 10 vote folds."""
+    X, y = load_arff(dataset_path("vote"))
+    test = np.arange(len(y)) % 10 == 0
+    X_train, y_train, X_test = X[~test], y[~test], X[test]
+    AODE().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(20):
+        AODE().fit(X_train, y_train).predict_proba(X_test)
+    profiler.disable()
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).strip_dirs().sort_stats("tottime").print_stats(top)
+    return text.getvalue()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="alternations of the two sides")
+    parser.add_argument("--warmup", type=int, default=20, help="passes over the 10 folds before timing (small data)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the 10 folds per repeat (small data)")
+    parser.add_argument("--rows", type=int, default=50_000, help="rows of the synthetic AODE set (0: skip it)")
+    parser.add_argument("--attributes", type=int, default=30)
+    parser.add_argument("--write", help="append the Markdown section to this file")
+    args = parser.parse_args(argv)
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        cases = [("vote", "nb"), ("vote", "aode"), ("breast-cancer", "nb"), ("breast-cancer", "aode"), ("diabetes", "mdl-aode")]
+        files = {}
+        for name in {name for name, _ in cases}:
+            files[name] = folder / f"{name}.arff"
+            files[name].write_bytes(dataset_path(name).read_bytes())
+        if args.rows:
+            name = f"synthetic {args.rows} × {args.attributes}"
+            files[name] = folder / "synthetic.arff"
+            write_synthetic(files[name], args.rows, args.attributes, seed=1)
+            cases.append((name, "aode"))
+        if weka_available():
+            compile_harness(folder)
+            for name, model in cases:
+                small = not name.startswith("synthetic")
+                warmup, rounds = (args.warmup, args.rounds) if small else (2, 1)
+                X, y = load_arff(files[name])
+                ours_ms, weka_ms, data = [], [], None
+                for _ in range(args.repeats):
+                    folds, milliseconds, weka_p = run_weka(files[name], model, warmup, rounds, folder)
+                    weka_ms += milliseconds
+                    data = data or fold_data(X, y, folds)
+                    milliseconds, ours_p = run_ours(MODELS[model][1], data, warmup, rounds)
+                    ours_ms += milliseconds
+                difference = max(float(np.abs(ours_p[f] - weka_p[f]).max()) for f in weka_p)
+                row = {"data": name, "model": MODELS[model][0], "ours_ms": statistics.median(ours_ms),
+                       "weka_ms": statistics.median(weka_ms), "max_difference": difference}
+                row["ratio"] = row["ours_ms"] / row["weka_ms"]
+                results.append(row)
+                print(f"{name:24s} {row['model']:14s} pgm_models {row['ours_ms']:8.2f} ms  warm Weka {row['weka_ms']:8.2f} ms  "
+                      f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}", flush=True)
+        else:
+            print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
+    profile = profile_vote()
+    print(profile)
+    if args.write:
+        command = "python -m benchmarks.vs_warm_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
+                                                              if a not in (args.write, "--write"))
+        lines = ["", "## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)", "",
+                 f"Command: `{command.strip()}` — fit + predict_proba of each fold's test rows (Weka: buildClassifier + "
+                 "distributionForInstance inside one JVM after warm-up passes), median over folds and repeats, the two sides "
+                 "alternating; ratio = pgm_models / Weka (≤ 1 is the target).", ""]
+        if results:
+            lines += ["| data | model | pgm_models (ms) | warm Weka (ms) | ratio | max abs Δp |", "|---|---|---:|---:|---:|---:|"]
+            lines += [f"| {r['data']} | {r['model']} | {r['ours_ms']:.2f} | {r['weka_ms']:.2f} | {r['ratio']:.2f} | "
+                      f"{r['max_difference']:.1e} |" for r in results]
+        else:
+            lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
+        lines += ["", "Top costs (own time) of 20 × AODE fit + predict_proba on a vote fold, cProfile:", "", "```",
+                  profile.strip(), "```"]
+        with open(args.write, "a") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
