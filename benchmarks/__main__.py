@@ -5,8 +5,9 @@
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
-rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data) and the cold vs
-warm start of `pgm-models zoo` (benchmarks.zoo_start); then the written analysis
+rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), the cold vs
+warm start of `pgm-models zoo` (benchmarks.zoo_start) and the false-alarm rate and power of the
+verification (benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -22,7 +23,7 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, vs_sklearn, zoo_start
+from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, false_alarm, large_data, vs_sklearn, zoo_start
 
 
 def main(argv=None) -> int:
@@ -54,6 +55,9 @@ def main(argv=None) -> int:
             handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
     else:
         zoo_start.main(["--write", str(output)])
+    false_alarm.main((["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"] if args.quick
+                      else ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"])
+                     + ["--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0
