@@ -9,8 +9,9 @@ warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_w
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
 workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
 (benchmarks.mixed_nb), the cold vs warm start of `pgm-models zoo` (benchmarks.zoo_start), exact LOO
-(benchmarks.loo), empirical Bayes in cross-validation (benchmarks.evidence_cv) and SBC of the
-hierarchical models (benchmarks.sbc); then the written analysis
+(benchmarks.loo), empirical Bayes in cross-validation (benchmarks.evidence_cv), SBC of the
+hierarchical models (benchmarks.sbc) and the false-alarm rate and power of the verification
+(benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -26,8 +27,8 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, evidence_cv, exact_vs_nuts, large_data, loo,
-                        mixed_nb, sbc, vs_sklearn, vs_warm_weka, zoo_start)
+from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, evidence_cv, exact_vs_nuts, false_alarm, large_data,
+                        loo, mixed_nb, sbc, vs_sklearn, vs_warm_weka, zoo_start)
 
 
 def main(argv=None) -> int:
@@ -68,6 +69,9 @@ def main(argv=None) -> int:
     evidence_cv.main((["--datasets", "weather.nominal", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
     sbc.main((["--replications", "3", "--draws", "30", "--models", "CategoricalNB"] if args.quick else ["--figure", "docs/sbc-ranks.png"])
              + ["--write", str(output)])
+    false_alarm.main((["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"] if args.quick
+                      else ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"])
+                     + ["--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0

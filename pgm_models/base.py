@@ -74,6 +74,20 @@ class Marginal:
     def marginal_distribution(self, index: tuple):
         return self.joint.marginal_distribution(index, self.name)
 
+    def excess_kurtosis(self):
+        return self.joint.excess_kurtosis()[self.name]
+
+    def tail_index(self):
+        return self.joint.tail_index()[self.name]
+
+    def in_support(self, values, atol: float):
+        return self.joint.in_support(values, self.name, atol)
+
+    def covariance_groups(self):
+        """The joint's groups of correlated entries of this variable, if it defines them."""
+        groups = getattr(self.joint, "covariance_groups", None)
+        return None if groups is None else groups(self.name)
+
 
 def _is_generative(estimator) -> bool:
     return estimator._generative

@@ -4,6 +4,7 @@ model is sampled once per session and every test that needs its samples reuses t
 from __future__ import annotations
 
 import os
+import platform
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,34 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 from pgm_models import LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 
-NUTS_SETTINGS = dict(draws=1000, tune=1000, chains=2, cores=1, progressbar=False)
+# Four chains: split R-hat ≤ 1.01 over up to ~100 parameters then holds in every run measured
+# (docs/false_alarm.md); with two it fails a correct model in a sizeable share of runs.
+NUTS_SETTINGS = dict(draws=1000, tune=1000, chains=4, cores=1, progressbar=False)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "PYTENSOR_FLAGS")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            return next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
+
+
+def pytest_report_header(config):
+    """The facts that decide floating-point paths, printed atop every run so a failure on another
+    machine can be traced: CPU, cores, BLAS libraries and their threads, thread variables, versions."""
+    import pymc
+    import pytensor
+    from threadpoolctl import threadpool_info
+
+    pools = "; ".join(f"{p['internal_api']} {p.get('version')} ({p['num_threads']} threads, {p.get('threading_layer', '')})"
+                      for p in threadpool_info()) or "none loaded"
+    variables = ", ".join(f"{v}={os.environ.get(v, '(unset)')}" for v in THREAD_VARIABLES)
+    return [f"cpu: {_cpu_model()}, {os.cpu_count()} logical cores",
+            f"threadpools: {pools}",
+            f"threads: {variables}",
+            f"numpy {np.__version__}, pymc {pymc.__version__}, pytensor {pytensor.__version__}, blas.ldflags={pytensor.config.blas__ldflags!r}"]
 
 
 @pytest.fixture(scope="session")

@@ -20,16 +20,50 @@ def binary(iris):
     return X[50:, 2:], y[50:]  # versicolor vs virginica on the petal features: overlapping classes
 
 
+def _penalised_objective(coef, intercept, X, y_index, prior_sd):
+    """scikit-learn's L2 logistic objective (÷ C) and its gradient norm, written out here: Σ_n −log
+    p(y_n | x_n) + ‖W‖²/(2σ²), one sigmoid for a (1, p) coef, a softmax over classes otherwise."""
+    from scipy.special import expit, log_softmax, softmax
+
+    if len(coef) == 1:
+        z = X @ coef[0] + intercept[0]
+        target = (y_index == 1).astype(float)
+        loss = np.sum(np.logaddexp(0, z) - target * z)
+        residual = (expit(z) - target)[:, None]
+    else:
+        scores = X @ coef.T + intercept
+        target = np.eye(coef.shape[0])[y_index]
+        loss = -np.sum(log_softmax(scores, axis=1) * target)
+        residual = softmax(scores, axis=1) - target
+    gradient = np.concatenate([(residual.T @ X + coef / prior_sd**2).ravel(), residual.sum(axis=0)])
+    return loss + np.sum(coef**2) / (2 * prior_sd**2), float(np.linalg.norm(gradient))
+
+
 @pytest.mark.parametrize("classes", ["binary", "multiclass"])
 @pytest.mark.parametrize("prior_sd", [1.0, 0.3])
 def test_map_is_scikit_learns_l2_fit(classes, prior_sd, iris):
+    """Compared at the optimum, not where either optimiser stopped (which depends on the machine):
+    our MAP's gradient of scikit-learn's objective is 1e-6 of its gradient at zero (observed 1e-8
+    relative), and our objective is no worse than scikit-learn's own fit's. scikit-learn stops
+    at gradients up to ~1e-4 (its tol is on a scaled objective), which moves its coefficients and
+    probabilities by ~1e-6; the 1e-4 tolerances leave that a 50-fold margin."""
     X, y = iris
     keep = y != "Iris-setosa" if classes == "binary" else np.ones(len(y), bool)
-    ours = LogisticRegression(prior_sd=prior_sd, intercept_prior_sd=None).fit(X[keep], y[keep])
-    theirs = slm.LogisticRegression(C=prior_sd**2, tol=1e-12, max_iter=100_000).fit(X[keep], y[keep])
+    X, y = X[keep], y[keep]
+    ours = LogisticRegression(prior_sd=prior_sd, intercept_prior_sd=None).fit(X, y)
+    theirs = slm.LogisticRegression(C=prior_sd**2, tol=1e-12, max_iter=100_000).fit(X, y)
+    y_index = np.searchsorted(theirs.classes_, y)
+    _, start_gradient = _penalised_objective(np.zeros_like(ours.coef_), np.zeros_like(ours.intercept_), X, y_index, prior_sd)
+    our_objective, our_gradient = _penalised_objective(ours.coef_, ours.intercept_, X, y_index, prior_sd)
+    their_objective, their_gradient = _penalised_objective(theirs.coef_, theirs.intercept_, X, y_index, prior_sd)
+    assert our_gradient < 1e-6 * start_gradient
+    assert our_objective <= their_objective + 1e-12 * their_objective
+    assert their_gradient < 1e-3  # scikit-learn converged too, so the comparison below means something
     np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
-    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-4)
-    np.testing.assert_allclose(ours.predict_proba(X[keep]), theirs.predict_proba(X[keep]), atol=1e-6)
+    # the softmax's unpenalised intercepts are defined up to a common shift: compared centred
+    centred = [b - b.mean() if len(b) > 1 else b for b in (ours.intercept_, theirs.intercept_)]
+    np.testing.assert_allclose(*centred, atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-4)
 
 
 def test_find_map_agrees_with_the_fitted_map(binary):

@@ -158,6 +158,46 @@ class Dirichlet:
     def sd(self) -> np.ndarray:
         return np.sqrt(self.var())
 
+    def excess_kurtosis(self) -> np.ndarray:
+        """Excess kurtosis of each cell's Beta(a, b) marginal, a = α_i, b = A − α_i:
+        6[(a − b)²(a + b + 1) − ab(a + b + 2)] / [ab(a + b + 2)(a + b + 3)]; 0 for a cell fixed
+        at 0 or 1 (no spread, nothing to compare)."""
+        a = self.concentration
+        b = np.broadcast_to(self.total(), a.shape) - a
+        s = a + b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kurtosis = 6 * ((a - b) ** 2 * (s + 1) - a * b * (s + 2)) / (a * b * (s + 2) * (s + 3))
+        return np.where((a > 0) & (b > 0), kurtosis, 0.0)
+
+    def tail_index(self) -> np.ndarray:
+        """Moments of every order are finite for a bounded cell: ∞ everywhere."""
+        return np.full(self.concentration.shape, np.inf)
+
+    def covariance_groups(self):
+        """The cells that are jointly distributed, with their covariance: a list of
+        (cells (G, S), covariance (G, S, S)), one entry per block size, where ``cells`` are flat
+        indices into the C-order ravel of the concentration array and the covariance of a block
+        is (diag(m) − m mᵀ)/(A + 1). Cells of different blocks are independent."""
+        shape = self.concentration.shape
+        flat = np.arange(self.concentration.size).reshape(shape)
+        sizes = np.array([shape[-1]]) if self.block_sizes is None else self.block_sizes
+        mean, total = self.mean(), np.broadcast_to(self.total(), shape)
+        by_size = {}
+        for start, size in zip(_block_starts(sizes), sizes):
+            block = slice(start, start + size)
+            m = mean[..., block].reshape(-1, size)
+            covariance = (np.eye(size) * m[:, :, None] - m[:, :, None] * m[:, None, :]) / (total[..., start].reshape(-1, 1, 1) + 1)
+            by_size.setdefault(int(size), []).append((flat[..., block].reshape(-1, size), covariance))
+        return [tuple(np.concatenate(parts) for parts in zip(*groups)) for groups in by_size.values()]
+
+    def in_support(self, values, atol: float) -> np.ndarray:
+        """Per draw (leading axis of ``values``, shaped (S, ..., T)): every cell ≥ −atol and
+        every block summing to 1 within atol."""
+        values = np.asarray(values, dtype=float)
+        sums = block_sum(values, self.block_sizes)
+        axes = tuple(range(1, values.ndim))
+        return (values >= -atol).all(axis=axes) & (np.abs(sums - 1) <= atol).all(axis=axes)
+
     def mode(self) -> np.ndarray:
         """(α_i − 1)/(A − S) with boundary handling.
 
@@ -265,6 +305,17 @@ class Beta:
 
     def mode(self):
         return self.dirichlet.mode()[..., 1]
+
+    def excess_kurtosis(self):
+        return self.dirichlet.excess_kurtosis()[..., 1]
+
+    def tail_index(self):
+        return self.dirichlet.tail_index()[..., 1]
+
+    def in_support(self, values, atol: float) -> np.ndarray:
+        """Per draw (leading axis): every probability in [−atol, 1 + atol]."""
+        values = np.asarray(values, dtype=float).reshape(len(values), -1)
+        return ((values >= -atol) & (values <= 1 + atol)).all(axis=1)
 
     def sample(self, size, random_state=None):
         return self.dirichlet.sample(size, random_state)[..., 1]

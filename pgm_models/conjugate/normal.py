@@ -85,6 +85,18 @@ def _batch_moments_with_missing(X: np.ndarray, class_index: np.ndarray, weight: 
     return n, mean, scatter
 
 
+def _t_excess_kurtosis(df):
+    """6/(ν − 4) of a Student-t with ν degrees of freedom; infinite for ν ≤ 4."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(df > 4, 6 / (df - 4), np.inf)
+
+
+def _inverse_gamma_excess_kurtosis(a):
+    """(30a − 66)/((a − 3)(a − 4)) of InvGamma(a, b); infinite for a ≤ 4."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a > 4, (30 * a - 66) / ((a - 3) * (a - 4)), np.inf)
+
+
 class NormalInverseGamma:
     """Independent NIG(m, κ, a, b) distributions, elementwise over broadcast arrays."""
 
@@ -113,6 +125,20 @@ class NormalInverseGamma:
 
     def mode(self):
         return {"mu": self.m, "var": self.b / (self.a + 1.5)}
+
+    def excess_kurtosis(self):
+        """Of the marginals: Student-t(2a) for μ, InvGamma(a) for σ² (infinite where the fourth
+        moment is)."""
+        return {"mu": _t_excess_kurtosis(2 * self.a), "var": _inverse_gamma_excess_kurtosis(self.a)}
+
+    def tail_index(self):
+        """Moments of order below it are finite: 2a for μ's Student-t(2a), a for σ² ~ InvGamma(a)."""
+        return {"mu": 2 * self.a, "var": self.a}
+
+    def in_support(self, values, name: str, atol: float) -> np.ndarray:
+        """Per draw (leading axis): μ finite, σ² > 0."""
+        values = np.asarray(values, dtype=float).reshape(len(values), -1)
+        return np.isfinite(values).all(axis=1) & ((values > 0).all(axis=1) if name == "var" else True)
 
     def marginal_distribution(self, index: tuple, name: str):
         """Exact marginal of one element: μ ~ Student-t(2a, m, √(b/(aκ))), σ² ~ InvGamma(a, b)."""
@@ -252,6 +278,56 @@ class NormalInverseWishart:
             return None
         nu, psi = self._sigma(*k)
         return stats.invgamma((nu - p + 1) / 2, scale=psi[i, i] / 2)
+
+    def excess_kurtosis(self):
+        """Of the marginals: Student-t(ν − p + 1) for μ_ki, InvGamma((ν − p + 1)/2) for Σ_ii;
+        NaN for an off-diagonal Σ_ij, whose marginal has no standard form."""
+        p = self.dim
+        df = np.reshape(self.nu, (-1, 1)) - p + 1  # (1, 1) shared, (K, 1) per class
+        mu = np.broadcast_to(_t_excess_kurtosis(df), self.m.shape)
+        diagonal = _inverse_gamma_excess_kurtosis(self._per_sigma(self.nu - p + 1) / 2)
+        cov = np.where(np.eye(p, dtype=bool), diagonal, np.nan) * np.ones_like(self.psi)
+        return {"mu": mu, "cov": cov}
+
+    def tail_index(self):
+        """Moments of order below it are finite: ν − p + 1 for μ_ki's Student-t, (ν − p + 1)/2
+        for every entry of Σ (the diagonal's InvGamma; an off-diagonal |Σ_ij| ≤ (Σ_ii + Σ_jj)/2 has
+        no heavier tail)."""
+        df = np.reshape(self.nu, (-1, 1)) - self.dim + 1
+        return {"mu": np.broadcast_to(df, self.m.shape), "cov": self._per_sigma(self.nu - self.dim + 1) / 2 * np.ones_like(self.psi)}
+
+    def covariance_groups(self, name: str):
+        """(cells (G, S), covariance (G, S, S)) of the jointly distributed entries, flat indices
+        into the C-order ravel of ``name``'s array: for "mu" one group per class,
+        Cov(μ_k) = Ψ/(κ_k(ν − p − 1)) (means of different classes are uncorrelated); for "cov"
+        one group of p² entries per Σ, Cov(Σ_ij, Σ_kl) = [2ψ_ij ψ_kl + (ν − p − 1)(ψ_ik ψ_jl +
+        ψ_il ψ_jk)] / [(ν − p)(ν − p − 1)²(ν − p − 3)]."""
+        p, n_means = self.dim, len(self.m)
+        nu = np.broadcast_to(self.nu, (1 if self.shared else n_means,))
+        psi = self.psi.reshape(-1, p, p)
+        if name == "mu":
+            psi_of_mean = np.broadcast_to(psi, (n_means, p, p))
+            nu_of_mean = np.broadcast_to(nu, (n_means,))
+            covariance = psi_of_mean / (self.kappa * (nu_of_mean - p - 1))[:, None, None]
+            return [(np.arange(n_means * p).reshape(n_means, p), covariance)]
+        scale = ((nu - p) * (nu - p - 1) ** 2 * (nu - p - 3))[:, None, None, None, None]
+        outer = np.einsum("gij,gkl->gijkl", psi, psi)
+        crossed = np.einsum("gik,gjl->gijkl", psi, psi) + np.einsum("gil,gjk->gijkl", psi, psi)
+        covariance = ((2 * outer + (nu - p - 1)[:, None, None, None, None] * crossed) / scale).reshape(-1, p * p, p * p)
+        return [(np.arange(len(psi) * p * p).reshape(len(psi), p * p), covariance)]
+
+    def in_support(self, values, name: str, atol: float) -> np.ndarray:
+        """Per draw (leading axis): μ finite; every Σ symmetric (within atol of its scale) and
+        positive definite."""
+        values = np.asarray(values, dtype=float)
+        if name == "mu":
+            return np.isfinite(values).reshape(len(values), -1).all(axis=1)
+        matrices = values.reshape(len(values), -1, self.dim, self.dim)
+        if not np.isfinite(matrices).all():
+            return np.isfinite(matrices).all(axis=(1, 2, 3))
+        scale = np.abs(matrices).max(axis=(2, 3), keepdims=True)
+        symmetric = (np.abs(matrices - np.swapaxes(matrices, -1, -2)) <= atol * scale).all(axis=(1, 2, 3))
+        return symmetric & (np.linalg.eigvalsh(matrices).min(axis=-1) > 0).all(axis=1)
 
     def _sigma(self, k=None):
         """(ν, Ψ) of the Σ that mean k uses: the shared one, or its own."""
