@@ -1,6 +1,6 @@
 """The ``pgm-models`` command.
 
-    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3]
+    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--sampler NAME] [--seed 0] [--test-size 0.3]
                    [--out DIR] [--format md|html]
         fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
         print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 import warnings
 
 import pandas as pd
@@ -29,27 +28,6 @@ MODELS = {
     "gaussian-nb": "GaussianNB", "lda": "LDA", "qda": "QDA", "spode": "SPODE", "aode": "AODE", "tan": "TAN",
     "logistic-regression": "LogisticRegression",
 }
-
-
-class ProgressBar:
-    """``[#####.....] 2/5 TAN: fitting (12 s)`` on stderr: redrawn in place on a terminal, one
-    line per step otherwise (logs, CI)."""
-
-    def __init__(self, stream=None, width: int = 20):
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.start = time.perf_counter()
-        self._previous = 0
-
-    def __call__(self, done: int, total: int, message: str):
-        filled = self.width * done // max(total, 1)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {message} ({time.perf_counter() - self.start:.0f} s)"
-        if self.stream.isatty():
-            self.stream.write("\r" + line.ljust(self._previous) + ("\n" if done == total else ""))
-            self._previous = len(line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
 
 
 def _print_table(table: pd.DataFrame):
@@ -68,13 +46,15 @@ def _quiet_pymc():
 
 def zoo(args) -> int:
     from pgm_models.datasets import load_dataset
+    from pgm_models.progress import Progress
     from pgm_models.report import write_report
     from pgm_models.zoo import run_zoo
 
     _quiet_pymc()
     X, y = load_dataset(args.dataset)
-    result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
-                     test_size=args.test_size, progress=ProgressBar())
+    with Progress() as progress:
+        result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
+                         test_size=args.test_size, progress=progress, sampler=args.sampler)
     _print_table(result.table())
     for run in result.runs:
         if run.status == "FAILED":
@@ -124,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     zoo_parser.add_argument("--chains", type=int, default=4, help="NUTS chains (default 4: R-hat over many parameters needs them)")
     zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
+    zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie, numpyro or blackjax "
+                            "(default: pgm_models.sampling.DEFAULT_SAMPLER)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
     zoo_parser.set_defaults(run=zoo)

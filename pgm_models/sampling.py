@@ -1,0 +1,81 @@
+"""Which NUTS implementation samples a PyMC model: PyMC's own, or one of the external samplers
+PyMC drives through ``pm.sample(nuts_sampler=...)``.
+
+    "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
+    "nutpie"    nutpie (Rust NUTS; the log density compiled by PyTensor's numba backend)
+    "numpyro"   NumPyro's NUTS on the model's JAX graph, chains vectorised
+    "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
+
+All four return ``arviz.InferenceData`` with the model's variable names, coords and dims and
+``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). Only "pymc"
+is always installed; the others are optional (``pip install nutpie``, ``pip install numpyro``,
+``pip install blackjax``). BENCHMARKS.md measures each on every model of the zoo: compile
+seconds, sampling seconds and min bulk ESS per second.
+
+``progress(done, total)`` is told the iterations done (tuning included, over all chains) as
+they happen where the backend reports them (PyMC's sampler after every iteration); the JAX
+samplers run the whole chain in one compiled call and report only its end.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
+DEFAULT_SAMPLER = "pymc"
+_PACKAGE = {"pymc": "pymc", "nutpie": "nutpie", "numpyro": "numpyro", "blackjax": "blackjax"}
+
+
+class SamplerNotInstalled(ImportError, ValueError):
+    """A known NUTS backend whose package is missing (a ValueError too, so that the command
+    line reports it in one line like any bad argument)."""
+
+
+def check_sampler_name(sampler: str) -> str:
+    """``sampler`` if it is a known and installed NUTS backend; a ValueError naming the valid
+    ones, or :class:`SamplerNotInstalled` saying what to install."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler={sampler!r} is not one of {', '.join(map(repr, SAMPLERS))}")
+    package = _PACKAGE[sampler]
+    if importlib.util.find_spec(package) is None:
+        raise SamplerNotInstalled(f"sampler={sampler!r} needs the {package!r} package, which is not installed "
+                          f"(pip install {package})")
+    return sampler
+
+
+def available_samplers() -> list[str]:
+    """The backends of :data:`SAMPLERS` whose package is installed."""
+    return [s for s in SAMPLERS if importlib.util.find_spec(_PACKAGE[s]) is not None]
+
+
+def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int = 1000, chains: int = 4,
+           cores: int | None = None, random_seed=None, progress=None, **pm_sample_kwargs):
+    """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
+
+    ``cores`` caps the chains run at once (default: as many as the machine has, up to
+    ``chains``); the JAX samplers vectorise the chains in one process instead."""
+    import pymc as pm
+
+    check_sampler_name(sampler)
+    pm_sample_kwargs.setdefault("progressbar", False)
+    if sampler == "pymc":
+        if progress is not None:
+            total, done = chains * (tune + draws), [0]
+
+            def callback(trace, draw):
+                done[0] += 1
+                progress(done[0], total)
+
+            pm_sample_kwargs["callback"] = callback
+        pm_sample_kwargs["cores"] = cores
+    else:
+        pm_sample_kwargs["nuts_sampler"] = sampler
+        if sampler in ("numpyro", "blackjax"):
+            # "parallel" needs one XLA device per chain; a CPU has one unless configured
+            pm_sample_kwargs.setdefault("nuts_sampler_kwargs", {}).setdefault("chain_method", "vectorized")
+        elif cores is not None:
+            pm_sample_kwargs.setdefault("nuts_sampler_kwargs", {}).setdefault("cores", cores)
+    idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, model=model, **pm_sample_kwargs)
+    if progress is not None:
+        progress(chains * (tune + draws), chains * (tune + draws))
+    return idata
