@@ -5,8 +5,9 @@
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
-rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data) and the cold vs
-warm start of `pgm-models zoo` (benchmarks.zoo_start); then the written analysis
+rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), 10-fold CV beside
+busy processes (benchmarks.cv_under_load), the NUTS backends on every zoo model (benchmarks.samplers)
+and the cold vs warm start of `pgm-models zoo` per backend (benchmarks.zoo_start); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -22,7 +23,8 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import aode_vs_weka, aode_weights, counts_vs_rows, exact_vs_nuts, large_data, vs_sklearn, zoo_start
+from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, cv_under_load, exact_vs_nuts, large_data, samplers, vs_sklearn,
+                        zoo_start)
 
 
 def main(argv=None) -> int:
@@ -49,11 +51,15 @@ def main(argv=None) -> int:
     counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])
     large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10"] if args.quick else [])
                     + ["--write", str(output)])
+    cv_under_load.main((["--repeats", "1"] if args.quick else []) + ["--write", str(output)])
     if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
         with output.open("a") as handle:
-            handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
+            handle.write("\n## NUTS backends and the cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
     else:
-        zoo_start.main(["--write", str(output)])
+        from pgm_models.sampling import available_samplers
+
+        samplers.main(["--write", str(output)])
+        zoo_start.main(["--samplers", *available_samplers(), "--write", str(output)])
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0
