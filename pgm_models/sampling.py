@@ -76,6 +76,6 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
         elif cores is not None:
             pm_sample_kwargs.setdefault("nuts_sampler_kwargs", {}).setdefault("cores", cores)
     idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, model=model, **pm_sample_kwargs)
-    if progress is not None:
+    if progress is not None and sampler != "pymc":  # PyMC's callback has reported the last iteration
         progress(chains * (tune + draws), chains * (tune + draws))
     return idata
