@@ -53,9 +53,12 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
             idata = _classifier(model).sample_posterior(draws=draws, tune=draws, chains=chains, sampler=sampler, random_seed=0)
             total = time.perf_counter() - start
             sampling = float(idata.posterior.attrs["sampling_time"])
-            ess = float(az.ess(idata, method="bulk").to_array().min())
-            return {"compile": total - sampling, "sampling": sampling, "ess": ess, "ess_per_s": ess / sampling,
-                    "r_hat": float(az.rhat(idata).to_array().max()),
+            # the model's own variables (nutpie also stores the transformed ones, named "..._simplex__");
+            # per variable, since to_array() would broadcast every variable's dims against the others
+            posterior = idata.posterior[[v for v in idata.posterior.data_vars if not v.endswith("__")]]
+            ess = min(float(v.min()) for v in az.ess(posterior, method="bulk").data_vars.values())
+            r_hat = max(float(v.max()) for v in az.rhat(posterior).data_vars.values())
+            return {"compile": total - sampling, "sampling": sampling, "ess": ess, "ess_per_s": ess / sampling, "r_hat": r_hat,
                     "divergences": int(idata.sample_stats["diverging"].sum())}
     raise ValueError(f"{model_name!r} is not a sampled model of the zoo on {dataset!r}")
 
