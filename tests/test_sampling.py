@@ -69,3 +69,11 @@ def test_pymc_backend_reports_every_iteration_to_progress(bernoulli):
                                progress=lambda done, total: reports.append((done, total)))
     # one report per iteration of each chain (tuning included)
     assert reports == [(i, 60) for i in range(1, 61)]
+
+
+def test_zoo_command_names_an_unknown_sampler_in_one_line(capsys):
+    from pgm_models.cli import main
+
+    assert main(["zoo", "--dataset", "weather.nominal", "--sampler", "stan"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie', 'numpyro', 'blackjax'"
