@@ -38,7 +38,7 @@ class Progress:
         self._bar = None
         self._steps = self._draws = None
         self._message = ""
-        self._draw_start = None
+        self._step_start = self._draw_start = None
         if self.console.is_terminal:
             self._bar = _RichProgress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
@@ -58,6 +58,7 @@ class Progress:
     def __call__(self, done: int, total: int, message: str):
         """Step ``done`` of ``total`` begins (``done == total``: the run is over)."""
         self._message = message
+        self._step_start = time.perf_counter()
         self._draw_start = None
         if self._bar is None:
             self.console.out(f"[{done}/{total}] {message} ({time.perf_counter() - self.start:.0f} s)",
@@ -71,14 +72,18 @@ class Progress:
             self._draws = None
 
     def draws(self, done: int, total: int):
-        """``done`` of ``total`` NUTS iterations of the current step."""
+        """``done`` of ``total`` NUTS iterations of the current step (a backend that reports only
+        the end calls it once, with done == total)."""
+        only_the_end = self._draw_start is None and done == total
         if self._draw_start is None:
             self._draw_start = time.perf_counter()
         if self._bar is None:
             if done == total:
-                seconds = time.perf_counter() - self._draw_start
+                start = self._step_start if only_the_end else self._draw_start
+                seconds = time.perf_counter() - start
                 self.console.out(f"      {self._message}: {total} iterations in {seconds:.1f} s "
-                                 f"({total / max(seconds, 1e-9):,.0f} draws/s)", highlight=False)
+                                 f"({total / max(seconds, 1e-9):,.0f} draws/s{', compilation included' if only_the_end else ''})",
+                                 highlight=False)
             return
         if self._draws is None:
             self._draws = self._bar.add_task("  NUTS", total=total)

@@ -15,13 +15,17 @@ def test_progress_writes_a_line_per_step_and_per_nuts_run_when_not_on_a_terminal
         progress(1, 4, "TAN: NUTS (pymc), 4 × 1000 draws")
         for done in range(1, 8001):
             progress.draws(done, 8000)
+        progress(2, 4, "LDA: NUTS (nutpie), 4 × 1000 draws")
+        progress.draws(8000, 8000)  # a backend that reports only the end
         progress(4, 4, "done")
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 4
+    assert len(lines) == 6
     assert re.fullmatch(r"\[0/4\] CategoricalNB: fitting \(\d+ s\)", lines[0])
     assert re.fullmatch(r"\[1/4\] TAN: NUTS \(pymc\), 4 × 1000 draws \(\d+ s\)", lines[1])
     assert re.fullmatch(r" +TAN: NUTS \(pymc\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s\)", lines[2])
-    assert re.fullmatch(r"\[4/4\] done \(\d+ s\)", lines[3])
+    assert re.fullmatch(r" +LDA: NUTS \(nutpie\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s, "
+                        r"compilation included\)", lines[4])
+    assert re.fullmatch(r"\[4/4\] done \(\d+ s\)", lines[5])
     assert "\x1b" not in stream.getvalue()  # no terminal escape codes in logs
 
 
