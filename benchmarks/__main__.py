@@ -8,10 +8,11 @@ warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_w
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
 workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
-(benchmarks.mixed_nb), the cold vs warm start of `pgm-models zoo` (benchmarks.zoo_start), exact LOO
-(benchmarks.loo), empirical Bayes in cross-validation (benchmarks.evidence_cv), SBC of the
-hierarchical models (benchmarks.sbc) and the false-alarm rate and power of the verification
-(benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
+(benchmarks.mixed_nb), 10-fold CV beside busy processes (benchmarks.cv_under_load), the NUTS backends
+on every zoo model (benchmarks.samplers), the cold vs warm start of `pgm-models zoo` per backend
+(benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical Bayes in cross-validation
+(benchmarks.evidence_cv), SBC of the hierarchical models (benchmarks.sbc) and the false-alarm rate and
+power of the verification (benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
 """
 
@@ -27,8 +28,8 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, dask_scaling, evidence_cv, exact_vs_nuts, false_alarm, large_data,
-                        loo, mixed_nb, sbc, vs_sklearn, vs_warm_weka, zoo_start)
+from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, cv_under_load, dask_scaling, evidence_cv, exact_vs_nuts,
+                        false_alarm, large_data, loo, mixed_nb, samplers, sbc, vs_sklearn, vs_warm_weka, zoo_start)
 
 
 def main(argv=None) -> int:
@@ -59,11 +60,15 @@ def main(argv=None) -> int:
     dask_scaling.main((["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"] if args.quick else [])
                       + ["--write", str(output)])
     mixed_nb.main((["--rows", "2000", "--repeats", "1", "--datasets", "iris"] if args.quick else []) + ["--write", str(output)])
+    cv_under_load.main((["--repeats", "1"] if args.quick else []) + ["--write", str(output)])
     if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
         with output.open("a") as handle:
-            handle.write("\n## Cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
+            handle.write("\n## NUTS backends and the cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
     else:
-        zoo_start.main(["--write", str(output)])
+        from pgm_models.sampling import available_samplers
+
+        samplers.main(["--write", str(output)])
+        zoo_start.main(["--samplers", *available_samplers(), "--write", str(output)])
     loo.main((["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"] if args.quick else [])
              + ["--write", str(output)])
     evidence_cv.main((["--datasets", "weather.nominal", "contact-lenses"] if args.quick else []) + ["--write", str(output)])

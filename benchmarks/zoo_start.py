@@ -1,11 +1,12 @@
 """Cold against warm start: the wall time of `pgm-models zoo` on a fresh PyTensor compile cache
 and again on the cache that run left behind.
 
-    python -m benchmarks.zoo_start [--dataset vote] [--draws 1000] [--write FILE]
+    python -m benchmarks.zoo_start [--dataset vote] [--draws 1000] [--samplers pymc numpyro ...] [--write FILE]
 
 Both runs are separate processes with ``PYTENSOR_FLAGS=compiledir=<a new temporary folder>``,
 so the first compiles every model's C code and the second finds it all cached; the difference
-is what PyTensor's compilation costs a first-time user.
+is what PyTensor's compilation costs a first-time user. With several ``--samplers`` (NUTS
+backends, ``pgm-models zoo --sampler``) each gets its own compile folder, the backends alternating.
 """
 
 from __future__ import annotations
@@ -32,20 +33,29 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", default="vote")
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--write", help="append the Markdown table to this file")
+    parser.add_argument("--samplers", nargs="+", default=None, help="NUTS backends (default: the default one)")
     args = parser.parse_args(argv)
     arguments = ["--dataset", args.dataset, "--draws", str(args.draws)]
-    with tempfile.TemporaryDirectory() as compiledir:
-        cold, cold_status = timed_zoo(arguments, compiledir)
-        warm, warm_status = timed_zoo(arguments, compiledir)
-    print(f"cold {cold:.1f} s (exit {cold_status}), warm {warm:.1f} s (exit {warm_status})", flush=True)
+    samplers = args.samplers or [None]
+    times = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for run in ("cold", "warm"):
+            for sampler in samplers:  # alternating, so that every backend sees the same machine load
+                extra = ["--sampler", sampler] if sampler else []
+                times[run, sampler] = timed_zoo(arguments + extra, os.path.join(folder, sampler or "default"))
+    for sampler in samplers:
+        (cold, cold_status), (warm, warm_status) = times["cold", sampler], times["warm", sampler]
+        print(f"{sampler or 'default'}: cold {cold:.1f} s (exit {cold_status}), warm {warm:.1f} s (exit {warm_status})", flush=True)
     if args.write:
         command = "python -m benchmarks.zoo_start " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
         lines = ["", "## Cold vs warm start of `pgm-models zoo`", "", f"Command: `{command.strip()}` "
-                 f"(runs `pgm-models zoo {' '.join(arguments)}` twice on one new PyTensor compile folder)", "",
-                 "| run | wall time (s) | exit status |", "|---|---:|---:|",
-                 f"| cold (empty compile cache) | {cold:.1f} | {cold_status} |", f"| warm (cache from the cold run) | {warm:.1f} | {warm_status} |",
-                 f"\nCold ÷ warm: {cold / warm:.2f}; compilation costs a first run about {cold - warm:.0f} s."]
+                 f"(runs `pgm-models zoo {' '.join(arguments)}` twice per sampler on one new PyTensor compile folder)", "",
+                 "| sampler | cold: empty compile cache (s) | warm: the cold run's cache (s) | exit status cold, warm | cold ÷ warm |",
+                 "|---|---:|---:|---|---:|"]
+        for sampler in samplers:
+            (cold, cold_status), (warm, warm_status) = times["cold", sampler], times["warm", sampler]
+            lines.append(f"| {sampler or 'default'} | {cold:.1f} | {warm:.1f} | {cold_status}, {warm_status} | {cold / warm:.2f} |")
         with open(args.write, "a") as handle:
             handle.write("\n".join(lines) + "\n")
     return 0

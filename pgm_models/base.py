@@ -413,18 +413,15 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return class_prob
 
     @available_if(_has_pymc_model)
-    def sample_posterior(self, draws=1000, chains=2, random_seed=None, **pm_sample_kwargs):
+    def sample_posterior(self, draws=1000, chains=2, random_seed=None, sampler=None, **pm_sample_kwargs):
         """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
-        (compare them with the closed form using ``pgm_models.verify.check_posterior``)."""
-        import pymc as pm
+        (compare them with the closed form using ``pgm_models.verify.check_posterior``).
+        ``sampler`` is the NUTS backend, one of ``pgm_models.sampling.SAMPLERS`` (default
+        ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``."""
+        from pgm_models import sampling
 
-        return pm.sample(
-            draws=draws,
-            chains=chains,
-            random_seed=random_seed,
-            model=self._sampling_model(),
-            **pm_sample_kwargs,
-        )
+        return sampling.sample(self._sampling_model(), sampler=sampler or sampling.DEFAULT_SAMPLER, draws=draws,
+                               chains=chains, random_seed=random_seed, **pm_sample_kwargs)
 
     def _sampling_model(self):
         """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""

@@ -1,7 +1,7 @@
 """The ``pgm-models`` command.
 
-    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--seed 0] [--test-size 0.3] [--prior fixed|evidence]
-                   [--out DIR] [--format md|html] [--wide]
+    pgm-models zoo [--dataset vote] [--draws 1000] [--chains 4] [--sampler NAME] [--seed 0] [--test-size 0.3]
+                   [--prior fixed|evidence] [--out DIR] [--format md|html] [--wide]
         fit every model of the zoo that applies to a bundled dataset, verify each against NUTS,
         print a table (test accuracy and log loss per estimate, max |z|, R-hat, ESS, fit and
         sampling seconds) and write a report with figures to DIR. Exit status 1 when a
@@ -27,7 +27,6 @@ import argparse
 import logging
 import os
 import sys
-import time
 
 MODELS = {
     "categorical-nb": "CategoricalNB", "bernoulli-nb": "BernoulliNB", "multinomial-nb": "MultinomialNB",
@@ -35,32 +34,11 @@ MODELS = {
     "mixednb": "MixedNB",
     "logistic-regression": "LogisticRegression",
 }
-NOMINAL_MODELS = {"categorical-nb", "spode", "aode", "tan"}  # the others need numeric attributes
+NOMINAL_MODELS = {"categorical-nb", "spode", "aode", "tan"}  # mixednb takes any column; the others need numeric ones
 # The zoo's table on a terminal, under 80 characters: the posterior mean's scores and the
 # verification, with short headers; --wide prints every column.
 NARROW_COLUMNS = {"model": "model", "acc_mean": "acc", "logloss_mean": "logloss", "max_abs_z": "max|z|", "max_rhat": "R-hat",
                   "min_ess": "ESS", "verified": "verified", "sample_s": "NUTS_s"}
-
-
-class ProgressBar:
-    """``[#####.....] 2/5 TAN: fitting (12 s)`` on stderr: redrawn in place on a terminal, one
-    line per step otherwise (logs, CI)."""
-
-    def __init__(self, stream=None, width: int = 20):
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.start = time.perf_counter()
-        self._previous = 0
-
-    def __call__(self, done: int, total: int, message: str):
-        filled = self.width * done // max(total, 1)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {message} ({time.perf_counter() - self.start:.0f} s)"
-        if self.stream.isatty():
-            self.stream.write("\r" + line.ljust(self._previous) + ("\n" if done == total else ""))
-            self._previous = len(line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
 
 
 def _print_table(table):
@@ -124,13 +102,15 @@ def zoo(args) -> int:
     import numpy as np
 
     from pgm_models.datasets import load_dataset
+    from pgm_models.progress import Progress
     from pgm_models.report import write_report
     from pgm_models.zoo import run_zoo
 
     _quiet_pymc()
     X, y = load_dataset(args.dataset)
-    result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
-                     test_size=args.test_size, progress=ProgressBar(), prior=args.prior)
+    with Progress() as progress:
+        result = run_zoo(X, y, dataset=args.dataset, draws=args.draws, chains=args.chains, seed=args.seed,
+                         test_size=args.test_size, progress=progress, prior=args.prior, sampler=args.sampler)
     table = result.table()
     narrow = not args.wide and sys.stdout.isatty()
     shown = table[list(NARROW_COLUMNS)].rename(columns=NARROW_COLUMNS) if narrow else table
@@ -173,6 +153,8 @@ def _prepare(X, y, model_name: str):
     nominal = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
     text = [c for c in X.columns if c not in numeric and c not in nominal]
     name = MODELS[model_name]
+    if model_name == "mixednb":  # each column keeps its type (MixedNB's column_types)
+        return X
     if model_name in NOMINAL_MODELS:
         if text:
             raise ValueError(f"column {text[0]!r} holds text (a string attribute), which {name} cannot take: drop it, or "
@@ -279,6 +261,8 @@ def _parser() -> argparse.ArgumentParser:
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
     zoo_parser.add_argument("--prior", choices=["fixed", "evidence"], default="fixed",
                             help="fixed: the models' default priors; evidence: alpha and class_alpha chosen by marginal likelihood")
+    zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie, numpyro or blackjax "
+                            "(default: pgm_models.sampling.DEFAULT_SAMPLER)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
     zoo_parser.add_argument("--wide", action="store_true",

@@ -95,7 +95,19 @@ def test_zoo_start_benchmark_times_a_cold_and_a_warm_run_on_one_cache(tmp_path, 
     out = tmp_path / "z.md"
     assert zoo_start.main(["--dataset", "weather.nominal", "--draws", "50", "--write", str(out)]) == 0
     assert calls[0] == calls[1] and calls[0][0] == ["--dataset", "weather.nominal", "--draws", "50"]  # one cache, reused
-    assert "Cold ÷ warm: 3.00" in out.read_text()
+    assert "| default | 3.0 | 1.0 | 0, 0 | 3.00 |" in out.read_text()
+
+
+def test_zoo_start_alternates_samplers_each_on_its_own_cache(tmp_path, monkeypatch):
+    from benchmarks import zoo_start
+
+    calls = []
+    monkeypatch.setattr(zoo_start, "timed_zoo", lambda arguments, compiledir: calls.append((arguments[-1], compiledir)) or (2.0, 0))
+    out = tmp_path / "z.md"
+    assert zoo_start.main(["--dataset", "iris", "--samplers", "pymc", "numpyro", "--write", str(out)]) == 0
+    assert [sampler for sampler, _ in calls] == ["pymc", "numpyro", "pymc", "numpyro"]  # cold, cold, warm, warm
+    assert calls[0][1] == calls[2][1] != calls[1][1] == calls[3][1]
+    assert "| numpyro | 2.0 | 2.0 | 0, 0 | 1.00 |" in out.read_text()
 
 
 @pytest.mark.nuts
@@ -108,7 +120,7 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
     text = out.read_text()
     assert "stale" not in text and text.startswith("# Benchmarks")
     for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Exact posterior draws vs NUTS",
-                    "Peak memory", "Reading the tables"):
+                    "Peak memory", "10-fold CV with 2 busy processes", "Reading the tables"):
         assert section in text
 
 

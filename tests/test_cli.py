@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from pgm_models.cli import ProgressBar, main
+from pgm_models.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -63,18 +63,6 @@ def test_a_failed_verification_exits_1_and_says_why(capsys):
     reasons = [line for line in capsys.readouterr().out.splitlines() if ": verification FAILED: " in line]
     assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "LogisticRegression"]
     assert all(len(line.split(": verification FAILED: ", 1)[1]) > 10 for line in reasons)  # with its reasons
-
-
-def test_progress_bar_writes_a_line_per_step_when_not_on_a_terminal():
-    import io
-
-    stream = io.StringIO()
-    bar = ProgressBar(stream, width=10)
-    bar(0, 4, "CategoricalNB: fitting")
-    bar(2, 4, "TAN: NUTS")
-    lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("[..........] 0/4 CategoricalNB: fitting")
-    assert lines[1].startswith("[#####.....] 2/4 TAN: NUTS")
 
 
 def test_datasets_lists_the_bundled_data(capsys):

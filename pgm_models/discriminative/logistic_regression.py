@@ -27,6 +27,7 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._threads import single_blas_thread
 from pgm_models._validation import (
     as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
 )
@@ -123,6 +124,7 @@ class LogisticRegression(BayesianClassifier):
                 grad_b = grad_b + b / self.intercept_prior_sd**2
         return nll, np.concatenate([grad_W.ravel(), grad_b])
 
+    @single_blas_thread  # L-BFGS on a few hundred parameters: threads only oversubscribe
     def _optimise(self, penalised: bool):
         p, m = self._training[0].shape[1], self._n_vectors
         result = scipy.optimize.minimize(

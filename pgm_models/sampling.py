@@ -1,0 +1,86 @@
+"""Which NUTS implementation samples a PyMC model: PyMC's own, or one of the external samplers
+PyMC drives through ``pm.sample(nuts_sampler=...)``.
+
+    "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
+    "nutpie"    nutpie (Rust NUTS, chains in threads; the log density and its gradient compiled by
+                JAX: PyTensor's numba backend, nutpie's default, took minutes to compile our models)
+    "numpyro"   NumPyro's NUTS on the model's JAX graph, chains vectorised
+    "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
+
+All four return ``arviz.InferenceData`` with the model's variable names, coords and dims and
+``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). Only "pymc"
+is always installed; the others are optional (``pip install -e ".[samplers]"``: nutpie, numpyro,
+blackjax < 1.3 and jax). BENCHMARKS.md measures each on every model of the zoo: compile
+seconds, sampling seconds and min bulk ESS per second.
+
+``progress(done, total)`` is told the iterations done (tuning included, over all chains) as
+they happen where the backend reports them (PyMC's sampler after every iteration); the JAX
+samplers run the whole chain in one compiled call and report only its end.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
+DEFAULT_SAMPLER = "pymc"
+_PACKAGES = {"pymc": ("pymc",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
+
+
+class SamplerNotInstalled(ImportError, ValueError):
+    """A known NUTS backend whose package is missing (a ValueError too, so that the command
+    line reports it in one line like any bad argument)."""
+
+
+def check_sampler_name(sampler: str) -> str:
+    """``sampler`` if it is a known and installed NUTS backend; a ValueError naming the valid
+    ones, or :class:`SamplerNotInstalled` saying what to install."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler={sampler!r} is not one of {', '.join(map(repr, SAMPLERS))}")
+    missing = _missing_packages(sampler)
+    if missing:
+        raise SamplerNotInstalled(f"sampler={sampler!r} needs the {' and '.join(map(repr, missing))} package(s), which are not "
+                                  f"installed (pip install {' '.join(missing)})")
+    return sampler
+
+
+def _missing_packages(sampler: str) -> list[str]:
+    return [package for package in _PACKAGES[sampler] if importlib.util.find_spec(package) is None]
+
+
+def available_samplers() -> list[str]:
+    """The backends of :data:`SAMPLERS` whose package is installed."""
+    return [s for s in SAMPLERS if not _missing_packages(s)]
+
+
+def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int = 1000, chains: int = 4,
+           cores: int | None = None, random_seed=None, progress=None, **pm_sample_kwargs):
+    """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
+
+    ``cores`` caps the chains run at once (default: as many as the machine has, up to
+    ``chains``); the JAX samplers vectorise the chains in one process instead."""
+    import pymc as pm
+
+    check_sampler_name(sampler)
+    pm_sample_kwargs.setdefault("progressbar", False)
+    if sampler == "pymc":
+        if progress is not None:
+            total, done = chains * (tune + draws), [0]
+
+            def callback(trace, draw):
+                done[0] += 1
+                progress(done[0], total)
+
+            pm_sample_kwargs["callback"] = callback
+        pm_sample_kwargs["cores"] = cores
+    else:
+        if sampler == "nutpie":
+            defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}
+        else:  # "parallel" chains need one XLA device per chain; a CPU is one device unless configured
+            defaults = {"chain_method": "vectorized"}
+        pm_sample_kwargs["nuts_sampler"] = sampler
+        pm_sample_kwargs["nuts_sampler_kwargs"] = {**defaults, **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}
+    idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, model=model, **pm_sample_kwargs)
+    if progress is not None and sampler != "pymc":  # PyMC's callback has reported the last iteration
+        progress(chains * (tune + draws), chains * (tune + draws))
+    return idata
