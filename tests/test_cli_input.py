@@ -190,7 +190,7 @@ def _fake_zoo(monkeypatch, table):
     import pgm_models.zoo
 
     runs = [SimpleNamespace(name="CategoricalNB", status="passed")]
-    result = SimpleNamespace(table=lambda: table, runs=runs, passed=True)
+    result = SimpleNamespace(table=lambda: table, runs=runs, passed=True, comparison=lambda: None)
     monkeypatch.setattr(pgm_models.zoo, "run_zoo", lambda *a, **k: result)
 
 
