@@ -242,3 +242,16 @@ def test_gamma_poisson_marginals_and_exact_draws():
     draws = posterior.sample(200_000, random_state=0)
     # 6 Monte Carlo standard errors: a false failure about once in 5e8 runs
     assert np.all(np.abs(draws.mean(axis=0) - posterior.mean()) < 6 * posterior.sd() / np.sqrt(200_000))
+
+
+def test_gamma_poisson_verification_statistics_are_scipys():
+    """check_posterior's sd test needs each marginal's excess kurtosis and tail index, and its
+    support check the rates' domain: Gamma(a, b) has kurtosis 6/a (scipy), every moment, rates ≥ 0."""
+    from scipy import stats
+
+    from pgm_models.conjugate.gamma import GammaPoisson
+
+    posterior = GammaPoisson(np.array([0.5, 3.0]), np.array([2.0, 0.25]))
+    np.testing.assert_allclose(posterior.excess_kurtosis(), [stats.gamma(a).stats(moments="k") for a in (0.5, 3.0)], rtol=1e-12)
+    assert np.all(np.isinf(posterior.tail_index()))
+    assert posterior.in_support(np.array([[0.1, 2.0], [-1e-3, 2.0]]), atol=1e-9).tolist() == [True, False]

@@ -36,6 +36,19 @@ class GammaPoisson:
     def mode(self):
         return np.maximum(self.a - 1, 0.0) / self.b
 
+    def excess_kurtosis(self):
+        """Excess kurtosis of Gamma(a, b): 6/a (what check_posterior's sd test needs)."""
+        return 6 / self.a
+
+    def tail_index(self):
+        """A Gamma has moments of every order: ∞ everywhere."""
+        return np.full(self.a.shape, np.inf)
+
+    def in_support(self, values, atol: float) -> np.ndarray:
+        """Per draw (leading axis): every rate ≥ −atol."""
+        values = np.asarray(values, dtype=float).reshape(len(values), -1)
+        return (values >= -atol).all(axis=1)
+
     def marginal_distribution(self, index: tuple):
         return stats.gamma(self.a[index], scale=1 / self.b[index])
 
