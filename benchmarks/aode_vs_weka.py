@@ -30,6 +30,8 @@ import numpy as np
 from pgm_models import AODE
 from pgm_models.datasets import dataset_path, load_arff
 
+from benchmarks import append_section
+
 WEKA_JAR = Path("/usr/share/java/weka.jar")
 HARNESS = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka" / "WekaDistributions.java"
 
@@ -139,8 +141,7 @@ def main(argv=None) -> int:
             lines.append(f"| {r['data']} | {r['pgm_models_s']:.3f} | {r.get('weka_s', nan):.3f} | {r.get('speedup', nan):.1f} | "
                          f"{r['pgm_models_model_s']:.3f} | {r.get('weka_model_s', nan):.3f} | {r.get('model_speedup', nan):.1f} | "
                          f"{r.get('max_difference', nan):.1e} | {r.get('same_predictions', '-')} |")
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -18,6 +18,8 @@ from sklearn.model_selection import StratifiedKFold
 from pgm_models import AODE
 from pgm_models.datasets import load_dataset
 
+from benchmarks import append_section
+
 SETTINGS = {"uniform": {}, "tempered τ=0.1": {"weights": "tempered", "temperature": 0.1},
             "tempered τ=0.5": {"weights": "tempered", "temperature": 0.5}, "bma": {"weights": "bma"}}
 
@@ -50,8 +52,7 @@ def main(argv=None) -> int:
         lines = ["", "## AODE weights: uniform vs tempered vs BMA (stratified 10-fold CV, seed 0)", "", f"Command: `{command.strip()}`", "",
                  "| dataset | weights | accuracy | log loss |", "|---|---|---:|---:|"]
         lines += [f"| {r.dataset} | {r.weights} | {r.accuracy:.4f} | {r.log_loss:.4f} |" for r in table.itertuples()]
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

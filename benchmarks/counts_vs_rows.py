@@ -24,6 +24,8 @@ import pymc as pm
 
 from pgm_models import CategoricalNB, GaussianNB
 
+from benchmarks import append_section
+
 
 def categorical_data(n_rows: int, rng):
     y = rng.integers(0, 2, n_rows)
@@ -108,8 +110,7 @@ def write(rows, args, argv):
         if len(counts) > 1:
             lines.append(f"\n{name}: counts-form sampling time at N = {args.sizes[-1]} ÷ at N = {args.sizes[0]}: "
                          f"{counts[-1] / counts[0]:.2f}.")
-    with open(args.write, "a") as handle:
-        handle.write("\n".join(lines) + "\n")
+    append_section(args.write, lines)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from benchmarks import append_section
+
 BUSY = "while True: pass"
 
 
@@ -69,8 +71,7 @@ def main(argv=None) -> int:
     lines += [f"| {name} | {quiet:.2f} | {loaded:.2f} | {loaded / quiet:.2f} |" for name, quiet, loaded in rows]
     print("\n".join(lines))
     if args.write:
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

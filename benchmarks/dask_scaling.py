@@ -33,6 +33,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks import append_section
+
 N_ATTRIBUTES, N_VALUES, N_CLASSES = 10, 4, 3
 MODELS = ("CategoricalNB", "AODE")
 
@@ -214,8 +216,7 @@ def _run(args, argv) -> int:
                   f"{'yes' if r['restarts'] else 'no'} |"]
         print(lines[-1], flush=True)
     if args.write:
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

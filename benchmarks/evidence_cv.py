@@ -29,6 +29,8 @@ from pgm_models.datasets import load_dataset
 from pgm_models.discretize import MDLDiscretizer
 from pgm_models.zoo import _kinds, _TextColumn
 
+from benchmarks import append_section
+
 DATASETS = ["breast-cancer", "contact-lenses", "diabetes", "iris", "mountain-climbing", "reuters-grain-train", "textbook-15", "vote",
             "weather.nominal", "weather.numeric"]
 PRIORS = {"alpha = 1": dict(alpha=1.0, class_alpha=1.0), "evidence": dict(alpha="evidence", class_alpha="evidence"),
@@ -78,8 +80,7 @@ def main(argv=None) -> int:
             difference = losses["evidence"] - losses["alpha = 1"]
             lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(cells)
                          + f" | {difference.mean():+.4f} ± {difference.std(ddof=1) / np.sqrt(len(difference)):.4f} |")
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -20,6 +20,8 @@ import arviz as az
 from pgm_models import LDA, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 
+from benchmarks import append_section
+
 
 def cases():
     weather, iris = load_dataset("weather.nominal"), load_dataset("iris")
@@ -64,8 +66,7 @@ def main(argv=None) -> int:
                  "| model | NUTS compile (s) | NUTS sampling (s) | NUTS min ESS | NUTS ESS/s | exact (s) | exact min ESS | exact ESS/s | exact / NUTS |",
                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {r[0]} | {r[1]:.1f} | {r[2]:.2f} | {r[3]:.0f} | {r[4]:.0f} | {r[5]:.4f} | {r[6]:.0f} | {r[7]:.0f} | {r[8]:.0f}× |" for r in rows]
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

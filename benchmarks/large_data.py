@@ -17,6 +17,8 @@ import json
 import subprocess
 import sys
 
+from benchmarks import append_section
+
 CASE = r"""
 import json, resource, sys, time
 import numpy as np
@@ -98,8 +100,7 @@ def main(argv=None) -> int:
             lines.append(f"| {model} | {attributes} × {values} | {tensor} | {peak} | {baseline['peak_mib']:.0f} | {run['seconds']:.2f} |")
             print(lines[-1], flush=True)
     if args.write:
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -21,6 +21,8 @@ import numpy as np
 from pgm_models import CategoricalNB
 from pgm_models.datasets import load_dataset
 
+from benchmarks import append_section
+
 
 def rows_log_likelihood(model: CategoricalNB, X, y, idata) -> np.ndarray:
     """log p(y_i, x_i | θ_s) of CategoricalNB's rows-form model under each draw of ``idata``'s
@@ -94,8 +96,7 @@ def main(argv=None) -> int:
                  f"| exact (`model.loo`) | {exact.elpd_loo:.2f} | {exact.se:.2f} | {exact_s:.4f} | — |",
                  f"| PSIS (`az.loo`), NUTS + PSIS | {psis.elpd_loo:.2f} | {psis.se:.2f} | {nuts_s:.1f} + {psis_s:.2f} | "
                  f"{psis.pareto_k.values.max():.2f} |"]
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -24,6 +24,8 @@ from pgm_models import CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
 from pgm_models.discretize import MDLDiscretizer
 
+from benchmarks import append_section
+
 FIXTURES = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 DATASETS = ("iris", "diabetes", "credit-g")
 
@@ -100,8 +102,7 @@ def main(argv=None) -> int:
               f"| {seconds['MixedNB']:.3f} | {seconds['GaussianNB + CategoricalNB']:.3f} | {ratio:.2f} |"]
     print("\n".join(lines[-5:]), flush=True)
     if args.write:
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from benchmarks import append_section
+
 
 def _models(dataset):
     from sklearn.model_selection import train_test_split
@@ -117,8 +119,7 @@ def main(argv=None) -> int:
                      f"{warm['ess']:.0f} | {warm['ess_per_s']:.0f} | {ratio:.1f} | {warm['r_hat']:.3f} | {warm['divergences']} |")
     print("\n".join(lines))
     if args.write:
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -22,6 +22,8 @@ from pgm_models.calibration import simulation_based_calibration
 from pgm_models.datasets import load_dataset
 from pgm_models.hierarchical import HierarchicalNB
 
+from benchmarks import append_section
+
 
 def cases():
     weather = load_dataset("weather.nominal")
@@ -74,8 +76,7 @@ def main(argv=None) -> int:
         lines += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.3f} | {'yes' if r[4] else 'NO'} | {r[5]:.0f} |" for r in rows]
         if args.figure:
             lines += ["", f"Rank histograms: `{args.figure}` (grey: the 99 % band of a uniform bin's count)."]
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.pipeline import make_pipeline
 
+from benchmarks import append_section
 from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
 from pgm_models import AODE, CategoricalNB
 from pgm_models.datasets import dataset_path, load_arff
@@ -165,8 +166,7 @@ def main(argv=None) -> int:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
         lines += ["", "Top costs (own time) of 20 × AODE fit + predict_proba on a vote fold, cProfile:", "", "```",
                   profile.strip(), "```"]
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import append_section
+
 
 def timed_zoo(arguments, compiledir) -> tuple[float, int]:
     environment = {**os.environ, "PYTENSOR_FLAGS": f"compiledir={compiledir}"}
@@ -56,8 +58,7 @@ def main(argv=None) -> int:
         for sampler in samplers:
             (cold, cold_status), (warm, warm_status) = times["cold", sampler], times["warm", sampler]
             lines.append(f"| {sampler or 'default'} | {cold:.1f} | {warm:.1f} | {cold_status}, {warm_status} | {cold / warm:.2f} |")
-        with open(args.write, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
+        append_section(args.write, lines)
     return 0
 
 
