@@ -413,9 +413,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return class_prob
 
     @available_if(_has_pymc_model)
-    def sample_posterior(self, draws=1000, chains=2, random_seed=None, sampler=None, **pm_sample_kwargs):
+    def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
         """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
-        (compare them with the closed form using ``pgm_models.verify.check_posterior``).
+        (compare them with the closed form using ``pgm_models.verify.check_posterior``). Four
+        chains by default: split R-hat ≤ 1.01 over many parameters needs them.
         ``sampler`` is the NUTS backend, one of ``pgm_models.sampling.SAMPLERS`` (default
         ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``."""
         from pgm_models import sampling

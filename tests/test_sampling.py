@@ -77,3 +77,13 @@ def test_zoo_command_names_an_unknown_sampler_in_one_line(capsys):
     assert main(["zoo", "--dataset", "weather.nominal", "--sampler", "stan"]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie', 'numpyro', 'blackjax'"
+
+
+def test_sample_posterior_defaults_to_four_chains():
+    """Split R-hat ≤ 1.01 over many parameters needs four chains (README, issue 19): the default."""
+    import inspect
+
+    from pgm_models import CategoricalNB, LogisticRegression
+
+    for model in (CategoricalNB, LogisticRegression):
+        assert inspect.signature(model.sample_posterior).parameters["chains"].default == 4

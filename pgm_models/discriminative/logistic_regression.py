@@ -228,7 +228,7 @@ class LogisticRegression(BayesianClassifier):
     def _sampling_model(self):
         return self.pymc_model("rows")
 
-    def sample_posterior(self, draws=1000, chains=2, random_seed=None, **pm_sample_kwargs):
+    def sample_posterior(self, draws=1000, chains=4, random_seed=None, **pm_sample_kwargs):
         """NUTS draws of (weights, intercept), kept in ``idata_`` for the "mean" and "predictive" estimates."""
         self.idata_ = super().sample_posterior(draws, chains, random_seed, **pm_sample_kwargs)
         return self.idata_
