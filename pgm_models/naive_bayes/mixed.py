@@ -324,6 +324,20 @@ class _NumericBlock:
         return y[rows], columns, values[rows, columns]
 
 
+class _SummedBlock(_NumericBlock):
+    """Columns whose sufficient statistics are the count n and the sum Σx of the observed
+    entries per (class, column): Bernoulli (Σx = the ones) and Poisson."""
+
+    def __init__(self, model, features, values, weight):
+        super().__init__(model, features, values, weight)
+        self.total = np.zeros(self.n.shape)
+
+    def count(self, values, class_index, weight, weights):
+        present = ~np.isnan(values)
+        self.n = self.n + weights.T @ present
+        self.total = self.total + weights.T @ np.where(present, values, 0.0)
+
+
 class _GaussianBlock(_NumericBlock):
     """Gaussian columns: the Normal–Inverse-Gamma model of ``GaussianNB`` with per-column counts."""
 
@@ -385,7 +399,7 @@ class _GaussianBlock(_NumericBlock):
         pm.Normal("x_gaussian", mu=mean[classes, columns], sigma=pm.math.sqrt(var[classes, columns]), observed=observed, dims="gaussian_entry")
 
 
-class _BernoulliBlock(_NumericBlock):
+class _BernoulliBlock(_SummedBlock):
     """0/1 columns: θ_kj ~ Beta(alpha, alpha), the two-category Dirichlet (absent, present)."""
 
     kind = "bernoulli"
@@ -394,15 +408,9 @@ class _BernoulliBlock(_NumericBlock):
         super().__init__(model, features, values, weight)
         alpha = check_concentration(model.alpha, "alpha")
         self.prior = Dirichlet(np.broadcast_to(alpha, self.n.shape + (2,)))
-        self.ones = np.zeros(self.n.shape)
-
-    def count(self, values, class_index, weight, weights):
-        present = ~np.isnan(values)
-        self.n = self.n + weights.T @ present
-        self.ones = self.ones + weights.T @ np.where(present, values, 0.0)
 
     def _counts(self):
-        return np.stack([self.n - self.ones, self.ones], axis=-1)
+        return np.stack([self.n - self.total, self.total], axis=-1)
 
     def log_likelihood(self, values, estimate):
         log_prob = log_probabilities(self.prior.estimate(self._counts(), estimate))  # (K, F, 2)
@@ -425,7 +433,7 @@ class _BernoulliBlock(_NumericBlock):
 
         prob = self._priors()
         pm.Binomial("bernoulli_count", n=integer_counts(self.n, "binary column counts"), p=prob,
-                    observed=integer_counts(self.ones, "binary column counts"), dims=self._dims())
+                    observed=integer_counts(self.total, "binary column counts"), dims=self._dims())
 
     def rows_model(self, model, values, y):
         """x_ij ~ Bernoulli(θ[y_i, j]) for every observed x_ij."""
@@ -436,7 +444,7 @@ class _BernoulliBlock(_NumericBlock):
         pm.Bernoulli("x_bernoulli", p=prob[classes, columns], observed=observed.astype(np.int64), dims="bernoulli_entry")
 
 
-class _PoissonBlock(_NumericBlock):
+class _PoissonBlock(_SummedBlock):
     """Count columns: λ_kj ~ Gamma(ν_c c̄_j, ν_c), c̄_j the column's overall mean (1 if it is 0)."""
 
     kind = "poisson"
@@ -446,12 +454,6 @@ class _PoissonBlock(_NumericBlock):
         strength = _positive(model, "count_strength")
         data_mean, _ = overall_moments(values, weight)
         self.prior = GammaPoisson(np.broadcast_to(strength * np.where(data_mean > 0, data_mean, 1.0), self.n.shape), strength)
-        self.total = np.zeros(self.n.shape)
-
-    def count(self, values, class_index, weight, weights):
-        present = ~np.isnan(values)
-        self.n = self.n + weights.T @ present
-        self.total = self.total + weights.T @ np.where(present, values, 0.0)
 
     def posterior_(self):
         return self.prior.posterior(self.n, self.total)
