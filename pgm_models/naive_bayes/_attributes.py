@@ -32,13 +32,17 @@ class CategoricalAttributes:
         tags.input_tags.allow_nan = True  # NaN is a missing value, skipped as Weka does
         return tags
 
-    def _encode(self, X, reset, training):
-        """Codes (N, F) into each attribute's domain, −1 where missing."""
+    def _checked_columns(self, X, reset):
+        """X's columns as arrays and the fitted feature names, after checking handle_unknown
+        and the feature names (set on ``reset``)."""
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
         X = self._check_feature_names(X, reset)
-        columns = _columns(X)
-        names = getattr(self, "feature_names_in_", None)
+        return _columns(X), getattr(self, "feature_names_in_", None)
+
+    def _encode(self, X, reset, training):
+        """Codes (N, F) into each attribute's domain, −1 where missing."""
+        columns, names = self._checked_columns(X, reset)
         if reset:
             declared = self._declared_sizes(len(columns))
             weight = getattr(self, "_fit_weight", None)

@@ -40,7 +40,7 @@ from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows
 from pgm_models.gaussian._base import overall_moments
 from pgm_models.gaussian.gaussian_nb import plug_in_moments
-from pgm_models.naive_bayes._attributes import HANDLE_UNKNOWN, CategoricalAttributes, _codes_in, _columns, _domain
+from pgm_models.naive_bayes._attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
 COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
@@ -98,11 +98,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     # ------------------------------------------------------------------ encoding
     def _encode(self, X, reset, training):
-        if self.handle_unknown not in HANDLE_UNKNOWN:
-            raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
-        X = self._check_feature_names(X, reset)
-        columns = _columns(X)
-        names = getattr(self, "feature_names_in_", None)
+        columns, names = self._checked_columns(X, reset)
         where = [column_name(names, j) for j in range(len(columns))]
         if reset:
             self.column_types_ = self._column_types(columns, names, where)
