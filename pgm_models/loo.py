@@ -61,10 +61,7 @@ class ExactLOO:
             )
         encoded = self._encode(X, reset=False, training=True)
         rows = np.arange(len(class_index))
-        features = self._feature_log_likelihood(encoded, "predictive")  # (N, K) log p(x_i | y = k, D)
-        class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
-        full = class_log[None, :] + features
-        left_out = self._loo_joint(encoded, class_index, features)
+        full, left_out = self._full_and_loo_joint(encoded, class_index)
         if conditional:
             full = full - log_sum_exp(full, axis=1)[:, None]
             left_out = left_out - log_sum_exp(left_out, axis=1)[:, None]
@@ -77,6 +74,14 @@ class ExactLOO:
             data=[elpd, np.sqrt(n * np.var(pointwise)), lppd - elpd, 0, n, False, loo_i, "log"],
             index=["elpd_loo", "se", "p_loo", "n_samples", "n_data_points", "warning", "loo_i", "scale"],
         )
+
+    def _full_and_loo_joint(self, encoded, class_index):
+        """(N, K) log p(y = k, x_i | D) and log p(y = k, x_i | D₋ᵢ): the class prior times the
+        features (a model whose joint is not of that form overrides this)."""
+        features = self._feature_log_likelihood(encoded, "predictive")  # (N, K) log p(x_i | y = k, D)
+        class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
+        full = class_log[None, :] + features  # before _loo_joint, which may overwrite features
+        return full, self._loo_joint(encoded, class_index, features)
 
     def _loo_joint(self, encoded, class_index, features):
         """(N, K) log p(y = k, x_i | D₋ᵢ), given the full-data ``features`` log p(x_i | y = k, D)

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.semi_naive._loo import SemiNaiveLOO
 from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
@@ -28,7 +29,7 @@ ESTIMATORS = ("laplace", "m-estimate")
 SPARSE_DESIGN_RATIO = 8
 
 
-class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
+class SemiNaiveBayes(SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
     """Template for models whose attributes depend on the class and on parent attributes."""
 
     # ------------------------------------------------------------------ counts
@@ -128,11 +129,17 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         per_cell = self._per_value_cell(n_classes * sizes)
         return Dirichlet(np.broadcast_to(per_cell[:, None], (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes)
 
+    def _child_alpha(self, parent_cells) -> np.ndarray:
+        """Concentration of every child value cell (T) in the tables of the given parent value
+        cells: (P, T)."""
+        per_child = self._per_value_cell(self._layout.sizes)
+        return np.broadcast_to(per_child, (len(parent_cells), len(per_child)))
+
     def _child_prior(self):
         """Dirichlet over each child's r_j values for every (class, parent cell): (K, T, T)."""
         sizes, n_classes = self._layout.sizes, len(self.classes_)
         n_values = int(sizes.sum())
-        return Dirichlet(np.broadcast_to(self._per_value_cell(sizes), (n_classes, n_values, n_values)), sizes)
+        return Dirichlet(np.broadcast_to(self._child_alpha(np.arange(n_values)), (n_classes, n_values, n_values)), sizes)
 
     # ------------------------------------------------------------------ estimates
     def _log_joint(self, estimate):

@@ -23,8 +23,10 @@ they are comparable.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
-from pgm_models.conjugate import log_sum_exp
+from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
+from pgm_models.conjugate.dirichlet import downdated_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
@@ -93,7 +95,11 @@ class AODE(SemiNaiveBayes):
         temperature = 1.0 if self.weights == "bma" else self.temperature
         if not (np.isscalar(temperature) and np.isfinite(temperature) and temperature >= 0):
             raise ValueError(f"temperature must be a number ≥ 0, got {temperature!r}")
-        log_evidence = self.spode_log_evidence()
+        return self._tempered(self.spode_log_evidence())
+
+    def _tempered(self, log_evidence):
+        """log w_a = τ (log p(D | a) − max) for the SPODEs' log evidences (F,)."""
+        temperature = 1.0 if self.weights == "bma" else self.temperature
         if temperature == 0 or np.isneginf(log_evidence).all():
             # τ = 0 is uniform by definition (0 · −inf is not); evidence 0 for every SPODE
             # (alpha = 0 or m = 0: an improper prior) ranks none above another: uniform too
@@ -112,17 +118,67 @@ class AODE(SemiNaiveBayes):
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
         scores = self._spode_scores(codes, self._spode_operands(estimate))  # (N, K, F)
-        frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
-        value_index = self._value_index(codes)
-        padded = np.append(frequency, -np.inf)  # a missing parent never qualifies
-        eligible = padded[value_index] >= self.frequency_limit  # (N, F)
-        log_weights = np.where(eligible, self._log_weights()[None, :], -np.inf)  # (N, F)
-        fallback = ~np.isfinite(log_weights).any(axis=1)  # no qualifying parent of positive weight
-        normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced below
-        averaged = log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None]
+        averaged, fallback = self._average(scores, self._eligible(codes, 0), self._log_weights())
         if fallback.any():
             averaged[fallback] = self._log_naive_bayes(codes[fallback], estimate)
         return averaged
+
+    def _eligible(self, codes, removed):
+        """(N, F) whether each row's parent value occurs at least ``frequency_limit`` times in
+        training, less ``removed`` (1: the row itself left out); a missing parent never does."""
+        frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
+        padded = np.append(frequency - removed, -np.inf)
+        return padded[self._value_index(codes)] >= self.frequency_limit
+
+    @staticmethod
+    def _average(scores, eligible, log_weights):
+        """(log Σ_a w_a p(y, x | a) / Σ_a w_a over the eligible parents (N, K), rows with no
+        eligible parent of positive weight (N,), whose average is left to the fallback)."""
+        log_weights = np.where(eligible, log_weights, -np.inf)  # (N, F)
+        fallback = ~np.isfinite(log_weights).any(axis=1)
+        normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced
+        return log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None], fallback
+
+    def _full_and_loo_joint(self, codes, class_index):
+        """Exact leave-one-out (``pgm_models.semi_naive._loo``): every SPODE's downdated
+        predictive, averaged with what the weights and the frequency limit are without the row.
+
+        * frequency limit: the row's parent value counts one less;
+        * "bma"/"tempered": SPODE a's evidence without a complete row i is, by the chain rule,
+          log p(D₋ᵢ | a) = log p(D | a) − log p(y_i, x_i | D₋ᵢ, a) on the complete-row counts (an
+          incomplete row is not among them: its weights are the full-data ones);
+        * the naive Bayes fallback (no eligible parent) is downdated as CategoricalNB's.
+        """
+        full = self._joint_log_likelihood(codes, "predictive")
+        cells = self._value_index(codes)
+        observed = cells < len(self._layout.value_cells)
+        own_cells = np.where(observed, cells, 0)[:, None, :]
+        scores = np.take_along_axis(self._loo_cell_scores(codes, class_index, self.pair_count_), own_cells, axis=2)
+        scores[np.broadcast_to(~observed[:, None, :], scores.shape)] = -np.inf
+        log_weights = np.broadcast_to(self._log_weights(), observed.shape)
+        if self.weights != "uniform":
+            log_evidence = np.broadcast_to(self.spode_log_evidence(), observed.shape).copy()
+            complete = observed.all(axis=1)
+            counted = self._loo_cell_scores(codes[complete], class_index[complete], self.complete_pair_count_)
+            own = np.take_along_axis(counted, own_cells[complete], axis=2)[np.arange(complete.sum()), class_index[complete]]
+            log_evidence[complete] -= own  # (complete rows, F)
+            log_weights = np.array([self._tempered(e) for e in log_evidence])
+        left_out, fallback = self._average(scores, self._eligible(codes, 1), log_weights)
+        if fallback.any():
+            class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
+            features = self._log_naive_bayes(codes[fallback], "predictive") - class_log
+            left_out[fallback] = self._loo_joint(codes[fallback], class_index[fallback], features)
+        return full, left_out
+
+    def _loo_own_class(self, codes, class_index):
+        """The naive Bayes fallback's features of the row's own class, downdated by the row."""
+        diagonal = self._diagonal_counts()
+        sizes = self._layout.sizes
+        posterior = Dirichlet(np.broadcast_to(self._per_value_cell(sizes), diagonal.shape), sizes).posterior(diagonal)
+        cells = self._value_index(codes)
+        observed = cells < len(self._layout.value_cells)
+        design = sp.csr_array((np.ones(observed.sum()), (np.nonzero(observed)[0], cells[observed])), shape=(len(cells), diagonal.shape[1]))
+        return downdated_log_evidence(posterior.concentration, sizes, design, class_index, one_hot=True)
 
     def spode(self, parent):
         """The fitted SPODE with super-parent ``parent`` (index or attribute name), sharing

@@ -102,7 +102,7 @@ class SPODE(SemiNaiveBayes):
         log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(n_classes, size)
         values = self.pair_count_[:, :, self._layout.value_cells]  # (K, r_a, T)
         sizes = self._layout.sizes
-        child_prior = Dirichlet(np.broadcast_to(self._per_value_cell(sizes), values.shape), sizes)
+        child_prior = Dirichlet(np.broadcast_to(self._child_alpha(range(size)), values.shape), sizes)
         log_child = log_probabilities(child_prior.estimate(values, estimate))
         log_child[:, :, self._layout.value_cell(parent)] = 0.0  # the parent is not its own child
         per_value = self._parent_cell_scores(codes, self._stack(log_joint, log_child))  # (N, K, r_a)
@@ -112,6 +112,16 @@ class SPODE(SemiNaiveBayes):
         if missing.any():
             scores[missing] = log_sum_exp(per_value[missing], axis=2)
         return scores
+
+    def _full_and_loo_joint(self, codes, class_index):
+        """Exact leave-one-out (``pgm_models.semi_naive._loo``): the row's own parent value read
+        off the downdated scores of every parent value; a row with x_a missing was not counted,
+        so it keeps its full-data predictive (x_a summed out)."""
+        full = self._joint_log_likelihood(codes, "predictive")
+        per_value = self._loo_cell_scores(codes, class_index, self.pair_count_)  # (N, K, r_a)
+        value = codes[:, self._parent_index()]
+        left_out = np.take_along_axis(per_value, np.maximum(value, 0)[:, None, None], axis=2)[:, :, 0]
+        return full, np.where((value < 0)[:, None], full, left_out)
 
     # ------------------------------------------------------------------ posterior and PyMC
     def _children(self):

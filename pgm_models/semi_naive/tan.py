@@ -23,6 +23,7 @@ import numpy as np
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.semi_naive._base import SemiNaiveBayes
+from pgm_models.semi_naive._loo import downdated_log_mean
 
 
 def conditional_mutual_information(pairs: np.ndarray, layout) -> np.ndarray:
@@ -168,6 +169,25 @@ class TAN(SemiNaiveBayes):
             parent = self.tree_parent_[j]
             belief[parent] = belief.get(parent, np.ones_like(message)) * (message / peak)
         raise AssertionError("the tree has no root")
+
+    def _loo_feature_log_likelihood(self, codes, class_index, features):
+        """Exact leave-one-out given the learned tree (its dependence on row i is ignored: the
+        tree is the full-data one). Row i was counted in attribute j's table only where x_j and
+        its tree parent are both observed, and there the table is read at that one entry in
+        every term of the sum over the missing attributes, so the downdate multiplies the row's
+        own-class likelihood by (n − 1 + α)/(N − 1 + A) ÷ (n + α)/(N + A) per such attribute."""
+        features = features.copy()
+        for j in range(self.n_features_in_):
+            prior, counts = self._conditional_posterior(j)
+            posterior = prior.posterior(counts)
+            parent = self.tree_parent_[j]
+            counted = (codes[:, j] >= 0) & ((codes[:, parent] >= 0) if parent >= 0 else True)
+            rows = np.flatnonzero(counted)
+            entry = (class_index[rows],) + ((codes[rows, parent],) if parent >= 0 else ()) + (codes[rows, j],)
+            total = np.broadcast_to(posterior.total(), counts.shape)[entry]
+            downdated = downdated_log_mean(posterior.concentration[entry], total, self.n_categories_[j], 1)
+            features[rows, class_index[rows]] += downdated - log_probabilities(posterior.mean()[entry])
+        return features
 
     # ------------------------------------------------------------------ PyMC
     def _feature_priors(self):

@@ -1,0 +1,79 @@
+"""Exact leave-one-out of the semi-naive models (see ``pgm_models.loo`` for the ELPD it returns).
+
+A SPODE with super-parent a is a product of Dirichlet–categorical predictives,
+
+    p(y, x | D) = (n(y, x_a) + α_J)/(N_a + K r_a α_J) · Π_{j≠a} (n(y, x_a, x_j) + α_j)/(n_j(y, x_a) + r_j α_j),
+
+counted on the available cases (N_a rows with x_a observed; n_j(y, v) rows of class y with
+x_a = v and x_j observed). Row i was counted in exactly the cells it fills, so removing it
+downdates those counts by one: for the row's own class y_i every factor it fills becomes
+(n − 1 + α)/(N − 1 + A); for another class k only the joint block's total changes (the row sat
+in the same (class, x_a) block of K·r_a cells), (n(k, x_a) + α_J)/(N_a − 1 + K r_a α_J), and the
+child factors are the full-data ones. A block left empty (possible only with α = 0) has the
+uniform mean 1/S, as ``Dirichlet.mean``. Each of the two cases is a fixed table of (class,
+parent cell, child cell) entries, so every row is scored against both by the prediction's own
+one-hot product (``_parent_cell_scores``), and the row's own parent cell and class are read
+off. A row whose x_a is missing was not counted by SPODE a: its leave-one-out predictive is the
+full-data one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.loo import ExactLOO
+
+
+def downdated_log_mean(concentration, total, size, removed):
+    """log (c − removed)/(A − 1): a posterior-mean cell after one draw left its block (the
+    draw was in this cell when ``removed`` is 1, elsewhere in the block when 0); an emptied
+    block (A − 1 = 0) is uniform, −log S."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(np.maximum(concentration - removed, 0.0)) - np.log(total - 1)
+    return np.where(total - 1 > 0, value, -np.log(size))
+
+
+class SemiNaiveLOO(ExactLOO):
+    """Leave-one-out scores of the SPODEs whose parent rows the pair tensor holds."""
+
+    def _parent_value_cells(self, pairs):
+        """(rows of ``pairs`` that are parent value cells, their index among the T value cells)."""
+        layout = self._layout
+        cells = np.arange(layout.n_cells)[self._pair_rows()]
+        is_value = ~np.isin(cells, layout.missing_cells)
+        return np.flatnonzero(is_value), np.searchsorted(layout.value_cells, cells[is_value])
+
+    def _spode_posteriors(self, pairs):
+        """Posterior Dirichlet cells of the SPODE tables read off ``pairs`` for the P parent
+        value cells it holds: (joint (c, A, S) each (K, P), child posterior Dirichlet (K, P, T),
+        the parent cells (P,) among the T value cells)."""
+        layout, n_classes = self._layout, len(self.classes_)
+        sizes = layout.sizes
+        rows, parent_cell = self._parent_value_cells(pairs)
+        values = pairs[:, rows][:, :, layout.value_cells]  # (K, P, T)
+        joint = values[:, np.arange(len(parent_cell)), parent_cell]  # N(y = k, x_a = parent cell)
+        parent_attribute = layout.attribute_of_value_cell[parent_cell]
+        joint_alpha = self._per_value_cell(n_classes * sizes)[parent_cell]
+        joint_size = n_classes * sizes[parent_attribute]
+        observed = np.bincount(parent_attribute, joint.sum(axis=0), len(sizes))[parent_attribute]  # N_a
+        joint_cells = (joint + joint_alpha, observed + joint_size * joint_alpha, joint_size)
+        child = Dirichlet(np.broadcast_to(self._child_alpha(parent_cell), values.shape), sizes).posterior(values)
+        return joint_cells, child, parent_cell
+
+    def _loo_cell_scores(self, codes, class_index, pairs):
+        """(N, K, P) log p(y = k, x_i | SPODE of parent cell p, D₋ᵢ), for rows counted in parent
+        cell p of ``pairs`` (other columns are not leave-one-out scores and are not read)."""
+        (joint, joint_total, joint_size), child, parent_cell = self._spode_posteriors(pairs)
+        layout = self._layout
+        not_child = layout.attribute_of_value_cell[None, :] == layout.attribute_of_value_cell[parent_cell][:, None]
+        child_total = np.broadcast_to(child.total(), child.concentration.shape)
+        child_size = np.repeat(layout.sizes, layout.sizes)
+
+        def scores(log_joint, log_child):
+            return self._parent_cell_scores(codes, self._stack(log_joint, np.where(not_child, 0.0, log_child)))
+
+        other = scores(downdated_log_mean(joint, joint_total, joint_size, 0), log_probabilities(child.mean()))
+        own = scores(downdated_log_mean(joint, joint_total, joint_size, 1),
+                     downdated_log_mean(child.concentration, child_total, child_size, 1))
+        return np.where(np.arange(len(self.classes_))[None, :, None] == class_index[:, None, None], own, other)
