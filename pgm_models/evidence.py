@@ -91,7 +91,7 @@ class EmpiricalBayes:
 
     def _partial_fit(self, X, labels, classes, sample_weight):
         super()._partial_fit(X, labels, classes, sample_weight)
-        if _is_learned(self.class_alpha):
+        if _is_learned(getattr(self, "class_alpha", None)):  # the semi-naive SPODE and AODE have none
             learn, n_params = dirichlet_evidence(self.class_count_, None, np.zeros(len(self.classes_), dtype=np.intp))
             (self.class_alpha_,), _ = maximize_log_evidence(learn, n_params)
             self._class_prior = Dirichlet(np.full(len(self.classes_), self.class_alpha_))
@@ -151,5 +151,5 @@ def use_evidence_priors(classifier) -> bool:
     """Switch an estimator that supports it to alpha = class_alpha = "evidence"; False if it does not."""
     if not isinstance(classifier, EmpiricalBayes):
         return False
-    classifier.set_params(class_alpha=EVIDENCE, **({"alpha": EVIDENCE} if "alpha" in classifier.get_params() else {}))
+    classifier.set_params(**{name: EVIDENCE for name in ("alpha", "class_alpha") if name in classifier.get_params()})
     return True

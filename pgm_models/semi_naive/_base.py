@@ -21,6 +21,8 @@ import scipy.sparse as sp
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.evidence import _is_learned
+from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
 from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
 
@@ -29,7 +31,7 @@ ESTIMATORS = ("laplace", "m-estimate")
 SPARSE_DESIGN_RATIO = 8
 
 
-class SemiNaiveBayes(SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
+class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
     """Template for models whose attributes depend on the class and on parent attributes."""
 
     # ------------------------------------------------------------------ counts
@@ -94,6 +96,17 @@ class SemiNaiveBayes(SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
         cells = layout.value_cells
         return pairs[:, cells[:, None], cells[None, :]]
 
+    def _spode_counts(self, pairs):
+        """The counts of the SPODEs whose parent rows ``pairs`` (K, rows, T') holds: (joint
+        N(y = k, x_a = parent cell) (K, P), child counts (K, P, T), the P parent cells among the T
+        value cells)."""
+        layout = self._layout
+        cells = np.arange(layout.n_cells)[self._pair_rows()]
+        is_value = ~np.isin(cells, layout.missing_cells)
+        parent_cell = np.searchsorted(layout.value_cells, cells[is_value])
+        values = pairs[:, np.flatnonzero(is_value)][:, :, layout.value_cells]
+        return values[:, np.arange(len(parent_cell)), parent_cell], values, parent_cell
+
     def _diagonal_counts(self):
         """N(y = k, value cell t): (K, T), the diagonal of the pair tensor."""
         return np.diagonal(self.pair_count_, axis1=1, axis2=2)[:, self._layout.value_cells]
@@ -102,24 +115,36 @@ class SemiNaiveBayes(SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
     def _check_estimator(self):
         if self.estimator not in ESTIMATORS:
             raise ValueError(f"estimator={self.estimator!r} is not one of {ESTIMATORS}")
-        for name in ("alpha", "m"):
+        if _is_learned(self.alpha):
+            self._check_alpha_option()
+            if self.estimator != "laplace":
+                raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
+        for name in ("alpha", "m")[_is_learned(self.alpha):]:
             value = getattr(self, name)
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
 
     def _per_cell(self, n_cells):
         """Dirichlet concentration of each cell of a block of ``n_cells`` cells: Laplace's
-        ``alpha``, or the m-estimate's ``m`` pseudo-rows spread evenly, m / n_cells."""
-        return self.alpha if self.estimator == "laplace" else self.m / np.asarray(n_cells, dtype=float)
+        ``alpha`` (learned: ``alpha_``, a number or one per attribute), or the m-estimate's ``m``
+        pseudo-rows spread evenly, m / n_cells."""
+        if self.estimator == "m-estimate":
+            return self.m / np.asarray(n_cells, dtype=float)
+        return self.alpha_ if _is_learned(self.alpha) else self.alpha
+
+    def _attribute_alpha(self, block_cells) -> np.ndarray:
+        """``_per_cell`` of each attribute's block (``block_cells`` cells, one count per
+        attribute): (F,)."""
+        return np.broadcast_to(self._per_cell(block_cells), self._layout.sizes.shape)
 
     def _per_value_cell(self, block_cells) -> np.ndarray:
-        """``_per_cell`` of each attribute's block (``block_cells`` cells, one count per
-        attribute), repeated over that attribute's value cells: (T,)."""
-        sizes = self._layout.sizes
-        return np.repeat(np.broadcast_to(self._per_cell(block_cells), sizes.shape), sizes)
+        """``_attribute_alpha`` repeated over each attribute's value cells: (T,)."""
+        return np.repeat(self._attribute_alpha(block_cells), self._layout.sizes)
 
     def _class_concentration(self, n_classes):
         self._check_estimator()
+        if _is_learned(self.alpha):
+            return np.ones(n_classes)  # a start; the learned prior replaces it after counting
         return np.full(n_classes, float(self._per_cell(n_classes)))
 
     def _joint_prior(self):
@@ -158,15 +183,19 @@ class SemiNaiveBayes(SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
 
     def _log_naive_bayes(self, codes, estimate):
         """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
-        diagonal = self._diagonal_counts()
-        sizes = self._layout.sizes
-        log_feature = log_probabilities(
-            Dirichlet(np.broadcast_to(self._per_value_cell(sizes), diagonal.shape), sizes).estimate(diagonal, estimate)
-        )
+        log_feature = log_probabilities(self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate))
         log_class = log_probabilities(self._class_prior.estimate(self.class_count_, estimate))
         cells = self._value_index(codes)
         padded = np.concatenate([log_feature, np.zeros((len(log_class), 1))], axis=1)
         return log_class[None, :] + padded[:, cells].sum(axis=2).T
+
+    def _naive_bayes_prior(self):
+        """The fallback naive Bayes' Dirichlet over each attribute's values given the class: (K, T)."""
+        sizes = self._layout.sizes
+        return Dirichlet(np.broadcast_to(self._naive_bayes_alpha(), (len(self.classes_), int(sizes.sum()))), sizes)
+
+    def _naive_bayes_alpha(self):
+        return self._per_value_cell(self._layout.sizes)
 
     def _value_index(self, codes):
         """(N, F) position of each observed value among the T value cells; T (a zero pad) if missing."""

@@ -37,22 +37,13 @@ def downdated_log_mean(concentration, total, size, removed):
 class SemiNaiveLOO(ExactLOO):
     """Leave-one-out scores of the SPODEs whose parent rows the pair tensor holds."""
 
-    def _parent_value_cells(self, pairs):
-        """(rows of ``pairs`` that are parent value cells, their index among the T value cells)."""
-        layout = self._layout
-        cells = np.arange(layout.n_cells)[self._pair_rows()]
-        is_value = ~np.isin(cells, layout.missing_cells)
-        return np.flatnonzero(is_value), np.searchsorted(layout.value_cells, cells[is_value])
-
     def _spode_posteriors(self, pairs):
         """Posterior Dirichlet cells of the SPODE tables read off ``pairs`` for the P parent
         value cells it holds: (joint (c, A, S) each (K, P), child posterior Dirichlet (K, P, T),
         the parent cells (P,) among the T value cells)."""
         layout, n_classes = self._layout, len(self.classes_)
         sizes = layout.sizes
-        rows, parent_cell = self._parent_value_cells(pairs)
-        values = pairs[:, rows][:, :, layout.value_cells]  # (K, P, T)
-        joint = values[:, np.arange(len(parent_cell)), parent_cell]  # N(y = k, x_a = parent cell)
+        joint, values, parent_cell = self._spode_counts(pairs)
         parent_attribute = layout.attribute_of_value_cell[parent_cell]
         joint_alpha = self._per_value_cell(n_classes * sizes)[parent_cell]
         joint_size = n_classes * sizes[parent_attribute]

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import downdated_log_evidence
+from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
@@ -37,7 +38,9 @@ class AODE(SemiNaiveBayes):
 
     Parameters
     ----------
-    alpha : Laplace pseudo-count per cell (Weka: 1).
+    alpha : Laplace pseudo-count per cell (Weka: 1), or "evidence": one per SPODE by type-II
+        maximum likelihood (``alpha_``; the naive Bayes fallback's is ``fallback_alpha_``; see
+        ``pgm_models.semi_naive._evidence``).
     frequency_limit : a parent value must occur this often in training (Weka -F, default 1).
     estimator : "laplace" or "m-estimate" (Weka -M).
     m : the m-estimate's weight (Weka -W).
@@ -173,12 +176,35 @@ class AODE(SemiNaiveBayes):
     def _loo_own_class(self, codes, class_index):
         """The naive Bayes fallback's features of the row's own class, downdated by the row."""
         diagonal = self._diagonal_counts()
-        sizes = self._layout.sizes
-        posterior = Dirichlet(np.broadcast_to(self._per_value_cell(sizes), diagonal.shape), sizes).posterior(diagonal)
+        posterior = self._naive_bayes_prior().posterior(diagonal)
         cells = self._value_index(codes)
         observed = cells < len(self._layout.value_cells)
         design = sp.csr_array((np.ones(observed.sum()), (np.nonzero(observed)[0], cells[observed])), shape=(len(cells), diagonal.shape[1]))
-        return downdated_log_evidence(posterior.concentration, sizes, design, class_index, one_hot=True)
+        return downdated_log_evidence(posterior.concentration, self._layout.sizes, design, class_index, one_hot=True)
+
+    # ------------------------------------------------------------------ empirical Bayes (semi_naive._evidence)
+    _alpha_options = (EVIDENCE,)
+    _evidence_per_parent = True
+
+    def _child_alpha(self, parent_cells):
+        if not _is_learned(self.alpha):
+            return super()._child_alpha(parent_cells)
+        parent_alpha = self.alpha_[self._layout.attribute_of_value_cell[parent_cells]]
+        return np.broadcast_to(parent_alpha[:, None], (len(parent_alpha), len(self._layout.value_cells)))
+
+    def _naive_bayes_alpha(self):
+        return self.fallback_alpha_ if _is_learned(self.alpha) else super()._naive_bayes_alpha()
+
+    def _learn_feature_prior(self, per_attribute):
+        """One α per SPODE, then the naive Bayes fallback's own α (its class and attribute
+        blocks), which is also the class prior's."""
+        super()._learn_feature_prior(per_attribute)
+        sizes, n_classes = self._layout.sizes, len(self.classes_)
+        counts = np.concatenate([self.class_count_, self._diagonal_counts().ravel()])
+        learn, n_params = dirichlet_evidence(counts, np.concatenate([[n_classes], np.tile(sizes, n_classes)]), np.zeros(len(counts), np.intp))
+        (self.fallback_alpha_,), _ = maximize_log_evidence(learn, n_params)
+        self._class_prior = Dirichlet(np.full(n_classes, self.fallback_alpha_))
+        self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
 
     def spode(self, parent):
         """The fitted SPODE with super-parent ``parent`` (index or attribute name), sharing

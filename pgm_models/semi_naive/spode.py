@@ -27,6 +27,7 @@ import numpy as np
 
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
+from pgm_models.evidence import _is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
@@ -36,7 +37,9 @@ class SPODE(SemiNaiveBayes):
     Parameters
     ----------
     parent : index or name of the super-parent attribute.
-    alpha, estimator, m : the Dirichlet priors, as in :class:`AODE` (Weka's Laplace by default).
+    alpha, estimator, m : the Dirichlet priors, as in :class:`AODE` (Weka's Laplace by default);
+        alpha may be "evidence" or "evidence-per-attribute" (type-II maximum likelihood,
+        ``alpha_``; see ``pgm_models.semi_naive._evidence``).
     estimate : {"mean", "map", "mle", "predictive"}.
     n_categories, handle_unknown : as for CategoricalNB.
     """
@@ -63,6 +66,11 @@ class SPODE(SemiNaiveBayes):
             if hasattr(fitted, name):
                 setattr(spode, name, getattr(fitted, name))
         spode._counted_parent = spode._attribute_index("parent")
+        if _is_learned(spode.alpha):  # a SPODE's learned α, or an AODE's α of this SPODE
+            if isinstance(fitted, SPODE):
+                spode.alpha_ = fitted.alpha_
+            else:
+                spode.alpha = float(fitted.alpha_[spode._counted_parent])
         if isinstance(fitted, SPODE):
             fitted._parent_index()
             if fitted._counted_parent != spode._counted_parent:
@@ -133,12 +141,12 @@ class SPODE(SemiNaiveBayes):
     def _joint_concentration(self):
         parent = self._parent_index()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
-        return np.full(n_classes * size, float(self._per_cell(n_classes * size)))
+        return np.full(n_classes * size, self._attribute_alpha(n_classes * self.n_categories_)[parent])
 
     def _child_concentration(self, j):
         parent = self._parent_index()
         shape = (len(self.classes_), self.n_categories_[parent], self.n_categories_[j])
-        return np.full(shape, float(self._per_cell(self.n_categories_[j])))
+        return np.full(shape, self._attribute_alpha(self.n_categories_)[j])
 
     def _counts(self):
         """(joint counts (K·r_a,), {child: counts (K, r_a, r_j)}) on the available cases, read
@@ -183,7 +191,7 @@ class SPODE(SemiNaiveBayes):
         return joint, children
 
     def _check_proper_prior(self):
-        if self._per_cell(1) <= 0:
+        if np.min(self._per_cell(1)) <= 0:
             raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
 
     def _counts_model(self, model):

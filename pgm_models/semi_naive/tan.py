@@ -22,6 +22,7 @@ import numpy as np
 
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.evidence import _is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.semi_naive._loo import downdated_log_mean
 
@@ -67,8 +68,10 @@ class TAN(SemiNaiveBayes):
 
     Parameters
     ----------
-    alpha : Dirichlet concentration of every cell (1: Laplace).
-    class_alpha : Dirichlet concentration of the class probabilities.
+    alpha : Dirichlet concentration of every cell (1: Laplace), or "evidence" /
+        "evidence-per-attribute" (type-II maximum likelihood, ``alpha_``; see
+        ``pgm_models.semi_naive._evidence``).
+    class_alpha : Dirichlet concentration of the class probabilities, or "evidence".
     root : index or name of the tree's root attribute.
     estimate : {"mean", "map", "mle", "predictive"} ("predictive" equals "mean").
     n_categories, handle_unknown : as for CategoricalNB.
@@ -88,9 +91,11 @@ class TAN(SemiNaiveBayes):
         self.handle_unknown = handle_unknown
 
     def _class_concentration(self, n_classes):
-        if not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
+        if _is_learned(self.alpha):
+            self._check_alpha_option()
+        elif not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
-        return super(SemiNaiveBayes, self)._class_concentration(n_classes)
+        return super(SemiNaiveBayes, self)._class_concentration(n_classes)  # class_alpha, learned or fixed
 
     _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views (measured: 1.8)
 
@@ -113,7 +118,20 @@ class TAN(SemiNaiveBayes):
 
     def _conditional_posterior(self, j):
         counts = self._conditional_counts(j)
-        return Dirichlet(np.full(counts.shape, float(self.alpha))), counts
+        return Dirichlet(np.full(counts.shape, self._learned_alpha()[j])), counts
+
+    # ------------------------------------------------------------------ empirical Bayes (semi_naive._evidence)
+    def _evidence_cells(self):
+        """Every attribute's table given (class, tree parent), flattened, blocks of r_j cells."""
+        tables = [self._conditional_counts(j) for j in range(self.n_features_in_)]
+        sizes = self.n_categories_
+        return (np.concatenate([t.ravel() for t in tables]),
+                np.concatenate([np.full(t.size // sizes[j], sizes[j]) for j, t in enumerate(tables)]),
+                np.concatenate([np.full(t.size, j) for j, t in enumerate(tables)]))
+
+    def log_evidence(self) -> float:
+        """log p(D | alpha, class_alpha): the class block plus every attribute's tables."""
+        return super().log_evidence() + float(self._class_prior.log_evidence(self.class_count_).sum())
 
     def _dims(self, j):
         names = self._feature_names()
@@ -195,13 +213,13 @@ class TAN(SemiNaiveBayes):
 
         names = self._feature_names()
         return {
-            j: pm.Dirichlet(f"feature_prob_{names[j]}", a=np.full(self._conditional_counts(j).shape, float(self.alpha)), dims=self._dims(j))
+            j: pm.Dirichlet(f"feature_prob_{names[j]}", a=np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]), dims=self._dims(j))
             for j in range(self.n_features_in_)
         }
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
-        if self.alpha <= 0:
+        if np.min(self._learned_alpha()) <= 0:
             raise ValueError(f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0)")
 
     def _counts_model(self, model):
