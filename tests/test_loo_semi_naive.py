@@ -106,10 +106,11 @@ def test_az_compare_ranks_semi_naive_beside_naive_bayes():
     assert order[-1] == "AODE alpha=50"
 
 
-@pytest.mark.parametrize("model", [SPODE(parent=2), AODE(), TAN()])
+@pytest.mark.parametrize("model", [SPODE(parent=2), AODE()])
 def test_every_row_is_more_probable_in_the_training_data(small_missing, model):
     """Each Dirichlet factor (n + α)/(N + A) ≥ (n − 1 + α)/(N − 1 + A) when n ≤ N, so the full
-    fit's joint predictive of a training row is never below its leave-one-out one."""
+    fit's joint predictive of a training row is never below its leave-one-out one (TAN is left
+    out: without the row its tree may change, and nothing bounds the row under another tree)."""
     X, y = small_missing
     fitted = clone(model).fit(X, y)
     result = fitted.loo(X, y, conditional=False)

@@ -20,8 +20,8 @@ import scipy.sparse as sp
 
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.evidence import _is_learned
+from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
 from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair_counts
@@ -119,7 +119,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
             self._check_alpha_option()
             if self.estimator != "laplace":
                 raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
-        for name in ("alpha", "m")[_is_learned(self.alpha):]:
+        for name in ("m",) if _is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")

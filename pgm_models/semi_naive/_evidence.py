@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.conjugate import Dirichlet
-from pgm_models.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.evidence import EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
 
 
 class SemiNaiveEvidence(EmpiricalBayes):

@@ -14,7 +14,10 @@ uniform mean 1/S, as ``Dirichlet.mean``. Each of the two cases is a fixed table 
 parent cell, child cell) entries, so every row is scored against both by the prediction's own
 one-hot product (``_parent_cell_scores``), and the row's own parent cell and class are read
 off. A row whose x_a is missing was not counted by SPODE a: its leave-one-out predictive is the
-full-data one.
+full-data one. AODE averages these with its weights and frequency limit recomputed without the
+row (``AODE._full_and_loo_joint``); TAN, whose tree is learned from the data, learns it again
+without each row (``TAN._full_and_loo_joint``). Everything else the fit fixed stays: attribute
+domains and a learned ``alpha_`` (as ``pgm_models.loo`` keeps any fitted prior).
 """
 
 from __future__ import annotations

@@ -18,6 +18,8 @@ closed-form marginal likelihood (ordered-sequence Dirichlet evidence of its join
 counts); "tempered" w_a = p(D | a)^τ (τ = ``temperature``: 0 is uniform, 1 is BMA). All
 evidences are computed on the same rows — the training rows with no missing attribute — so
 they are comparable.
+
+``loo(X, y)`` is exact leave-one-out for every weighting (``pgm_models.semi_naive._loo``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ a missing super-parent out.
 
 PyMC: the counts form observes the (class, parent) counts ~ Multinomial(N − missing_a, θ) and,
 for each child j, the counts of its values ~ Multinomial(N(y, v) − missing, φ_{j,y,v}); the rows
-form observes every row whose super-parent is known.
+form observes every row whose super-parent is known. ``loo(X, y)`` is exact leave-one-out
+(``pgm_models.semi_naive._loo``).
 """
 
 from __future__ import annotations
