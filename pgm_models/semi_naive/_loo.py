@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.loo import ExactLOO
 
@@ -39,6 +40,16 @@ def downdated_log_mean(concentration, total, size, removed):
 
 class SemiNaiveLOO(ExactLOO):
     """Leave-one-out scores of the SPODEs whose parent rows the pair tensor holds."""
+
+    def _full_and_loo_joint(self, codes, class_index):
+        """The rows in blocks, as prediction scores them, so the per-row tables stay bounded."""
+        size = max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        blocks = [self._loo_block(codes[s : s + size], class_index[s : s + size]) for s in range(0, len(class_index), size)]
+        return tuple(np.concatenate(part) for part in zip(*blocks))
+
+    def _loo_block(self, codes, class_index):
+        """(full-data, leave-one-out) log p(y = k, x_i) of a block of rows (N, K) each."""
+        return super()._full_and_loo_joint(codes, class_index)
 
     def _spode_posteriors(self, pairs):
         """Posterior Dirichlet cells of the SPODE tables read off ``pairs`` for the P parent

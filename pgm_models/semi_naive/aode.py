@@ -144,7 +144,7 @@ class AODE(SemiNaiveBayes):
         normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced
         return log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None], fallback
 
-    def _full_and_loo_joint(self, codes, class_index):
+    def _loo_block(self, codes, class_index):
         """Exact leave-one-out (``pgm_models.semi_naive._loo``): every SPODE's downdated
         predictive, averaged with what the weights and the frequency limit are without the row.
 

@@ -122,7 +122,7 @@ class SPODE(SemiNaiveBayes):
             scores[missing] = log_sum_exp(per_value[missing], axis=2)
         return scores
 
-    def _full_and_loo_joint(self, codes, class_index):
+    def _loo_block(self, codes, class_index):
         """Exact leave-one-out (``pgm_models.semi_naive._loo``): the row's own parent value read
         off the downdated scores of every parent value; a row with x_a missing was not counted,
         so it keeps its full-data predictive (x_a summed out)."""
