@@ -117,3 +117,15 @@ def test_every_row_is_more_probable_in_the_training_data(small_missing, model):
     full = fitted.predict_joint_log_proba(X, estimate="predictive")[np.arange(len(y)), fitted._class_index(np.asarray(y))]
     assert np.all(full >= result.loo_i.values - 1e-12)
     assert result.p_loo == pytest.approx(full.sum() - result.elpd_loo, abs=1e-9) and result.p_loo > 0
+
+
+def test_blocks_of_rows_give_the_same_loo(monkeypatch):
+    """Rows are scored in blocks of at least 256: vote's 435 rows in one block, then in two."""
+    import pgm_models.semi_naive._loo as semi_naive_loo
+
+    X, y = load_dataset("vote")
+    models = [SPODE(parent=3), AODE(weights="bma"), TAN()]
+    one_block = [model.fit(X, y).loo(X, y, conditional=False).loo_i.values for model in models]
+    monkeypatch.setattr(semi_naive_loo, "FLOATS_PER_BLOCK", 1)
+    for model, expected in zip(models, one_block):
+        np.testing.assert_allclose(model.loo(X, y, conditional=False).loo_i.values, expected, rtol=0, atol=1e-12)
