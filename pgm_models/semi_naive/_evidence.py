@@ -12,9 +12,10 @@ the available-case counts its posterior is made of (the counts the PyMC counts f
   average of F separate generative models of the same data, each with its own parameters, so each
   has its own marginal likelihood; one α shared by all would maximise Π_a p(D | a, α), the
   product of F evidences of the same rows, which is the evidence of no model (it counts every row
-  F times). With per-SPODE α the "bma" weights are the SPODEs' maximised evidences. The naive
-  Bayes fallback (rows with no eligible parent) learns its own α from naive Bayes' evidence (class
-  and attribute counts), used for its class prior and attributes as Laplace's α is;
+  F times). The "bma" weights then use each SPODE's learned α (their evidences are on the complete
+  rows, α is learned on the available cases the SPODE is fitted on). The naive Bayes fallback
+  (rows with no eligible parent) learns its own α from naive Bayes' evidence (class and attribute
+  counts), used for its class prior and attributes as Laplace's α is;
 * TAN: the class block with ``class_alpha`` plus, per attribute, its table given (class, tree
   parent) — "evidence-per-attribute" gives each table its own α. The tree is learned first (it
   does not depend on α).
