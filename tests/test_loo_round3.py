@@ -203,3 +203,17 @@ def _average_error_bound(g):
     """Koksma's bound on the relative error of the equal-weight average of g over the centred
     quantile draws: V/(2S) / min g, V the variation of g over the draws."""
     return np.abs(np.diff(g)).sum() / (2 * len(g)) / g.min()
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5])  # whole counts (each distinct pair computed once), then fractional ones
+def test_dirichlet_multinomial_rows_equal_the_gamma_function_formula(scale):
+    """log p(x_n | Dirichlet(α_k)) = log Γ(A_k) − log Γ(A_k + N_n) + Σ_v log Γ(α_kv + x_nv) − log Γ(α_kv),
+    written out densely, against the sparse scoring that looks repeated (word, count) pairs up."""
+    from pgm_models.conjugate import Dirichlet
+
+    rng = np.random.default_rng(5)
+    concentration = rng.gamma(2.0, 1.0, size=(3, 7))
+    X = rng.poisson(1.5, size=(40, 7)) * scale
+    expected = (gammaln(concentration.sum(axis=1))[None, :] - gammaln(concentration.sum(axis=1)[None, :] + X.sum(axis=1)[:, None])
+                + (gammaln(concentration[None] + X[:, None]) - gammaln(concentration[None])).sum(axis=2))
+    np.testing.assert_allclose(Dirichlet(concentration).log_predictive_rows(X), expected, rtol=1e-12, atol=1e-12)

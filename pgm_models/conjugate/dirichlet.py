@@ -112,6 +112,24 @@ def _cell_log_ratio(concentration, counts):
     return np.where(counts == 0, 0.0, np.where(concentration > 0, ratio, -np.inf))
 
 
+def _entry_log_ratios(concentration, cells, counts):
+    """(entries, K): log Γ(α_kc + n) − log Γ(α_kc) of every sparse entry (cell c, count n) under
+    each row k of ``concentration`` (K, V), as ``_cell_log_ratio``. Word counts repeat, so with
+    whole counts each distinct (cell, count) pair is computed once and looked up: log Γ costs
+    tens of times a lookup."""
+    largest = int(counts.max(initial=0))
+    n_keys = concentration.shape[1] * (largest + 1)
+    whole = counts.astype(np.intp)
+    if n_keys > 1 << 24 or not np.array_equal(whole, counts):
+        return _cell_log_ratio(concentration[:, cells].T, counts[:, None])
+    keys = cells * (largest + 1) + whole
+    seen = np.zeros(n_keys, dtype=bool)
+    seen[keys] = True
+    distinct = np.flatnonzero(seen)
+    table = _cell_log_ratio(concentration[:, distinct // (largest + 1)].T, (distinct % (largest + 1))[:, None].astype(float))
+    return table[(np.cumsum(seen) - 1)[keys]]
+
+
 def _sequence_log_evidence(total_concentration, n_draws, n_distinct, block_size, cell_sum):
     """log Γ(A) − log Γ(A + N) + Σ cells, with the empty-block limit (see module docstring).
 
@@ -290,7 +308,7 @@ class Dirichlet:
         n_rows, n_entries = X.shape[0], X.nnz
         # Σ over each row's nonzero words of log Γ(α_kv + x_nv) − log Γ(α_kv), as one sparse
         # product: (rows × entries indicator) @ (entries × classes).
-        entry_terms = _cell_log_ratio(self.concentration[:, X.indices].T, X.data[:, None])
+        entry_terms = _entry_log_ratios(self.concentration, X.indices, X.data)
         row_of_entry = sp.csr_array(
             (np.ones(n_entries), np.arange(n_entries), X.indptr), shape=(n_rows, n_entries)
         )
