@@ -195,7 +195,8 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
 
         The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the
         model fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
-        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k stays small.
+        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small
+        (``pareto_k`` reports it per row; ``warning`` is set where one exceeds az.loo's threshold).
         lppd (p_loo = lppd − elpd_loo) is the same score under p(λ | D), the draws unweighted.
         """
         import arviz as az
