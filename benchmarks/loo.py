@@ -3,7 +3,8 @@
     python -m benchmarks.loo [--rows 1000000] [--repeats 5] [--draws 1000] [--dataset vote] [--write FILE]
 
 Part 1: CategoricalNB on synthetic data (3 classes, 16 attributes of 4 values): the median time
-of ``fit`` and of exact ``loo`` (conditional and joint) over the repeats, side by side.
+of ``fit`` and of exact ``loo`` (conditional and joint) over the repeats, taken in turn, with the
+load average before and after.
 Part 2: on vote, exact joint LOO against ``az.loo`` (PSIS) on NUTS draws of the counts-form
 model (4 chains), with the pointwise rows-form log-likelihood log p(y_i, x_i | θ_s): both
 elpd values, PSIS's max Pareto k, and the seconds of each (NUTS includes compiling).
@@ -12,6 +13,7 @@ elpd values, PSIS's max Pareto k, and the seconds of each (NUTS includes compili
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -44,13 +46,18 @@ def synthetic(rows: int, seed: int = 0):
     return (rng.integers(0, 4, size=(rows, 16)) + y[:, None]) % 4, y
 
 
-def median_seconds(function, repeats: int) -> float:
-    times = []
+def alternating_medians(functions: dict, repeats: int) -> dict:
+    """Median (wall, CPU) seconds of each function over ``repeats`` rounds, the functions taken
+    in turn within every round, so that a shared machine's changing load falls on all of them
+    alike. CPU seconds (``time.process_time``) count only this process's own work, which a
+    loaded machine stretches far less than the wall clock."""
+    times = {name: [] for name in functions}
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        for name, function in functions.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            function()
+            times[name].append((time.perf_counter() - wall, time.process_time() - cpu))
+    return {name: tuple(np.median(seconds, axis=0)) for name, seconds in times.items()}
 
 
 def main(argv=None) -> int:
@@ -63,10 +70,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     X, y = synthetic(args.rows)
     model = CategoricalNB().fit(X, y)
-    fit_s = median_seconds(lambda: CategoricalNB().fit(X, y), args.repeats)
-    conditional_s = median_seconds(lambda: model.loo(X, y), args.repeats)
-    joint_s = median_seconds(lambda: model.loo(X, y, conditional=False), args.repeats)
-    print(f"fit {fit_s:.3f} s, loo conditional {conditional_s:.3f} s, joint {joint_s:.3f} s", flush=True)
+    load = os.getloadavg()[0]
+    medians = alternating_medians({"fit": lambda: CategoricalNB().fit(X, y), "conditional": lambda: model.loo(X, y),
+                                   "joint": lambda: model.loo(X, y, conditional=False)}, args.repeats)
+    (fit_s, fit_cpu), (conditional_s, conditional_cpu), (joint_s, joint_cpu) = medians["fit"], medians["conditional"], medians["joint"]
+    load = f"{load:.1f} → {os.getloadavg()[0]:.1f}"
+    print(f"fit {fit_s:.3f} s, loo conditional {conditional_s:.3f} s, joint {joint_s:.3f} s (CPU {fit_cpu:.3f}, "
+          f"{conditional_cpu:.3f}, {joint_cpu:.3f} s; load average {load})", flush=True)
 
     X_vote, y_vote = load_dataset(args.dataset)
     vote = CategoricalNB().fit(X_vote, y_vote)
@@ -88,9 +98,11 @@ def main(argv=None) -> int:
             a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
         )
         lines = ["", "## Exact leave-one-out", "", f"Command: `{command.strip()}`", "",
-                 f"CategoricalNB, {args.rows:,} rows × 16 attributes, median of {args.repeats}:", "",
-                 "| fit (s) | exact LOO, conditional (s) | exact LOO, joint (s) | conditional LOO / fit |", "|---:|---:|---:|---:|",
-                 f"| {fit_s:.3f} | {conditional_s:.3f} | {joint_s:.3f} | {conditional_s / fit_s:.2f}× |", "",
+                 f"CategoricalNB, {args.rows:,} rows × 16 attributes, median of {args.repeats} rounds (fit, conditional, "
+                 f"joint in turn; 1-minute load average {load} on {os.cpu_count()} cores):", "",
+                 "| seconds | fit | exact LOO, conditional | exact LOO, joint | conditional LOO / fit |", "|---|---:|---:|---:|---:|",
+                 f"| wall | {fit_s:.3f} | {conditional_s:.3f} | {joint_s:.3f} | {conditional_s / fit_s:.2f}× |",
+                 f"| CPU (this process) | {fit_cpu:.3f} | {conditional_cpu:.3f} | {joint_cpu:.3f} | {conditional_cpu / fit_cpu:.2f}× |", "",
                  f"{args.dataset} ({len(y_vote)} rows), joint elpd: exact against PSIS-LOO on NUTS draws ({args.draws} × 4 chains):", "",
                  "| method | elpd_loo | se | seconds | max Pareto k |", "|---|---:|---:|---:|---:|",
                  f"| exact (`model.loo`) | {exact.elpd_loo:.2f} | {exact.se:.2f} | {exact_s:.4f} | — |",

@@ -178,21 +178,61 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
-    def loo(self, X, y):
-        """Joint leave-one-out log p(y_i, x_i | D₋ᵢ) of the fitted rows, as ``az.loo``'s ELPDData.
+    def loo(self, X, y, conditional=True):
+        """Leave-one-out of the fitted rows (X, y) with λ integrated out: ``arviz.ELPDData`` with
+        the pointwise ``loo_i`` and ``pareto_k``, like ``az.loo(pointwise=True)``.
 
-        Given λ the leave-one-out predictive is exact (``model.loo`` at λ); only λ's posterior
-        must be reweighted to leave row i out, p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), which
-        is PSIS-LOO with that exact per-draw predictive as its "log-likelihood": Rao–Blackwellised
-        PSIS over λ alone (Pareto k stays small since one row barely moves λ)."""
+        Given λ the leave-one-out predictive p(y = k, x_i | D₋ᵢ, λ) is exact (the wrapped model's
+        conjugate LOO at λ). Only λ's posterior must leave row i out: p(D | λ) = p(D₋ᵢ | λ)
+        p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the
+        draws λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s),
+        Pareto-smoothed and normalised (``az.psislw``, relative efficiency from λ's ESS, as
+        ``az.loo``):
+
+            joint:        log p(y_i, x_i | D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
+            conditional:  log p(y_i | x_i, D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
+                                                 − log Σ_s w_is Σ_k p(k, x_i | D₋ᵢ, λ_s)
+
+        The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the
+        model fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
+        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small
+        (``pareto_k`` reports it per row; ``warning`` is set where one exceeds az.loo's threshold).
+        lppd (p_loo = lppd − elpd_loo) is the same score under p(λ | D), the draws unweighted.
+        """
         import arviz as az
 
         check_is_fitted(self, "alpha_draws_")
-        pointwise = np.stack([self._at(alpha).loo(X, y, conditional=False).loo_i.values for alpha in self.alpha_draws_])
-        chains, draws = self.idata_.posterior.sizes["chain"], self.idata_.posterior.sizes["draw"]
-        idata = az.InferenceData(posterior=self.idata_.posterior,
-                                 log_likelihood=az.from_dict(log_likelihood={"y": pointwise.reshape(chains, draws, -1)}).log_likelihood)
-        return az.loo(idata, pointwise=True)
+        ess = az.ess(self.idata_, var_names=["alpha"], method="mean")["alpha"].values
+        return self._loo_at_draws(X, y, self.alpha_draws_, conditional, float(np.mean(ess)) / len(self.alpha_draws_))
+
+    def _loo_at_draws(self, X, y, draws, conditional, reff):
+        """``loo`` over the λ ``draws`` (S, P) of p(λ | D), with PSIS relative efficiency ``reff``."""
+        import arviz as az
+
+        from pgm_models.loo import elpd_data
+
+        encoded, class_index = self.model_._loo_rows(X, y)
+        rows = np.arange(len(class_index))
+        # per draw: log p(y_i, x_i | ·, λ_s) and, for the conditional, log p(x_i | ·, λ_s), with
+        # · = D (full) and D₋ᵢ (left out); each (S, N)
+        full, left_out, full_x, left_out_x = [], [], [], []
+        for alpha in draws:
+            joint, left = self._at(alpha)._loo_log_joint(encoded, class_index, all_classes=conditional)
+            if conditional:
+                full_x.append(log_sum_exp(joint, axis=1))
+                left_out_x.append(log_sum_exp(left, axis=1))
+                joint, left = joint[rows, class_index], left[rows, class_index]
+            full.append(joint)
+            left_out.append(left)
+        left_out = np.array(left_out).T  # (N, S): psislw's samples are the last axis
+        log_weights, pareto_k = az.psislw(-left_out, reff)
+        pointwise = log_sum_exp(log_weights + left_out, axis=1)
+        lppd = log_sum_exp(np.array(full), axis=0) - np.log(len(draws))  # log of the mean over draws
+        if conditional:
+            pointwise -= log_sum_exp(log_weights + np.array(left_out_x).T, axis=1)
+            lppd -= log_sum_exp(np.array(full_x), axis=0) - np.log(len(draws))
+        return elpd_data(pointwise, lppd.sum(), n_samples=len(draws), pareto_k=np.asarray(pareto_k),
+                         good_k=min(1 - 1 / np.log10(len(draws)), 0.7))
 
     # ------------------------------------------------------------------ simulation-based calibration
     def simulate(self, rng):

@@ -31,13 +31,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._validation import as_array_like, check_labels, check_n_rows
 from pgm_models.conjugate import log_probabilities, log_sum_exp
-from pgm_models.conjugate.dirichlet import downdated_log_evidence
+from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_predictive
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
 
 
 class ExactLOO:
     """Mixin adding ``loo`` to a conjugate estimator. The estimator provides
-    ``_loo_feature_log_likelihood(encoded, class_index)``: (N, K) log p(x_i | y = k, D₋ᵢ)."""
+    ``_loo_own_class(encoded, class_index)``: (N,) log p(x_i | y_i, D₋ᵢ), or overrides
+    ``_loo_features``."""
 
     def loo(self, X, y, conditional=True):
         """Exact leave-one-out ELPD of the rows (X, y) the model was fitted on (each with weight 1).
@@ -46,8 +47,14 @@ class ExactLOO:
         ``loo_i`` (an ``xarray.DataArray`` over ``row``): log p(y_i | x_i, D₋ᵢ) when
         ``conditional``, else log p(y_i, x_i | D₋ᵢ).
         """
-        from arviz.stats.stats_utils import ELPDData
+        encoded, class_index = self._loo_rows(X, y)
+        full, left_out = self._loo_log_joint(encoded, class_index, all_classes=conditional)
+        if conditional:
+            full, left_out = own_conditional(full, class_index), own_conditional(left_out, class_index)
+        return elpd_data(left_out, full.sum())
 
+    def _loo_rows(self, X, y):
+        """(encoded X, class index) of the fitted rows, checked to be the very rows of the fit."""
         check_is_fitted(self, "classes_")
         labels = check_labels(y, self)
         X = as_array_like(X)
@@ -59,66 +66,109 @@ class ExactLOO:
                 f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
                 "leave-one-out needs the very rows of the fit, each with weight 1"
             )
-        encoded = self._encode(X, reset=False, training=True)
-        rows = np.arange(len(class_index))
-        full, left_out = self._full_and_loo_joint(encoded, class_index)
-        if conditional:
-            full = full - log_sum_exp(full, axis=1)[:, None]
-            left_out = left_out - log_sum_exp(left_out, axis=1)[:, None]
-        pointwise = left_out[rows, class_index]
-        elpd = pointwise.sum()
-        lppd = full[rows, class_index].sum()
-        n = len(pointwise)
-        loo_i = xr.DataArray(pointwise, dims="row", coords={"row": rows}, name="loo_i")
-        return ELPDData(
-            data=[elpd, np.sqrt(n * np.var(pointwise)), lppd - elpd, 0, n, False, loo_i, "log"],
-            index=["elpd_loo", "se", "p_loo", "n_samples", "n_data_points", "warning", "loo_i", "scale"],
-        )
+        return self._encode(X, reset=False, training=True), class_index
 
-    def _full_and_loo_joint(self, encoded, class_index):
-        """(N, K) log p(y = k, x_i | D) and log p(y = k, x_i | D₋ᵢ): the class prior times the
-        features (a model whose joint is not of that form overrides this)."""
-        features = self._feature_log_likelihood(encoded, "predictive")  # (N, K) log p(x_i | y = k, D)
+    def _loo_log_joint(self, encoded, class_index, all_classes):
+        """(log p(y = k, x_i | D), log p(y = k, x_i | D₋ᵢ)): each (N, K) over the classes, or (N,)
+        at k = y_i when not ``all_classes``. The class term of the left-out row is
+        log (N_k − δ_k + c_k)/(N − 1 + Σc)."""
+        return self._with_class_terms(*self._loo_features(encoded, class_index, all_classes), class_index, all_classes)
+
+    def _with_class_terms(self, features, left_features, class_index, all_classes):
+        """``_loo_log_joint`` from the features' full-data and leave-one-out log predictives
+        (``features`` and ``left_features`` are overwritten)."""
         class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
-        full = class_log[None, :] + features  # before _loo_joint, which may overwrite features
-        return full, self._loo_joint(encoded, class_index, features)
+        concentration = self.class_concentration_
+        rest = np.log(concentration.sum() - 1)
+        own = log_probabilities(np.maximum(concentration[class_index] - 1, 0.0)) - rest
+        if not all_classes:
+            return class_log[class_index] + features, own + left_features
+        rows = np.arange(len(class_index))
+        own += left_features[rows, class_index]
+        left_features += log_probabilities(concentration) - rest  # in place: (N, K) temporaries cost page faults
+        left_features[rows, class_index] = own
+        features += class_log
+        return features, left_features
 
-    def _loo_joint(self, encoded, class_index, features):
-        """(N, K) log p(y = k, x_i | D₋ᵢ), given the full-data ``features`` log p(x_i | y = k, D)
-        (overwritten)."""
-        concentration = np.broadcast_to(self.class_concentration_, (len(class_index), len(self.classes_))).copy()
-        concentration[np.arange(len(class_index)), class_index] -= 1
-        class_log = log_probabilities(np.maximum(concentration, 0.0)) - np.log(self.class_concentration_.sum() - 1)
-        return class_log + self._loo_feature_log_likelihood(encoded, class_index, features)
+    def _loo_features(self, encoded, class_index, all_classes):
+        """(log p(x_i | y = k, D), log p(x_i | y = k, D₋ᵢ)), shaped as ``_loo_log_joint``'s.
+        Features with a parameter per class: only class y_i's predictive changes, to the
+        downdated ``_loo_own_class``."""
+        features = self._feature_log_likelihood(encoded, "predictive")
+        return left_out_own_class(features if all_classes else own_column(features, class_index),
+                                   self._loo_own_class(encoded, class_index), class_index)
 
-    def _loo_feature_log_likelihood(self, encoded, class_index, features):
-        """Features with a parameter per class: only column y_i of the full-data ``features``
-        changes, to the true class's downdated predictive ``_loo_own_class``."""
-        features = features.copy()
-        features[np.arange(len(class_index)), class_index] = self._loo_own_class(encoded, class_index)
-        return features
+
+def left_out_own_class(features, own, class_index):
+    """(features, features with column y_i of each row replaced by ``own``); (N,) features are
+    column y_i already, replaced whole."""
+    if features.ndim == 1:
+        return features, own
+    left_out = features.copy(order="K")
+    left_out[np.arange(len(class_index)), class_index] = own
+    return features, left_out
+
+
+def own_column(scores, class_index):
+    """Column y_i of each row of (N, K) ``scores``."""
+    return scores[np.arange(len(class_index)), class_index]
+
+
+def own_conditional(joint, class_index):
+    """log p(y_i | x_i) = log p(y_i, x_i) − log Σ_k p(k, x_i), from (N, K) joint log scores."""
+    return own_column(joint, class_index) - log_sum_exp(joint, axis=1)
+
+
+def elpd_data(pointwise, lppd, n_samples=0, pareto_k=None, good_k=None):
+    """``arviz.ELPDData`` as ``az.loo(pointwise=True)`` builds it: elpd_loo = Σ loo_i, se =
+    √(N Var(loo_i)), p_loo = lppd − elpd_loo; ``pareto_k`` (and the warning when a k exceeds
+    ``good_k``) only where importance weights were used."""
+    from arviz.stats.stats_utils import ELPDData
+
+    elpd, n = pointwise.sum(), len(pointwise)
+    rows = {"row": np.arange(n)}
+    data = {"elpd_loo": elpd, "se": np.sqrt(n * np.var(pointwise)), "p_loo": lppd - elpd, "n_samples": n_samples,
+            "n_data_points": n, "warning": False, "loo_i": xr.DataArray(pointwise, dims="row", coords=rows, name="loo_i")}
+    if pareto_k is not None:
+        data.update(warning=bool(np.any(pareto_k > good_k)),
+                    pareto_k=xr.DataArray(pareto_k, dims="row", coords=rows, name="pareto_shape"))
+    data["scale"] = "log"
+    if pareto_k is not None:
+        data["good_k"] = good_k
+    return ELPDData(data=list(data.values()), index=list(data))
 
 
 class DirichletLOO(ExactLOO):
     """Exact LOO of a model whose feature parameters are Dirichlet blocks, one row per class of
-    ``feature_concentration_``: the row's counts in that layout (``_loo_design``, blocks
-    ``_loo_blocks``) are taken off its own class and its Dirichlet–multinomial evidence is the
-    downdated predictive."""
-
-    _loo_one_hot = False  # at most one count, of 1, per block and row (categorical attributes)
+    ``feature_concentration_`` (blocks ``_loo_blocks``). A model whose rows hold one count per
+    block (categorical attributes) gives ``_loo_codes``: each row's position in every block, −1
+    where unobserved, scored by ``one_hot_log_predictive`` in one pass. Otherwise the row's
+    counts in that layout (``_loo_design``) are taken off its own class and its
+    Dirichlet–multinomial evidence is the downdated predictive."""
 
     def _loo_blocks(self):
         return self._feature_blocks()
 
+    def _loo_codes(self, encoded):
+        return None  # not one count per block
+
     def _loo_design(self, encoded):
         return self._design(encoded)
 
-    def _loo_own_class(self, encoded, class_index):
+    def _loo_concentration(self):
         concentration = self.feature_concentration_
-        return downdated_log_evidence(
-            concentration.reshape(len(concentration), -1), self._loo_blocks(), self._loo_design(encoded), class_index,
-            one_hot=self._loo_one_hot,
+        return concentration.reshape(len(concentration), -1)
+
+    def _loo_features(self, encoded, class_index, all_classes):
+        codes = self._loo_codes(encoded)
+        if codes is None:
+            return super()._loo_features(encoded, class_index, all_classes)
+        return left_out_own_class(
+            *one_hot_log_predictive(self._loo_concentration(), self._loo_blocks(), codes, class_index, all_classes), class_index
         )
+
+    def _loo_own_class(self, encoded, class_index):
+        return downdated_log_evidence(self._loo_concentration(), self._loo_blocks(), self._loo_design(encoded), class_index)
 
 
 class GaussianLOO(ExactLOO):
@@ -126,11 +176,13 @@ class GaussianLOO(ExactLOO):
     posterior of the row's class (naive Bayes) or of the Normal–Inverse-Wishart posterior (LDA's
     shared Σ moves every class's predictive, so all K columns are recomputed)."""
 
-    def _loo_feature_log_likelihood(self, X, class_index, features):
+    def _loo_features(self, X, class_index, all_classes):
         posterior = self.posterior_
-        if isinstance(posterior, NormalInverseWishart):
-            return posterior.leave_one_out_log_predictive(X, class_index)
-        return super()._loo_feature_log_likelihood(X, class_index, features)
+        if not isinstance(posterior, NormalInverseWishart):
+            return super()._loo_features(X, class_index, all_classes)
+        features = self._feature_log_likelihood(X, "predictive")
+        left_out = posterior.leave_one_out_log_predictive(X, class_index)
+        return (features, left_out) if all_classes else (own_column(features, class_index), own_column(left_out, class_index))
 
     def _loo_own_class(self, X, class_index):
         posterior = self.posterior_

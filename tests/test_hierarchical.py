@@ -129,7 +129,7 @@ def test_hierarchical_loo_reweights_alpha_draws_around_the_exact_conditional_loo
     for draws, check in (([[0.7]] * 8, "equal"), ([[0.3], [0.7], [2.0], [5.0]] * 2, "between")):
         counted.alpha_draws_ = np.array(draws)
         counted.idata_ = az.InferenceData(posterior=xr.Dataset({"alpha": (("chain", "draw"), counted.alpha_draws_.reshape(2, 4))}))
-        result = counted.loo(X, y)
+        result = counted.loo(X, y, conditional=False)
         at = [CategoricalNB(alpha=a).fit(X, y).loo(X, y, conditional=False).loo_i.values for a in np.unique(draws)]
         if check == "equal":
             np.testing.assert_allclose(result.loo_i.values, at[0], rtol=1e-10)

@@ -83,11 +83,26 @@ def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
 
 
 def log_sum_exp(values: np.ndarray, axis: int) -> np.ndarray:
-    """log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN."""
-    peak = np.max(values, axis=axis, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0.0)
+    """log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN.
+
+    A short axis (the K classes of an (N, K) score) is walked slice by slice: NumPy reduces and
+    broadcasts along a short last axis with a loop per row, about 15× slower than the same
+    arithmetic on whole (N,) slices."""
+    slices = np.moveaxis(np.asarray(values), axis, 0)
+    if len(slices) > 64:
+        peak = np.max(slices, axis=0)
+        peak = np.where(np.isfinite(peak), peak, 0.0)
+        with np.errstate(divide="ignore"):
+            return np.log(np.exp(slices - peak).sum(axis=0)) + peak
+    peak = np.array(slices[0], dtype=float)
+    for part in slices[1:]:
+        np.maximum(peak, part, out=peak)
+    peak[~np.isfinite(peak)] = 0.0
+    total = np.zeros_like(peak)
+    for part in slices:
+        total += np.exp(part - peak)
     with np.errstate(divide="ignore"):
-        return np.log(np.exp(values - peak).sum(axis=axis)) + np.squeeze(peak, axis=axis)
+        return np.log(total) + peak
 
 
 def _cell_log_ratio(concentration, counts):
@@ -95,6 +110,24 @@ def _cell_log_ratio(concentration, counts):
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = gammaln(concentration + counts) - gammaln(concentration)
     return np.where(counts == 0, 0.0, np.where(concentration > 0, ratio, -np.inf))
+
+
+def _entry_log_ratios(concentration, cells, counts):
+    """(entries, K): log Γ(α_kc + n) − log Γ(α_kc) of every sparse entry (cell c, count n) under
+    each row k of ``concentration`` (K, V), as ``_cell_log_ratio``. Word counts repeat, so with
+    whole counts each distinct (cell, count) pair is computed once and looked up: log Γ costs
+    tens of times a lookup."""
+    largest = int(counts.max(initial=0))
+    n_keys = concentration.shape[1] * (largest + 1)
+    whole = counts.astype(np.intp)
+    if n_keys > 1 << 24 or not np.array_equal(whole, counts):
+        return _cell_log_ratio(concentration[:, cells].T, counts[:, None])
+    keys = cells * (largest + 1) + whole
+    seen = np.zeros(n_keys, dtype=bool)
+    seen[keys] = True
+    distinct = np.flatnonzero(seen)
+    table = _cell_log_ratio(concentration[:, distinct // (largest + 1)].T, (distinct % (largest + 1))[:, None].astype(float))
+    return table[(np.cumsum(seen) - 1)[keys]]
 
 
 def _sequence_log_evidence(total_concentration, n_draws, n_distinct, block_size, cell_sum):
@@ -275,7 +308,7 @@ class Dirichlet:
         n_rows, n_entries = X.shape[0], X.nnz
         # Σ over each row's nonzero words of log Γ(α_kv + x_nv) − log Γ(α_kv), as one sparse
         # product: (rows × entries indicator) @ (entries × classes).
-        entry_terms = _cell_log_ratio(self.concentration[:, X.indices].T, X.data[:, None])
+        entry_terms = _entry_log_ratios(self.concentration, X.indices, X.data)
         row_of_entry = sp.csr_array(
             (np.ones(n_entries), np.arange(n_entries), X.indptr), shape=(n_rows, n_entries)
         )
@@ -324,7 +357,7 @@ class Beta:
         return self.dirichlet.marginal_distribution(tuple(index) + (1,))
 
 
-def downdated_log_evidence(concentration, block_sizes, design, row_class, one_hot=False) -> np.ndarray:
+def downdated_log_evidence(concentration, block_sizes, design, row_class) -> np.ndarray:
     """log p(row n | Dirichlet(a_{c_n} − d_n)) for every row: leave-one-out by downdating.
 
     ``concentration`` (K, T) are posterior concentrations a_k that include every row's counts,
@@ -334,22 +367,15 @@ def downdated_log_evidence(concentration, block_sizes, design, row_class, one_ho
 
         log Γ(A_b − L_b) − log Γ(A_b) + Σ_cells [log Γ(a_c) − log Γ(a_c − d_c)],   L_b = Σ_b d,
 
-    summed over blocks. ``one_hot``: every row has at most one count, of 1, per block (categorical
-    attributes), so a cell's term is log(a_c − 1) − log(A_b − 1), a (K, T) table read once per
-    entry. A row whose counts exceed the concentration it was supposedly counted in was not
-    among the counted rows: that raises.
+    summed over blocks (rows with one count per block: ``one_hot_log_predictive``). A row whose
+    counts exceed the concentration it was supposedly counted in was not among the counted rows:
+    that raises.
     """
     design = sp.csr_array(design, dtype=float)
     design.sum_duplicates()  # also sorts each row's columns, so a row's blocks are contiguous
     n_rows, n_cells = design.shape
     sizes = np.array([n_cells]) if block_sizes is None else np.asarray(block_sizes)
     total = block_sum(concentration, block_sizes)
-    if one_hot:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            table = np.log(concentration - 1) - np.repeat(np.log(total - 1), sizes, axis=-1)
-        table[concentration - 1 < -1e-9] = np.nan  # not a counted cell: caught below
-        terms = table.ravel()[np.repeat(np.asarray(row_class) * n_cells, np.diff(design.indptr)) + design.indices]
-        return _check_counted(_row_sums(terms, design.indptr), design, row_class)
     design.eliminate_zeros()
     rows = np.repeat(np.arange(n_rows), np.diff(design.indptr))
     if not len(rows):
@@ -372,19 +398,62 @@ def downdated_log_evidence(concentration, block_sizes, design, row_class, one_ho
     )
     log_evidence = np.bincount(rows[starts], segment, minlength=n_rows)
     log_evidence[rows[uncounted]] = np.nan
-    return _check_counted(log_evidence, design, row_class)
+    return _check_counted(log_evidence, row_class)
 
 
-def _row_sums(values, indptr):
-    """Σ of each CSR row's entries (empty rows 0) by one reduceat over the row starts."""
-    sums = np.zeros(len(indptr) - 1)
-    filled = np.diff(indptr) > 0
-    if filled.any():
-        sums[filled] = np.add.reduceat(values, indptr[:-1][filled])
-    return sums
+def one_hot_log_predictive(concentration, block_sizes, codes, row_class, all_classes=True):
+    """Posterior predictive and leave-one-out predictive of rows with one count per block
+    (categorical attributes), one vectorised pass over the rows.
+
+    ``concentration`` (K, T) are posterior concentrations a_k that include every row's counts,
+    in blocks of ``block_sizes``; ``codes`` (N, B) the position of row n's count in each block
+    (−1: nothing observed in that block) and ``row_class`` (N,) the class it was counted in.
+    With c the row's cell of block b and A_{k,b} the block's total,
+
+        log p(x_n | k, D)     = Σ_b log a_{k,c} − log A_{k,b}
+        log p(x_n | c_n, D₋ₙ) = Σ_b log(a_{c_n,c} − 1) − log(A_{c_n,b} − 1)
+
+    (removing the row takes one count off its own cell and block, nothing off any other class);
+    an empty block (A = 0, or A − 1 = 0 once the row is out) takes the uniform limit 1/S_b, as
+    ``normalize`` does. Returns (full, left_out): ``full`` (N, K) over every class, or (N,) at
+    ``row_class`` when not ``all_classes``, and ``left_out`` (N,). A row in a cell its class
+    does not hold (a − 1 < 0) was not among the counted rows: that raises.
+    """
+    n_classes, n_cells = concentration.shape
+    sizes = np.array([n_cells]) if block_sizes is None else np.asarray(block_sizes)
+    total = np.repeat(block_sum(concentration, block_sizes), sizes, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        down = np.where(total - 1 > 0, np.log(np.maximum(concentration - 1, 0)) - np.log(total - 1), -np.log(np.repeat(sizes, sizes)))
+    down[concentration - 1 < -1e-9] = np.nan  # not a counted cell: caught below
+    # each block gets a leading cell of log 1 = 0 where code −1 (unobserved) lands; the tables
+    # are flat, (K, T + B) ravelled, so that every lookup is one ``take``
+    starts = _block_starts(sizes)
+    full_table = np.insert(log_probabilities(normalize(concentration, block_sizes)), starts, 0.0, axis=1).ravel()
+    down_table = np.insert(down, starts, 0.0, axis=1).ravel()
+    stride, shift = n_cells + len(sizes), starts + np.arange(len(sizes)) + 1
+    codes, row_class = np.asarray(codes), np.asarray(row_class)
+    n_rows = len(codes)
+    # class-major: each class's column is contiguous for the per-class sums and normalising
+    full = np.empty((n_classes, n_rows)).T if all_classes else np.empty(n_rows)
+    left_out = np.empty(n_rows)
+    # a block of rows at a time, blocks × rows so that the sum over blocks adds whole rows of
+    # the lookups (a sum along a short last axis loops per row); the block's index arrays stay
+    # in cache, where full-size ones cost more in page faults than the lookups
+    step = max(1, (1 << 16) // max(1, len(sizes)))
+    for start in range(0, n_rows, step):
+        part = slice(start, start + step)
+        cells = codes[part].T + shift[:, None]
+        own = cells + row_class[part] * stride
+        left_out[part] = down_table.take(own).sum(axis=0)
+        if all_classes:
+            for k in range(n_classes):
+                full[part, k] = full_table[k * stride : (k + 1) * stride].take(cells).sum(axis=0)
+        else:
+            full[part] = full_table.take(own).sum(axis=0)
+    return full, _check_counted(left_out, row_class)
 
 
-def _check_counted(log_evidence, design, row_class):
+def _check_counted(log_evidence, row_class):
     """A NaN marks a row with more counts than its class's posterior holds."""
     bad = np.isnan(log_evidence)
     if bad.any():

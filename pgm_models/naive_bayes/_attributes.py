@@ -57,6 +57,12 @@ class CategoricalAttributes:
                 )
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
+            if X.size and X.min() >= 0 and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all())):
+                # all inside (whole-array reductions; per column only if need be): X itself,
+                # read-only, instead of masks and a copy of a large X
+                codes = X.astype(np.intp, copy=False).view()
+                codes.flags.writeable = False
+                return codes
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
         else:
             dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)

@@ -94,18 +94,12 @@ class BernoulliNB(DiscreteNB):
         hits = X @ (blocked_present.astype(float) - blocked_absent).T + blocked_absent.sum(axis=1)
         return np.where(hits > 0, -np.inf, score)
 
-    _loo_one_hot = True
-
     def _loo_blocks(self):
         return np.full(self.n_features_in_, 2)
 
-    def _loo_design(self, X):
-        """Each feature's (absent, present) cell, in the (K, F, 2) layout flattened."""
-        present = (X.toarray() if sp.issparse(X) else X).astype(np.intp)
-        return sp.csr_array(
-            (np.ones(present.size), (np.repeat(np.arange(len(present)), present.shape[1]), (2 * np.arange(present.shape[1]) + present).ravel())),
-            shape=(len(present), 2 * present.shape[1]),
-        )
+    def _loo_codes(self, X):
+        """Each feature's cell in its (absent, present) block of the (K, F, 2) layout."""
+        return (X.toarray() if sp.issparse(X) else X).astype(np.intp)
 
     def _coords(self):
         names = getattr(self, "feature_names_in_", None)

@@ -63,7 +63,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
 
-    _loo_one_hot = True
+    def _loo_codes(self, codes):
+        return codes  # one value, or none, per attribute's block
 
     def _n_design_columns(self):
         return int(self.n_categories_.sum())

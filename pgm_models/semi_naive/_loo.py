@@ -15,7 +15,7 @@ parent cell, child cell) entries, so every row is scored against both by the pre
 one-hot product (``_parent_cell_scores``), and the row's own parent cell and class are read
 off. A row whose x_a is missing was not counted by SPODE a: its leave-one-out predictive is the
 full-data one. AODE averages these with its weights and frequency limit recomputed without the
-row (``AODE._full_and_loo_joint``); TAN, whose tree is learned from the data, learns it again
+row (``AODE._loo_block``); TAN, whose tree is learned from the data, learns it again
 without each row (``TAN._full_and_loo_joint``). Everything else the fit fixed stays: attribute
 domains and a learned ``alpha_`` (as ``pgm_models.loo`` keeps any fitted prior).
 """
@@ -26,7 +26,7 @@ import numpy as np
 
 from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.loo import ExactLOO
+from pgm_models.loo import ExactLOO, own_column
 
 
 def downdated_log_mean(concentration, total, size, removed):
@@ -41,15 +41,20 @@ def downdated_log_mean(concentration, total, size, removed):
 class SemiNaiveLOO(ExactLOO):
     """Leave-one-out scores of the SPODEs whose parent rows the pair tensor holds."""
 
+    def _loo_log_joint(self, codes, class_index, all_classes):
+        full, left_out = self._full_and_loo_joint(codes, class_index)
+        return (full, left_out) if all_classes else (own_column(full, class_index), own_column(left_out, class_index))
+
     def _full_and_loo_joint(self, codes, class_index):
-        """The rows in blocks, as prediction scores them, so the per-row tables stay bounded."""
+        """(N, K) full-data and leave-one-out log p(y = k, x_i): the rows in blocks, as
+        prediction scores them, so the per-row tables stay bounded."""
         size = max(256, FLOATS_PER_BLOCK // self._floats_per_row())
         blocks = [self._loo_block(codes[s : s + size], class_index[s : s + size]) for s in range(0, len(class_index), size)]
         return tuple(np.concatenate(part) for part in zip(*blocks))
 
     def _loo_block(self, codes, class_index):
         """(full-data, leave-one-out) log p(y = k, x_i) of a block of rows (N, K) each."""
-        return super()._full_and_loo_joint(codes, class_index)
+        return super()._loo_log_joint(codes, class_index, all_classes=True)
 
     def _spode_posteriors(self, pairs):
         """Posterior Dirichlet cells of the SPODE tables read off ``pairs`` for the P parent

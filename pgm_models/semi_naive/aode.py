@@ -28,7 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
-from pgm_models.conjugate.dirichlet import downdated_log_evidence
+from pgm_models.conjugate.dirichlet import one_hot_log_predictive
+from pgm_models.loo import left_out_own_class
 from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
@@ -172,17 +173,15 @@ class AODE(SemiNaiveBayes):
         if fallback.any():
             class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
             features = self._log_naive_bayes(codes[fallback], "predictive") - class_log
-            left_out[fallback] = self._loo_joint(codes[fallback], class_index[fallback], features)
+            own = self._loo_own_class(codes[fallback], class_index[fallback])
+            left_out[fallback] = self._with_class_terms(*left_out_own_class(features, own, class_index[fallback]),
+                                                        class_index[fallback], all_classes=True)[1]
         return full, left_out
 
     def _loo_own_class(self, codes, class_index):
         """The naive Bayes fallback's features of the row's own class, downdated by the row."""
-        diagonal = self._diagonal_counts()
-        posterior = self._naive_bayes_prior().posterior(diagonal)
-        cells = self._value_index(codes)
-        observed = cells < len(self._layout.value_cells)
-        design = sp.csr_array((np.ones(observed.sum()), (np.nonzero(observed)[0], cells[observed])), shape=(len(cells), diagonal.shape[1]))
-        return downdated_log_evidence(posterior.concentration, self._layout.sizes, design, class_index, one_hot=True)
+        posterior = self._naive_bayes_prior().posterior(self._diagonal_counts())
+        return one_hot_log_predictive(posterior.concentration, self._layout.sizes, codes, class_index, all_classes=False)[1]
 
     # ------------------------------------------------------------------ empirical Bayes (semi_naive._evidence)
     _alpha_options = (EVIDENCE,)

@@ -27,6 +27,7 @@ from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.evidence import _is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
+from pgm_models.loo import own_column
 from pgm_models.semi_naive._loo import downdated_log_mean
 
 
@@ -203,7 +204,7 @@ class TAN(SemiNaiveBayes):
         """Exact leave-one-out, the tree included: without row i the tree is learned again (the
         conditional mutual information of every pair with the row's count taken off its table,
         then the spanning tree, for all rows at once). Every row is then scored by the downdate
-        below (``_loo_feature_log_likelihood``) under its own leave-one-out tree: the full-data
+        below (``_loo_features``) under its own leave-one-out tree: the full-data
         tree for most rows, another for some (on vote, 196 of 435 rows: under the full-data tree
         their elpd_loo would be 49 nats too high), each distinct tree once for all its rows."""
         full, left_out = super()._full_and_loo_joint(codes, class_index)
@@ -230,13 +231,14 @@ class TAN(SemiNaiveBayes):
                 information[:, i, j] = information[:, j, i] = pair_information(tables)
         return information
 
-    def _loo_feature_log_likelihood(self, codes, class_index, features):
+    def _loo_features(self, codes, class_index, all_classes):
         """Leave-one-out under the full-data tree. Row i was counted in attribute j's table only
         where x_j and its tree parent are both observed, and there the table is read at that one
         entry in every term of the sum over the missing attributes, so the downdate multiplies
         the row's own-class likelihood by (n − 1 + α)/(N − 1 + A) ÷ (n + α)/(N + A) per such
         attribute."""
-        features = features.copy()
+        full = self._feature_log_likelihood(codes, "predictive")
+        features = full.copy()
         for j in range(self.n_features_in_):
             prior, counts = self._conditional_posterior(j)
             posterior = prior.posterior(counts)
@@ -247,7 +249,7 @@ class TAN(SemiNaiveBayes):
             total = np.broadcast_to(posterior.total(), counts.shape)[entry]
             downdated = downdated_log_mean(posterior.concentration[entry], total, self.n_categories_[j], 1)
             features[rows, class_index[rows]] += downdated - log_probabilities(posterior.mean()[entry])
-        return features
+        return (full, features) if all_classes else (own_column(full, class_index), own_column(features, class_index))
 
     # ------------------------------------------------------------------ PyMC
     def _feature_priors(self):
