@@ -163,8 +163,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
 
     def _value_index(self, codes):
         """(N, F) position of each observed value among the T value cells; T (a zero pad) if missing."""
-        starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
-        return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
+        return self._layout.value_index(codes)
 
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
