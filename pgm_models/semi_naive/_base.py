@@ -209,7 +209,10 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
         per_parent_cell = self._parent_cell_scores(codes, operands)
-        scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
+        n_rows, n_classes, n_parent_cells = per_parent_cell.shape
+        # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
+        position = np.where(observed, cells, 0)[:, None, :] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(n_rows, n_classes, 1)
+        scores = np.ravel(per_parent_cell).take(position)
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
 

@@ -143,7 +143,7 @@ def _products(cells, n_columns: int, pair_rows, class_index, weight, n_classes: 
     reuse one buffer, cleared after each product (a fresh zeroed block per product costs its page
     faults); the ones are set by flat index assignment (np.put takes 2.7 times as long)."""
     counts = np.zeros((n_classes, len(range(n_columns)[pair_rows]), n_columns))
-    rows_per_block = max(1, FLOATS_PER_BLOCK // n_columns)
+    rows_per_block = max(1, min(FLOATS_PER_BLOCK // n_columns, np.bincount(class_index, minlength=1).max()))
     whole = np.array_equal(weight, np.round(weight)) and rows_per_block * weight.max(initial=0) < _FLOAT32_EXACT
     buffer = np.zeros((rows_per_block, n_columns), dtype=np.float32 if whole else np.float64)
     unit = bool((weight == 1).all())
