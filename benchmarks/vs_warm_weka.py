@@ -14,8 +14,9 @@ synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median 
 milliseconds of each side, pgm_models / Weka (≤ 1 is the target) and the largest difference
 between the two sides' class probabilities; on the small nominal sets also two floors on the same
 folds: an empty scikit-learn estimator's round trip (checking X's columns, returning uniform
-probabilities) and scikit-learn's CategoricalNB on integer codes. Then the top costs of one AODE
-fit + predict on a vote fold (cProfile), so that a regression in per-call overhead shows. Needs a JDK and Weka
+probabilities) and scikit-learn's CategoricalNB on integer codes. Then the top costs of AODE fit +
+predict on a vote fold and on a fold of the synthetic set (cProfile), so that a regression in
+per-call overhead shows, and the load average. Needs a JDK and Weka
 (`apt-get install weka`); without them only the profile runs.
 """
 
@@ -126,15 +127,16 @@ def run_floors(data, warmup: int, rounds: int) -> dict:
     return {"empty_ms": statistics.median(empty), "sklearn_nb_ms": statistics.median(sklearn_nb)}
 
 
-def profile_vote(top: int = 15) -> str:
-    """cProfile's top costs (own time) of AODE fit + predict_proba on the first of 10 vote folds."""
-    X, y = load_arff(dataset_path("vote"))
+def profile_fold(arff: Path, repeats: int, top: int = 15) -> str:
+    """cProfile's top costs (own time) of ``repeats`` × AODE fit + predict_proba on the first of
+    10 folds (every tenth row) of an ARFF file."""
+    X, y = load_arff(arff)
     test = np.arange(len(y)) % 10 == 0
     X_train, y_train, X_test = X[~test], y[~test], X[test]
     AODE().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
     profiler = cProfile.Profile()
     profiler.enable()
-    for _ in range(20):
+    for _ in range(repeats):
         AODE().fit(X_train, y_train).predict_proba(X_test)
     profiler.disable()
     text = io.StringIO()
@@ -192,8 +194,13 @@ def main(argv=None) -> int:
                       f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}", flush=True)
         else:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
-    profile = profile_vote()
-    print(profile)
+        profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20))]
+        if args.rows:
+            profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
+                             profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
+    load = os.getloadavg()
+    for title, profile in profiles:
+        print(title, profile, sep="\n")
     if args.write:
         command = "python -m benchmarks.vs_warm_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
                                                               if a not in (args.write, "--write"))
@@ -209,8 +216,9 @@ def main(argv=None) -> int:
                       f"{r['max_difference']:.1e} |" for r in results]
         else:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
-        lines += ["", "Top costs (own time) of 20 × AODE fit + predict_proba on a vote fold, cProfile:", "", "```",
-                  profile.strip(), "```"]
+        lines += ["", f"Load average (1, 5, 15 min) at the end of the run: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}."]
+        for title, profile in profiles:
+            lines += ["", f"Top costs (own time) of {title}, cProfile:", "", "```", profile.strip(), "```"]
         append_section(args.write, lines)
     return 0
 
