@@ -61,10 +61,10 @@ def check_labels(y, estimator=None) -> np.ndarray:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     codes = y.array.codes if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
     if codes is not None and codes.min(initial=0) >= 0:  # a Categorical with no missing label (code −1)
-        # the categories once, then their codes: converting label by label costs more than fitting small data
-        labels = np.asarray(y.dtype.categories)[codes]
-    else:
-        labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+        # the categories once, then their codes: converting label by label costs more than fitting
+        # small data, and looking for missing labels among N strings costs 2 ms at 45 000 rows
+        return np.asarray(y.dtype.categories)[codes]
+    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
         labels = column_or_1d(labels, warn=True)  # scikit-learn's DataConversionWarning
     if labels.ndim != 1:

@@ -208,7 +208,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         n_values = operands[0].shape[0] - 1
         cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
-        per_parent_cell = self._parent_cell_scores(codes, operands)
+        per_parent_cell = self._parent_cell_scores(cells, operands)
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
         # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
         position = np.where(observed, cells, 0)[:, None, :] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(n_rows, n_classes, 1)
@@ -216,9 +216,9 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
 
-    def _parent_cell_scores(self, codes, operands):
+    def _parent_cell_scores(self, cells, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
-        parent cells s of the ``_stack``ed tables: (N, K, P).
+        parent cells s of the ``_stack``ed tables: (N, K, P); ``cells`` the rows' ``_value_index``.
 
         It is entry (k, s) of [D 1] · [L; J], D the rows' one-hot value cells (a missing value
         has no cell, so it is skipped as child) — one product for all classes and parent cells:
@@ -227,8 +227,7 @@ class SemiNaiveBayes(CategoricalAttributes, BayesianClassifier):
         each useful one). A zero probability (log −inf) is counted by a second product over
         where they are, since 0 · (−inf) is NaN in the first."""
         finite, impossible, n_classes, n_parent_cells = operands
-        n_values = finite.shape[0] - 1
-        cells = self._value_index(codes)  # n_values where missing
+        n_values = finite.shape[0] - 1  # the cell of a missing value
         if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:
             observed = cells < n_values  # a missing child has no entry: it adds nothing
             rows = np.concatenate([np.repeat(np.arange(len(cells)), observed.sum(axis=1)), np.arange(len(cells))])
