@@ -15,8 +15,8 @@ milliseconds of each side, pgm_models / Weka (≤ 1 is the target) and the large
 between the two sides' class probabilities; on the small nominal sets also two floors on the same
 folds: an empty scikit-learn estimator's round trip (checking X's columns, returning uniform
 probabilities) and scikit-learn's CategoricalNB on integer codes. Then the top costs of AODE fit +
-predict on a vote fold and on a fold of the synthetic set (cProfile), so that a regression in
-per-call overhead shows, and the load average. Needs a JDK and Weka
+predict on a vote fold, of MDL + AODE on a diabetes fold and of AODE on a fold of the synthetic
+set (cProfile), so that a regression in per-call overhead shows, and the load average. Needs a JDK and Weka
 (`apt-get install weka`); without them only the profile runs.
 """
 
@@ -127,17 +127,17 @@ def run_floors(data, warmup: int, rounds: int) -> dict:
     return {"empty_ms": statistics.median(empty), "sklearn_nb_ms": statistics.median(sklearn_nb)}
 
 
-def profile_fold(arff: Path, repeats: int, top: int = 15) -> str:
-    """cProfile's top costs (own time) of ``repeats`` × AODE fit + predict_proba on the first of
-    10 folds (every tenth row) of an ARFF file."""
+def profile_fold(arff: Path, repeats: int, make_model=AODE, top: int = 15) -> str:
+    """cProfile's top costs (own time) of ``repeats`` × fit + predict_proba (AODE unless
+    ``make_model`` says otherwise) on the first of 10 folds (every tenth row) of an ARFF file."""
     X, y = load_arff(arff)
     test = np.arange(len(y)) % 10 == 0
     X_train, y_train, X_test = X[~test], y[~test], X[test]
-    AODE().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
+    make_model().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(repeats):
-        AODE().fit(X_train, y_train).predict_proba(X_test)
+        make_model().fit(X_train, y_train).predict_proba(X_test)
     profiler.disable()
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).strip_dirs().sort_stats("tottime").print_stats(top)
@@ -194,7 +194,8 @@ def main(argv=None) -> int:
                       f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}", flush=True)
         else:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
-        profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20))]
+        profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20)),
+                    ("5 × MDL + AODE fit + predict_proba on a diabetes fold", profile_fold(dataset_path("diabetes"), 5, MODELS["mdl-aode"][1]))]
         if args.rows:
             profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
                              profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
