@@ -100,7 +100,7 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     counts follow by subtraction, since each row has exactly one cell per attribute:
 
         C[k, s, m_j] = C[k, s, s] − Σ_{v ∈ j} C[k, s, v],   C[k, m_i, m_i] = n_k − Σ_{u ∈ i} C[k, u, u],
-        C[k, m_i, m_j] = C[k, m_i, m_i] − Σ_{v ∈ j} C[k, v, m_i]   (i ≠ j; 0 for i = j's values),
+        C[k, m_i, m_j] = C[k, m_i, m_i] − Σ_{v ∈ j} C[k, v, m_i]   (for j = i the sum is 0),
 
     exact differences of whole numbers. Other weights put every cell in the product (a count
     derived by subtraction would carry a rounding error where it should be 0)."""
