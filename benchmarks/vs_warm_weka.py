@@ -12,8 +12,11 @@ times. Cases: CategoricalNB vs NaiveBayes and AODE vs AODE on vote and breast-ca
 discretisation + AODE vs FilteredClassifier(supervised Discretize, AODE) on diabetes; AODE on a
 synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median fit + predict
 milliseconds of each side, pgm_models / Weka (≤ 1 is the target) and the largest difference
-between the two sides' class probabilities. Then the top costs of one AODE fit + predict on a vote
-fold (cProfile), so that a regression in per-call overhead shows. Needs a JDK and Weka
+between the two sides' class probabilities; on the small nominal sets also two floors on the same
+folds: an empty scikit-learn estimator's round trip (checking X's columns, returning uniform
+probabilities) and scikit-learn's CategoricalNB on integer codes. Then the top costs of AODE fit +
+predict on a vote fold, of MDL + AODE on a diabetes fold and of AODE on a fold of the synthetic
+set (cProfile), so that a regression in per-call overhead shows, and the load average. Needs a JDK and Weka
 (`apt-get install weka`); without them only the profile runs.
 """
 
@@ -33,7 +36,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import sklearn.naive_bayes as skl
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.pipeline import make_pipeline
+from sklearn.utils.validation import validate_data
 
 from benchmarks import append_section
 from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
@@ -89,20 +95,57 @@ def run_ours(make_model, data, warmup: int, rounds: int):
     return milliseconds, distributions
 
 
-def profile_vote(top: int = 15) -> str:
-    """cProfile's top costs (own time) of AODE fit + predict_proba on the first of 10 vote folds."""
-    X, y = load_arff(dataset_path("vote"))
+class EmptyEstimator(ClassifierMixin, BaseEstimator):
+    """The floor of a scikit-learn estimator's fit + predict_proba round trip in Python: both check
+    X's columns (validate_data without the array check, as pgm_models does) and nothing else."""
+
+    def fit(self, X, y):
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return np.full((len(X), 2), 0.5)
+
+
+def floor_data(data):
+    """The folds for scikit-learn's CategoricalNB: each attribute's codes, a missing value as one
+    more category (min_categories), encoded outside the timing."""
+    def codes(X):
+        return np.column_stack([np.where(c.codes < 0, len(c.categories), c.codes) for c in (X[name].array for name in X.columns)])
+    sizes = [len(X_train[name].cat.categories) + 1 for X_train, _, _ in data[:1] for name in X_train.columns]
+    return sizes, [(codes(X_train), y_train.cat.codes.to_numpy(), codes(X_test)) for X_train, y_train, X_test in data]
+
+
+def run_floors(data, warmup: int, rounds: int) -> dict:
+    """Median per-fold milliseconds of the empty estimator (on the frames) and of scikit-learn's
+    CategoricalNB (on the codes), timed as ``run_ours``."""
+    sizes, coded = floor_data(data)
+    empty, _ = run_ours(EmptyEstimator, data, warmup, rounds)
+    sklearn_nb, _ = run_ours(lambda: skl.CategoricalNB(min_categories=sizes), coded, warmup, rounds)
+    return {"empty_ms": statistics.median(empty), "sklearn_nb_ms": statistics.median(sklearn_nb)}
+
+
+def profile_fold(arff: Path, repeats: int, make_model=AODE, top: int = 15) -> str:
+    """cProfile's top costs (own time) of ``repeats`` × fit + predict_proba (AODE unless
+    ``make_model`` says otherwise) on the first of 10 folds (every tenth row) of an ARFF file."""
+    X, y = load_arff(arff)
     test = np.arange(len(y)) % 10 == 0
     X_train, y_train, X_test = X[~test], y[~test], X[test]
-    AODE().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
+    make_model().fit(X_train, y_train).predict_proba(X_test)  # warm: imports, caches
     profiler = cProfile.Profile()
     profiler.enable()
-    for _ in range(20):
-        AODE().fit(X_train, y_train).predict_proba(X_test)
+    for _ in range(repeats):
+        make_model().fit(X_train, y_train).predict_proba(X_test)
     profiler.disable()
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).strip_dirs().sort_stats("tottime").print_stats(top)
     return text.getvalue()
+
+
+def _milliseconds(row: dict, key: str) -> str:
+    return f"{row[key]:.2f}" if key in row else "—"
 
 
 def main(argv=None) -> int:
@@ -142,15 +185,23 @@ def main(argv=None) -> int:
                     ours_ms += milliseconds
                 difference = max(float(np.abs(ours_p[f] - weka_p[f]).max()) for f in weka_p)
                 row = {"data": name, "model": MODELS[model][0], "ours_ms": statistics.median(ours_ms),
-                       "weka_ms": statistics.median(weka_ms), "max_difference": difference}
+                       "weka_ms": statistics.median(weka_ms), "max_difference": difference,
+                       **(run_floors(data, warmup, rounds) if small and model != "mdl-aode" else {})}
                 row["ratio"] = row["ours_ms"] / row["weka_ms"]
                 results.append(row)
+                floors = f"  (empty estimator {row['empty_ms']:.2f} ms, scikit-learn CategoricalNB {row['sklearn_nb_ms']:.2f} ms)" if "empty_ms" in row else ""
                 print(f"{name:24s} {row['model']:14s} pgm_models {row['ours_ms']:8.2f} ms  warm Weka {row['weka_ms']:8.2f} ms  "
-                      f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}", flush=True)
+                      f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}", flush=True)
         else:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
-    profile = profile_vote()
-    print(profile)
+        profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20)),
+                    ("5 × MDL + AODE fit + predict_proba on a diabetes fold", profile_fold(dataset_path("diabetes"), 5, MODELS["mdl-aode"][1]))]
+        if args.rows:
+            profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
+                             profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
+    load = os.getloadavg()
+    for title, profile in profiles:
+        print(title, profile, sep="\n")
     if args.write:
         command = "python -m benchmarks.vs_warm_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
                                                               if a not in (args.write, "--write"))
@@ -159,13 +210,16 @@ def main(argv=None) -> int:
                  "distributionForInstance inside one JVM after warm-up passes), median over folds and repeats, the two sides "
                  "alternating; ratio = pgm_models / Weka (≤ 1 is the target).", ""]
         if results:
-            lines += ["| data | model | pgm_models (ms) | warm Weka (ms) | ratio | max abs Δp |", "|---|---|---:|---:|---:|---:|"]
+            lines += ["| data | model | pgm_models (ms) | warm Weka (ms) | ratio | empty estimator (ms) | scikit-learn CategoricalNB (ms) | max abs Δp |",
+                      "|---|---|---:|---:|---:|---:|---:|---:|"]
             lines += [f"| {r['data']} | {r['model']} | {r['ours_ms']:.2f} | {r['weka_ms']:.2f} | {r['ratio']:.2f} | "
+                      f"{_milliseconds(r, 'empty_ms')} | {_milliseconds(r, 'sklearn_nb_ms')} | "
                       f"{r['max_difference']:.1e} |" for r in results]
         else:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
-        lines += ["", "Top costs (own time) of 20 × AODE fit + predict_proba on a vote fold, cProfile:", "", "```",
-                  profile.strip(), "```"]
+        lines += ["", f"Load average (1, 5, 15 min) at the end of the run: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}."]
+        for title, profile in profiles:
+            lines += ["", f"Top costs (own time) of {title}, cProfile:", "", "```", profile.strip(), "```"]
         append_section(args.write, lines)
     return 0
 

@@ -199,8 +199,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _value_index(self, codes):
         """(N, F) position of each observed value among the T value cells; T (a zero pad) if missing."""
-        starts = np.concatenate(([0], np.cumsum(self._layout.sizes)[:-1]))
-        return np.where(codes >= 0, codes + starts, int(self._layout.sizes.sum()))
+        return self._layout.value_index(codes)
 
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
@@ -245,14 +244,17 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         n_values = operands[0].shape[0] - 1
         cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
-        per_parent_cell = self._parent_cell_scores(codes, operands)
-        scores = np.take_along_axis(per_parent_cell, np.where(observed, cells, 0)[:, None, :], axis=2)
+        per_parent_cell = self._parent_cell_scores(cells, operands)
+        n_rows, n_classes, n_parent_cells = per_parent_cell.shape
+        # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
+        position = np.where(observed, cells, 0)[:, None, :] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(n_rows, n_classes, 1)
+        scores = np.ravel(per_parent_cell).take(position)
         np.copyto(scores, -np.inf, where=~observed[:, None, :])
         return scores
 
-    def _parent_cell_scores(self, codes, operands):
+    def _parent_cell_scores(self, cells, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
-        parent cells s of the ``_stack``ed tables: (N, K, P).
+        parent cells s of the ``_stack``ed tables: (N, K, P); ``cells`` the rows' ``_value_index``.
 
         It is entry (k, s) of [D 1] · [L; J], D the rows' one-hot value cells (a missing value
         has no cell, so it is skipped as child) — one product for all classes and parent cells:
@@ -261,8 +263,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         each useful one). A zero probability (log −inf) is counted by a second product over
         where they are, since 0 · (−inf) is NaN in the first."""
         finite, impossible, n_classes, n_parent_cells = operands
-        n_values = finite.shape[0] - 1
-        cells = self._value_index(codes)  # n_values where missing
+        n_values = finite.shape[0] - 1  # the cell of a missing value
         if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:
             observed = cells < n_values  # a missing child has no entry: it adds nothing
             rows = np.concatenate([np.repeat(np.arange(len(cells)), observed.sum(axis=1)), np.arange(len(cells))])

@@ -114,7 +114,7 @@ class SPODE(SemiNaiveBayes):
         child_prior = Dirichlet(np.broadcast_to(self._child_alpha(range(size)), values.shape), sizes)
         log_child = log_probabilities(child_prior.estimate(values, estimate))
         log_child[:, :, self._layout.value_cell(parent)] = 0.0  # the parent is not its own child
-        per_value = self._parent_cell_scores(codes, self._stack(log_joint, log_child))  # (N, K, r_a)
+        per_value = self._parent_cell_scores(self._value_index(codes), self._stack(log_joint, log_child))  # (N, K, r_a)
         value = codes[:, parent]
         scores = np.take_along_axis(per_value, np.maximum(value, 0)[:, None, None], axis=2)[:, :, 0]
         missing = value < 0
