@@ -81,7 +81,7 @@ class SemiNaiveLOO(ExactLOO):
         child_size = np.repeat(layout.sizes, layout.sizes)
 
         def scores(log_joint, log_child):
-            return self._parent_cell_scores(codes, self._stack(log_joint, np.where(not_child, 0.0, log_child)))
+            return self._parent_cell_scores(self._value_index(codes), self._stack(log_joint, np.where(not_child, 0.0, log_child)))
 
         other = scores(downdated_log_mean(joint, joint_total, joint_size, 0), log_probabilities(child.mean()))
         own = scores(downdated_log_mean(joint, joint_total, joint_size, 1),
