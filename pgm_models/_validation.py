@@ -55,6 +55,18 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     return weight
 
 
+def sorted_classes(classes) -> np.ndarray:
+    """Class labels in sorted order, as scikit-learn's ``classes_``: its metrics and scorers
+    (``log_loss``, ``neg_log_loss``, ``roc_auc_score``) read the probability columns in sorted
+    label order, so a declared order (a Categorical's categories, ``classes=``) would misalign
+    them. Labels of mixed types, which do not sort, keep the order given."""
+    classes = np.asarray(classes)
+    try:
+        return np.sort(classes, kind="stable")
+    except TypeError:
+        return classes
+
+
 def check_labels(y, estimator=None) -> np.ndarray:
     """A 1-D label array with no missing label (a column vector is flattened with a warning)."""
     if y is None:

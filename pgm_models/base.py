@@ -42,6 +42,7 @@ from pgm_models._validation import (
     check_n_draws,
     check_n_rows,
     check_sample_weight,
+    sorted_classes,
 )
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.decision import bayes_decision
@@ -158,15 +159,15 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
                     raise ValueError("the first call to partial_fit needs classes= (all class labels)")
                 classes = self._declared_classes(y, labels)
             return self._partial_fit(X, labels, np.asarray(classes), sample_weight)
-        if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
+        if classes is not None and not np.array_equal(sorted_classes(classes), self.classes_):
             raise ValueError(f"classes={list(classes)} differs from classes_ {self.classes_.tolist()} of the first call")
         return self._partial_fit(X, labels, None, sample_weight)
 
     @staticmethod
     def _declared_classes(y, labels):
-        """The class domain: a Categorical's declared categories, else the observed labels."""
+        """The class domain, sorted: a Categorical's declared categories, else the observed labels."""
         if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
-            return np.asarray(y.dtype.categories)
+            return sorted_classes(y.dtype.categories)
         return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (36 ms for 45 000 strings)
 
     def _partial_fit(self, X, labels, classes, sample_weight):
@@ -184,7 +185,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         finally:
             del self._fit_weight
         if reset:
-            self.classes_ = np.asarray(classes)
+            self.classes_ = sorted_classes(classes)
             self.class_count_ = np.zeros(len(classes))
             self._class_prior = Dirichlet(np.broadcast_to(class_alpha, (len(classes),)))
         class_index = self._class_index(labels)

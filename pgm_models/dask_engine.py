@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from dask.dataframe.dask_expr._expr import are_co_aligned
 
+from pgm_models._validation import sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
 from pgm_models.gaussian._base import GaussianClassifier, floored_variance
@@ -75,7 +76,7 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
     with known categories); the collection's statistics are added to the model's."""
     X, y, weight = _aligned(X, y, sample_weight)
     if hasattr(model, "classes_"):
-        if classes is not None and not np.array_equal(np.asarray(classes), model.classes_):
+        if classes is not None and not np.array_equal(sorted_classes(classes), model.classes_):
             raise ValueError(f"classes={list(classes)} differs from classes_ {model.classes_.tolist()} of the first call")
         return _add_blocks(model, X, y, weight, split_every, set_prior=False)
     if classes is None:
