@@ -103,7 +103,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             # ν0 = offset + a positive free value: ν0 > p − 1 for a proper prior, > p + 1 where the
             # fixed prior_cov is E[Σ] = Ψ0/(ν0 − p − 1)
             offset = p - 1 if learn_scale else p + 1
-            strength = self._hyperparameter("cov_strength", p + 2 - offset)
+            strength = self._hyperparameter("cov_strength", p + 2 - offset, minimum=p - 1)
         else:
             offset, strength = 0, float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
         self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (n_classes, p)), guess, offset
