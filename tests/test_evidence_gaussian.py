@@ -247,3 +247,15 @@ def test_zoo_helpers_switch_the_gaussian_models_and_describe_their_prior(iris):
         kappa = f"mean_strength={model.mean_strength_:.3g}"
         scale = "prior_var" if cls is GaussianNB else "prior_cov"
         assert text.startswith(kappa) and f"{scale}=" in text and "(4)" in text and "class_alpha=" in text
+
+
+def test_evidence_cv_benchmark_writes_the_gaussian_table(tmp_path):
+    from benchmarks import evidence_cv
+
+    out = tmp_path / "bench.md"
+    assert evidence_cv.main(["--family", "gaussian", "--datasets", "heights-weights", "vote", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "## Empirical-Bayes Gaussian priors vs the default prior" in text and "alpha = 1" not in text
+    rows = [line for line in text.splitlines() if line.startswith("| heights-weights | 9 | 4 |")]
+    assert [row.split(" | ")[3] for row in rows] == ["GaussianNB", "LDA", "QDA"]  # vote (nominal) has none
+    assert all(row.count("±") == 4 for row in rows)
