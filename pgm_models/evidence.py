@@ -185,6 +185,14 @@ class GaussianEvidence(EmpiricalBayes):
             return start
         return self._check_strength(name, minimum)
 
+    def _start_prior(self, values: dict):
+        """Set the prior at its starting hyperparameters (the first batch), forgetting the values
+        a previous fit learned."""
+        for name in self.evidence_parameters:
+            self.__dict__.pop(f"{name}_", None)
+        self._prior_values = values
+        self._prior = self._prior_from(values)
+
     def _learn_feature_prior(self, learned):
         moments = self._moments()
 

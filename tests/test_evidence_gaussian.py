@@ -179,7 +179,7 @@ def test_evidence_matches_a_brute_force_grid(iris):
     dense 2-D grid of the closed-form evidence agree to the grid's spacing."""
     X, y = iris
     model = _evidence_model(GaussianNB, ("mean_strength", "var_strength")).fit(X, y)
-    kappa_grid, nu_grid = np.exp(np.linspace(np.log(1e-3), np.log(10), 121)), np.exp(np.linspace(np.log(1e-2), np.log(100), 121))
+    kappa_grid, nu_grid = np.exp(np.linspace(np.log(1e-3), np.log(10), 81)), np.exp(np.linspace(np.log(1e-2), np.log(100), 81))
     moments = model._moments()
     values = np.array([[model._prior_from({**model._prior_values, "mean_strength": k, "var_strength": v}).log_evidence(*moments).sum()
                         for v in nu_grid] for k in kappa_grid])
@@ -259,3 +259,11 @@ def test_evidence_cv_benchmark_writes_the_gaussian_table(tmp_path):
     rows = [line for line in text.splitlines() if line.startswith("| heights-weights | 9 | 4 |")]
     assert [row.split(" | ")[3] for row in rows] == ["GaussianNB", "LDA", "QDA"]  # vote (nominal) has none
     assert all(row.count("±") == 4 for row in rows)
+
+
+def test_a_refit_with_fixed_values_forgets_the_learned_ones(iris):
+    model = GaussianNB(mean_strength="evidence").fit(*iris)
+    assert model.mean_strength_ > 0.01
+    model.set_params(mean_strength=0.01).fit(*iris)
+    assert not hasattr(model, "mean_strength_")
+    assert model.log_evidence() == pytest.approx(GaussianNB().fit(*iris).log_evidence(), rel=1e-13)

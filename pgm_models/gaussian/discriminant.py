@@ -107,9 +107,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
         else:
             offset, strength = 0, float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
         self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (n_classes, p)), guess, offset
-        self._prior_values = {"mean_strength": self._hyperparameter("mean_strength", 0.01), "cov_strength": strength,
-                              "prior_cov": np.ones(p)}
-        self._prior = self._prior_from(self._prior_values)
+        self._start_prior({"mean_strength": self._hyperparameter("mean_strength", 0.01), "cov_strength": strength,
+                           "prior_cov": np.ones(p)})
 
     def _prior_psi(self, values):
         """(ν0, Ψ0): Ψ0 = diag(c_j v_j) when the scale is learned, else (ν0 − p − 1) × prior_cov

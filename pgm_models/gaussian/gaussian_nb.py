@@ -94,8 +94,7 @@ class GaussianNB(GaussianClassifier):
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
         self.epsilon_ = self.var_smoothing * data_var.max()
         self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (len(self.classes_), len(data_mean))), guess
-        self._prior_values = values
-        self._prior = self._prior_from(values)
+        self._start_prior(values)
 
     def _prior_from(self, values) -> NormalInverseGamma:
         """NIG(m0, κ0, ν0/2, ν0 c_j v_j/2): ``values`` holds κ0, ν0 and c (s0² relative to the
