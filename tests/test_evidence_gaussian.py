@@ -267,3 +267,11 @@ def test_a_refit_with_fixed_values_forgets_the_learned_ones(iris):
     model.set_params(mean_strength=0.01).fit(*iris)
     assert not hasattr(model, "mean_strength_")
     assert model.log_evidence() == pytest.approx(GaussianNB().fit(*iris).log_evidence(), rel=1e-13)
+
+
+def test_the_pymc_model_takes_the_learned_prior(iris):
+    """σ²_kj ~ InvGamma(ν0/2, ν0 s0²_j/2) at the learned ν0 and s0²."""
+    model = _evidence_model(GaussianNB).fit(*iris)
+    alpha, beta = (value.eval() for value in model.pymc_model("counts")["feature_var"].owner.inputs[-2:])
+    np.testing.assert_allclose(alpha, np.full((3, 4), model.var_strength_ / 2), rtol=1e-12)
+    np.testing.assert_allclose(beta, np.broadcast_to(model.var_strength_ * model.prior_var_ / 2, (3, 4)), rtol=1e-12)
