@@ -1,6 +1,6 @@
 """Empirical-Bayes priors against alpha = 1 in 10-fold cross-validated log loss.
 
-    python -m benchmarks.evidence_cv [--datasets NAME ...] [--write FILE]
+    python -m benchmarks.evidence_cv [--datasets NAME ...] [--family all|discrete|gaussian] [--write FILE]
 
 Every bundled classification dataset with a discrete model: nominal data → CategoricalNB
 (numeric or mixed data after MDL binning, fitted inside each fold), the Reuters grain text →
@@ -11,6 +11,13 @@ maximum likelihood on the training folds) and alpha = "evidence-per-attribute". 
 CV (fewer folds where the smallest class has fewer than 10 rows), the same folds for every prior;
 mean test log loss over the folds (the posterior predictive, lower is better) with its standard
 error across folds.
+
+The Gaussian table (``--family gaussian``; the all-numeric datasets among ``--datasets``):
+GaussianNB, LDA and QDA with estimate="predictive" (the Student-t posterior predictive, whose
+chain rule is the evidence) under their default data-scaled prior, under "evidence" for every
+hyperparameter that accepts it (class_alpha, κ0, ν0 and the per-feature prior variance scale),
+and under "evidence" for the strengths only (class_alpha, κ0, ν0; the prior variance stays the
+overall variance of each feature).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
-from pgm_models import AODE, SPODE, TAN, CategoricalNB, MultinomialNB
+from pgm_models import AODE, LDA, QDA, SPODE, TAN, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 from pgm_models.discretize import MDLDiscretizer
 from pgm_models.zoo import _kinds, _TextColumn
@@ -38,6 +45,15 @@ PRIORS = {"alpha = 1": dict(alpha=1.0, class_alpha=1.0), "evidence": dict(alpha=
           "evidence per attribute": dict(alpha="evidence-per-attribute", class_alpha="evidence")}
 
 
+GAUSSIAN_MODELS = (GaussianNB, LDA, QDA)
+GAUSSIAN_PRIORS = {
+    "default prior": lambda cls: {},
+    "evidence": lambda cls: dict.fromkeys(cls.evidence_parameters + ("class_alpha",), "evidence"),
+    "evidence, strengths only": lambda cls: dict.fromkeys(
+        [name for name in cls.evidence_parameters if name.endswith("strength")] + ["class_alpha"], "evidence"),
+}
+
+
 def model_for(X):
     kinds = _kinds(X)
     if kinds == {"text"}:
@@ -46,52 +62,75 @@ def model_for(X):
 
 
 def cross_validated_log_loss(X, y, prior: dict, folds, model=None) -> np.ndarray:
+    """Test log loss per fold of ``model`` (default ``model_for(X)``) with ``prior`` set."""
     losses = []
-    template = model_for(X) if model is None else model
     for train, test in folds:
-        model = clone(template)
-        classifier = model[-1] if hasattr(model, "steps") else model
+        fold_model = clone(model_for(X) if model is None else model)
+        classifier = fold_model[-1] if hasattr(fold_model, "steps") else fold_model
         classifier.set_params(**prior)
-        model.fit(X.iloc[train], y.iloc[train])
-        order = np.argsort(classifier.classes_)  # log_loss reads the columns in sorted-label order
-        losses.append(log_loss(y.iloc[test], model.predict_proba(X.iloc[test])[:, order], labels=classifier.classes_[order]))
+        fold_model.fit(X.iloc[train], y.iloc[train])
+        losses.append(log_loss(y.iloc[test], fold_model.predict_proba(X.iloc[test]), labels=classifier.classes_))
     return np.array(losses)
+
+
+def _mean_and_error(values, sign: str = "") -> str:
+    """Mean over the folds ± its standard error; "—" where the prior does not apply (NaN)."""
+    if np.isnan(values).all():
+        return "—"
+    return f"{values.mean():{sign}.4f} ± {values.std(ddof=1) / np.sqrt(len(values)):.4f}"
+
+
+def _gaussian_rows(name, X, y, folds):
+    """(dataset, rows, folds, model, {prior: losses}) of the Gaussian models on all-numeric data."""
+    rows = []
+    for cls in GAUSSIAN_MODELS:
+        losses = {prior: cross_validated_log_loss(X, y, settings(cls), folds, cls(estimate="predictive"))
+                  for prior, settings in GAUSSIAN_PRIORS.items()}
+        rows.append((name, len(y), len(folds), cls.__name__, losses))
+        print(name, cls.__name__, {p: round(v.mean(), 4) for p, v in losses.items()}, flush=True)
+    return rows
+
+
+def _table(heading, command, priors, baseline, rows):
+    lines = ["", heading, "", f"Command: `{command}`", "",
+             "| dataset | rows | folds | model | " + " | ".join(priors) + f" | evidence − ({baseline}) |",
+             "|---|---:|---:|---|" + "---:|" * (len(priors) + 1)]
+    for name, n, k, model, losses in rows:
+        cells = [_mean_and_error(v) for v in losses.values()] + [_mean_and_error(losses["evidence"] - losses[baseline], "+")]
+        lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
-    parser.add_argument("--write", help="append the Markdown table to this file")
+    parser.add_argument("--family", choices=["all", "discrete", "gaussian"], default="all",
+                        help="discrete: the Dirichlet models' table; gaussian: GaussianNB/LDA/QDA on the all-numeric datasets")
+    parser.add_argument("--write", help="append the Markdown tables to this file")
     args = parser.parse_args(argv)
-    rows, semi_naive_rows = [], []
+    rows, semi_naive_rows, gaussian_rows = [], [], []
     for name in args.datasets:
         X, y = load_dataset(name)
         n_splits = int(min(10, y.value_counts().min()))
         folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0).split(X, y))
-        losses = {prior: cross_validated_log_loss(X, y, settings, folds) for prior, settings in PRIORS.items()}
-        rows.append((name, len(y), n_splits, type(model_for(X)[-1] if hasattr(model_for(X), "steps") else model_for(X)).__name__, losses))
-        print(name, {p: round(v.mean(), 4) for p, v in losses.items()}, flush=True)
-        semi_naive_rows += semi_naive_losses(name, X, y, folds)
+        if args.family != "gaussian":
+            losses = {prior: cross_validated_log_loss(X, y, settings, folds) for prior, settings in PRIORS.items()}
+            rows.append((name, len(y), n_splits, type(model_for(X)[-1] if hasattr(model_for(X), "steps") else model_for(X)).__name__, losses))
+            print(name, {p: round(v.mean(), 4) for p, v in losses.items()}, flush=True)
+            semi_naive_rows += semi_naive_losses(name, X, y, folds)
+        if args.family != "discrete" and _kinds(X) == {"numeric"}:
+            gaussian_rows += _gaussian_rows(name, X, y, folds)
     if args.write:
-        command = "python -m benchmarks.evidence_cv " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
-        )
-        lines = ["", "## Empirical-Bayes alpha vs alpha = 1 (cross-validated log loss)", "", f"Command: `{command.strip()}`", "",
-                 "| dataset | rows | folds | model | " + " | ".join(PRIORS) + " | evidence − (alpha = 1) |",
-                 "|---|---:|---:|---|" + "---:|" * (len(PRIORS) + 1)]
-        for name, n, k, model, losses in rows:
-            cells = [mean_and_se(v) for v in losses.values()]
-            difference = losses["evidence"] - losses["alpha = 1"]
-            lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(cells) + f" | {mean_and_se(difference, '+')} |")
-        append_section(args.write, lines + semi_naive_table(semi_naive_rows))
+        command = ("python -m benchmarks.evidence_cv " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))).strip()
+        lines = []
+        if rows:
+            lines += _table("## Empirical-Bayes alpha vs alpha = 1 (cross-validated log loss)", command, PRIORS, "alpha = 1", rows) + semi_naive_table(semi_naive_rows)
+        if gaussian_rows:
+            lines += _table("## Empirical-Bayes Gaussian priors vs the default prior (cross-validated log loss, predictive)",
+                            command, GAUSSIAN_PRIORS, "default prior", gaussian_rows)
+        append_section(args.write, lines)
     return 0
-
-
-def mean_and_se(losses, sign="") -> str:
-    """Mean over the folds ± its standard error; "—" where the prior does not apply (NaN)."""
-    if np.isnan(losses).all():
-        return "—"
-    return f"{losses.mean():{sign}.4f} ± {losses.std(ddof=1) / np.sqrt(len(losses)):.4f}"
 
 
 # ------------------------------------------------------------------ semi-naive models (SPODE, AODE, TAN)
@@ -128,10 +167,9 @@ def semi_naive_table(rows) -> list[str]:
              "|---|---:|---:|---|" + "---:|" * (len(PRIORS) + 1)]
     for name, n, k, model, losses in rows:
         difference = losses["evidence"] - losses["alpha = 1"]
-        lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(mean_and_se(v) for v in losses.values())
-                     + f" | {mean_and_se(difference, '+')} |")
+        lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(_mean_and_error(v) for v in losses.values())
+                     + f" | {_mean_and_error(difference, '+')} |")
     return lines
-# ------------------------------------------------------------------ end of the semi-naive models
 
 
 if __name__ == "__main__":

@@ -260,7 +260,8 @@ def _parser() -> argparse.ArgumentParser:
     zoo_parser.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of NUTS (default 0)")
     zoo_parser.add_argument("--test-size", type=float, default=0.3, help="fraction held out for testing (default 0.3)")
     zoo_parser.add_argument("--prior", choices=["fixed", "evidence"], default="fixed",
-                            help="fixed: the models' default priors; evidence: alpha and class_alpha chosen by marginal likelihood")
+                            help="fixed: the models' default priors; evidence: alpha and class_alpha (Gaussian models: "
+                                 "the prior's strengths and scale too) chosen by marginal likelihood")
     zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie, numpyro or blackjax "
                             "(default: pgm_models.sampling.DEFAULT_SAMPLER)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")

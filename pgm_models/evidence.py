@@ -20,6 +20,12 @@ Estimator options (a mixin; the estimator's ``alpha``/``class_alpha`` accept the
 The learned values are ``alpha_`` and ``class_alpha_``. They are re-learned from the
 sufficient statistics after every ``fit``/``partial_fit`` batch, so the optimum depends only on
 the total counts: row order and chunking do not change it.
+
+The Gaussian models (``GaussianEvidence``) learn their Normal–Inverse-Gamma / Normal–Inverse-
+Wishart hyperparameters the same way, from the closed-form evidence of the conjugate classes
+(``NormalInverseGamma.log_evidence``, ``NormalInverseWishart.log_evidence`` and their analytic
+gradients): each of the parameters named in ``evidence_parameters`` set to ``"evidence"`` is
+a free positive block of the one optimiser (``maximize_log_evidence_of``).
 """
 
 from __future__ import annotations
@@ -54,6 +60,26 @@ def maximize_log_evidence(log_evidence_and_gradient, n_params: int, start=None):
     return np.exp(result.x), -result.fun
 
 
+def maximize_log_evidence_of(log_evidence_and_gradient, values: dict, learned) -> dict:
+    """``maximize_log_evidence`` over the blocks of ``values`` (a dict of positive numbers or
+    arrays) named in ``learned``, the others held fixed, starting from ``values``;
+    ``log_evidence_and_gradient(values) -> (f, {name: ∂f/∂values[name]})``. Returns the values
+    at the optimum."""
+    ends = np.cumsum([np.size(values[name]) for name in learned])
+
+    def unpack(params):
+        blocks = np.split(params, ends[:-1])
+        return {**values, **{name: block.reshape(np.shape(values[name])) for name, block in zip(learned, blocks)}}
+
+    def flat(params):
+        value, gradient = log_evidence_and_gradient(unpack(params))
+        return value, np.concatenate([np.ravel(gradient[name]) for name in learned])
+
+    start = np.concatenate([np.ravel(values[name]) for name in learned]).astype(float)
+    best, _ = maximize_log_evidence(flat, len(start), start)
+    return unpack(best)
+
+
 def dirichlet_evidence(counts, block_sizes, cell_param: np.ndarray):
     """(log p(D | λ), ∂/∂λ) of Dirichlet blocks whose cell c has concentration λ[cell_param[c]]."""
     n_params = int(cell_param.max()) + 1
@@ -70,16 +96,19 @@ def _is_learned(value) -> bool:
     return isinstance(value, str)
 
 
-def _check_option(value, name: str, options=EVIDENCE_OPTIONS):
+def _check_option(value, name: str, options=EVIDENCE_OPTIONS, otherwise="a number ≥ 0"):
     if value not in options:
-        raise ValueError(f"{name}={value!r}: a string must be one of {options} (or give a number ≥ 0)")
+        raise ValueError(f"{name}={value!r}: a string must be one of {options} (or give {otherwise})")
 
 
 class EmpiricalBayes:
-    """Mixin for the estimators' Dirichlet hyperparameters: ``alpha``/``class_alpha`` equal to
-    an option above are learned by type-II maximum likelihood after each batch is counted. The
-    estimator reads its starting values through ``_concentration_parameter``; the feature part
-    is learned by ``_learn_feature_prior`` (Dirichlet models below)."""
+    """Mixin for learned hyperparameters: ``class_alpha`` and the feature-prior parameters named
+    in ``evidence_parameters``, when equal to an option above, are learned by type-II maximum
+    likelihood after each batch is counted. The estimator reads its starting class concentration
+    through ``_concentration_parameter``; the feature part is learned by
+    ``_learn_feature_prior(learned)``, given the names set to an option."""
+
+    evidence_parameters: tuple = ()
 
     def _concentration_parameter(self, value, name, length, length_name):
         """The checked concentration, or a start of 1 (refined after counting) if it is learned."""
@@ -98,8 +127,9 @@ class EmpiricalBayes:
             (self.class_alpha_,), _ = maximize_log_evidence(learn, n_params)
             self._class_prior = Dirichlet(np.full(len(self.classes_), self.class_alpha_))
             self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
-        if _is_learned(getattr(self, "alpha", None)):
-            self._learn_feature_prior(per_attribute=self.alpha != EVIDENCE)
+        learned = [name for name in self.evidence_parameters if _is_learned(getattr(self, name))]
+        if learned:
+            self._learn_feature_prior(learned)
         return self
 
     def _check_proper_prior(self):
@@ -113,7 +143,10 @@ class DirichletEvidence(EmpiricalBayes):
     ``_prior_concentration(alpha)`` with alpha one number or one per attribute, so evaluating it
     at the attribute indices 0..F−1 tells which free value every cell takes."""
 
-    def _learn_feature_prior(self, per_attribute: bool):
+    evidence_parameters = ("alpha",)
+
+    def _learn_feature_prior(self, learned):
+        per_attribute = self.alpha != EVIDENCE
         cell_param = self._concentration_index(per_attribute)
         learn, n_params = dirichlet_evidence(self._feature_counts(), self._feature_blocks(), cell_param)
         alpha, _ = maximize_log_evidence(learn, n_params)
@@ -137,21 +170,69 @@ class DirichletEvidence(EmpiricalBayes):
                      + self._feature_prior.log_evidence(self._feature_counts()).sum())
 
 
+class GaussianEvidence(EmpiricalBayes):
+    """Type-II ML of the Gaussian models' prior (GaussianNB: NIG; LDA/QDA: NIW). The model keeps
+    its free hyperparameters as a dict of positive values (``_prior_values``, set at the first
+    batch with the data-scaled references they multiply) and says how they make the prior
+    (``_prior_from``) and how the conjugate class's gradient maps onto them
+    (``_prior_gradient``); the names set to "evidence" are re-learned from the total
+    (n_k, x̄_k, S_k) after every batch, the prior location m0 staying that of the first batch.
+    The learned values are exposed as ``<name>_`` (``_learned_attributes``)."""
+
+    def _hyperparameter(self, name: str, start: float, minimum: float = 0.0) -> float:
+        """The checked strength, or the optimiser's ``start`` when it is "evidence"."""
+        value = getattr(self, name)
+        if isinstance(value, str):
+            _check_option(value, name, (EVIDENCE,), f"a number > {minimum:g}")
+            return start
+        return self._check_strength(name, minimum)
+
+    def _start_prior(self, values: dict):
+        """Set the prior at its starting hyperparameters (the first batch), forgetting the values
+        a previous fit learned."""
+        for name in self.evidence_parameters:
+            self.__dict__.pop(f"{name}_", None)
+        self._prior_values = values
+        self._prior = self._prior_from(values)
+
+    def _learn_feature_prior(self, learned):
+        moments = self._moments()
+
+        def value_and_gradient(values):
+            prior = self._prior_from(values)
+            return prior.log_evidence(*moments).sum(), self._prior_gradient(values, prior.log_evidence_gradient(*moments))
+
+        self._prior_values = maximize_log_evidence_of(value_and_gradient, self._prior_values, learned)
+        self._prior = self._prior_from(self._prior_values)
+        for name, value in self._learned_attributes().items():
+            if name in learned:
+                setattr(self, f"{name}_", value)
+
+    def log_evidence(self) -> float:
+        """log p(D | prior) of the fitted rows in their order: the Dirichlet–categorical class
+        sequence plus the Gaussian features' NIG/NIW marginal likelihood, the quantity
+        "evidence" maximises."""
+        return float(self._class_prior.log_evidence(self.class_count_).sum() + self._prior.log_evidence(*self._moments()).sum())
+
+
 def describe_prior(classifier) -> str:
     """The learned hyperparameters of a fitted estimator, e.g. "alpha=0.93, class_alpha=10.1"
     ("" when nothing was learned)."""
     parts = []
-    for name in ("alpha", "class_alpha"):
+    for name in getattr(classifier, "evidence_parameters", ()) + ("class_alpha",):
         value = getattr(classifier, f"{name}_", None)
         if value is not None:
-            value = np.atleast_1d(value)
+            value = np.atleast_1d(np.diagonal(value) if np.ndim(value) == 2 else value)  # a covariance: its variances
             parts.append(f"{name}={value[0]:.3g}" if value.size == 1 else f"{name}={value.min():.3g}…{value.max():.3g} ({value.size})")
     return ", ".join(parts)
 
 
 def use_evidence_priors(classifier) -> bool:
-    """Switch an estimator that supports it to alpha = class_alpha = "evidence"; False if it does not."""
+    """Switch an estimator that supports it to class_alpha = "evidence" and every parameter of its
+    ``evidence_parameters`` (alpha; or the Gaussian prior's strengths and scale) likewise; False if
+    it does not."""
     if not isinstance(classifier, EmpiricalBayes):
         return False
-    classifier.set_params(**{name: EVIDENCE for name in ("alpha", "class_alpha") if name in classifier.get_params()})
+    present = classifier.get_params()
+    classifier.set_params(**{name: EVIDENCE for name in ("class_alpha", *classifier.evidence_parameters) if name in present})
     return True

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln, multigammaln
 
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
@@ -163,6 +163,25 @@ class NormalInverseGamma:
         scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
         return stats.t.logpdf(x, df=2 * self.a, loc=self.m, scale=scale)
 
+    def log_evidence(self, n, mean, scatter):
+        """log p(x_1..x_n | m, κ, a, b) of ordered rows with moments (n, x̄, S), elementwise:
+        −(n/2) log 2π + ½ log(κ/κ') + a log b − a' log b' + log Γ(a') − log Γ(a), the primes the
+        posterior's (μ and σ² integrated out). 0 where n = 0."""
+        post = self.posterior(n, mean, scatter)
+        return (-0.5 * n * np.log(2 * np.pi) + 0.5 * np.log(self.kappa / post.kappa) + self.a * np.log(self.b)
+                - post.a * np.log(post.b) + gammaln(post.a) - gammaln(self.a))
+
+    def log_evidence_gradient(self, n, mean, scatter) -> dict:
+        """Elementwise ∂/∂κ, ∂/∂a, ∂/∂b of ``log_evidence``: ½(1/κ − 1/κ') − (a'/b') n²(x̄ − m)²/(2κ'²),
+        log b − log b' + ψ(a') − ψ(a), and a/b − a'/b' (b' grows with κ by n²(x̄ − m)²/(2κ'²))."""
+        post = self.posterior(n, mean, scatter)
+        growth = (n / post.kappa) ** 2 * (mean - self.m) ** 2 / 2
+        return {
+            "kappa": 0.5 * (1 / self.kappa - 1 / post.kappa) - post.a / post.b * growth,
+            "a": np.log(self.b) - np.log(post.b) + digamma(post.a) - digamma(self.a),
+            "b": self.a / self.b - post.a / post.b,
+        }
+
     def downdate(self, x) -> "NormalInverseGamma":
         """The posterior without one observation x it includes (the inverse of a one-row update):
         κ⁻ = κ − 1, m⁻ = (κ m − x)/κ⁻, a⁻ = a − 1/2, b⁻ = b − κ (x − m)² / (2κ⁻). Broadcasts, so
@@ -212,6 +231,11 @@ def _t_log_density_each(X, df, loc, shape_matrix):
     solved = np.linalg.solve(chol, (X - loc)[..., None])[..., 0]
     log_det = 2 * np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
     return _t_log_kernel((solved**2).sum(axis=-1), log_det, df, X.shape[-1])
+
+
+def _multivariate_digamma(x, p: int):
+    """ψ_p(x) = Σ_{i<p} ψ(x − i/2), the derivative of log Γ_p(x)."""
+    return digamma(np.asarray(x)[..., None] - np.arange(p) / 2).sum(axis=-1)
 
 
 def _t_log_kernel(mahalanobis, log_det, df, p):
@@ -364,6 +388,38 @@ class NormalInverseWishart:
             df = nu - p + 1
             columns.append(_t_log_density(X, df, self.m[k], psi * (self.kappa[k] + 1) / (self.kappa[k] * df)))
         return np.stack(columns, axis=1)
+
+    def log_evidence(self, n, mean, scatter):
+        """log p(D | m, κ, ν, Ψ) of ordered rows with per-class moments (n_k, x̄_k, S_k), per Σ
+        (a scalar when shared, (K,) otherwise), means and Σ integrated out:
+
+            −(N p/2) log π + log Γ_p(ν'/2) − log Γ_p(ν/2) + (ν/2) log|Ψ| − (ν'/2) log|Ψ'|
+            + (p/2) Σ_k log(κ_k/κ'_k),
+
+        N, ν', Ψ' and the sum over k taken over the classes sharing that Σ (Murphy 2007, eq. 266,
+        with one mean per class)."""
+        p, post = self.dim, self.posterior(n, mean, scatter)
+        mean_terms = 0.5 * p * np.log(self.kappa / post.kappa)
+        rows, mean_terms = (n.sum(), mean_terms.sum()) if self.shared else (n, mean_terms)
+        return (-0.5 * rows * p * np.log(np.pi) + multigammaln(post.nu / 2, p) - multigammaln(self.nu / 2, p)
+                + 0.5 * self.nu * np.linalg.slogdet(self.psi)[1] - 0.5 * post.nu * np.linalg.slogdet(post.psi)[1] + mean_terms)
+
+    def log_evidence_gradient(self, n, mean, scatter) -> dict:
+        """∂/∂κ_k (K,), ∂/∂ν and the symmetric-matrix gradient ∂/∂Ψ (shaped like ν and Ψ) of
+        ``log_evidence``: (p/2)(1/κ_k − 1/κ'_k) − (ν'/2)(n_k/κ'_k)² (x̄_k − m_k)ᵀΨ'⁻¹(x̄_k − m_k);
+        ½[ψ_p(ν'/2) − ψ_p(ν/2) + log|Ψ| − log|Ψ'|] with ψ_p(x) = Σ_{i<p} ψ(x − i/2);
+        (ν/2)Ψ⁻¹ − (ν'/2)Ψ'⁻¹."""
+        p, post = self.dim, self.posterior(n, mean, scatter)
+        inverse = np.linalg.inv(post.psi)
+        deviation = mean - self.m
+        per_mean = (lambda v: np.broadcast_to(v, (len(self.m),) + np.shape(v))) if self.shared else (lambda v: v)
+        quadratic = np.einsum("ki,kij,kj->k", deviation, per_mean(inverse), deviation)
+        return {
+            "kappa": 0.5 * p * (1 / self.kappa - 1 / post.kappa) - 0.5 * per_mean(post.nu) * (n / post.kappa) ** 2 * quadratic,
+            "nu": 0.5 * (_multivariate_digamma(post.nu / 2, p) - _multivariate_digamma(self.nu / 2, p)
+                         + np.linalg.slogdet(self.psi)[1] - np.linalg.slogdet(post.psi)[1]),
+            "psi": 0.5 * (self._per_sigma(self.nu) * np.linalg.inv(self.psi) - self._per_sigma(post.nu) * inverse),
+        }
 
     def leave_one_out_log_predictive(self, X, row_class) -> np.ndarray:
         """(N, K) log predictive density of each row X[n] under each mean's posterior with row n

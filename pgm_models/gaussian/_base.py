@@ -9,7 +9,9 @@ Bayes, a p×p matrix for discriminant analysis). Batches merge exactly (Chan et 
 Default priors are centred on the first batch: the prior mean of every class mean is the
 overall mean of each feature, worth ``mean_strength`` = 0.01 rows, and the prior guess of
 the (co)variance is the overall variance of each feature (a diagonal matrix), worth a few
-rows. They are fixed at the first ``fit``/``partial_fit`` call.
+rows. They are fixed at the first ``fit``/``partial_fit`` call. Strengths and scales set to
+"evidence" are instead learned by type-II maximum likelihood (``pgm_models.evidence``), the
+scale as a positive multiple of that same data-scaled guess.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pgm_models._validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
+from pgm_models.evidence import GaussianEvidence
 from pgm_models.loo import GaussianLOO
 
 # Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
@@ -62,7 +65,7 @@ def floored_variance(var: np.ndarray) -> np.ndarray:
     return np.maximum(var, floor)
 
 
-class GaussianClassifier(GaussianLOO, BayesianClassifier):
+class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
     """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
     the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
 

@@ -15,6 +15,20 @@ Defaults (weakly informative, scaled to the data at the first fit): m0 = overall
 feature, κ0 = ``mean_strength`` = 0.01 pseudo-rows, Ψ0 = diag(overall variances) and
 ν0 = ``cov_strength`` = p + 2, so that the prior mean of Σ is that diagonal matrix.
 
+Empirical Bayes: ``mean_strength``, ``cov_strength`` and ``prior_cov`` each accept "evidence"
+(``class_alpha`` too): those set so maximise the log marginal likelihood, per Σ,
+
+    log p(D | κ0, ν0, Ψ0) = −(N p/2) log π + log Γ_p(ν'/2) − log Γ_p(ν0/2) + (ν0/2) log|Ψ0|
+                            − (ν'/2) log|Ψ'| + (p/2) Σ_k log(κ0/κ'_k)
+
+(``NormalInverseWishart.log_evidence``; LDA: one Σ, N all rows; QDA: a sum over the classes'
+Σ_k, N = n_k), with one shared κ0 and ν0 and, for "prior_cov", Ψ0 = diag(c_j v_j), v_j the
+overall variance of feature j and c_j learned; m0 stays the overall mean. The constraint is
+ν0 > p − 1 (learned as ν0 − (p − 1) > 0) when Ψ0 is learned too, and ν0 > p + 1 when only ν0 is
+(with Ψ0 = (ν0 − p − 1) × the fixed prior_cov, whose mean must exist). Fitted as
+``mean_strength_``, ``cov_strength_`` (ν0) and ``prior_cov_`` (Ψ0/(ν0 − p − 1), or Ψ0 where
+ν0 ≤ p + 1: what ``prior_cov`` takes to give the same prior).
+
 In the PyMC model the precision Λ = Σ⁻¹ ~ Wishart(ν0, Ψ0⁻¹) — the same prior as
 Σ ~ InvWishart(ν0, Ψ0) — is written with the Bartlett decomposition (``bartlett_precision``),
 and ``cov`` = Λ⁻¹ is a deterministic, so NUTS samples of ``cov`` check the closed form. (PyMC
@@ -35,6 +49,7 @@ from pgm_models._validation import as_array_like
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate.normal import NormalInverseWishart
+from pgm_models.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
@@ -61,6 +76,7 @@ def bartlett_precision(name: str, nu: float, psi: np.ndarray):
 class _DiscriminantAnalysis(GaussianClassifier):
     full_scatter = True
     shared_covariance: bool
+    evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
                  prior_cov=None, cov_strength=None, reg_param=0.0):
@@ -75,21 +91,69 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
         p, n_classes = len(data_mean), len(self.classes_)
-        kappa = self._check_strength("mean_strength")
-        nu = float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
-        guess = np.diag(data_var) if self.prior_cov is None else np.asarray(self.prior_cov, dtype=float)
-        if guess.shape != (p, p) or not np.allclose(guess, guess.T) or np.linalg.eigvalsh(guess).min() <= 0:
-            raise ValueError(f"prior_cov must be a symmetric positive definite {p}×{p} matrix")
-        psi = guess * (nu - p - 1) if nu > p + 1 else guess
-        location = np.broadcast_to(self._prior_location(data_mean), (n_classes, p))
-        if self.shared_covariance:
-            self._prior = NormalInverseWishart(location, kappa, nu, psi)
+        learn_scale = isinstance(self.prior_cov, str)
+        if learn_scale:
+            _check_option(self.prior_cov, "prior_cov", (EVIDENCE,), f"a {p}×{p} matrix, or None")
+            guess = data_var  # Ψ0 = diag(c_j v_j)
         else:
-            self._prior = NormalInverseWishart(location, kappa, np.full(n_classes, nu), np.broadcast_to(psi, (n_classes, p, p)))
+            guess = np.diag(data_var) if self.prior_cov is None else np.asarray(self.prior_cov, dtype=float)
+            if guess.shape != (p, p) or not np.allclose(guess, guess.T) or np.linalg.eigvalsh(guess).min() <= 0:
+                raise ValueError(f"prior_cov must be a symmetric positive definite {p}×{p} matrix")
+        if isinstance(self.cov_strength, str):
+            # ν0 = offset + a positive free value: ν0 > p − 1 for a proper prior, > p + 1 where the
+            # fixed prior_cov is E[Σ] = Ψ0/(ν0 − p − 1)
+            offset = p - 1 if learn_scale else p + 1
+            strength = self._hyperparameter("cov_strength", p + 2 - offset, minimum=p - 1)
+        else:
+            offset, strength = 0, float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
+        self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (n_classes, p)), guess, offset
+        self._start_prior({"mean_strength": self._hyperparameter("mean_strength", 0.01), "cov_strength": strength,
+                           "prior_cov": np.ones(p)})
+
+    def _prior_psi(self, values):
+        """(ν0, Ψ0): Ψ0 = diag(c_j v_j) when the scale is learned, else (ν0 − p − 1) × prior_cov
+        (prior_cov itself where ν0 ≤ p + 1)."""
+        _, guess, offset = self._prior_reference
+        p, nu = len(guess), offset + values["cov_strength"]
+        if guess.ndim == 1:
+            return nu, np.diag(values["prior_cov"] * guess)
+        return nu, guess * (nu - p - 1) if nu > p + 1 else guess
+
+    def _prior_from(self, values) -> NormalInverseWishart:
+        location, kappa = self._prior_reference[0], values["mean_strength"]
+        nu, psi = self._prior_psi(values)
+        if self.shared_covariance:
+            return NormalInverseWishart(location, kappa, nu, psi)
+        n_classes, p = location.shape
+        return NormalInverseWishart(location, kappa, np.full(n_classes, nu), np.broadcast_to(psi, (n_classes, p, p)))
+
+    def _prior_gradient(self, values, gradient) -> dict:
+        """NIW (κ_k, ν, Ψ) gradients → (κ0, ν0 − offset, c): Ψ0 shared by every Σ sums their
+        ∂/∂Ψ (M); ∂/∂c_j = M_jj v_j; a fixed prior_cov adds tr(M prior_cov) to ∂/∂ν0."""
+        _, guess, _ = self._prior_reference
+        matrix = gradient["psi"] if self.shared_covariance else gradient["psi"].sum(axis=0)
+        nu, _ = self._prior_psi(values)
+        d_nu = np.sum(gradient["nu"])
+        if guess.ndim == 2 and nu > len(guess) + 1:
+            d_nu += np.sum(matrix * guess)
+        result = {"mean_strength": gradient["kappa"].sum(), "cov_strength": d_nu}
+        if guess.ndim == 1:
+            result["prior_cov"] = np.diagonal(matrix) * guess
+        return result
+
+    def _learned_attributes(self) -> dict:
+        nu, psi = self._prior_psi(self._prior_values)
+        p = len(psi)
+        return {"mean_strength": float(self._prior_values["mean_strength"]), "cov_strength": float(nu),
+                "prior_cov": psi / (nu - p - 1) if nu > p + 1 else psi}
+
+    def _moments(self):
+        """(n_k, x̄_k, S_k) of every class, as the NIW posterior takes them."""
+        return self.class_count_, self.feature_mean_, self.feature_scatter_
 
     @property
     def posterior_(self) -> NormalInverseWishart:
-        return self._prior.posterior(self.class_count_, self.feature_mean_, self.feature_scatter_)
+        return self._prior.posterior(*self._moments())
 
     # ------------------------------------------------------------------ point estimates
     def _mle_cov(self):
@@ -234,7 +298,9 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
     mean of Σ; default diag of the overall variances), cov_strength (ν0; default p + 2),
-    reg_param (point covariances shrunk to (1 − r)Σ + rI).
+    reg_param (point covariances shrunk to (1 − r)Σ + rI). class_alpha, mean_strength,
+    cov_strength and prior_cov accept "evidence" (module docstring); the learned values are
+    ``class_alpha_``, ``mean_strength_``, ``cov_strength_``, ``prior_cov_``.
 
     Besides prediction: ``coef_``/``intercept_`` of the plug-in linear rule, and Fisher's
     discriminant ``transform`` with ``within_class_scatter_``/``between_class_scatter_``.

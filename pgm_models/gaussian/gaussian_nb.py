@@ -18,6 +18,18 @@ s0² = overall variance of each feature and ν0 = ``var_strength`` = 3 pseudo-ro
 a0 > 1, so the posterior mean of σ² exists even for a declared class with no rows (it predicts
 from its prior, E[σ²] = ν0 s0²/(ν0 − 2)); "map" and "predictive" exist for every ν0 > 0, and
 "mle" needs n − ddof > 0 rows and a nonzero scatter (or ``var_smoothing`` > 0).
+
+Empirical Bayes: ``mean_strength``, ``var_strength`` and ``prior_var`` each accept "evidence"
+(``class_alpha`` too): those set so are chosen to maximise the log marginal likelihood
+
+    log p(D | κ0, ν0, s0²) = Σ_kj −(n_k/2) log 2π + ½ log(κ0/κ'_kj) + a0 log b0_j − a'_kj log b'_kj
+                             + log Γ(a'_kj) − log Γ(a0),   a0 = ν0/2, b0_j = ν0 s0²_j/2,
+
+with one shared κ0, one shared ν0 and one s0²_j per feature (= c_j × the overall variance of
+feature j, c_j learned), m0 kept at the overall mean (or ``prior_mean``). Fitted as
+``mean_strength_``, ``var_strength_``, ``prior_var_``; ``log_evidence()`` is the maximised value
+(plus the class part). A learned ν0 may go to the bound 1e6 (a point-mass prior on σ²_kj = s0²_j:
+the data say the classes share each feature's variance).
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import numpy as np
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
+from pgm_models.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
 
 
@@ -35,12 +48,12 @@ class GaussianNB(GaussianClassifier):
 
     Parameters
     ----------
-    class_alpha : Dirichlet concentration of the class probabilities.
+    class_alpha : Dirichlet concentration of the class probabilities, or "evidence".
     estimate : {"mean", "map", "mle", "predictive"}.
     prior_mean : m0, None for the overall mean of each feature.
-    mean_strength : κ0 > 0, the prior mean's weight in rows.
-    prior_var : s0², None for the overall variance of each feature.
-    var_strength : ν0 > 0, the prior variance's weight in rows (a0 = ν0/2, b0 = ν0 s0²/2).
+    mean_strength : κ0 > 0, the prior mean's weight in rows, or "evidence".
+    prior_var : s0², None for the overall variance of each feature, or "evidence" (one per feature).
+    var_strength : ν0 > 0, the prior variance's weight in rows (a0 = ν0/2, b0 = ν0 s0²/2), or "evidence".
     ddof : the "mle" variance is S/(n − ddof) (ddof=1: the unbiased sample variance).
     var_smoothing : ≥ 0; the "mle" variances get var_smoothing × the largest overall feature
         variance of the first batch added, a floor for features constant within a class
@@ -49,8 +62,12 @@ class GaussianNB(GaussianClassifier):
     Attributes
     ----------
     class_count_, feature_mean_ (K, F), feature_scatter_ (K, F) Σ(x − x̄)² per class,
-    posterior_ : the NIG posterior (m', κ', a', b' arrays of shape (K, F)).
+    posterior_ : the NIG posterior (m', κ', a', b' arrays of shape (K, F)),
+    mean_strength_, var_strength_, prior_var_ (F,), class_alpha_ : the values learned where
+    "evidence" was asked for.
     """
+
+    evidence_parameters = ("mean_strength", "var_strength", "prior_var")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
                  prior_var=None, var_strength=3.0, ddof=0,
@@ -65,22 +82,46 @@ class GaussianNB(GaussianClassifier):
         self.var_smoothing = var_smoothing
 
     def _set_prior(self, data_mean, data_var):
-        kappa = self._check_strength("mean_strength")
-        nu = self._check_strength("var_strength")
-        guess = data_var if self.prior_var is None else np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape)
+        values = {"mean_strength": self._hyperparameter("mean_strength", 0.01),
+                  "var_strength": self._hyperparameter("var_strength", 3.0), "prior_var": np.ones(len(data_var))}
+        if isinstance(self.prior_var, str):
+            _check_option(self.prior_var, "prior_var", (EVIDENCE,), "numbers > 0, or None")
+        guess = data_var if self.prior_var is None or isinstance(self.prior_var, str) else (
+            np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape))
         if not np.all(np.isfinite(guess)) or np.any(guess <= 0):
             raise ValueError(f"prior_var must be > 0, got {self.prior_var!r}")
         if not np.isscalar(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
         self.epsilon_ = self.var_smoothing * data_var.max()
-        shape = (len(self.classes_), len(data_mean))
-        self._prior = NormalInverseGamma(
-            np.broadcast_to(self._prior_location(data_mean), shape), kappa, nu / 2, np.broadcast_to(nu * guess / 2, shape)
-        )
+        self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (len(self.classes_), len(data_mean))), guess
+        self._start_prior(values)
+
+    def _prior_from(self, values) -> NormalInverseGamma:
+        """NIG(m0, κ0, ν0/2, ν0 c_j v_j/2): ``values`` holds κ0, ν0 and c (s0² relative to the
+        data-scaled guess v)."""
+        location, guess = self._prior_reference
+        nu = values["var_strength"]
+        return NormalInverseGamma(location, values["mean_strength"], nu / 2, np.broadcast_to(nu * values["prior_var"] * guess / 2, location.shape))
+
+    def _prior_gradient(self, values, gradient) -> dict:
+        """NIG (κ, a, b) gradients → (κ0, ν0, c): a0 = ν0/2 and b0_j = ν0 c_j v_j/2."""
+        guess = self._prior_reference[1]
+        return {"mean_strength": gradient["kappa"].sum(),
+                "var_strength": (gradient["a"] / 2 + gradient["b"] * values["prior_var"] * guess / 2).sum(),
+                "prior_var": (gradient["b"] * values["var_strength"] * guess / 2).sum(axis=0)}
+
+    def _learned_attributes(self) -> dict:
+        values = self._prior_values
+        return {"mean_strength": float(values["mean_strength"]), "var_strength": float(values["var_strength"]),
+                "prior_var": values["prior_var"] * self._prior_reference[1]}
+
+    def _moments(self):
+        """(n, x̄, S) as the NIG posterior takes them: counts (K, 1), means and scatters (K, F)."""
+        return self.class_count_[:, None], self.feature_mean_, self.feature_scatter_
 
     @property
     def posterior_(self) -> NormalInverseGamma:
-        return self._prior.posterior(self.class_count_[:, None], self.feature_mean_, self.feature_scatter_)
+        return self._prior.posterior(*self._moments())
 
     def _point(self, estimate):
         """(μ, σ²) of shape (K, F) under a plug-in estimate."""

@@ -30,21 +30,22 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.conjugate import Dirichlet
-from pgm_models.evidence import EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
 
 
 class SemiNaiveEvidence(EmpiricalBayes):
     """Type-II ML of ``alpha``. A model lists its evidence's Dirichlet cells in
     ``_evidence_cells``: (counts, block sizes, the attribute whose per-attribute α each cell takes)."""
 
+    evidence_parameters = ("alpha",)
     _alpha_options = EVIDENCE_OPTIONS
     _evidence_per_parent = False  # AODE: "evidence" is one α per SPODE
 
     def _check_alpha_option(self):
         _check_option(self.alpha, "alpha", self._alpha_options)
 
-    def _learn_feature_prior(self, per_attribute: bool):
-        per_attribute = per_attribute or self._evidence_per_parent
+    def _learn_feature_prior(self, learned):
+        per_attribute = self.alpha != EVIDENCE or self._evidence_per_parent
         counts, blocks, attribute = self._evidence_cells()
         learn, n_params = dirichlet_evidence(counts, blocks, attribute if per_attribute else np.zeros_like(attribute))
         alpha, _ = maximize_log_evidence(learn, n_params)

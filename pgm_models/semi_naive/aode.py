@@ -196,10 +196,10 @@ class AODE(SemiNaiveBayes):
     def _naive_bayes_alpha(self):
         return self.fallback_alpha_ if _is_learned(self.alpha) else super()._naive_bayes_alpha()
 
-    def _learn_feature_prior(self, per_attribute):
+    def _learn_feature_prior(self, learned):
         """One α per SPODE, then the naive Bayes fallback's own α (its class and attribute
         blocks), which is also the class prior's."""
-        super()._learn_feature_prior(per_attribute)
+        super()._learn_feature_prior(learned)
         sizes, n_classes = self._layout.sizes, len(self.classes_)
         counts = np.concatenate([self.class_count_, self._diagonal_counts().ravel()])
         learn, n_params = dirichlet_evidence(counts, np.concatenate([[n_classes], np.tile(sizes, n_classes)]), np.zeros(len(counts), np.intp))
