@@ -46,18 +46,24 @@ def test_a_stopped_run_resumes_and_runs_elsewhere_merge(tmp_path, monkeypatch):
 
 
 def test_summarise_counts_alarms_expected_and_only_complete_zoo_runs():
-    """Two models sharing a 1 % family error (0.5 % each); seed 2 lacks model B, so it is no zoo run."""
+    """Two models sharing a 1 % family error (0.5 % each), in a zoo run of three: no seed has all
+    three, so the family-wise table has no run; with B's seed 2 dropped and two models per run,
+    seeds 0 and 1 are the zoo runs."""
     rows = [("A", 0, False, 0.5, 0.2), ("A", 1, True, 0.001, 0.004), ("A", 2, False, 0.05, 0.5),
-            ("B", 0, True, 0.002, 0.9), ("B", 1, False, 0.3, 0.001)]
+            ("B", 0, True, 0.002, 0.9), ("B", 1, False, 0.3, 0.001), ("B", 2, False, 0.5, np.nan)]  # B's seed 2: run with --no-before
     checks = pd.DataFrame([{"draws": "exact", "dataset": "vote", "model": m, "seed": s, "failed": f, "critical": c, "before": b,
-                            "parameters": 7, "threshold": 0.005, "models_in_zoo_run": 2, "max_rhat": 1.0,
+                            "parameters": 7, "threshold": 0.005, "models_in_zoo_run": 3, "max_rhat": 1.0,
                             "by": ["z"] if f else []} for m, s, f, c, b in rows])
     per_model, families = false_alarm.summarise(checks)
     a, b = (per_model[per_model["model"] == m].iloc[0] for m in "AB")
     assert (a["seeds"], a["alarms"], a["before"], a["at_10"]) == (3, 1, 1, 2)  # before < 0.005: seed 1; critical < 0.1: seeds 1, 2
-    assert (b["seeds"], b["alarms"], b["before"], b["at_10"]) == (2, 1, 1, 1)
-    assert a["expected"] == pytest.approx(3 * 0.005) and b["expected"] == pytest.approx(2 * 0.005)
-    assert families[["runs", "failed", "models"]].values.tolist() == [[2, 2, 2]]  # seeds 0 (B) and 1 (A) failed
+    assert (b["seeds"], b["alarms"], b["before"], b["has_before"], b["at_10"]) == (3, 1, 1, 2, 1)
+    assert false_alarm._before(b["before"], b["has_before"], b["seeds"]) == "1 of 2"  # the old statistic on 2 of 3 seeds
+    assert a["expected"] == pytest.approx(3 * 0.005) and b["expected"] == pytest.approx(3 * 0.005)
+    assert families.empty
+    two = checks[(checks["model"] == "A") | (checks["seed"] < 2)].assign(models_in_zoo_run=2)
+    _, families = false_alarm.summarise(two)
+    assert families[["runs", "failed", "models"]].values.tolist() == [[2, 2, 2]]  # seeds 0 (B) and 1 (A) failed; 2 lacks B
 
 
 def test_failed_by_names_each_failed_test(fitted_models, training_data):
