@@ -1,41 +1,58 @@
 """False-alarm rate and power of ``check_posterior`` on every zoo model with a closed form.
 
-    python -m benchmarks.false_alarm [--seeds 200] [--nuts-seeds 4] [--datasets ...] [--write FILE]
+    python -m benchmarks.false_alarm [--seeds 200] [--nuts-seeds 4] [--datasets ...] [--results DIR]
+                                     [--doc FILE] [--write FILE]
 
-For every bundled dataset, the zoo's split (stratified, 30 % test, seed 0) and each model of
-:func:`pgm_models.zoo.applicable_models` with a closed form (CategoricalNB, SPODE, TAN on nominal
-or MDL-binned data; GaussianNB, LDA, QDA on numeric; MultinomialNB, BernoulliNB on text), fitted
-as the zoo fits it: ``--seeds`` sets of exact i.i.d. draws (``posterior_draws``, the zoo's 4 ×
-1000) are checked against the model's own closed form, at the zoo's threshold (1 % family error
-shared by the dataset's verified models). Every such failure is a false alarm. Columns:
+For every bundled dataset the zoo supports, the zoo's split (stratified, 30 % test, seed 0) and
+each model of :func:`pgm_models.zoo.applicable_models` with a closed form (CategoricalNB, SPODE,
+TAN on nominal or MDL-binned data; GaussianNB, LDA, QDA on numeric; MultinomialNB, BernoulliNB
+on text), fitted as the zoo fits it: ``--seeds`` sets of exact i.i.d. draws (``posterior_draws``,
+the zoo's 4 × 1000) are checked against the model's own closed form, at the zoo's threshold (1 %
+family error shared by the dataset's verified models). Every such failure is a false alarm.
+Recorded per (model, seed), and summarised per model as:
 
-* ``alarms (before)``: the statistic before this benchmark existed, from the same draws — z of
-  the mean over the draws' sd, z of the sd over ArviZ's ``mcse_sd`` (fourth moment estimated
-  from the draws), Bonferroni over 4P at the same family error; no joint test;
-* ``alarms (now)``: ``check_posterior`` as it is — all of its tests (marginal z, joint
-  chi-square, support, R-hat ≤ 1.01, bulk ESS ≥ 400);
-* ``z/joint alarms at 1 % (10 %)``: the closed-form comparison alone at a 1 % (10 %) family error
-  for this one model (finer resolution of the same tails);
+* ``alarms``: ``check_posterior`` as it is — all of its tests (marginal z, joint chi-square,
+  support, R-hat ≤ 1.01, bulk ESS ≥ 400) — against ``expected`` = seeds × the model's share of
+  the family error (the closed-form tests' nominal count; R-hat and ESS have no nominal rate);
+* ``before``: the statistic before issue 18, from the same draws — z of the mean over the
+  draws' sd, z of the sd over ArviZ's ``mcse_sd`` (fourth moment estimated from the draws),
+  Bonferroni over 4P at the same family error; no joint test;
+* ``at 10 %``: the closed-form comparison alone at a 10 % family error for this one model (the
+  same tails at a resolution 40 seeds can show: a calibrated test stays near 10 %);
 * ``R-hat > 1.01``: runs whose largest split R-hat exceeds 1.01.
 
-The family-wise row per dataset counts seeds where any of its models failed (the zoo's verdict).
-``--nuts-seeds`` repeats the check with NUTS (``sample_posterior``, 4 chains × 1000 draws, 1000
-tuning steps) on the small cases. The power table checks, against CategoricalNB on vote, draws
-that are wrong: each parameter's exact draws shuffled independently over draws, and exact draws
-of the posterior under Dirichlet(1.05) and Dirichlet(1.1) priors instead of Dirichlet(1).
+The family-wise table counts the zoo runs (seeds with every model of the dataset) where any
+model failed: the zoo's verdict on the dataset, nominal 1 %. ``--nuts-seeds`` repeats the check
+with NUTS (``sample_posterior``, 4 chains × 1000 draws, 1000 tuning steps) on
+``--nuts-datasets``. The power table checks, against CategoricalNB on vote, draws that are
+wrong: each parameter's exact draws shuffled independently over draws, and exact draws of the
+posterior under Dirichlet(1.05) and Dirichlet(1.1) priors instead of Dirichlet(1).
+
+Results are kept per (draws, dataset) in ``--results DIR`` as JSON (``DIR/exact/vote.json``),
+written after every model's seed: a run stopped anywhere resumes where it stopped (seeds already
+in the file are skipped), runs on other machines merge by copying their files into one folder
+(``--tag`` names a file apart, ``--first-seed`` gives it other seeds), and ``--doc FILE`` writes
+the whole Markdown document from everything in the folder (``--seeds 0 --nuts-seeds 0
+--power-seeds 0 --doc FILE`` only assembles). ``--write FILE`` appends the tables to FILE
+(BENCHMARKS.md). Without ``--results`` the results live in a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import json
+import os
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy.stats import norm
+from scipy.stats import binom, norm
 from sklearn.model_selection import train_test_split
 
 from pgm_models.datasets import list_datasets, load_dataset
@@ -43,6 +60,7 @@ from pgm_models.verify import _ess, _split_chains, check_posterior
 from pgm_models.zoo import _classifier, _most_probable_parent, _verifiable, applicable_models
 
 DRAWS, CHAINS, FAMILY_ERROR = 1000, 4, 0.01
+TINY = ["textbook-15", "mountain-climbing", "heights-weights", "weather.nominal", "weather.numeric", "contact-lenses"]
 
 
 def zoo_cases(dataset: str):
@@ -53,7 +71,11 @@ def zoo_cases(dataset: str):
     cases = []
     for name, model in models:
         _most_probable_parent(model, X_train, y_train)
-        cases.append((name, _classifier(model.fit(X_train, y_train)), FAMILY_ERROR / len(models)))
+        classifier = _classifier(model.fit(X_train, y_train))
+        # the fitted model's closed form is the same for every seed: built once, not four times a
+        # check (a fifth of a small model's check was building these xarray Datasets)
+        classifier.analytic_posterior = functools.lru_cache(classifier.analytic_posterior)
+        cases.append((name, classifier, FAMILY_ERROR / len(models)))
     return cases
 
 
@@ -68,13 +90,14 @@ def critical_family_error(verification) -> float:
 def critical_family_error_before(model, idata) -> float:
     """The same for the statistic before: sd of the draws in z_mean, ArviZ's mcse_sd in z_sd,
     Bonferroni over 4P."""
-    names = list(model.analytic_posterior("mean").data_vars)
+    analytic_mean, analytic_sd = model.analytic_posterior("mean"), model.analytic_posterior("sd")
+    names = list(analytic_mean.data_vars)
     values = np.concatenate([idata.posterior[n].values.reshape(CHAINS, -1, int(np.prod(idata.posterior[n].shape[2:], dtype=int)))
                              for n in names], axis=-1)
     values = np.moveaxis(values, -1, 0)
     flat = values.reshape(len(values), -1)
-    mean = np.concatenate([model.analytic_posterior("mean")[n].values.ravel() for n in names])
-    sd = np.concatenate([model.analytic_posterior("sd")[n].values.ravel() for n in names])
+    mean = np.concatenate([analytic_mean[n].values.ravel() for n in names])
+    sd = np.concatenate([analytic_sd[n].values.ravel() for n in names])
     sampled_mean, sampled_sd = flat.mean(axis=1), flat.std(axis=1, ddof=1)
     centred = (values - values.mean(axis=(1, 2), keepdims=True)) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -87,54 +110,74 @@ def critical_family_error_before(model, idata) -> float:
     return 4 * len(mean) * norm.sf(z.max())
 
 
-def exact_rows(dataset: str, seeds: int) -> tuple[list[dict], dict]:
-    rows, failed_by_seed = [], np.zeros(seeds, dtype=bool)
-    for name, model, family_error in zoo_cases(dataset):
-        before, now, crit, rhat = [], [], [], []
-        start = time.perf_counter()
-        for seed in range(seeds):
-            idata = model.posterior_draws(DRAWS, random_seed=seed, chains=CHAINS)
-            verification = check_posterior(model, idata, family_error=family_error)
-            now.append(not verification.passed)
-            crit.append(critical_family_error(verification))
-            rhat.append(verification.table["r_hat"].max() > 1.01)
-            before.append(critical_family_error_before(model, idata) < family_error)
-        failed_by_seed |= np.array(now)
-        crit = np.array(crit)
-        rows.append({"dataset": dataset, "model": name, "parameters": len(verification.table), "draws": "exact",
-                     "seeds": seeds, "threshold": family_error, "before": np.mean(before), "now": np.mean(now),
-                     "at_1": np.mean(crit < 0.01), "at_10": np.mean(crit < 0.10), "rhat": np.mean(rhat),
-                     "seconds": time.perf_counter() - start})
-        print(rows[-1], flush=True)
-    family = {"dataset": dataset, "seeds": seeds, "models": len(rows), "rate": failed_by_seed.mean()}
-    return rows, family
+def failed_by(verification) -> list[str]:
+    """Which of check_posterior's tests failed: z (a marginal), joint, support, rhat, ess, divergences."""
+    table, thresholds = verification.table, verification.thresholds
+    tests = {"z": verification.max_abs_z > thresholds["z_max"],
+             "joint": verification.joint_p < thresholds["joint_level"],
+             "support": any(verification.outside_support.values()),
+             "rhat": not (table["r_hat"] <= thresholds["rhat_max"]).all(),
+             "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
+             "divergences": verification.divergences > thresholds["max_divergences"]}
+    return [name for name, failed in tests.items() if failed]
 
 
-def nuts_rows(dataset: str, seeds: int, models: list[str] | None) -> list[dict]:
-    rows = []
-    for name, model, family_error in zoo_cases(dataset):
-        if models and name not in models:
-            continue
-        now, crit, rhat, ess = [], [], [], []
-        start = time.perf_counter()
-        for seed in range(seeds):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                idata = model.sample_posterior(draws=DRAWS, tune=DRAWS, chains=CHAINS, cores=1, random_seed=seed, progressbar=False)
-            verification = check_posterior(model, idata, family_error=family_error)
-            now.append(not verification.passed)
-            crit.append(critical_family_error(verification))
-            rhat.append(verification.table["r_hat"].max() > 1.01)
-            ess.append(verification.table["ess_bulk"].min())
-        crit = np.array(crit)
-        rows.append({"dataset": dataset, "model": name, "parameters": len(verification.table), "draws": "NUTS",
-                     "seeds": seeds, "threshold": family_error, "before": np.nan, "now": np.mean(now),
-                     "at_1": np.mean(crit < 0.01), "at_10": np.mean(crit < 0.10), "rhat": np.mean(rhat),
-                     "min_ess": float(np.min(ess)), "seconds": time.perf_counter() - start})
-        print(rows[-1], flush=True)
-    return rows
+def record(model, idata, family_error: float, before: bool) -> dict:
+    """One check of one model's draws, as stored in the results file."""
+    verification = check_posterior(model, idata, family_error=family_error)
+    result = {"parameters": len(verification.table), "failed": not verification.passed, "by": failed_by(verification),
+              "critical": float(critical_family_error(verification)),
+              "max_rhat": float(verification.table["r_hat"].max()), "min_ess": float(verification.table["ess_bulk"].min())}
+    if before:
+        result["before"] = float(critical_family_error_before(model, idata))
+    return result
 
 
+def _load(path: Path, dataset: str, draws: str) -> dict:
+    if path.exists():
+        return json.loads(path.read_text())
+    return {"dataset": dataset, "draws": draws, "commands": [], "models": {}}
+
+
+def _save(path: Path, results: dict) -> None:
+    """Write atomically: a run killed mid-write leaves the previous file, not half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(results, indent=0))
+    os.replace(temporary, path)
+
+
+def run_dataset(results_dir: Path, dataset: str, draws: str, seeds: range, command: str, models=None, tag: str = "",
+                before: bool = True) -> Path:
+    """Check ``seeds`` on every verified model of ``dataset`` (``draws``: "exact" or "NUTS"),
+    skipping the (model, seed) pairs already in the results file; save after each. ``before``:
+    also the statistic before issue 18 (exact draws only; a fifth of the cost)."""
+    path = results_dir / draws / f"{dataset}{tag}.json"
+    results = _load(path, dataset, draws)
+    results["commands"].append(f"{command} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC)")
+    cases = [case for case in zoo_cases(dataset) if not models or case[0] in models]
+    for name, model, family_error in cases:
+        entry = results["models"].setdefault(name, {"threshold": family_error, "seeds": {}})
+        entry["models_in_zoo_run"] = round(FAMILY_ERROR / family_error)
+    _save(path, results)
+    for seed in seeds:
+        for name, model, family_error in cases:
+            entry = results["models"][name]
+            if str(seed) in entry["seeds"]:
+                continue
+            start = time.perf_counter()
+            if draws == "exact":
+                idata = model.posterior_draws(DRAWS, random_seed=seed, chains=CHAINS)
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    idata = model.sample_posterior(draws=DRAWS, tune=DRAWS, chains=CHAINS, cores=1, random_seed=seed, progressbar=False)
+            result = record(model, idata, family_error, before=before and draws == "exact")
+            entry["parameters"] = result.pop("parameters")
+            entry["seeds"][str(seed)] = {**result, "seconds": round(time.perf_counter() - start, 2)}
+            _save(path, results)
+        print(f"{draws} {dataset} seed {seed} done", flush=True)
+    return path
 def shuffled(idata, rng):
     """Each scalar parameter's draws permuted independently over (chain, draw): right marginals,
     wrong joint."""
@@ -171,34 +214,96 @@ def power_rows(seeds: int) -> list[dict]:
     return rows
 
 
+def load_results(results_dir: Path) -> tuple[pd.DataFrame, list[str]]:
+    """Every (draws, dataset, model, seed) check in the folder, files of one dataset merged (a
+    seed in two files counts once), and the commands that made them."""
+    checks, commands = {}, []
+    for path in sorted(results_dir.glob("*/*.json")):
+        results = json.loads(path.read_text())
+        commands += [c.rsplit(" (", 1)[0] for c in results["commands"]]  # without the date: each command once
+        for model, entry in results["models"].items():
+            for seed, result in entry["seeds"].items():
+                checks[results["draws"], results["dataset"], model, int(seed)] = {
+                    "parameters": entry["parameters"], "threshold": entry["threshold"],
+                    "models_in_zoo_run": entry["models_in_zoo_run"], **result}
+    table = pd.DataFrame([{"draws": d, "dataset": ds, "model": m, "seed": s, **r} for (d, ds, m, s), r in checks.items()])
+    return table, list(dict.fromkeys(commands))
+
+
+def summarise(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (draws, dataset, model): checks, expected and observed alarms, the other columns; and
+    per (draws, dataset) the zoo runs (seeds checked on every model) that any model failed."""
+    checks = checks.assign(before=checks["before"] if "before" in checks else np.nan)
+    checks = checks.assign(before_alarm=checks["before"] < checks["threshold"],
+                           at_10=checks["critical"] < 0.10, rhat_over=checks["max_rhat"] > 1.01)
+    order = {name: i for i, name in enumerate(list_datasets()["name"])}
+    rows = (checks.groupby(["draws", "dataset", "model"], sort=False)
+            .agg(parameters=("parameters", "first"), seeds=("seed", "size"), threshold=("threshold", "first"),
+                 alarms=("failed", "sum"), before=("before_alarm", "sum"), has_before=("before", "count"),
+                 at_10=("at_10", "sum"), rhat=("rhat_over", "sum"),
+                 by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))))
+            .reset_index())
+    rows["expected"] = rows["seeds"] * rows["threshold"]
+    rows = rows.sort_values(["draws", "dataset"], key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
+                            kind="stable")
+    runs = checks.groupby(["draws", "dataset", "seed"]).agg(models=("model", "size"), in_zoo=("models_in_zoo_run", "first"),
+                                                            failed=("failed", "any")).reset_index()
+    runs = runs[runs["models"] == runs["in_zoo"]]
+    families = (runs.groupby(["draws", "dataset"]).agg(models=("models", "first"), runs=("seed", "size"), failed=("failed", "sum"))
+                .reset_index())
+    families = families.sort_values(["draws", "dataset"], key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
+                                    kind="stable")
+    return rows, families
+
+
 def _percent(value) -> str:
     return "–" if pd.isna(value) else f"{100 * value:.1f} %"
 
 
-def markdown(rows, families, power, command) -> list[str]:
+def _before(alarms, checked, seeds) -> str:
+    """The old statistic's alarms, "k of n" where only n of the seeds were run with it (--no-before)."""
+    return "–" if checked == 0 else f"{int(alarms)}" if checked == seeds else f"{int(alarms)} of {int(checked)}"
+
+
+def _tail(alarms, expected_rate, checks) -> str:
+    """P(at least this many alarms | the nominal rate): small means the rate is exceeded."""
+    return "–" if checks == 0 else f"{binom.sf(alarms - 1, checks, expected_rate):.2g}"
+
+
+def markdown(checks: pd.DataFrame, power: list[dict], commands: list[str]) -> list[str]:
+    rows, families = summarise(checks)
     lines = ["", f"## False alarms of `check_posterior` at the zoo's thresholds ({CHAINS} chains × {DRAWS} draws)", "",
-             f"Command: `{command}`", "",
-             "A correct model checked against its own closed form: every failure is a false alarm. `threshold` is the zoo's "
-             "per-model family error (1 % shared by the dataset's verified models); `before`: the statistic before issue 18 "
-             "(ArviZ's sd MCSE, no joint test) from the same draws; `now`: `check_posterior` with every test; `at 1 %` / "
-             "`at 10 %`: the closed-form comparison alone at that family error for this one model.", "",
-             "| dataset | model | parameters | draws | seeds | threshold | before | now | at 1 % | at 10 % | R-hat > 1.01 |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['dataset']} | {r['model']} | {r['parameters']} | {r['draws']} | {r['seeds']} | {_percent(r['threshold'])} | "
-              f"{_percent(r['before'])} | {_percent(r['now'])} | {_percent(r['at_1'])} | {_percent(r['at_10'])} | {_percent(r['rhat'])} |"
-              for r in rows]
-    table = pd.DataFrame(rows)
-    for draws, part in table.groupby("draws", sort=False):
-        checks = int(part["seeds"].sum())
-        expected = float((part["seeds"] * part["threshold"]).sum())
-        lines.append(f"| all | pooled | | {draws} | {checks} checks | {expected:.1f} alarms allowed | "
-                     f"{_percent(np.average(part['before'], weights=part['seeds']))} | {_percent(np.average(part['now'], weights=part['seeds']))} | "
-                     f"{_percent(np.average(part['at_1'], weights=part['seeds']))} | {_percent(np.average(part['at_10'], weights=part['seeds']))} | "
-                     f"{_percent(np.average(part['rhat'], weights=part['seeds']))} |")
-    if families:
-        lines += ["", "Family-wise (the zoo's verdict on a dataset: any verified model failed; nominal 1 %), exact draws:", "",
-                  "| dataset | models | seeds | false alarms |", "|---|---:|---:|---:|"]
-        lines += [f"| {f['dataset']} | {f['models']} | {f['seeds']} | {_percent(f['rate'])} |" for f in families]
+             "Made by:", ""] + [f"* `{c}`" for c in commands] + [
+             "", "A correct model checked against its own closed form: every failure is a false alarm. `threshold`: the zoo's "
+             "per-model family error (1 % shared by the dataset's verified models); `expected`: seeds × threshold, the nominal "
+             "count of the closed-form tests; `alarms`: `check_posterior` with every test (`failed by`: which); `before`: the "
+             "statistic before issue 18 (ArviZ's sd MCSE, no joint test) on the same draws; `at 10 %`: the closed-form "
+             "comparison alone at a 10 % family error for this one model (expected: 10 % of the seeds).", "",
+             "| dataset | model | parameters | draws | seeds | threshold | expected | alarms | before | at 10 % | R-hat > 1.01 | failed by |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines += [f"| {r.dataset} | {r.model} | {r.parameters} | {r.draws} | {r.seeds} | {_percent(r.threshold)} | {r.expected:.2f} | "
+              f"{r.alarms} | {_before(r.before, r.has_before, r.seeds)} | {r.at_10} | {r.rhat} | {r.by or '–'} |" for r in rows.itertuples()]
+    lines += ["", "Totals per model family (`P(≥ alarms)`: the chance of at least that many alarms at the nominal rate; "
+              "a small value would mean the rate is exceeded):", "",
+              "| draws | model | datasets | checks | expected | alarms | P(≥ alarms) | before | at 10 % (expected) |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    totals = [(draws, model, part) for (draws, model), part in rows.groupby(["draws", "model"], sort=False)]
+    totals += [(draws, "all", part) for draws, part in rows.groupby("draws", sort=False)]
+    for draws, model, part in totals:
+        checks_n, expected = int(part["seeds"].sum()), float(part["expected"].sum())
+        alarms = int(part["alarms"].sum())
+        before = _before(part["before"].sum(), part["has_before"].sum(), checks_n)
+        lines.append(f"| {draws} | {model} | {len(part)} | {checks_n} | {expected:.2f} | {alarms} | "
+                     f"{_tail(alarms, expected / checks_n, checks_n)} | {before} | {int(part['at_10'].sum())} ({0.1 * checks_n:.1f}) |")
+    if len(families):
+        lines += ["", "Family-wise: the zoo's verdict on a dataset (any verified model failed), nominal 1 % of the zoo runs:", "",
+                  "| dataset | draws | models | zoo runs | failed | rate | expected | P(≥ failed) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {f.dataset} | {f.draws} | {f.models} | {f.runs} | {f.failed} | {_percent(f.failed / f.runs)} | "
+                  f"{FAMILY_ERROR * f.runs:.2f} | {_tail(f.failed, FAMILY_ERROR, f.runs)} |" for f in families.itertuples()]
+        for draws, part in families.groupby("draws", sort=False):
+            runs, failed = int(part["runs"].sum()), int(part["failed"].sum())
+            lines.append(f"| all | {draws} | | {runs} | {failed} | {_percent(failed / runs)} | {FAMILY_ERROR * runs:.2f} | "
+                         f"{_tail(failed, FAMILY_ERROR, runs)} |")
     if power:
         lines += ["", "Power against wrong draws, CategoricalNB on vote, default settings (1 % family error): share of seeds rejected, "
                   "and by which test.", "",
@@ -212,27 +317,61 @@ def markdown(rows, families, power, command) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=200, help="exact-draw seeds per model")
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed … first-seed + seeds − 1")
     parser.add_argument("--nuts-seeds", type=int, default=4, help="NUTS seeds per model (0: none)")
     parser.add_argument("--nuts-datasets", nargs="*", default=["contact-lenses", "weather.nominal"])
     parser.add_argument("--nuts-models", nargs="+", help="only these models under NUTS")
     parser.add_argument("--power-seeds", type=int, default=100)
-    parser.add_argument("--datasets", nargs="*", default=[d for d in list_datasets()["name"] if d != "reuters-grain-test"])
-    parser.add_argument("--write", help="append the Markdown table to this file")
+    parser.add_argument("--datasets", nargs="*", default=list(list_datasets()["name"]))
+    parser.add_argument("--results", help="folder of the JSON results, resumed and added to (default: a temporary one)")
+    parser.add_argument("--tag", default="", help="suffix of this run's result files (to merge runs on other machines)")
+    parser.add_argument("--no-before", action="store_true", help="skip the statistic before issue 18 (its column shows –)")
+    parser.add_argument("--doc", help="write the whole Markdown document from every result in --results to this file")
+    parser.add_argument("--write", help="append the Markdown tables to this file")
     args = parser.parse_args(argv)
-    rows, families = [], []
-    for dataset in args.datasets:
-        dataset_rows, family = exact_rows(dataset, args.seeds)
-        rows += dataset_rows
-        families.append(family)
-    for dataset in args.nuts_datasets if args.nuts_seeds else []:
-        rows += nuts_rows(dataset, args.nuts_seeds, args.nuts_models)
-    power = power_rows(args.power_seeds) if args.power_seeds else []
+    command = "python -m benchmarks.false_alarm " + " ".join(argv if argv is not None else sys.argv[1:])
+    with tempfile.TemporaryDirectory() as temporary:
+        results_dir = Path(args.results or temporary)
+        exact = range(args.first_seed, args.first_seed + args.seeds)
+        for dataset in args.datasets if args.seeds else []:
+            run_dataset(results_dir, dataset, "exact", exact, command, tag=args.tag, before=not args.no_before)
+        nuts = range(args.first_seed, args.first_seed + args.nuts_seeds)
+        for dataset in args.nuts_datasets if args.nuts_seeds else []:
+            run_dataset(results_dir, dataset, "NUTS", nuts, command, models=args.nuts_models, tag=args.tag)
+        power_path = results_dir / f"power{args.tag}.json"
+        if args.power_seeds:
+            _save(power_path, {"command": command, "rows": power_rows(args.power_seeds)})
+        power = json.loads(power_path.read_text()) if power_path.exists() else {"command": None, "rows": []}
+        checks, commands = load_results(results_dir)
+        commands += [power["command"]] if power["command"] else []
+        lines = markdown(checks, power["rows"], commands) if len(checks) else []
+    if args.doc:
+        Path(args.doc).write_text("\n".join([DOC_HEADER, *lines]) + "\n")
     if args.write:
-        command = "python -m benchmarks.false_alarm " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
         with open(args.write, "a") as handle:
-            handle.write("\n".join(markdown(rows, families, power, command.strip())) + "\n")
+            handle.write("\n".join(lines) + "\n")
     return 0
+
+
+DOC_HEADER = """# False alarms and power of the verification (`check_posterior`)
+
+Written by `benchmarks/false_alarm.py` (its docstring defines every column) from the JSON results
+in `docs/false_alarm_results/` (one file per draws kind and dataset; a stopped run resumes, runs
+elsewhere merge by adding their files), assembled by
+`python -m benchmarks.false_alarm --results docs/false_alarm_results --seeds 0 --nuts-seeds 0 --power-seeds 0 --doc docs/false_alarm.md`.
+Do not edit it by hand.
+
+How to read it: with 40 seeds a per-model rate at the zoo's per-model threshold (0.3 % for three
+models) cannot be resolved — one alarm is 2.5 % — so the evidence is in the totals (`P(≥ alarms)`,
+the chance of so many alarms at the nominal rate) and in `at 10 %`, the same closed-form test at a
+rate 40 seeds can show. The marginal tests are Bonferroni bounds and each ESS is capped at the
+number of draws, so the totals sit below their nominal count. `before` counts what the statistic
+before issue 18 raised on the same draws: mostly heights-weights (9 rows, 3 per class in training),
+where a variance's InvGamma posterior has no fourth moment, so an sd z-score with an estimated
+fourth moment is meaningless; the check now leaves out the comparisons the tails cannot support
+(`Verification.untested`). R-hat and bulk ESS have no nominal rate: with exact draws they never
+fail (R-hat > 1.01 of i.i.d. split chains of 500 needs a chi-square(7) above 77); under NUTS they
+are what can fail a correct model."""
 
 
 if __name__ == "__main__":

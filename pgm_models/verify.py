@@ -256,8 +256,9 @@ def _parameter_major(arrays) -> np.ndarray:
 def _sampled_statistics(values: np.ndarray) -> dict:
     """Sampled mean and sd, rank-normalised split R-hat, bulk and tail ESS of each parameter."""
     flat = values.reshape(len(values), -1)
-    return {"sampled_mean": flat.mean(axis=1), "sampled_sd": flat.std(axis=1, ddof=1), "r_hat": _rhat_rank(values),
-            "ess_bulk": _ess(_z_scale(_split_chains(values))), "ess_tail": _ess_tail(values)}
+    z_split = _z_scale(_split_chains(values))  # ranking is most of the cost: done once for R-hat and bulk ESS
+    return {"sampled_mean": flat.mean(axis=1), "sampled_sd": flat.std(axis=1, ddof=1), "r_hat": _rhat_rank(values, z_split),
+            "ess_bulk": _ess(z_split), "ess_tail": _ess_tail(values)}
 
 
 def _split_chains(values: np.ndarray) -> np.ndarray:
@@ -268,11 +269,12 @@ def _split_chains(values: np.ndarray) -> np.ndarray:
 
 def _z_scale(values: np.ndarray) -> np.ndarray:
     """Rank-normalise each parameter's draws: Φ⁻¹((rank − 3/8)/(n + 1/4)), average ranks for ties."""
+    from scipy.special import ndtri  # Φ⁻¹ without norm.ppf's argument checks (3 × faster)
     from scipy.stats import rankdata
 
     flat = values.reshape(len(values), -1)
     ranks = rankdata(flat, method="average", axis=1)
-    return norm.ppf((ranks - 3 / 8) / (flat.shape[1] + 1 / 4)).reshape(values.shape)
+    return ndtri((ranks - 3 / 8) / (flat.shape[1] + 1 / 4)).reshape(values.shape)
 
 
 def _rhat(values: np.ndarray) -> np.ndarray:
@@ -282,16 +284,17 @@ def _rhat(values: np.ndarray) -> np.ndarray:
     return np.sqrt((between / within + n - 1) / n)
 
 
-def _rhat_rank(values: np.ndarray) -> np.ndarray:
+def _rhat_rank(values: np.ndarray, z_split: np.ndarray | None = None) -> np.ndarray:
     """max(split R-hat of the rank-normalised draws, of the rank-normalised |draw − median|).
     A parameter whose draws are all identical (the probability of an attribute's only value,
-    fixed at 1) has R-hat 1, where ArviZ gives NaN: its chains agree exactly."""
+    fixed at 1) has R-hat 1, where ArviZ gives NaN: its chains agree exactly. ``z_split``:
+    ``_z_scale(_split_chains(values))`` when the caller has it already."""
     if values.shape[1] < 2 or values.shape[2] < 4:
         return np.full(len(values), np.nan)
     split = _split_chains(values)
     folded = np.abs(split - np.median(split.reshape(len(split), -1), axis=1)[:, None, None])
     with np.errstate(invalid="ignore", divide="ignore"):
-        rhat = np.maximum(_rhat(_z_scale(split)), _rhat(_z_scale(folded)))
+        rhat = np.maximum(_rhat(_z_scale(split) if z_split is None else z_split), _rhat(_z_scale(folded)))
     return np.where(np.ptp(values.reshape(len(values), -1), axis=1) == 0, 1.0, rhat)
 
 
