@@ -55,7 +55,7 @@ class DirichletBlocks:
         model, name = pm.modelcontext(None), f"{self.prefix}_stacked_{group}"
         model.add_coord(f"{name}_block", [block for block, _, _ in members])
         dims = [f"{name}_block"]
-        for axis, (size, names) in enumerate(zip(members[0][1].shape, zip(*(dims for _, _, dims in members)))):
+        for axis, (size, names) in enumerate(zip(members[0][1].shape, zip(*(member_dims for _, _, member_dims in members)))):
             if len(set(names)) == 1:
                 dims.append(names[0])
             else:
