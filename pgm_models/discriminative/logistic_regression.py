@@ -214,15 +214,13 @@ class LogisticRegression(BayesianClassifier):
             else:
                 logits = pm.math.dot(X, weights.T) + intercept
             if self._binary:
-                likelihood = pm.Bernoulli.dist(logit_p=logits[:, 0])
-                target = (index == 1).astype(np.int64)
+                likelihood, parameters, target = pm.Bernoulli, {"logit_p": logits[:, 0]}, (index == 1).astype(np.int64)
             else:
-                likelihood = pm.Categorical.dist(logit_p=logits)
-                target = index
+                likelihood, parameters, target = pm.Categorical, {"logit_p": logits}, index
             if np.all(weight == 1):
-                model.register_rv(likelihood, "y", observed=target, dims="row")
+                likelihood("y", **parameters, observed=target, dims="row")
             else:  # a weighted likelihood is not a distribution of the data
-                pm.Potential("weighted_log_likelihood", (weight * pm.logp(likelihood, target)).sum())
+                pm.Potential("weighted_log_likelihood", (weight * pm.logp(likelihood.dist(**parameters), target)).sum())
         return model
 
     def _sampling_model(self):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._dirichlet_blocks import DirichletBlocks
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
@@ -129,37 +130,23 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         }
 
     def _feature_priors(self):
-        """θ_jk ~ Dirichlet(alpha_j) for each attribute: {name: PyMC variable}."""
-        import pymc as pm
-
+        """θ_jk ~ Dirichlet(alpha_j) for each attribute (attributes with as many values stacked
+        into one PyMC variable: ``pgm_models._dirichlet_blocks``)."""
         prior = self._feature_prior.concentration
-        return {
-            name: pm.Dirichlet(f"feature_prob_{name}", a=prior[:, block], dims=("class", f"{name}_value"))
-            for name, block in self._blocks()
-        }
+        return DirichletBlocks("feature_prob", [(name, prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); (N_kjs)_s ~ Multinomial(N_kj, θ_jk) for each class and attribute."""
-        import pymc as pm
-
         self._class_model(model, observe_counts=True)
-        feature_prob = self._feature_priors()
         counts = integer_counts(self.feature_count_, "attribute counts")
-        for name, block in self._blocks():
-            pm.Multinomial(
-                f"feature_count_{name}",
-                n=counts[:, block].sum(axis=1),
-                p=feature_prob[name],
-                observed=counts[:, block],
-                dims=("class", f"{name}_value"),
-            )
+        self._feature_priors().observe("feature_count", {name: counts[:, block] for name, block in self._blocks()})
 
     def _rows_model(self, model, codes, class_index):
         """y_i ~ Categorical(π); x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
         import pymc as pm
 
         class_prob = self._class_model(model, observe_counts=False)
-        feature_prob = self._feature_priors()
+        feature_prob = self._feature_priors().prob
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         for (name, _), column in zip(self._blocks(), codes.T):

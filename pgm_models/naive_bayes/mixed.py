@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pgm_models._dirichlet_blocks import DirichletBlocks
 from pgm_models._validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
@@ -272,26 +273,20 @@ class _CategoricalBlock:
         return {f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value")) for name, block in self._blocks()}
 
     def _priors(self):
-        import pymc as pm
-
         prior = self.prior.concentration
-        return {name: pm.Dirichlet(f"feature_prob_{name}", a=prior[:, block], dims=("class", f"{name}_value")) for name, block in self._blocks()}
+        # columns with as many values share one stacked PyMC variable (pgm_models._dirichlet_blocks)
+        return DirichletBlocks("feature_prob", [(name, prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
 
     def counts_model(self):
         """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
-        import pymc as pm
-
-        prob = self._priors()
         counts = integer_counts(self.counts, "categorical counts")
-        for name, block in self._blocks():
-            pm.Multinomial(f"feature_count_{name}", n=counts[:, block].sum(axis=1), p=prob[name], observed=counts[:, block],
-                           dims=("class", f"{name}_value"))
+        self._priors().observe("feature_count", {name: counts[:, block] for name, block in self._blocks()})
 
     def rows_model(self, model, codes, y):
         """x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
         import pymc as pm
 
-        prob = self._priors()
+        prob = self._priors().prob
         for (name, _), column in zip(self._blocks(), codes.T):
             rows = np.flatnonzero(column >= 0)
             model.add_coord(f"{name}_row", rows)

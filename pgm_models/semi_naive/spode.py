@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._dirichlet_blocks import DirichletBlocks
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.evidence import _is_learned
@@ -185,10 +186,9 @@ class SPODE(SemiNaiveBayes):
         parent = self._parent_index()
         parent_name = self._feature_names()[parent]
         joint = pm.Dirichlet("joint_prob", a=self._joint_concentration(), dims="class_parent")
-        children = {
-            j: pm.Dirichlet(f"feature_prob_{name}", a=self._child_concentration(j), dims=("class", f"{parent_name}_value", f"{name}_value"))
-            for j, name in self._children()
-        }
+        # children with as many values share one stacked PyMC variable (pgm_models._dirichlet_blocks)
+        children = DirichletBlocks("feature_prob", [(name, self._child_concentration(j), ("class", f"{parent_name}_value", f"{name}_value"))
+                                                    for j, name in self._children()])
         return joint, children
 
     def _check_proper_prior(self):
@@ -202,12 +202,7 @@ class SPODE(SemiNaiveBayes):
         joint, children = self._counts()
         joint = integer_counts(joint, "counts")
         pm.Multinomial("joint_count", n=joint.sum(), p=joint_prob, observed=joint, dims="class_parent")
-        parent = self._parent_index()
-        parent_name = self._feature_names()[parent]
-        for j, name in self._children():
-            counts = integer_counts(children[j], "counts")
-            pm.Multinomial(f"feature_count_{name}", n=counts.sum(axis=2), p=feature_prob[j], observed=counts,
-                           dims=("class", f"{parent_name}_value", f"{name}_value"))
+        feature_prob.observe("feature_count", {name: integer_counts(children[j], "counts") for j, name in self._children()})
 
     def _rows_model(self, model, codes, class_index):
         import pymc as pm
@@ -222,4 +217,4 @@ class SPODE(SemiNaiveBayes):
         for j, name in self._children():
             rows = np.flatnonzero(codes[known, j] >= 0)
             model.add_coord(f"{name}_row", known[rows])
-            pm.Categorical(f"x_{name}", p=feature_prob[j][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")
+            pm.Categorical(f"x_{name}", p=feature_prob.prob[name][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")
