@@ -90,10 +90,12 @@ def reset_peak() -> None:
 
 
 def cluster(n_workers: int, memory_limit="auto"):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    local = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
-                         dashboard_address=":0", silence_logs=logging.ERROR)
+    from pgm_models.dask_engine import local_cluster
+
+    local = local_cluster(n_workers=n_workers, threads_per_worker=1, memory_limit=memory_limit,
+                          dashboard_address=":0", silence_logs=logging.ERROR)
     return local, Client(local)
 
 
@@ -203,6 +205,8 @@ def _run(args, argv) -> int:
     command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
     lines = ["", f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
              f"{args.blocks} blocks)", "", f"Command: `{command}`", "",
+             "Workers: `pgm_models.dask_engine.local_cluster` (glibc's default allocator, not dask's "
+             "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time). "
              f"In memory: one process, the fit alone, on the first {args.memory_rows:,} rows at most (larger sizes are "
              "made only block by block on the workers and never held by one process; the rate is rows/s of what it "
              "fitted). Dask: LocalCluster of single-threaded worker processes, the "

@@ -412,14 +412,32 @@ def fit_files(model, path: str, target: str | None, address: str):
     return X, y
 
 
+# Dask starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the OS).
+# Setting it turns off glibc's adaptive mmap threshold, so every temporary array over 128 KiB is
+# mapped afresh and its pages faulted in again: counting a block of 1.25 M rows took 0.19 s in a
+# worker against 0.10 s in a plain process. The block statistics need no such trimming (a worker
+# keeps only statistics), so workers started here leave glibc's default.
+WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
+
+def local_cluster(**kwargs):
+    """A ``distributed.LocalCluster`` of worker processes (``kwargs`` passed on) whose workers
+    keep glibc's adaptive allocator (``WORKER_CONFIG``). A cluster started elsewhere gets the same
+    by that dask config key (``distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_: null``)."""
+    from distributed import LocalCluster
+
+    with dask.config.set(WORKER_CONFIG):
+        return LocalCluster(processes=True, **kwargs)
+
+
 @contextlib.contextmanager
 def scheduler(address: str | None):
     """A distributed Client for the block of code: ``"local"`` starts a LocalCluster on this
-    machine, anything else is a scheduler's address (``tcp://host:8786``)."""
-    from distributed import Client, LocalCluster
+    machine (``local_cluster``), anything else is a scheduler's address (``tcp://host:8786``)."""
+    from distributed import Client
 
     if address == "local":
-        with LocalCluster(processes=True) as cluster, Client(cluster) as client:
+        with local_cluster() as cluster, Client(cluster) as client:
             yield client
     else:
         with Client(address) as client:
