@@ -125,3 +125,13 @@ def logp_at_random_points(model, n_points=4, seed=0):
     start = model.initial_point()
     points = [{k: v + rng.normal(size=v.shape) for k, v in start.items()} for _ in range(n_points)]
     return np.array([logp(p) for p in points])
+
+
+def assert_names_like_the_exact_draws(model, idata):
+    """``idata`` (sampled) has every variable of the model's exact posterior draws, with the same
+    dims and coordinate values, so ArviZ output reads the same either way."""
+    exact = model.posterior_draws(10, chains=4)
+    for name, variable in exact.posterior.data_vars.items():
+        assert idata.posterior[name].dims == variable.dims
+        for dim in variable.dims[2:]:
+            np.testing.assert_array_equal(idata.posterior[dim].to_numpy(), exact.posterior[dim].to_numpy())

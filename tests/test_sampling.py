@@ -1,11 +1,12 @@
 """The NUTS backend option: every installed backend passes check_posterior with the model's names
 and dims; unknown or missing backends give clear errors."""
 
-import numpy as np
 import pytest
 
 from pgm_models import sampling
 from pgm_models.verify import check_posterior
+
+from conftest import assert_names_like_the_exact_draws
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -33,11 +34,7 @@ def test_each_installed_backend_passes_check_posterior_with_the_models_names_and
     assert reports[-1] == (8000, 8000)  # every backend tells progress that the run is over
     result = check_posterior(bernoulli, idata, family_error=1e-6)
     assert result.passed, result
-    exact = bernoulli.posterior_draws(10, chains=4)
-    for name, variable in exact.posterior.data_vars.items():
-        assert idata.posterior[name].dims == variable.dims
-        for dim in variable.dims[2:]:
-            np.testing.assert_array_equal(idata.posterior[dim].to_numpy(), exact.posterior[dim].to_numpy())
+    assert_names_like_the_exact_draws(bernoulli, idata)
     assert idata.posterior.sizes["chain"] == 4 and idata.posterior.sizes["draw"] == 1000
     assert idata.sample_stats["diverging"].dtype == bool
 

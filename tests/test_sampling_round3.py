@@ -9,6 +9,8 @@ from scipy import stats
 from pgm_models import LogisticRegression, sampling
 from pgm_models.verify import check_posterior, check_sampler
 
+from conftest import assert_names_like_the_exact_draws
+
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
@@ -57,11 +59,7 @@ def test_each_backend_samples_the_stacked_model_with_its_names_coords_and_dims(s
     idata = categorical.sample_posterior(draws=1000, tune=1000, chains=4, cores=1, sampler=sampler, random_seed=20261122)
     result = check_posterior(categorical, idata, family_error=1e-6)
     assert result.passed, result
-    exact = categorical.posterior_draws(10, chains=4)
-    for name, variable in exact.posterior.data_vars.items():
-        assert idata.posterior[name].dims == variable.dims
-        for dim in variable.dims[2:]:
-            np.testing.assert_array_equal(idata.posterior[dim].to_numpy(), exact.posterior[dim].to_numpy())
+    assert_names_like_the_exact_draws(categorical, idata)
     # each attribute's Deterministic is its slice of the stacked variable, draw for draw
     stacked = idata.posterior["feature_prob_stacked_0"].sel(feature_prob_stacked_0_block="temperature")
     np.testing.assert_array_equal(stacked.to_numpy(), idata.posterior["feature_prob_temperature"].to_numpy())
