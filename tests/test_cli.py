@@ -78,7 +78,7 @@ def test_fit_prints_the_posterior_summary_of_aode(tmp_path, capsys):
 
     assert main(["fit", "--model", "aode", "--data", str(dataset_path("weather.nominal")), "--target", "play"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("AODE fitted to") and "14 rows" in out[0] and "yes (9), no (5)" in out[0]
+    assert out[0].startswith("AODE fitted to") and "14 rows" in out[0] and "no (5), yes (9)" in out[0]
     assert out[1].split()[:4] == ["spode", "weight", "variable", "parameter"]
     first = out[2].split()
     # outlook's SPODE, P(y = yes, outlook = sunny) = (2 + 1) / (14 + 6): the Laplace estimate Weka uses
