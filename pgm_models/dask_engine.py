@@ -426,8 +426,15 @@ def local_cluster(**kwargs):
     by that dask config key (``distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_: null``)."""
     from distributed import LocalCluster
 
-    with dask.config.set(WORKER_CONFIG):
-        return LocalCluster(processes=True, **kwargs)
+    # a Nanny writes its pre-spawn environment into this process's os.environ, so a cluster
+    # started earlier here would pass MALLOC_TRIM_THRESHOLD_ on to these workers too
+    inherited = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    try:
+        with dask.config.set(WORKER_CONFIG):
+            return LocalCluster(processes=True, **kwargs)
+    finally:
+        if inherited is not None:
+            os.environ["MALLOC_TRIM_THRESHOLD_"] = inherited
 
 
 @contextlib.contextmanager
