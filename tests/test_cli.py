@@ -81,8 +81,9 @@ def test_fit_prints_the_posterior_summary_of_aode(tmp_path, capsys):
     assert out[0].startswith("AODE fitted to") and "14 rows" in out[0] and "no (5), yes (9)" in out[0]
     assert out[1].split()[:4] == ["spode", "weight", "variable", "parameter"]
     first = out[2].split()
-    # outlook's SPODE, P(y = yes, outlook = sunny) = (2 + 1) / (14 + 6): the Laplace estimate Weka uses
-    assert first[:3] == ["outlook", "0.25", "joint_prob"] and float(first[5]) == pytest.approx(3 / 20, abs=5e-5)
+    # outlook's SPODE, P(y = no, outlook = sunny) = (3 + 1) / (14 + 6) (classes_ sorted: "no" first):
+    # the Laplace estimate Weka uses
+    assert first[:3] == ["outlook", "0.25", "joint_prob"] and float(first[5]) == pytest.approx(4 / 20, abs=5e-5)
     assert out[-1].startswith("…") and "more rows" in out[-1]
 
 
