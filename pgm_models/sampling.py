@@ -21,6 +21,7 @@ samplers run the whole chain in one compiled call and report only its end.
 from __future__ import annotations
 
 import importlib.util
+import os
 
 SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
 DEFAULT_SAMPLER = "pymc"
@@ -53,12 +54,22 @@ def available_samplers() -> list[str]:
     return [s for s in SAMPLERS if not _missing_packages(s)]
 
 
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
 def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int = 1000, chains: int = 4,
            cores: int | None = None, random_seed=None, progress=None, **pm_sample_kwargs):
     """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
 
-    ``cores`` caps the chains run at once (default: as many as the machine has, up to
-    ``chains``); the JAX samplers vectorise the chains in one process instead."""
+    ``cores`` caps the chains run at once (default: as many as this process may use, up to
+    ``chains``; PyMC's own default assumes half the CPUs are hyper-threads and ran the four chains
+    one after another on a 2-core machine); the JAX samplers vectorise the chains in one process
+    instead."""
     import pymc as pm
 
     check_sampler_name(sampler)
@@ -72,7 +83,7 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
                 progress(done[0], total)
 
             pm_sample_kwargs["callback"] = callback
-        pm_sample_kwargs["cores"] = cores
+        pm_sample_kwargs["cores"] = min(chains, usable_cores()) if cores is None else cores
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}

@@ -1,0 +1,42 @@
+"""PyMC's chains run in parallel on every CPU the process may use (PyMC's own default halves the
+CPU count, assuming hyper-threads, and ran four chains one after another on a 2-core machine)."""
+
+import os
+
+import pymc as pm
+import pytest
+
+from pgm_models import sampling
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.fixture(scope="module")
+def bernoulli(fitted_models):
+    return fitted_models["BernoulliNB"]
+
+
+@pytest.mark.parametrize("chains", [1, 4, 64])
+def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, chains, bernoulli):
+    seen = {}
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    sampling.sample(bernoulli._sampling_model(), chains=chains)
+    assert seen["cores"] == min(chains, len(os.sched_getaffinity(0)))
+    assert sampling.usable_cores() == len(os.sched_getaffinity(0))
+
+
+def test_an_explicit_core_count_is_kept(monkeypatch, bernoulli):
+    seen = {}
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    sampling.sample(bernoulli._sampling_model(), chains=4, cores=3)
+    assert seen["cores"] == 3
+
+
+@pytest.mark.nuts
+def test_chains_in_parallel_processes_report_every_iteration_to_progress(bernoulli):
+    reports = []
+    idata = bernoulli.sample_posterior(draws=20, tune=10, chains=2, cores=2, sampler="pymc", random_seed=1,
+                                       progress=lambda done, total: reports.append((done, total)))
+    # the chain processes send each iteration to this process, which reports it (tuning included)
+    assert reports == [(i, 60) for i in range(1, 61)]
+    assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 20
