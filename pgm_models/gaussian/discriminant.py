@@ -30,15 +30,14 @@ overall variance of feature j and c_j learned; m0 stays the overall mean. The co
 ν0 ≤ p + 1: what ``prior_cov`` takes to give the same prior).
 
 In the PyMC model the precision Λ = Σ⁻¹ ~ Wishart(ν0, Ψ0⁻¹) — the same prior as
-Σ ~ InvWishart(ν0, Ψ0) — is written with the Bartlett decomposition (``bartlett_precision``),
-and ``cov`` = Λ⁻¹ is a deterministic, so NUTS samples of ``cov`` check the closed form. (PyMC
-5.28's own ``pm.WishartBartlett`` is not used: it draws the diagonal from χ²(ν−2−i) instead of
-χ²(ν−i) and multiplies by the upper Cholesky factor; ``check_posterior`` rejects it.)
+Σ ~ InvWishart(ν0, Ψ0) — is Λ = F Fᵀ with F the Bartlett factor, and the class means, sample
+means and scatter matrices have their densities written through F
+(``pgm_models.gaussian._precision_factor``: no inverse or Cholesky in NUTS's gradient);
+``cov`` = Λ⁻¹ is a deterministic, so NUTS samples of ``cov`` check the closed form.
 """
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import scipy.linalg
@@ -51,26 +50,9 @@ from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
+from pgm_models.gaussian._precision_factor import bartlett_factor, normal_logp, normal_random, wishart_logp, wishart_random
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
-
-
-def bartlett_precision(name: str, nu: float, psi: np.ndarray):
-    """Λ ~ Wishart(ν, Ψ⁻¹) (so Σ = Λ⁻¹ ~ InvWishart(ν, Ψ)) by the Bartlett decomposition:
-    Λ = (L A)(L A)ᵀ with L the lower Cholesky factor of Ψ⁻¹ and A lower triangular,
-    A_ii = √c_i, c_i ~ χ²(ν − i) for i = 0..p−1, A_ij ~ N(0, 1) below the diagonal."""
-    import pymc as pm
-    import pytensor.tensor as pt
-
-    p = psi.shape[0]
-    lower = np.linalg.cholesky(np.linalg.inv(psi))
-    c = pm.ChiSquared(f"{name}_c", nu=nu - np.arange(p), shape=p)
-    z = pm.Normal(f"{name}_z", 0.0, 1.0, shape=p * (p - 1) // 2)
-    rows, columns = np.tril_indices(p, k=-1)
-    bartlett = pt.set_subtensor(pt.zeros((p, p))[np.arange(p), np.arange(p)], pt.sqrt(c))
-    bartlett = pt.set_subtensor(bartlett[rows, columns], z)
-    factor = pt.dot(lower, bartlett)
-    return pt.dot(factor, factor.T)
 
 
 class _DiscriminantAnalysis(GaussianClassifier):
@@ -242,23 +224,18 @@ class _DiscriminantAnalysis(GaussianClassifier):
             raise ValueError(f"cov_strength={self.cov_strength!r} must exceed p − 1 = {self.n_features_in_ - 1} for a proper prior")
 
     def _feature_priors(self):
-        """(class means (K, p), covariance deterministic, precision(s)) of the PyMC model."""
+        """(class means (K, p), Bartlett factor F of the precision(s): (p, p) for LDA, (K, p, p)
+        for QDA) of the PyMC model; ``cov`` = (F Fᵀ)⁻¹ is a deterministic."""
         import pymc as pm
         import pytensor.tensor as pt
 
         prior = self._prior
-        if self.shared_covariance:
-            precision = bartlett_precision("precision", float(prior.nu), prior.psi)
-            precisions = [precision] * len(self.classes_)
-            cov = pm.Deterministic("cov", pt.nlinalg.matrix_inverse(precision), dims=self._cov_dims())
-        else:
-            precisions = [bartlett_precision(f"precision_{k}", float(nu), psi) for k, (nu, psi) in enumerate(zip(prior.nu, prior.psi))]
-            cov = pm.Deterministic("cov", pt.stack([pt.nlinalg.matrix_inverse(q) for q in precisions]), dims=self._cov_dims())
-        means = pt.stack([
-            pm.MvNormal(f"class_mean_{k}", mu=prior.m[k], tau=prior.kappa[k] * precisions[k]) for k in range(len(self.classes_))
-        ])
-        pm.Deterministic("class_mean", means, dims=("class", "feature"))
-        return means, cov, precisions
+        factor, log_root_det = bartlett_factor("precision", prior.nu, prior.psi)
+        cov = pm.Deterministic("cov", pt.linalg.inv(pt.matmul(factor, factor.mT)), dims=self._cov_dims())
+        means = pm.CustomDist("class_mean", prior.m, prior.kappa, factor, log_root_det, logp=normal_logp, random=normal_random,
+                              support_point=lambda rv, size, mu, *_: pt.broadcast_to(mu, rv.shape),
+                              signature="(p),(),(p,p),()->(p)", dims=("class", "feature"))
+        return means, cov, (factor, log_root_det)
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); x̄_k ~ N(μ_k, Σ_k/n_k); scatter ~ Wishart(n − 1, Σ) per class
@@ -266,29 +243,32 @@ class _DiscriminantAnalysis(GaussianClassifier):
         import pymc as pm
 
         self._class_model(model, observe_counts=True)
-        means, cov, precisions = self._feature_priors()
+        means, cov, (factor, log_root_det) = self._feature_priors()
         n = integer_counts(self.class_count_, "class counts")
-        for k in np.flatnonzero(n >= 1):
-            pm.MvNormal(f"sample_mean_{k}", mu=means[k], tau=n[k] * precisions[k], observed=self.feature_mean_[k])
-        with warnings.catch_warnings():
-            # PyMC warns that a Wishart cannot be *sampled*; here it is only observed (a likelihood).
-            warnings.filterwarnings("ignore", message="The Wishart distribution can currently not be used")
-            if self.shared_covariance:
-                pm.Wishart("pooled_scatter", nu=n.sum() - np.count_nonzero(n), V=cov, observed=self.feature_scatter_.sum(axis=0))
-            else:
-                for k in np.flatnonzero(n - 1 >= self.n_features_in_):
-                    pm.Wishart(f"scatter_{k}", nu=n[k] - 1, V=cov[k], observed=self.feature_scatter_[k])
+        # classes selected by a slice where possible: a fancy index's gradient has no C code
+        seen = slice(None) if (n >= 1).all() else np.flatnonzero(n >= 1)
+        precision = (factor, log_root_det) if self.shared_covariance else (factor[seen], log_root_det[seen])
+        pm.CustomDist("sample_mean", means[seen], n[seen].astype(float), *precision, logp=normal_logp, random=normal_random,
+                      signature="(p),(),(p,p),()->(p)", observed=self.feature_mean_[seen])
+        if self.shared_covariance:
+            pm.CustomDist("pooled_scatter", float(n.sum() - np.count_nonzero(n)), factor, log_root_det, logp=wishart_logp,
+                          random=wishart_random, signature="(),(p,p),()->(p,p)", observed=self.feature_scatter_.sum(axis=0))
+        else:
+            several = slice(None) if (n - 1 >= self.n_features_in_).all() else np.flatnonzero(n - 1 >= self.n_features_in_)
+            pm.CustomDist("scatter", (n[several] - 1).astype(float), factor[several], log_root_det[several], logp=wishart_logp,
+                          random=wishart_random, signature="(),(p,p),()->(p,p)", observed=self.feature_scatter_[several])
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_i ~ N(μ_{y_i}, Σ_{y_i})."""
         import pymc as pm
+        import pytensor.tensor as pt
 
         class_prob = self._class_model(model, observe_counts=False)
-        means, cov, precisions = self._feature_priors()
+        means, cov, (factor, _) = self._feature_priors()
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         if self.shared_covariance:
-            pm.MvNormal("x", mu=means[y], tau=precisions[0], observed=X, dims=("row", "feature"))
+            pm.MvNormal("x", mu=means[y], tau=pt.matmul(factor, factor.T), observed=X, dims=("row", "feature"))
         else:
             pm.MvNormal("x", mu=means[y], cov=cov[y], observed=X, dims=("row", "feature"))
 
