@@ -21,6 +21,8 @@ non-numeric columns pass through unchanged.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -38,6 +40,14 @@ def _interval_labels(cuts) -> list[str]:
     if not text:
         return ["All"]
     return [f"(-inf-{text[0]}]"] + [f"({a}-{b}]" for a, b in zip(text[:-1], text[1:])] + [f"({text[-1]}-inf)"]
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_dtype(labels: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The Categorical dtype of these intervals, shared by every fit that finds the same ones
+    (dtypes are immutable; building one from strings costs more than finding a fold's cut points,
+    and cross-validation finds the same intervals again: a column without a cut, refits of a fold)."""
+    return pd.CategoricalDtype(labels)
 
 
 class _Discretizer(TransformerMixin, BaseEstimator):
@@ -66,7 +76,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         ]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
-        self._interval_dtypes = [None if cuts is None else pd.CategoricalDtype(_interval_labels(cuts)) for cuts in self.cut_points_]
+        self._interval_dtypes = [None if cuts is None else _interval_dtype(tuple(_interval_labels(cuts))) for cuts in self.cut_points_]
         return self
 
     def transform(self, X):
@@ -83,7 +93,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
             values = _numbers(column, name)
             codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
             codes = np.where(np.isnan(values), -1, codes)
-            columns[name] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j])
+            columns[name] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
         return pd.DataFrame(columns, index=frame.index)
 
     def get_feature_names_out(self, input_features=None):
@@ -160,20 +170,33 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
-def _entropy_bits(counts: np.ndarray, total=None) -> np.ndarray:
-    """Entropy in bits of class-count rows, as Weka computes it (x ln x, terms below 1e-6 are 0);
-    ``total``: the rows' sums, when the caller knows them."""
-    def x_log_x(x):
-        return np.where(x < 1e-6, 0.0, x * np.log(np.where(x < 1e-6, 1.0, x)))
+@functools.lru_cache(maxsize=16)
+def _x_ln_x(n: int) -> np.ndarray:
+    """m ln m for every count m = 0..n (0 ln 0 = 0), the terms of Weka's entropy of counts: the MDL
+    search looks every count up instead of taking a logarithm per cut (read-only: it is shared)."""
+    m = np.arange(n + 1.0)
+    table = m * np.log(np.where(m < 1, 1.0, m))
+    table.flags.writeable = False
+    return table
 
-    total = counts.sum(axis=-1) if total is None else total
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value = (x_log_x(total) - x_log_x(counts).sum(axis=-1)) / (total * np.log(2))
-    return np.where(total > 0, value, 0.0)
+
+_LN2 = np.log(2)
 
 
 class MDLDiscretizer(_Discretizer):
-    """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize."""
+    """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize.
+
+    Weka's ``cutPointsForSubset`` on the sorted rows, computed on the distinct values: each
+    column is sorted once and its class counts accumulated per distinct value (``cum[g]``: the
+    counts of the values below the g-th), so the rows of a subset [g0, g1) left of the cut after
+    value g count ``cum[g + 1] − cum[g0]``. A cut between two equal values is no candidate, so
+    only the distinct values' boundaries are scored; the conditional entropy
+    (n_L H(left) + n_R H(right)) / n of all of them comes from one array operation, with
+    H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first
+    strictly smallest is the best cut; it is kept when its gain beats the MDL cost
+    (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the
+    classes present, and both sides are split again.
+    """
 
     def fit(self, X, y=None):
         if y is None:
@@ -184,41 +207,45 @@ class MDLDiscretizer(_Discretizer):
         return super().fit(X, pd.factorize(labels)[0])  # class indices, found once for every column
 
     def _cut_points(self, values, y):
-        present = ~np.isnan(values)
-        order = np.argsort(values[present], kind="stable")
-        sorted_values = values[present][order]
-        onehot = np.eye(y.max() + 1)[y[present][order]]
-        return np.array(self._split(sorted_values, onehot, 0, len(sorted_values)))
+        order = np.argsort(values)  # NaN sorts last: the present values come first
+        n = len(values) - int(np.count_nonzero(np.isnan(values)))
+        if n < 2:
+            return np.array([])
+        order = order[:n]
+        sorted_values = values[order]
+        new = sorted_values[1:] != sorted_values[:-1]  # a boundary between distinct values
+        distinct = np.append(sorted_values[:-1][new], sorted_values[-1])
+        group = np.concatenate(([0], np.cumsum(new)))  # each sorted row's distinct value
+        n_classes = int(y.max()) + 1
+        counts = np.bincount(group * n_classes + y[order], minlength=len(distinct) * n_classes)
+        cum = np.zeros((len(distinct) + 1, n_classes), dtype=np.intp)
+        np.cumsum(counts.reshape(len(distinct), n_classes), axis=0, out=cum[1:])
+        return np.array(_mdl_cuts(distinct, cum, cum.sum(axis=1), _x_ln_x(n), 0, len(distinct)))
 
-    def _split(self, values, onehot, first, last):
-        """Weka's cutPointsForSubset on the sorted rows [first, last)."""
-        if last - first < 2:
-            return []
-        boundary = values[first : last - 1] < values[first + 1 : last]
-        if not boundary.any():
-            return []
-        block = onehot[first:last]
-        prior = block.sum(axis=0)
-        left = np.cumsum(block, axis=0)[:-1]  # class counts of rows first..i, i < last − 1
-        right = prior - left
-        n = last - first
-        n_left = np.arange(1.0, n)  # the rows' count on the left of each cut: the sums of the one-hot rows
-        # the entropy of both sides of every cut in one array operation
-        sides = _entropy_bits(np.concatenate([left, right]), np.concatenate([n_left, n - n_left]))
-        conditional = (n_left * sides[: n - 1] + (n - n_left) * sides[n - 1 :]) / n
-        prior_entropy = float(_entropy_bits(prior))
-        candidates = np.where(boundary, conditional, np.inf)
-        best = int(np.argmin(candidates))
-        if not candidates[best] < prior_entropy:
-            return []
-        gain = prior_entropy - candidates[best]
-        n_classes = np.count_nonzero(prior)
-        n_left, n_right = np.count_nonzero(left[best]), np.count_nonzero(right[best])
-        delta = np.log2(3.0**n_classes - 2) - (
-            n_classes * prior_entropy - n_right * _entropy_bits(right[best]) - n_left * _entropy_bits(left[best])
-        )
-        if not gain > (np.log2(n - 1) + delta) / n:
-            return []
-        cut = (values[first + best] + values[first + best + 1]) / 2.0
-        split = first + best + 1
-        return self._split(values, onehot, first, split) + [cut] + self._split(values, onehot, split, last)
+
+def _mdl_cuts(distinct, cum, rows, x_ln_x, g0, g1) -> list[float]:
+    """Weka's cutPointsForSubset on the rows of the distinct values [g0, g1): ``cum`` and
+    ``rows`` are the class and row counts below each distinct value (see MDLDiscretizer)."""
+    if g1 - g0 < 2:
+        return []
+    m = g1 - g0 - 1  # candidate cuts: after each distinct value but the last
+    n = int(rows[g1] - rows[g0])
+    prior = cum[g1] - cum[g0]
+    inner = cum[g0 + 1 : g1]
+    n_left = rows[g0 + 1 : g1] - rows[g0]
+    # the entropies of both sides of every cut and of the whole subset (last row) in one operation
+    sides = np.concatenate((inner - cum[g0], cum[g1] - inner, prior[None]))
+    totals = np.concatenate((n_left, n - n_left, [n]))
+    entropy = (x_ln_x[totals] - x_ln_x[sides].sum(axis=1)) / (totals * _LN2)
+    conditional = (n_left * entropy[:m] + (n - n_left) * entropy[m:-1]) / n
+    best = int(np.argmin(conditional))
+    best_entropy, prior_entropy = float(conditional[best]), float(entropy[-1])
+    if not best_entropy < prior_entropy:
+        return []
+    k, k_left, k_right = np.count_nonzero(sides[[-1, best, m + best]], axis=1).tolist()
+    delta = np.log2(3.0**k - 2) - (k * prior_entropy - k_right * float(entropy[m + best]) - k_left * float(entropy[best]))
+    if not prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n:
+        return []
+    split = g0 + best + 1
+    cut = (float(distinct[split - 1]) + float(distinct[split])) / 2.0
+    return _mdl_cuts(distinct, cum, rows, x_ln_x, g0, split) + [cut] + _mdl_cuts(distinct, cum, rows, x_ln_x, split, g1)
