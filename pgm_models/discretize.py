@@ -70,14 +70,17 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
-        self.cut_points_ = [
-            self._cut_points(_numbers(column, frame.columns[j]), target) if numeric[j] else None
-            for j, column in enumerate(_column_arrays(frame))
-        ]
+        columns = _column_arrays(frame)
+        found = iter(self._cut_points_of([_numbers(columns[j], frame.columns[j]) for j in np.flatnonzero(numeric)], target))
+        self.cut_points_ = [next(found) if is_numeric else None for is_numeric in numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
         self._interval_dtypes = [None if cuts is None else _interval_dtype(tuple(_interval_labels(cuts))) for cuts in self.cut_points_]
         return self
+
+    def _cut_points_of(self, columns: list[np.ndarray], y) -> list[np.ndarray]:
+        """The ascending cut points of each numeric column (floats, NaN where missing)."""
+        return [self._cut_points(values, y) for values in columns]
 
     def transform(self, X):
         check_is_fitted(self, "cut_points_")
@@ -180,22 +183,30 @@ def _x_ln_x(n: int) -> np.ndarray:
     return table
 
 
+@functools.lru_cache(maxsize=16)
+def _log2_class_cost(n_classes: int) -> np.ndarray:
+    """log2(3^k − 2) for k = 0..n_classes, the MDL cost of the classes on the two sides of a cut
+    (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53)."""
+    return np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+
+
 _LN2 = np.log(2)
 
 
 class MDLDiscretizer(_Discretizer):
     """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize.
 
-    Weka's ``cutPointsForSubset`` on the sorted rows, computed on the distinct values: each
-    column is sorted once and its class counts accumulated per distinct value (``cum[g]``: the
-    counts of the values below the g-th), so the rows of a subset [g0, g1) left of the cut after
-    value g count ``cum[g + 1] − cum[g0]``. A cut between two equal values is no candidate, so
-    only the distinct values' boundaries are scored; the conditional entropy
-    (n_L H(left) + n_R H(right)) / n of all of them comes from one array operation, with
+    Weka's recursive ``cutPointsForSubset`` on each column's sorted rows, computed breadth-first
+    on the distinct values of all columns at once. Every column is sorted once and its class
+    counts accumulated per distinct value (``cum[g]``: the counts of the values before the g-th),
+    so the rows of a subset [g0, g1) of distinct values left of a cut before value g count
+    ``cum[g] − cum[g0]``; a cut between two equal values is no candidate, so only the boundaries
+    between distinct values are scored. One round scores every candidate cut of every open subset
+    in a few array operations: the conditional entropy (n_L H(left) + n_R H(right)) / n with
     H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first
-    strictly smallest is the best cut; it is kept when its gain beats the MDL cost
+    strictly smallest of a subset is its best cut, kept when its gain beats the MDL cost
     (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the
-    classes present, and both sides are split again.
+    classes present; a kept cut opens both its sides for the next round.
     """
 
     def fit(self, X, y=None):
@@ -206,46 +217,72 @@ class MDLDiscretizer(_Discretizer):
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
         return super().fit(X, pd.factorize(labels)[0])  # class indices, found once for every column
 
-    def _cut_points(self, values, y):
-        order = np.argsort(values)  # NaN sorts last: the present values come first
-        n = len(values) - int(np.count_nonzero(np.isnan(values)))
-        if n < 2:
-            return np.array([])
-        order = order[:n]
-        sorted_values = values[order]
-        new = sorted_values[1:] != sorted_values[:-1]  # a boundary between distinct values
-        distinct = np.append(sorted_values[:-1][new], sorted_values[-1])
-        group = np.concatenate(([0], np.cumsum(new)))  # each sorted row's distinct value
-        n_classes = int(y.max()) + 1
-        counts = np.bincount(group * n_classes + y[order], minlength=len(distinct) * n_classes)
-        cum = np.zeros((len(distinct) + 1, n_classes), dtype=np.intp)
-        np.cumsum(counts.reshape(len(distinct), n_classes), axis=0, out=cum[1:])
-        return np.array(_mdl_cuts(distinct, cum, cum.sum(axis=1), _x_ln_x(n), 0, len(distinct)))
+    def _cut_points_of(self, columns, y):
+        if not columns:
+            return []
+        distinct, cum, segments, offsets = _distinct_class_counts(np.vstack(columns), y)
+        x_ln_x, class_cost = _x_ln_x(len(y)), _log2_class_cost(len(cum) - 1)
+        cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
+        while len(segments):
+            chosen = _best_mdl_cuts(cum, segments, x_ln_x, class_cost)
+            kept = segments[chosen >= 0]
+            split = chosen[chosen >= 0]
+            cuts.append(split)
+            segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
+            segments = segments[segments[:, 1] - segments[:, 0] >= 2]
+        after = np.sort(np.concatenate(cuts))
+        values = (distinct[after - 1] + distinct[after]) / 2.0
+        return np.split(values, np.searchsorted(after, offsets[1:-1]))
 
 
-def _mdl_cuts(distinct, cum, rows, x_ln_x, g0, g1) -> list[float]:
-    """Weka's cutPointsForSubset on the rows of the distinct values [g0, g1): ``cum`` and
-    ``rows`` are the class and row counts below each distinct value (see MDLDiscretizer)."""
-    if g1 - g0 < 2:
-        return []
-    m = g1 - g0 - 1  # candidate cuts: after each distinct value but the last
-    n = int(rows[g1] - rows[g0])
-    prior = cum[g1] - cum[g0]
-    inner = cum[g0 + 1 : g1]
-    n_left = rows[g0 + 1 : g1] - rows[g0]
-    # the entropies of both sides of every cut and of the whole subset (last row) in one operation
-    sides = np.concatenate((inner - cum[g0], cum[g1] - inner, prior[None]))
-    totals = np.concatenate((n_left, n - n_left, [n]))
-    entropy = (x_ln_x[totals] - x_ln_x[sides].sum(axis=1)) / (totals * _LN2)
-    conditional = (n_left * entropy[:m] + (n - n_left) * entropy[m:-1]) / n
-    best = int(np.argmin(conditional))
-    best_entropy, prior_entropy = float(conditional[best]), float(entropy[-1])
-    if not best_entropy < prior_entropy:
-        return []
-    k, k_left, k_right = np.count_nonzero(sides[[-1, best, m + best]], axis=1).tolist()
-    delta = np.log2(3.0**k - 2) - (k * prior_entropy - k_right * float(entropy[m + best]) - k_left * float(entropy[best]))
-    if not prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n:
-        return []
-    split = g0 + best + 1
-    cut = (float(distinct[split - 1]) + float(distinct[split])) / 2.0
-    return _mdl_cuts(distinct, cum, rows, x_ln_x, g0, split) + [cut] + _mdl_cuts(distinct, cum, rows, x_ln_x, split, g1)
+def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
+    """Each column (a row of ``values``) sorted, its present values grouped by distinct value and
+    the groups of all columns numbered in one sequence. Returns the distinct values; ``cum``, the
+    class counts (one row per class, then a row counting rows) before each group; the [first, end)
+    groups of each column with at least two distinct values; the first group of each column and
+    the end."""
+    n_classes = int(y.max()) + 1
+    order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
+    sorted_values = np.take_along_axis(values, order, axis=1)
+    present = np.arange(values.shape[1]) < np.count_nonzero(~np.isnan(values), axis=1)[:, None]
+    first = np.empty(values.shape, dtype=bool)  # the first row of a distinct value
+    first[:, 0] = True
+    np.not_equal(sorted_values[:, 1:], sorted_values[:, :-1], out=first[:, 1:])
+    first &= present
+    group = np.cumsum(first) - 1  # each row's distinct value, numbered across the columns
+    offsets = np.concatenate(([0], np.cumsum(np.count_nonzero(first, axis=1))))
+    cum = np.zeros((n_classes + 1, offsets[-1] + 1), dtype=np.intp)
+    counts = np.bincount(y[order][present] * offsets[-1] + group[present.ravel()], minlength=n_classes * offsets[-1])
+    np.cumsum(counts.reshape(n_classes, -1), axis=1, out=cum[:-1, 1:])
+    cum[-1] = cum[:-1].sum(axis=0)
+    segments = np.column_stack((offsets[:-1], offsets[1:]))
+    return sorted_values[first], cum, segments[segments[:, 1] - segments[:, 0] >= 2], offsets
+
+
+def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
+    """Weka's cutPointsForSubset on each subset [g0, g1) of distinct values (rows of
+    ``segments``, each with ≥ 2 values): the group right of its accepted cut, or −1."""
+    g0, g1 = segments[:, 0], segments[:, 1]
+    n_candidates = g1 - g0 - 1
+    start = np.concatenate(([0], np.cumsum(n_candidates)))  # each subset's first candidate
+    owner = np.repeat(np.arange(len(segments)), n_candidates)
+    cut = np.arange(start[-1]) - start[owner] + g0[owner] + 1  # the group right of each candidate
+    m = len(cut)
+    # class and row counts of every cut's left and right side and of every whole subset (the
+    # columns), and their entropies in one operation; the classes' terms summed in order, as Weka
+    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(cum, np.concatenate((g0[owner], cut, g0)), axis=1)
+    terms = x_ln_x[sides]
+    class_terms = terms[0]
+    for row in terms[1:-1]:
+        class_terms = class_terms + row
+    entropy = (terms[-1] - class_terms) / (sides[-1] * _LN2)
+    n_left, n_right, n = sides[-1, :m], sides[-1, m : 2 * m], sides[-1, 2 * m :]
+    conditional = (n_left * entropy[:m] + n_right * entropy[m : 2 * m]) / n[owner]
+    # the first strictly smallest of each subset: argmin's choice
+    smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start[:-1])[owner])
+    best = smallest[np.concatenate(([True], owner[smallest[1:]] != owner[smallest[:-1]]))]
+    best_entropy, prior_entropy = conditional[best], entropy[2 * m :]
+    k, k_left, k_right = np.count_nonzero(sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))] > 0, axis=0).reshape(3, -1)
+    delta = class_cost[k] - (k * prior_entropy - k_right * entropy[m + best] - k_left * entropy[best])
+    accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n)
+    return np.where(accepted, cut[best], -1)
