@@ -43,11 +43,12 @@ def _interval_labels(cuts) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _interval_dtype(labels: tuple[str, ...]) -> pd.CategoricalDtype:
-    """The Categorical dtype of these intervals, shared by every fit that finds the same ones
-    (dtypes are immutable; building one from strings costs more than finding a fold's cut points,
-    and cross-validation finds the same intervals again: a column without a cut, refits of a fold)."""
-    return pd.CategoricalDtype(labels)
+def _interval_dtype(cuts: bytes) -> pd.CategoricalDtype:
+    """The Categorical dtype of the intervals between these cut points (float64 bytes: -0.0 and
+    0.0 stay apart), shared by every fit that finds the same ones: dtypes are immutable, building
+    one from strings costs more than finding a fold's cut points, and cross-validation finds the
+    same intervals again (a column without a cut, refits of a fold)."""
+    return pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
 
 
 class _Discretizer(TransformerMixin, BaseEstimator):
@@ -66,16 +67,16 @@ class _Discretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
-        numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in frame.dtypes]
+        columns = _column_arrays(frame)
+        numeric = [pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype) for c in columns]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
-        columns = _column_arrays(frame)
         found = iter(self._cut_points_of([_numbers(columns[j], frame.columns[j]) for j in np.flatnonzero(numeric)], target))
         self.cut_points_ = [next(found) if is_numeric else None for is_numeric in numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
-        self._interval_dtypes = [None if cuts is None else _interval_dtype(tuple(_interval_labels(cuts))) for cuts in self.cut_points_]
+        self._interval_dtypes = [None if cuts is None else _interval_dtype(np.asarray(cuts, dtype=float).tobytes()) for cuts in self.cut_points_]
         return self
 
     def _cut_points_of(self, columns: list[np.ndarray], y) -> list[np.ndarray]:
@@ -87,17 +88,16 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
-        columns = {}
-        for j, (name, column) in enumerate(zip(frame.columns, _column_arrays(frame))):
-            cuts = self.cut_points_[j]
-            if cuts is None:
-                columns[name] = column
-                continue
-            values = _numbers(column, name)
-            codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
-            codes = np.where(np.isnan(values), -1, codes)
-            columns[name] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
-        return pd.DataFrame(columns, index=frame.index)
+        columns = _column_arrays(frame)
+        for j, (name, cuts) in enumerate(zip(frame.columns, self.cut_points_)):
+            if cuts is not None:
+                values = _numbers(columns[j], name)
+                codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
+                codes[np.isnan(values)] = -1
+                columns[j] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
+        # the frame straight from its columns: DataFrame(dict) would check every column again and
+        # build a new Index of the names (as long as discretising a small fold)
+        return pd.DataFrame._from_arrays(columns, columns=frame.columns, index=frame.index, verify_integrity=False)
 
     def get_feature_names_out(self, input_features=None):
         return self.feature_names_in_
@@ -212,10 +212,12 @@ class MDLDiscretizer(_Discretizer):
     def fit(self, X, y=None):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
-        labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object)
-        if pd.isna(labels).any():
+        # class indices in order of appearance, found once for every column (a Series' own
+        # factorize: a Categorical's from its codes, without a label per row)
+        classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
+        if (classes < 0).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
-        return super().fit(X, pd.factorize(labels)[0])  # class indices, found once for every column
+        return super().fit(X, classes)
 
     def _cut_points_of(self, columns, y):
         if not columns:
