@@ -52,7 +52,8 @@ def _interval_dtype(cuts: bytes) -> pd.CategoricalDtype:
 
 
 class _Discretizer(TransformerMixin, BaseEstimator):
-    """Fit cut points per numeric column (``_cut_points``), then map values to intervals."""
+    """Fit cut points per numeric column (``_cut_points``, or ``_cut_points_of`` for all
+    columns at once), then map values to intervals."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -72,7 +73,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
-        found = iter(self._cut_points_of([_numbers(columns[j], frame.columns[j]) for j in np.flatnonzero(numeric)], target))
+        found = iter(self._cut_points_of([_numbers(columns[j], frame.columns, j) for j in np.flatnonzero(numeric)], target))
         self.cut_points_ = [next(found) if is_numeric else None for is_numeric in numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
@@ -80,7 +81,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         return self
 
     def _cut_points_of(self, columns: list[np.ndarray], y) -> list[np.ndarray]:
-        """The ascending cut points of each numeric column (floats, NaN where missing)."""
+        """The ascending cut points of each of these numeric columns (floats, NaN where missing)."""
         return [self._cut_points(values, y) for values in columns]
 
     def transform(self, X):
@@ -89,9 +90,9 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = _column_arrays(frame)
-        for j, (name, cuts) in enumerate(zip(frame.columns, self.cut_points_)):
+        for j, cuts in enumerate(self.cut_points_):
             if cuts is not None:
-                values = _numbers(columns[j], name)
+                values = _numbers(columns[j], frame.columns, j)
                 codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
                 codes[np.isnan(values)] = -1
                 columns[j] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
@@ -130,11 +131,12 @@ def _column_arrays(frame: pd.DataFrame) -> list:
     return list(frame._iter_column_arrays())
 
 
-def _numbers(column, name) -> np.ndarray:
-    """A column as floats, NaN where missing; ±inf is an error that names the column."""
+def _numbers(column, names: pd.Index, j: int) -> np.ndarray:
+    """Column ``j`` as floats, NaN where missing; ±inf is an error that names the column (looked
+    up only then: indexing an Index of strings costs more than converting the column)."""
     values = np.asarray(column, dtype=float) if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
     if np.isinf(values).any():
-        raise ValueError(f"column {name!r} has an infinite value (NaN or inf): a missing value must be NaN")
+        raise ValueError(f"column {names[j]!r} has an infinite value (NaN or inf): a missing value must be NaN")
     return values
 
 
@@ -220,21 +222,31 @@ class MDLDiscretizer(_Discretizer):
         return super().fit(X, classes)
 
     def _cut_points_of(self, columns, y):
-        if not columns:
-            return []
-        distinct, cum, segments, offsets = _distinct_class_counts(np.vstack(columns), y)
-        x_ln_x, class_cost = _x_ln_x(len(y)), _log2_class_cost(len(cum) - 1)
-        cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
-        while len(segments):
-            chosen = _best_mdl_cuts(cum, segments, x_ln_x, class_cost)
-            kept = segments[chosen >= 0]
-            split = chosen[chosen >= 0]
-            cuts.append(split)
-            segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
-            segments = segments[segments[:, 1] - segments[:, 0] >= 2]
-        after = np.sort(np.concatenate(cuts))
-        values = (distinct[after - 1] + distinct[after]) / 2.0
-        return np.split(values, np.searchsorted(after, offsets[1:-1]))
+        # the columns searched together, as many at a time as make about _BATCH_VALUES values:
+        # the search's arrays stay that size however wide the data
+        per_batch = max(1, _BATCH_VALUES // len(y))
+        return [cuts for i in range(0, len(columns), per_batch) for cuts in _mdl_cut_points(columns[i : i + per_batch], y)]
+
+
+_BATCH_VALUES = 1 << 20
+
+
+def _mdl_cut_points(columns: list[np.ndarray], y: np.ndarray) -> list[np.ndarray]:
+    """Each column's MDL cut points, ascending: rounds of ``_best_mdl_cuts`` on the open subsets
+    of all the columns' distinct values until no subset is left to split."""
+    distinct, cum, segments, offsets = _distinct_class_counts(np.vstack(columns), y)
+    x_ln_x, class_cost = _x_ln_x(len(y)), _log2_class_cost(len(cum) - 1)
+    cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
+    while len(segments):
+        chosen = _best_mdl_cuts(cum, segments, x_ln_x, class_cost)
+        kept = segments[chosen >= 0]
+        split = chosen[chosen >= 0]
+        cuts.append(split)
+        segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
+        segments = segments[segments[:, 1] - segments[:, 0] >= 2]
+    after = np.sort(np.concatenate(cuts))
+    values = (distinct[after - 1] + distinct[after]) / 2.0
+    return np.split(values, np.searchsorted(after, offsets[1:-1]))
 
 
 def _distinct_class_counts(values: np.ndarray, y: np.ndarray):

@@ -96,9 +96,9 @@ def test_data_drawn_like_the_examples_give_0_to_3_cuts():
     numbers_of_cuts = set()
     for _ in range(100):
         n = int(rng.integers(20, 80))
-        classes = rng.integers(0, 3, n)
+        classes = pd.factorize(rng.integers(0, 3, n))[0]  # numbered in order of appearance, as the fit's
         values = rng.integers(0, 8, n) + rng.choice([0.0, 0.5, 2.0, 6.0]) * classes
-        cuts = weka_cut_points(values, classes, 3)
+        cuts = weka_cut_points(values, classes, classes.max() + 1)
         numbers_of_cuts.add(len(cuts))
         assert cuts == MDLDiscretizer().fit(values[:, None], classes).cut_points_[0].tolist()
     assert {0, 1, 2, 3} <= numbers_of_cuts
@@ -150,3 +150,17 @@ def test_interval_names_follow_the_fit_cut_points_not_an_earlier_fit(zero):
         discretizer = EqualFrequencyDiscretizer(n_bins=2).fit(X)
         cuts = discretizer.cut_points_[0]
         assert list(discretizer.transform(X)["x"].cat.categories) == _interval_labels(cuts.tolist())
+
+
+def test_columns_searched_in_batches_find_the_same_cuts(monkeypatch):
+    """Wide data are searched a few columns at a time (memory); batches of 2 of 5 columns give
+    every column the cut points of the row-by-row reference."""
+    from pgm_models import discretize
+
+    rng = np.random.default_rng(1)
+    classes = pd.factorize(rng.integers(0, 3, 120))[0]  # numbered in order of appearance, as the fit's
+    X = pd.DataFrame({f"x{j}": rng.integers(0, 10, 120) + j * classes for j in range(5)}, dtype=float)
+    monkeypatch.setattr(discretize, "_BATCH_VALUES", 2 * len(X))
+    found = MDLDiscretizer().fit(X, classes).cut_points_
+    assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 3) for c in X.columns]
+    assert sum(len(cuts) > 0 for cuts in found) >= 3
