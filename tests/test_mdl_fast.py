@@ -164,3 +164,10 @@ def test_columns_searched_in_batches_find_the_same_cuts(monkeypatch):
     found = MDLDiscretizer().fit(X, classes).cut_points_
     assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 3) for c in X.columns]
     assert sum(len(cuts) > 0 for cuts in found) >= 3
+
+
+def test_transform_keeps_columns_that_share_a_name():
+    X = pd.DataFrame([[1.0, 2.0, "a"], [2.0, 1.0, "b"], [3.0, 5.0, "a"], [4.0, 6.0, "b"]], columns=["x", "x", "kind"])
+    out = MDLDiscretizer().fit(X, [0, 0, 1, 1]).transform(X)
+    assert list(out.columns) == ["x", "x", "kind"]
+    assert [out.iloc[:, j].tolist() for j in range(2)] == [["(-inf-2.5]"] * 2 + ["(2.5-inf)"] * 2, ["(-inf-3.5]"] * 2 + ["(3.5-inf)"] * 2]
