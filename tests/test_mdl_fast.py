@@ -63,8 +63,9 @@ def weka_cut_points(values, classes, n_classes):
 @st.composite
 def labelled_columns(draw):
     """Up to 5 columns of up to 80 rows over a few distinct values (many ties, some missing),
-    each column's values shifted by the class to a drawn degree, so that cuts are found as often
-    as rejected; 1 to 9 classes (from 8 on, the classes' terms are more than numpy sums pairwise)."""
+    each column's values shifted by the class to a drawn degree, so that some columns get cuts
+    and others none; 1 to 9 classes (from 8 classes on, numpy's own sum would add the classes'
+    terms pairwise instead of in order)."""
     n_rows = draw(st.integers(2, 80))
     n_classes = draw(st.integers(1, 9))
     classes = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n_rows, max_size=n_rows)))
