@@ -175,14 +175,11 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
-@functools.lru_cache(maxsize=16)
 def _x_ln_x(n: int) -> np.ndarray:
     """m ln m for every count m = 0..n (0 ln 0 = 0), the terms of Weka's entropy of counts: the MDL
-    search looks every count up instead of taking a logarithm per cut (read-only: it is shared)."""
+    search looks every count up instead of taking a logarithm per cut."""
     m = np.arange(n + 1.0)
-    table = m * np.log(np.where(m < 1, 1.0, m))
-    table.flags.writeable = False
-    return table
+    return m * np.log(np.where(m < 1, 1.0, m))
 
 
 @functools.lru_cache(maxsize=16)
