@@ -273,27 +273,28 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
 def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
     """Weka's cutPointsForSubset on each subset [g0, g1) of distinct values (rows of
     ``segments``, each with ≥ 2 values): the group right of its accepted cut, or −1."""
-    g0, g1 = segments[:, 0], segments[:, 1]
+    g0, g1 = segments.T
     n_candidates = g1 - g0 - 1
-    start = np.concatenate(([0], np.cumsum(n_candidates)))  # each subset's first candidate
     owner = np.repeat(np.arange(len(segments)), n_candidates)
-    cut = np.arange(start[-1]) - start[owner] + g0[owner] + 1  # the group right of each candidate
+    start = np.cumsum(n_candidates) - n_candidates  # each subset's first candidate
+    g0_owner = g0[owner]
+    cut = np.arange(len(owner)) + (g0_owner + 1 - start[owner])  # the group right of each candidate
     m = len(cut)
     # class and row counts of every cut's left and right side and of every whole subset (the
     # columns), and their entropies in one operation; the classes' terms summed in order, as Weka
-    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(cum, np.concatenate((g0[owner], cut, g0)), axis=1)
+    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(cum, np.concatenate((g0_owner, cut, g0)), axis=1)
     terms = x_ln_x[sides]
     class_terms = terms[0]
     for row in terms[1:-1]:
         class_terms = class_terms + row
     entropy = (terms[-1] - class_terms) / (sides[-1] * _LN2)
-    n_left, n_right, n = sides[-1, :m], sides[-1, m : 2 * m], sides[-1, 2 * m :]
-    conditional = (n_left * entropy[:m] + n_right * entropy[m : 2 * m]) / n[owner]
+    n = sides[-1, 2 * m :]
+    conditional = (sides[-1, :m] * entropy[:m] + sides[-1, m : 2 * m] * entropy[m : 2 * m]) / n[owner]
     # the first strictly smallest of each subset: argmin's choice
-    smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start[:-1])[owner])
+    smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start)[owner])
     best = smallest[np.concatenate(([True], owner[smallest[1:]] != owner[smallest[:-1]]))]
     best_entropy, prior_entropy = conditional[best], entropy[2 * m :]
-    k, k_left, k_right = np.count_nonzero(sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))] > 0, axis=0).reshape(3, -1)
+    k, k_left, k_right = np.count_nonzero(sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))], axis=0).reshape(3, -1)
     delta = class_cost[k] - (k * prior_entropy - k_right * entropy[m + best] - k_left * entropy[best])
     accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n)
     return np.where(accepted, cut[best], -1)
