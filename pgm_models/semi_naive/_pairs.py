@@ -112,10 +112,10 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     every_row = len(rows) == layout.n_cells
     one_attribute = value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
     if not np.array_equal(weight, np.round(weight)) or not (every_row or one_attribute):
-        return _products(layout.cells(codes), layout.n_cells, pair_rows, class_index, weight, n_classes)
+        return _products(codes, layout.cells, layout.n_cells, pair_rows, class_index, weight, n_classes)
     # a missing value goes to one extra column, which the derivation does not read
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
-    values = _products(layout.value_index(codes), n_values + 1, product_rows, class_index, weight, n_classes)
+    values = _products(codes, layout.value_index, n_values + 1, product_rows, class_index, weight, n_classes)
     values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
     of_attribute = layout.attribute_of_value_cell[:, None] == np.arange(len(layout.sizes))  # (T, F)
     diagonal = np.diagonal(values[:, :, product_rows] if not every_row else values, axis1=1, axis2=2)
@@ -135,9 +135,11 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     return counts
 
 
-def _products(cells, n_columns: int, pair_rows, class_index, weight, n_classes: int) -> np.ndarray:
+def _products(codes, to_cells, n_columns: int, pair_rows, class_index, weight, n_classes: int) -> np.ndarray:
     """Per class k, Dᵀ diag(w) D restricted to the ``pair_rows`` columns of Dᵀ, D the one-hot of
-    ``cells`` (N, F) over ``n_columns``: (K, |rows|, n_columns). When the weights are whole
+    the cells ``to_cells(codes)`` (N, F) over ``n_columns``: (K, |rows|, n_columns). The cells
+    are found a block of rows at a time (an (N, F) array of them costs its page faults, more
+    than finding them). When the weights are whole
     numbers and no block's total can reach 2^24 the product runs in float32 (twice BLAS's float64
     speed, every partial sum a whole number float32 holds), otherwise in float64. The blocks
     reuse one buffer, cleared after each product (a fresh zeroed block per product costs its page
@@ -152,7 +154,7 @@ def _products(cells, n_columns: int, pair_rows, class_index, weight, n_classes: 
         members = np.flatnonzero(class_index == k)
         for start in range(0, len(members), rows_per_block):
             rows = members[start : start + rows_per_block]
-            flat[row_starts[: len(rows)] + cells[rows]] = 1.0
+            flat[row_starts[: len(rows)] + to_cells(codes[rows])] = 1.0
             design = buffer[: len(rows)]
             # unit weights: Dᵀ D of one buffer, which BLAS computes as a symmetric product (syrk)
             weighted = design if unit else design * weight[rows].astype(design.dtype)[:, None]
