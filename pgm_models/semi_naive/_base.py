@@ -252,20 +252,21 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
             return stacked, None, n_classes, n_parent_cells
         return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
 
-    def _spode_scores(self, codes, operands):
+    def _spode_scores(self, cells, operands):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
-        ``_spode_operands``: (N, K, F); −inf where x_a is missing. Each row's own parent cells
-        gathered from ``_parent_cell_scores``."""
+        ``_spode_operands``: (N, K, F); −inf where x_a is missing. ``cells`` the rows'
+        ``_value_index``; each row's own parent cells gathered from ``_parent_cell_scores``, laid
+        out parent by parent (an (F, N, K) array seen as (N, K, F)), so that averaging over the
+        parents walks contiguous (N, K) slices."""
         n_values = operands[0].shape[0] - 1
-        cells = self._value_index(codes)  # n_values where missing
         observed = cells < n_values
         per_parent_cell = self._parent_cell_scores(cells, operands)
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
         # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
-        position = np.where(observed, cells, 0)[:, None, :] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(n_rows, n_classes, 1)
+        position = np.where(observed, cells, 0).T[:, :, None] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(1, n_rows, n_classes)
         scores = np.ravel(per_parent_cell).take(position)
-        np.copyto(scores, -np.inf, where=~observed[:, None, :])
-        return scores
+        np.copyto(scores, -np.inf, where=~observed.T[:, :, None])
+        return scores.transpose(1, 2, 0)
 
     def _parent_cell_scores(self, cells, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
