@@ -256,17 +256,20 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
         ``_spode_operands``: (N, K, F); −inf where x_a is missing. ``cells`` the rows'
         ``_value_index``; each row's own parent cells gathered from ``_parent_cell_scores``, laid
-        out parent by parent (an (F, N, K) array seen as (N, K, F)), so that averaging over the
-        parents walks contiguous (N, K) slices."""
+        out parent by parent and class by class (an (F, K, N) array seen as (N, K, F)): averaging
+        over the parents then reduces whole contiguous slices, and no operation runs along the
+        short class axis (NumPy loops once per row over a short last axis)."""
         n_values = operands[0].shape[0] - 1
-        observed = cells < n_values
         per_parent_cell = self._parent_cell_scores(cells, operands)
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
-        # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
-        position = np.where(observed, cells, 0).T[:, :, None] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(1, n_rows, n_classes)
-        scores = np.ravel(per_parent_cell).take(position)
-        np.copyto(scores, -np.inf, where=~observed.T[:, :, None])
-        return scores.transpose(1, 2, 0)
+        # one take at flat positions (take_along_axis's broadcast index arrays cost ten times as
+        # much); a missing parent (cell T) reads a neighbouring entry, overwritten below, or past
+        # the end for the last row and class, which "clip" keeps inside
+        row_position = cells.T + np.arange(n_rows) * (n_classes * n_parent_cells)  # (F, N)
+        position = row_position[:, None, :] + (np.arange(n_classes) * n_parent_cells)[None, :, None]  # (F, K, N)
+        scores = np.ravel(per_parent_cell).take(position, mode="clip")
+        np.copyto(scores, -np.inf, where=(cells >= n_values).T[:, None, :])
+        return scores.transpose(2, 1, 0)
 
     def _parent_cell_scores(self, cells, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P

@@ -153,7 +153,8 @@ class AODE(SemiNaiveBayes):
             normaliser = log_sum_exp(log_weights, axis=1)
         normaliser[fallback] = 0.0  # fallback rows are replaced
         scores += log_weights[:, None, :]  # in place: the callers' scores are temporaries
-        return log_sum_exp(scores, axis=2) - normaliser[:, None], fallback
+        # reduced over the parents in the memory order of _spode_scores' (F, K, N) layout
+        return log_sum_exp(scores.transpose(2, 1, 0), axis=0).T - normaliser[:, None], fallback
 
     def _loo_block(self, codes, class_index):
         """Exact leave-one-out (``pgm_models.semi_naive._loo``): every SPODE's downdated
