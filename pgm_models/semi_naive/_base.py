@@ -72,8 +72,9 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _blas_threads(self):
         """Context of the products: one BLAS thread up to ``SINGLE_THREAD_CELLS`` cells, else the
-        caller's setting."""
-        return one_blas_thread() if self._layout.n_cells <= SINGLE_THREAD_CELLS else nullcontext()
+        caller's setting (unfitted: no products; the call raises NotFittedError)."""
+        layout = getattr(self, "_layout", None)
+        return one_blas_thread() if layout is not None and layout.n_cells <= SINGLE_THREAD_CELLS else nullcontext()
 
     def _count(self, codes, class_index, weight):
         n_classes, rows = len(self.classes_), self._pair_rows()

@@ -30,9 +30,10 @@ class PairLayout:
         self.starts = np.concatenate(([0], np.cumsum(self.sizes + 1)[:-1]))
         self.n_cells = int((self.sizes + 1).sum())
         self.missing_cells = self.starts + self.sizes
-        self.value_cells = np.concatenate([s + np.arange(r) for s, r in zip(self.starts, self.sizes)])
-        self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
         self.value_starts = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))  # each attribute's first among the T value cells
+        self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        # value v of attribute j: its position among the T value cells moved past the j missing cells before it
+        self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
