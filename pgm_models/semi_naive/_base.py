@@ -15,10 +15,10 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.sparse as sp
-
-from contextlib import nullcontext
 
 from pgm_models._threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
@@ -264,8 +264,9 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         per_parent_cell = self._parent_cell_scores(cells, operands)
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
         # one take at flat positions (take_along_axis's broadcast index arrays cost ten times as
-        # much); a missing parent (cell T) reads a neighbouring entry, overwritten below, or past
-        # the end for the last row and class, which "clip" keeps inside
+        # much); every value cell is a parent cell (P = T), so a missing parent (cell T) reads the
+        # next class's or row's first entry, overwritten below, or for the last row and class one
+        # past the end, which "clip" keeps inside
         row_position = cells.T + np.arange(n_rows) * (n_classes * n_parent_cells)  # (F, N)
         position = row_position[:, None, :] + (np.arange(n_classes) * n_parent_cells)[None, :, None]  # (F, K, N)
         scores = np.ravel(per_parent_cell).take(position, mode="clip")
