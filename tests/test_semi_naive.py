@@ -270,6 +270,6 @@ def test_spode_scores_are_the_sums_of_table_entries(estimate, weather):
             for a, parent in enumerate(row):
                 if parent < n_values:
                     expected[i, k, a] = log_joint[k, parent] + sum(log_child[k, parent, c] for c in row if c < n_values)
-    scores = model._spode_scores(codes, model._stack(log_joint, log_child))
+    scores = model._spode_scores(cells, model._stack(log_joint, log_child))
     assert np.isneginf(expected).sum() > (0 if estimate == "mean" else 2 * 2)  # the MLE adds zero probabilities
     np.testing.assert_allclose(scores, expected, rtol=1e-12)

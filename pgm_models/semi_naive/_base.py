@@ -15,9 +15,12 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.evidence import _is_learned
@@ -29,6 +32,11 @@ from pgm_models.semi_naive._pairs import PairLayout, check_memory, one_hot, pair
 ESTIMATORS = ("laplace", "m-estimate")
 # Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product
 SPARSE_DESIGN_RATIO = 8
+# Up to this many cells (T'), every product of counting and scoring is one block of rows times
+# at most T' × K·T' (a few ms): BLAS threads gain little on it and, under load, wait on each
+# other — AODE fit + predict on 45 000 × 30 (T' = 150) took 5 times as long with 2 threads
+# as with 1 on a busy 2-core machine, and their spinning slowed even the encoding around them
+SINGLE_THREAD_CELLS = 512
 
 
 class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
@@ -62,14 +70,21 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         if self._needs_complete_counts:
             self.complete_pair_count_ = np.zeros(shape)
 
+    def _blas_threads(self):
+        """Context of the products: one BLAS thread up to ``SINGLE_THREAD_CELLS`` cells, else the
+        caller's setting (unfitted: no products; the call raises NotFittedError)."""
+        layout = getattr(self, "_layout", None)
+        return one_blas_thread() if layout is not None and layout.n_cells <= SINGLE_THREAD_CELLS else nullcontext()
+
     def _count(self, codes, class_index, weight):
         n_classes, rows = len(self.classes_), self._pair_rows()
-        self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes, rows)
-        if self._needs_complete_counts:
-            complete = (codes >= 0).all(axis=1)
-            self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
-                self._layout, codes[complete], class_index[complete], weight[complete], n_classes, rows
-            )
+        with self._blas_threads():
+            self.pair_count_ = self.pair_count_ + pair_counts(self._layout, codes, class_index, weight, n_classes, rows)
+            if self._needs_complete_counts:
+                complete = (codes >= 0).all(axis=1)
+                self.complete_pair_count_ = self.complete_pair_count_ + pair_counts(
+                    self._layout, codes[complete], class_index[complete], weight[complete], n_classes, rows
+                )
 
     def _attribute_index(self, parameter: str) -> int:
         """The attribute a parameter (``parent``, ``root``) names, by index or column name,
@@ -206,7 +221,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
         self._operands_of_call = {}
         try:
-            return super().predict_joint_log_proba(X, estimate)
+            with self._blas_threads():
+                return super().predict_joint_log_proba(X, estimate)
         finally:
             del self._operands_of_call
 
@@ -237,20 +253,25 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
             return stacked, None, n_classes, n_parent_cells
         return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
 
-    def _spode_scores(self, codes, operands):
+    def _spode_scores(self, cells, operands):
         """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
-        ``_spode_operands``: (N, K, F); −inf where x_a is missing. Each row's own parent cells
-        gathered from ``_parent_cell_scores``."""
+        ``_spode_operands``: (N, K, F); −inf where x_a is missing. ``cells`` the rows'
+        ``_value_index``; each row's own parent cells gathered from ``_parent_cell_scores``, laid
+        out parent by parent and class by class (an (F, K, N) array seen as (N, K, F)): averaging
+        over the parents then reduces whole contiguous slices, and no operation runs along the
+        short class axis (NumPy loops once per row over a short last axis)."""
         n_values = operands[0].shape[0] - 1
-        cells = self._value_index(codes)  # n_values where missing
-        observed = cells < n_values
         per_parent_cell = self._parent_cell_scores(cells, operands)
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
-        # one take at flat positions: take_along_axis's broadcast index arrays cost ten times as much
-        position = np.where(observed, cells, 0)[:, None, :] + (np.arange(n_rows * n_classes) * n_parent_cells).reshape(n_rows, n_classes, 1)
-        scores = np.ravel(per_parent_cell).take(position)
-        np.copyto(scores, -np.inf, where=~observed[:, None, :])
-        return scores
+        # one take at flat positions (take_along_axis's broadcast index arrays cost ten times as
+        # much); every value cell is a parent cell (P = T), so a missing parent (cell T) reads the
+        # next class's or row's first entry, overwritten below, or for the last row and class one
+        # past the end, which "clip" keeps inside
+        row_position = cells.T + np.arange(n_rows) * (n_classes * n_parent_cells)  # (F, N)
+        position = row_position[:, None, :] + (np.arange(n_classes) * n_parent_cells)[None, :, None]  # (F, K, N)
+        scores = np.ravel(per_parent_cell).take(position, mode="clip")
+        np.copyto(scores, -np.inf, where=(cells >= n_values).T[:, None, :])
+        return scores.transpose(2, 1, 0)
 
     def _parent_cell_scores(self, cells, operands):
         """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P

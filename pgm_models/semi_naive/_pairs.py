@@ -30,8 +30,10 @@ class PairLayout:
         self.starts = np.concatenate(([0], np.cumsum(self.sizes + 1)[:-1]))
         self.n_cells = int((self.sizes + 1).sum())
         self.missing_cells = self.starts + self.sizes
-        self.value_cells = np.concatenate([s + np.arange(r) for s, r in zip(self.starts, self.sizes)])
+        self.value_starts = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))  # each attribute's first among the T value cells
         self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        # value v of attribute j: its position among the T value cells moved past the j missing cells before it
+        self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
@@ -41,7 +43,7 @@ class PairLayout:
 
     def value_index(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) position of each observed value among the T value cells; T if missing."""
-        index = codes + np.concatenate(([0], np.cumsum(self.sizes)[:-1]))
+        index = codes + self.value_starts
         np.copyto(index, int(self.sizes.sum()), where=codes < 0)  # in place: np.where costs two more (N, F) arrays
         return index
 
@@ -112,10 +114,11 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     every_row = len(rows) == layout.n_cells
     one_attribute = value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
     if not np.array_equal(weight, np.round(weight)) or not (every_row or one_attribute):
-        return _products(layout.cells(codes), layout.n_cells, pair_rows, class_index, weight, n_classes)
+        return _products(codes, layout.starts, layout.missing_cells, layout.n_cells, pair_rows, class_index, weight, n_classes)
     # a missing value goes to one extra column, which the derivation does not read
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
-    values = _products(layout.value_index(codes), n_values + 1, product_rows, class_index, weight, n_classes)
+    no_cell = np.full(len(layout.sizes), n_values)
+    values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
     values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
     of_attribute = layout.attribute_of_value_cell[:, None] == np.arange(len(layout.sizes))  # (T, F)
     diagonal = np.diagonal(values[:, :, product_rows] if not every_row else values, axis1=1, axis2=2)
@@ -135,9 +138,11 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     return counts
 
 
-def _products(cells, n_columns: int, pair_rows, class_index, weight, n_classes: int) -> np.ndarray:
-    """Per class k, Dᵀ diag(w) D restricted to the ``pair_rows`` columns of Dᵀ, D the one-hot of
-    ``cells`` (N, F) over ``n_columns``: (K, |rows|, n_columns). When the weights are whole
+def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, weight, n_classes: int) -> np.ndarray:
+    """Per class k, Dᵀ diag(w) D restricted to the ``pair_rows`` columns of Dᵀ, D the one-hot over
+    ``n_columns`` of the cells ``codes + offsets`` (N, F), a missing value (−1) of attribute j in
+    column ``missing[j]``: (K, |rows|, n_columns). The cells are found a block of rows at a time
+    (an (N, F) array of them costs its page faults, more than finding them). When the weights are whole
     numbers and no block's total can reach 2^24 the product runs in float32 (twice BLAS's float64
     speed, every partial sum a whole number float32 holds), otherwise in float64. The blocks
     reuse one buffer, cleared after each product (a fresh zeroed block per product costs its page
@@ -148,11 +153,15 @@ def _products(cells, n_columns: int, pair_rows, class_index, weight, n_classes: 
     buffer = np.zeros((rows_per_block, n_columns), dtype=np.float32 if whole else np.float64)
     unit = bool((weight == 1).all())
     flat, row_starts = buffer.reshape(-1), (np.arange(rows_per_block) * n_columns)[:, None]
+    value_at, missing_at = row_starts + offsets, row_starts + missing  # flat positions in the buffer
     for k in range(n_classes):
         members = np.flatnonzero(class_index == k)
         for start in range(0, len(members), rows_per_block):
             rows = members[start : start + rows_per_block]
-            flat[row_starts[: len(rows)] + cells[rows]] = 1.0
+            block = codes[rows]
+            at = block + value_at[: len(rows)]
+            np.copyto(at, missing_at[: len(rows)], where=block < 0)
+            flat[at] = 1.0
             design = buffer[: len(rows)]
             # unit weights: Dᵀ D of one buffer, which BLAS computes as a symmetric product (syrk)
             weighted = design if unit else design * weight[rows].astype(design.dtype)[:, None]

@@ -123,27 +123,38 @@ class AODE(SemiNaiveBayes):
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        scores = self._spode_scores(codes, self._spode_operands(estimate))  # (N, K, F)
-        averaged, fallback = self._average(scores, self._eligible(codes, 0), self._log_weights())
+        cells = self._value_index(codes)
+        scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
+        averaged, fallback = self._average(scores, self._eligible(cells, 0), self._log_weights())
         if fallback.any():
             averaged[fallback] = self._log_naive_bayes(codes[fallback], estimate)
         return averaged
 
-    def _eligible(self, codes, removed):
-        """(N, F) whether each row's parent value occurs at least ``frequency_limit`` times in
-        training, less ``removed`` (1: the row itself left out); a missing parent never does."""
+    def _eligible(self, cells, removed):
+        """(N, F) whether each row's parent value (``cells``: the rows' ``_value_index``) occurs
+        at least ``frequency_limit`` times in training, less ``removed`` (1: the row itself left
+        out); a missing parent never does."""
         frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
         padded = np.append(frequency - removed, -np.inf)
-        return padded[self._value_index(codes)] >= self.frequency_limit
+        return padded[cells] >= self.frequency_limit
 
     @staticmethod
     def _average(scores, eligible, log_weights):
         """(log Σ_a w_a p(y, x | a) / Σ_a w_a over the eligible parents (N, K), rows with no
-        eligible parent of positive weight (N,), whose average is left to the fallback)."""
+        eligible parent of positive weight (N,), whose average is left to the fallback).
+        ``scores`` (N, K, F) is overwritten."""
+        uniform = not np.any(log_weights)
         log_weights = np.where(eligible, log_weights, -np.inf)  # (N, F)
         fallback = ~np.isfinite(log_weights).any(axis=1)
-        normaliser = np.where(fallback, 0.0, log_sum_exp(log_weights, axis=1))  # fallback rows are replaced
-        return log_sum_exp(scores + log_weights[:, None, :], axis=2) - normaliser[:, None], fallback
+        if uniform:  # log Σ_a 1 over the eligible parents: the log of their number, as log_sum_exp finds it
+            with np.errstate(divide="ignore"):
+                normaliser = np.log(eligible.sum(axis=1))
+        else:
+            normaliser = log_sum_exp(log_weights, axis=1)
+        normaliser[fallback] = 0.0  # fallback rows are replaced
+        scores += log_weights[:, None, :]  # in place: the callers' scores are temporaries
+        # reduced over the parents in the memory order of _spode_scores' (F, K, N) layout
+        return log_sum_exp(scores.transpose(2, 1, 0), axis=0).T - normaliser[:, None], fallback
 
     def _loo_block(self, codes, class_index):
         """Exact leave-one-out (``pgm_models.semi_naive._loo``): every SPODE's downdated
@@ -169,7 +180,7 @@ class AODE(SemiNaiveBayes):
             own = np.take_along_axis(counted, own_cells[complete], axis=2)[np.arange(complete.sum()), class_index[complete]]
             log_evidence[complete] -= own  # (complete rows, F)
             log_weights = np.array([self._tempered(e) for e in log_evidence])
-        left_out, fallback = self._average(scores, self._eligible(codes, 1), log_weights)
+        left_out, fallback = self._average(scores, self._eligible(cells, 1), log_weights)
         if fallback.any():
             class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
             features = self._log_naive_bayes(codes[fallback], "predictive") - class_log
