@@ -61,8 +61,7 @@ def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     X, y, weight = _aligned(X, y, sample_weight)
     declared = _declared_classes(y, "fit")
     if declared is None:
-        labels = y.unique() if isinstance(y, dd.Series) else da.unique(y)
-        classes = np.unique(np.asarray(labels.compute()))
+        classes = _distinct_labels(y, split_every)
         model._start_fit(classes)  # checks they are classification targets
     else:
         classes = declared
@@ -88,6 +87,22 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
         raise ValueError(f"classes has repeated labels: {list(classes)}")
     _start_template(model, X, classes)
     return _add_blocks(model, X, y, weight, split_every, set_prior=True)
+
+
+def _distinct_labels(y, split_every):
+    """y's distinct labels, sorted: each block's by hashing (``pd.unique``, as the in-memory
+    ``fit`` finds them), the blocks' label sets merged up a tree, and only those K sorted.
+    (``da.unique`` sorts every block's labels: ``np.unique`` on a block of 1.25 M labels took
+    44 ms against 5 ms, a third of counting the block for CategoricalNB.)"""
+    blocks = y.to_delayed().ravel() if isinstance(y, da.Array) else y.to_delayed()  # y alone: its own projection
+    parts = [dask.delayed(_block_labels)(block) for block in blocks]
+    (labels,) = dask.compute(_tree_reduce(parts, split_every, _block_labels))
+    return np.unique(labels)
+
+
+def _block_labels(*blocks):
+    """The distinct labels of one or more blocks of y (or of label sets)."""
+    return pd.unique(np.concatenate([np.ravel(np.asarray(block)) for block in blocks]))
 
 
 def _start_template(model, X, classes):
