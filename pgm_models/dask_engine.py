@@ -127,12 +127,38 @@ def _add_blocks(model, X, y, weight, split_every, set_prior):
 
 
 def _block_statistics(template, X, y, weight):
-    """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block
-    (None for a block with no rows or no weight: it has nothing to count)."""
+    """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block's
+    rows, a slice at a time (None for a block with no rows or no weight: it has nothing to count).
+
+    A block is counted in slices of ``_slice_rows`` rows: a partition of millions of rows counted
+    in one call makes temporaries of hundreds of MB (the int64 codes alone are 8 bytes per value),
+    each mapped afresh and faulted in, while a slice's fit in cache and are reused. On blocks of
+    6.25 M rows × 10 attributes, slices of 52 428 rows cut the CPU time per row from 81 to 67 ns
+    (CategoricalNB) and from 206 to 157 ns (AODE). Counts are sums, so slices change no count."""
     if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
         return None
     model = copy.deepcopy(template)
-    return model.partial_fit(X, y, sample_weight=None if weight is None else np.asarray(weight))
+    weight = None if weight is None else np.asarray(weight)
+    rows = np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])  # sparse: temporaries scale with nonzeros
+    for start in range(0, np.shape(X)[0], rows):
+        part = slice(start, start + rows)
+        model.partial_fit(_take(X, part), _take(y, part), sample_weight=None if weight is None else weight[part])
+    return model
+
+
+SLICE_VALUES = 1 << 19  # attribute values (rows × features) counted per partial_fit within a block
+
+
+def _slice_rows(model, n_features: int) -> int:
+    """Rows per slice of a block: ``SLICE_VALUES`` values, and at least 16 values per cell of
+    the model's statistics, since every ``partial_fit`` also recomputes what it derives from them
+    (TAN's tree from its pair tensor): that costs little against counting the slice."""
+    cells = sum(np.size(value) for value in _statistics(model).values())
+    return max(1, max(SLICE_VALUES, 16 * cells) // max(1, n_features))
+
+
+def _take(v, rows: slice):
+    return v.iloc[rows] if isinstance(v, (pd.DataFrame, pd.Series)) else v[rows]
 
 
 def _tree_reduce(parts, split_every, combine=None):
