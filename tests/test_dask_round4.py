@@ -97,3 +97,12 @@ def test_slice_rows_hold_2_to_the_19_values_or_16_per_statistics_cell():
     tan = TAN(n_categories=30).fit(rng.integers(0, 30, (50, 40)), rng.integers(0, 2, 50))
     # the pair tensor: 2 classes × (40 × 31)² cells (30 values and a missing cell per attribute)
     assert dask_engine._slice_rows(tan, 40) == 16 * (2 + 2 * (40 * 31) ** 2) // 40 == 1_230_080
+
+
+def test_benchmark_warms_every_block_with_its_first_rows(sync):
+    from benchmarks import dask_scaling
+
+    X, y = dask_scaling.dask_data(3001, 4)  # blocks of 751, 750, 750, 750 rows
+    first = dask_scaling.first_rows(X, 2)
+    assert first.chunks[0] == (2, 2, 2, 2)
+    np.testing.assert_array_equal(first.compute(), X.compute()[[0, 1, 751, 752, 1501, 1502, 2251, 2252]])
