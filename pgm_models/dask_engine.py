@@ -6,13 +6,13 @@ and the Gaussian models' per-class moments (n, x̄, S) merge by Chan's formula
 (``pgm_models.conjugate.normal.merge_moments``). So a fit on a dask collection is
 
 1. **domains first** (on the client): the classes (y's declared categories, ``classes=``, or
-   the labels in one pass over y alone) and each categorical attribute's domain (a dask
+   the labels in one pass over y alone, hashed block by block) and each categorical attribute's domain (a dask
    Categorical's known categories or ``n_categories``) fix the estimator's layout; a one-row
    stand-in built from the collection's dtypes runs the model's own first ``partial_fit``,
    then its statistics are zeroed: that is the *template*;
 2. **map**: every block (a partition, a chunk of rows) is counted by a copy of the template
-   through the model's own ``partial_fit`` (its ``_encode``/``_count``), on whichever worker
-   holds or reads the block;
+   through the model's own ``partial_fit`` (its ``_encode``/``_count``), a slice of rows at a
+   time, on whichever worker holds or reads the block;
 3. **tree-reduce**: the block statistics merge ``split_every`` at a time up a tree; only
    statistics (a few arrays per block) travel, never rows;
 4. **finish** (on the client): the merged statistics are added to the estimator's, the
@@ -93,7 +93,7 @@ def _distinct_labels(y, split_every):
     """y's distinct labels, sorted: each block's by hashing (``pd.unique``, as the in-memory
     ``fit`` finds them), the blocks' label sets merged up a tree, and only those K sorted.
     (``da.unique`` sorts every block's labels: ``np.unique`` on a block of 1.25 M labels took
-    44 ms against 5 ms, a third of counting the block for CategoricalNB.)"""
+    24 ms against 5 ms, a quarter of the time CategoricalNB takes to count the block.)"""
     blocks = y.to_delayed().ravel() if isinstance(y, da.Array) else y.to_delayed()  # y alone: its own projection
     parts = [dask.delayed(_block_labels)(block) for block in blocks]
     (labels,) = dask.compute(_tree_reduce(parts, split_every, _block_labels))
@@ -132,7 +132,8 @@ def _block_statistics(template, X, y, weight):
 
     A block is counted in slices of ``_slice_rows`` rows: a partition of millions of rows counted
     in one call makes temporaries of hundreds of MB (the int64 codes alone are 8 bytes per value),
-    each mapped afresh and faulted in, while a slice's fit in cache and are reused. On blocks of
+    each mapped afresh and faulted in, while a slice's temporaries stay in cache and are reused
+    (the in-memory ``fit`` still counts all its rows in one call). On blocks of
     6.25 M rows × 10 attributes, slices of 52 428 rows cut the CPU time per row from 81 to 67 ns
     (CategoricalNB) and from 206 to 157 ns (AODE). Counts are sums, so slices change no count."""
     if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
