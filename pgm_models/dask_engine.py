@@ -6,13 +6,13 @@ and the Gaussian models' per-class moments (n, x̄, S) merge by Chan's formula
 (``pgm_models.conjugate.normal.merge_moments``). So a fit on a dask collection is
 
 1. **domains first** (on the client): the classes (y's declared categories, ``classes=``, or
-   the labels in one pass over y alone) and each categorical attribute's domain (a dask
+   the labels in one pass over y alone, hashed block by block) and each categorical attribute's domain (a dask
    Categorical's known categories or ``n_categories``) fix the estimator's layout; a one-row
    stand-in built from the collection's dtypes runs the model's own first ``partial_fit``,
    then its statistics are zeroed: that is the *template*;
 2. **map**: every block (a partition, a chunk of rows) is counted by a copy of the template
-   through the model's own ``partial_fit`` (its ``_encode``/``_count``), on whichever worker
-   holds or reads the block;
+   through the model's own ``partial_fit`` (its ``_encode``/``_count``), a slice of rows at a
+   time, on whichever worker holds or reads the block;
 3. **tree-reduce**: the block statistics merge ``split_every`` at a time up a tree; only
    statistics (a few arrays per block) travel, never rows;
 4. **finish** (on the client): the merged statistics are added to the estimator's, the
@@ -61,8 +61,7 @@ def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     X, y, weight = _aligned(X, y, sample_weight)
     declared = _declared_classes(y, "fit")
     if declared is None:
-        labels = y.unique() if isinstance(y, dd.Series) else da.unique(y)
-        classes = np.unique(np.asarray(labels.compute()))
+        classes = _distinct_labels(y, split_every)
         model._start_fit(classes)  # checks they are classification targets
     else:
         classes = declared
@@ -90,6 +89,22 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
     return _add_blocks(model, X, y, weight, split_every, set_prior=True)
 
 
+def _distinct_labels(y, split_every):
+    """y's distinct labels, sorted: each block's by hashing (``pd.unique``, as the in-memory
+    ``fit`` finds them), the blocks' label sets merged up a tree, and only those K sorted.
+    (``da.unique`` sorts every block's labels: ``np.unique`` on a block of 1.25 M labels took
+    24 ms against 5 ms, a quarter of the time CategoricalNB takes to count the block.)"""
+    blocks = y.to_delayed().ravel() if isinstance(y, da.Array) else y.to_delayed()  # y alone: its own projection
+    parts = [dask.delayed(_block_labels)(block) for block in blocks]
+    (labels,) = dask.compute(_tree_reduce(parts, split_every, _block_labels))
+    return np.unique(labels)
+
+
+def _block_labels(*blocks):
+    """The distinct labels of one or more blocks of y (or of label sets)."""
+    return pd.unique(np.concatenate([np.ravel(np.asarray(block)) for block in blocks]))
+
+
 def _start_template(model, X, classes):
     """Fix the model's layout (classes, features, domains) with its own first ``partial_fit``
     on a one-row stand-in of X's dtypes, then zero the statistics that row added."""
@@ -112,12 +127,39 @@ def _add_blocks(model, X, y, weight, split_every, set_prior):
 
 
 def _block_statistics(template, X, y, weight):
-    """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block
-    (None for a block with no rows or no weight: it has nothing to count)."""
+    """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block's
+    rows, a slice at a time (None for a block with no rows or no weight: it has nothing to count).
+
+    A block is counted in slices of ``_slice_rows`` rows: a partition of millions of rows counted
+    in one call makes temporaries of hundreds of MB (the int64 codes alone are 8 bytes per value),
+    each mapped afresh and faulted in, while a slice's temporaries stay in cache and are reused
+    (the in-memory ``fit`` still counts all its rows in one call). On blocks of
+    6.25 M rows × 10 attributes, slices of 52 428 rows cut the CPU time per row from 81 to 67 ns
+    (CategoricalNB) and from 206 to 157 ns (AODE). Counts are sums, so slices change no count."""
     if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
         return None
     model = copy.deepcopy(template)
-    return model.partial_fit(X, y, sample_weight=None if weight is None else np.asarray(weight))
+    weight = None if weight is None else np.asarray(weight)
+    rows = np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])  # sparse: temporaries scale with nonzeros
+    for start in range(0, np.shape(X)[0], rows):
+        part = slice(start, start + rows)
+        model.partial_fit(_take(X, part), _take(y, part), sample_weight=None if weight is None else weight[part])
+    return model
+
+
+SLICE_VALUES = 1 << 19  # attribute values (rows × features) counted per partial_fit within a block
+
+
+def _slice_rows(model, n_features: int) -> int:
+    """Rows per slice of a block: ``SLICE_VALUES`` values, and at least 16 values per cell of
+    the model's statistics, since every ``partial_fit`` also recomputes what it derives from them
+    (TAN's tree from its pair tensor): that costs little against counting the slice."""
+    cells = sum(np.size(value) for value in _statistics(model).values())
+    return max(1, max(SLICE_VALUES, 16 * cells) // max(1, n_features))
+
+
+def _take(v, rows: slice):
+    return v.iloc[rows] if isinstance(v, (pd.DataFrame, pd.Series)) else v[rows]
 
 
 def _tree_reduce(parts, split_every, combine=None):
