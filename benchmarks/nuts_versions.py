@@ -1,7 +1,8 @@
 """PyMC's NUTS on every sampled zoo model, this checkout against earlier ones, side by side.
 
     git worktree add /tmp/before REV      # or: git archive REV pgm_models | tar -x -C /tmp/before
-    python -m benchmarks.nuts_versions --checkouts /tmp/before . [--datasets vote iris] [--draws 1000]
+    python -m benchmarks.nuts_versions --checkouts /tmp/before . [--datasets vote iris] [--models SPODE ...]
+                                       [--draws 1000] [--cores default 1 2]
 
 Each (dataset, model) is fitted on the zoo's training split and sampled by
 ``sample_posterior(draws, chains=4, random_seed=0)`` (PyMC's NUTS with each version's own
@@ -10,7 +11,8 @@ per checkout, the checkouts alternating model by model on a warm compile cache (
 run of each first). Reported per model: sampling seconds (PyMC's ``sampling_time``), min bulk
 ESS over the model's variables, ESS per second, and each checkout's ESS/s over the first one's.
 The worker imports only ``pgm_models`` (the checkout's, through PYTHONPATH), so any earlier
-commit can be measured.
+commit can be measured. ``--cores`` samples each checkout once per value (``default``: the
+version's own choice of chain processes; a number is passed as ``cores=``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from sklearn.model_selection import train_test_split
 from pgm_models.datasets import load_dataset
 from pgm_models.zoo import _classifier, _most_probable_parent, applicable_models
 dataset, wanted, draws = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cores = {} if sys.argv[4] == "default" else {"cores": int(sys.argv[4])}
 X, y = load_dataset(dataset)
 X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
 for name, model in applicable_models(X):
@@ -38,7 +41,7 @@ for name, model in applicable_models(X):
         _most_probable_parent(model, X_train, y_train)
         model.fit(X_train, y_train)
         start = time.perf_counter()
-        idata = _classifier(model).sample_posterior(draws=draws, chains=4, random_seed=0)
+        idata = _classifier(model).sample_posterior(draws=draws, chains=4, random_seed=0, **cores)
         total = time.perf_counter() - start
         posterior = idata.posterior[[v for v in idata.posterior.data_vars if not v.endswith("__")]]
         ess = min(float(v.min()) for v in az.ess(posterior, method="bulk").data_vars.values())
@@ -55,9 +58,9 @@ def sampled_models(dataset: str) -> list[str]:
     return [name for name, model in applicable_models(X) if hasattr(_classifier(model), "sample_posterior")]
 
 
-def measure(checkout: Path, dataset: str, model: str, draws: int) -> dict:
+def measure(checkout: Path, dataset: str, model: str, draws: int, cores: str = "default") -> dict:
     environment = {**os.environ, "PYTHONPATH": str(checkout.resolve()), "OPENBLAS_NUM_THREADS": "1"}
-    result = subprocess.run([sys.executable, "-c", WORKER, dataset, model, str(draws)], env=environment,
+    result = subprocess.run([sys.executable, "-c", WORKER, dataset, model, str(draws), cores], env=environment,
                             capture_output=True, text=True, cwd=checkout)
     if result.returncode:
         return {"error": result.stderr.strip().splitlines()[-1][:100]}
@@ -68,18 +71,24 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkouts", nargs="+", type=Path, required=True, help="the first is the reference")
     parser.add_argument("--datasets", nargs="+", default=["vote", "iris"])
+    parser.add_argument("--models", nargs="+", help="only these zoo models")
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--cores", nargs="+", default=["default"])
     args = parser.parse_args(argv)
-    header = ["dataset", "model"] + [f"{c.name or c} sampling (s) / ESS / ESS/s" for c in args.checkouts] + [
-        f"ESS/s × {args.checkouts[0].name}" for c in args.checkouts[1:]]
+    runs = [(checkout, cores) for checkout in args.checkouts for cores in args.cores]
+    names = [f"{checkout.resolve().name}{'' if cores == 'default' else f', cores={cores}'}" for checkout, cores in runs]
+    header = ["dataset", "model"] + [f"{name}: sampling (s) / ESS / ESS/s" for name in names] + [
+        f"ESS/s: {name} ÷ {names[0]}" for name in names[1:]]
     print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}", flush=True)
     for dataset in args.datasets:
         for model in sampled_models(dataset):
+            if args.models and model not in args.models:
+                continue
             for checkout in args.checkouts:  # warm-up: each version's compile cache
                 measure(checkout, dataset, model, 50)
             cells, rates = [], []
-            for checkout in args.checkouts:
-                result = measure(checkout, dataset, model, args.draws)
+            for checkout, cores in runs:
+                result = measure(checkout, dataset, model, args.draws, cores)
                 if "error" in result:
                     cells.append(f"error: {result['error']}")
                     rates.append(float("nan"))

@@ -180,3 +180,35 @@ def test_warm_weka_harness_prints_weka_folds(tmp_path):
     assert len(folds) == 10 and len(milliseconds) == 10
     assert np.array_equal(np.sort(np.concatenate(folds)), np.arange(435))
     assert all(len(distributions[f]) == len(folds[f]) for f in range(10))
+
+
+def test_nuts_versions_tabulates_each_checkout_and_core_count_against_the_first(monkeypatch, capsys, tmp_path):
+    from benchmarks import nuts_versions
+
+    calls = []
+
+    def fake_measure(checkout, dataset, model, draws, cores="default"):
+        calls.append((checkout.name, model, draws, cores))
+        return {"total": 12.0, "sampling": 10.0 if checkout.name == "before" else 4.0, "ess": 1000.0}
+
+    monkeypatch.setattr(nuts_versions, "measure", fake_measure)
+    before, after = tmp_path / "before", tmp_path / "after"
+    assert nuts_versions.main(["--checkouts", str(before), str(after), "--datasets", "vote", "--models", "SPODE",
+                               "--cores", "default", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| vote")]
+    # ESS/s: before 1000/10 = 100, after 1000/4 = 250; ratios to the first run (before, its default cores)
+    assert len(rows) == 1
+    assert rows[0].startswith("| vote | SPODE | 10.0 / 1000 / 100 | 10.0 / 1000 / 100 | 4.0 / 1000 / 250 | 4.0 / 1000 / 250 | 1.0 | 2.5 | 2.5 |")
+    timed = [c for c in calls if c[2] == 1000]
+    assert timed == [("before", "SPODE", 1000, "default"), ("before", "SPODE", 1000, "1"), ("after", "SPODE", 1000, "default"), ("after", "SPODE", 1000, "1")]
+
+
+@pytest.mark.nuts
+def test_nuts_versions_worker_samples_a_zoo_model_of_a_checkout():
+    from pathlib import Path
+
+    from benchmarks import nuts_versions
+
+    result = nuts_versions.measure(Path(__file__).resolve().parents[1], "weather.nominal", "CategoricalNB", 30, "1")
+    assert set(result) == {"total", "sampling", "ess"}, result
+    assert 0 < result["sampling"] < result["total"] and result["ess"] > 0
