@@ -20,8 +20,6 @@ of χ²(ν−i); ``check_posterior`` rejects it.)
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-import scipy.stats
 
 
 def bartlett_factor(name: str, nu, psi: np.ndarray):
@@ -67,8 +65,7 @@ def normal_random(mu, scale, factor, log_root_det, rng=None, size=None):
     shape = np.broadcast_shapes(np.shape(mu), np.shape(factor)[:-1], np.shape(scale) + (1,)) if size is None else tuple(size) + np.shape(mu)[-1:]
     noise = rng.standard_normal(shape)
     factor = np.broadcast_to(factor, shape[:-1] + factor.shape[-2:])
-    solved = np.vectorize(lambda f, e: scipy.linalg.solve_triangular(f, e, trans="T", lower=True),
-                          signature="(p,p),(p)->(p)")(factor, noise)
+    solved = np.linalg.solve(factor.swapaxes(-1, -2), noise[..., None])[..., 0]
     return mu + solved / np.sqrt(np.asarray(scale))[..., None]
 
 
@@ -87,14 +84,15 @@ def wishart_logp(value, nu, factor, log_root_det):
 
 
 def wishart_random(nu, factor, log_root_det, rng=None, size=None):
-    """Draws of Wishart(ν, (F Fᵀ)⁻¹)."""
-    nu, factor = np.broadcast_arrays(np.asarray(nu, dtype=float)[..., None, None], factor)
-    nu = nu[..., 0, 0]
-    shape = tuple(size) if size is not None else nu.shape
-    nu, factor = np.broadcast_to(nu, shape), np.broadcast_to(factor, shape + factor.shape[-2:])
-    draws = np.empty(factor.shape)
-    for index in np.ndindex(shape):
-        cov = np.linalg.inv(factor[index] @ factor[index].T)
-        draws[index] = scipy.stats.wishart.rvs(df=nu[index], scale=cov, random_state=rng)
-    return draws
-
+    """Draws of Wishart(ν, Σ), Σ = (F Fᵀ)⁻¹ = G Gᵀ with G = F⁻ᵀ: G A Aᵀ Gᵀ, A the Bartlett factor
+    of Wishart(ν, I) (A Aᵀ ~ Wishart(ν, I), and G W Gᵀ ~ Wishart(ν, G Gᵀ) for any G)."""
+    factor = np.asarray(factor, dtype=float)
+    p = factor.shape[-1]
+    shape = tuple(size) if size is not None else np.broadcast_shapes(np.shape(nu), factor.shape[:-2])
+    nu, factor = np.broadcast_to(nu, shape), np.broadcast_to(factor, shape + (p, p))
+    bartlett = np.zeros(shape + (p, p))
+    bartlett[..., np.arange(p), np.arange(p)] = np.sqrt(rng.chisquare(nu[..., None] - np.arange(p)))
+    rows, columns = np.tril_indices(p, k=-1)
+    bartlett[..., rows, columns] = rng.standard_normal(shape + (len(rows),))
+    root = np.linalg.inv(factor).swapaxes(-1, -2) @ bartlett
+    return root @ root.swapaxes(-1, -2)
