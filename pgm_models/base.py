@@ -442,7 +442,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     @available_if(_has_pymc_model)
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
         """``pm.find_MAP`` on the counts-form model. PyMC maximises the density in the original
-        parameter space (no Jacobian), so this is the posterior mode ``analytic_posterior("mode")``."""
+        parameter space (no Jacobian), so for the Dirichlet and Normal–Inverse-Gamma models this is
+        the posterior mode ``analytic_posterior("mode")``; LDA/QDA's free variables are the Bartlett
+        coordinates of the precision, whose mode is not the closed-form mode of Σ."""
         import pymc as pm
 
         find_map_kwargs.setdefault("progressbar", False)

@@ -143,6 +143,8 @@ def _block_statistics(template, X, y, weight):
     rows = np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])  # sparse: temporaries scale with nonzeros
     for start in range(0, np.shape(X)[0], rows):
         part = slice(start, start + rows)
+        if weight is not None and not np.any(weight[part]):
+            continue  # partial_fit refuses rows without weight; the block's other rows have some
         model.partial_fit(_take(X, part), _take(y, part), sample_weight=None if weight is None else weight[part])
     return model
 

@@ -62,13 +62,23 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def _default_cores(chains: int | None) -> int:
+    """Chain processes for PyMC: one per usable CPU up to ``chains``, and 1 inside a daemonic
+    process (a multiprocessing pool's worker), which may not start processes of its own."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return 1
+    return usable_cores() if chains is None else min(chains, usable_cores())
+
+
 def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int = 1000, chains: int = 4,
            cores: int | None = None, random_seed=None, progress=None, **pm_sample_kwargs):
     """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
 
     ``cores`` caps the chains run at once (default: as many as this process may use, up to
-    ``chains``; PyMC's own default assumes half the CPUs are hyper-threads and ran the four chains
-    one after another on a 2-core machine); the JAX samplers vectorise the chains in one process
+    ``chains``, one inside a daemonic process; PyMC's own default assumes half the CPUs are
+    hyper-threads and ran the four chains one after another on a 2-core machine); the JAX samplers vectorise the chains in one process
     instead."""
     import pymc as pm
 
@@ -83,7 +93,7 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
                 progress(done[0], total)
 
             pm_sample_kwargs["callback"] = callback
-        pm_sample_kwargs["cores"] = min(chains, usable_cores()) if cores is None else cores
+        pm_sample_kwargs["cores"] = _default_cores(chains) if cores is None else cores
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}

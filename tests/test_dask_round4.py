@@ -106,3 +106,23 @@ def test_benchmark_warms_every_block_with_its_first_rows(sync):
     first = dask_scaling.first_rows(X, 2)
     assert first.chunks[0] == (2, 2, 2, 2)
     np.testing.assert_array_equal(first.compute(), X.compute()[[0, 1, 751, 752, 1501, 1502, 2251, 2252]])
+
+
+@pytest.mark.parametrize("model", [CategoricalNB(), AODE()], ids=lambda m: type(m).__name__)
+def test_a_slice_whose_rows_all_weigh_zero_is_skipped_not_refused(sync, slices_of_7, vote, model):
+    X, y = vote
+    weight = pd.Series(np.where(np.arange(len(y)) < 20, 0.0, 1.0), index=y.index)  # the first block's first 2 slices weigh 0
+    X_dask, y_dask, w_dask = (dd.from_pandas(v, npartitions=3, sort=False) for v in (X, y, weight))
+    fitted = model.fit(X_dask, y_dask, sample_weight=w_dask)
+    assert sum(slices_of_7) == len(y) - 14  # two slices of 7 rows were not counted
+    memory = model.__class__(**model.get_params()).fit(X, y, sample_weight=weight)
+    assert_same_fit(memory, fitted, X, X_dask)
+
+
+def test_gaussian_slices_without_weight_are_skipped(sync, slices_of_7):
+    X, y = load_dataset("iris")
+    X, y = X.to_numpy(), y.to_numpy()
+    weight = np.where(np.arange(len(y)) % 50 < 10, 0.0, 1.0)  # each 50-row block's first slice weighs 0
+    chunks = 50
+    fitted = GaussianNB().fit(da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), sample_weight=da.from_array(weight, chunks=chunks))
+    assert_same_fit(GaussianNB().fit(X, y, sample_weight=weight), fitted, X, da.from_array(X, chunks=(chunks, -1)))

@@ -36,7 +36,8 @@ def test_wishart_logp_is_scipys_wishart_with_scale_the_inverse_precision():
     nu = np.array([5.0, 9.5, 40.0])
     root = rng.normal(size=(3, 4, 6))
     scatter = root @ root.transpose(0, 2, 1)
-    got = wishart_logp(pt.as_tensor(scatter), pt.as_tensor(nu), pt.as_tensor(factor), pt.as_tensor(log_root_det)).eval()
+    log_det = np.linalg.slogdet(scatter)[1]
+    got = wishart_logp(pt.as_tensor(scatter), pt.as_tensor(nu), pt.as_tensor(factor), pt.as_tensor(log_root_det), pt.as_tensor(log_det)).eval()
     expected = [scipy.stats.wishart(df=nu[k], scale=np.linalg.inv(factor[k] @ factor[k].T)).logpdf(scatter[k]) for k in range(3)]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 
@@ -66,7 +67,7 @@ def test_draws_have_the_distributions_moments():
     error = np.sqrt(np.outer(np.diag(cov), np.diag(cov)) + cov**2) / np.sqrt(len(draws))  # sd of each sample covariance entry
     np.testing.assert_array_less(np.abs(draws.mean(axis=0) - [1.0, -2.0]), 6 * np.sqrt(np.diag(cov) / len(draws)))
     np.testing.assert_array_less(np.abs(np.cov(draws.T) - cov), 6 * error)
-    scatter = wishart_random(6.0, factor, log_root_det, rng=rng, size=(200_000,))
+    scatter = wishart_random(6.0, factor, log_root_det, 0.0, rng=rng, size=(200_000,))
     sigma = np.linalg.inv(factor @ factor.T)
     variance = 6.0 * (sigma**2 + np.outer(np.diag(sigma), np.diag(sigma)))  # Var S_ij = ν(σ_ij² + σ_ii σ_jj)
     np.testing.assert_array_less(np.abs(scatter.mean(axis=0) - 6.0 * sigma), 6 * np.sqrt(variance / len(scatter)))
@@ -85,3 +86,12 @@ def test_counts_model_is_generative_and_its_gradient_has_no_linear_algebra_op(Mo
     function = model.logp_dlogp_function(ravel_inputs=True)
     ops = {type(getattr(node.op, "core_op", node.op)).__module__ for node in function._pytensor_function.maker.fgraph.apply_nodes}
     assert not any("linalg" in module for module in ops), ops
+
+
+@pytest.mark.parametrize("Model", [LDA, QDA])
+@pytest.mark.parametrize("scale", [1e4, 1e-5])
+def test_scatter_log_determinant_does_not_overflow(Model, scale):
+    # 30 features on a scale of 1e4: det(S) ≈ (500 · 1e8)^30 overflows float64; its logarithm does not
+    X = np.random.default_rng(0).normal(size=(500, 30)) * scale
+    logps = Model().fit(X, np.arange(500) % 2).pymc_model("counts").point_logps()
+    assert all(np.isfinite(value) for value in logps.values()), logps

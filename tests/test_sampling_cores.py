@@ -40,3 +40,21 @@ def test_chains_in_parallel_processes_report_every_iteration_to_progress(bernoul
     # the chain processes send each iteration to this process, which reports it (tuning included)
     assert reports == [(i, 60) for i in range(1, 61)]
     assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 20
+
+
+def test_a_daemonic_process_samples_its_chains_in_itself(monkeypatch):
+    import multiprocessing
+
+    class Daemon:
+        daemon = True
+
+    assert sampling._default_cores(4) == min(4, sampling.usable_cores())
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemon())
+    assert sampling._default_cores(4) == 1  # a pool's worker may not start processes of its own
+
+
+def test_chains_none_leaves_pymc_one_chain_process_per_cpu(monkeypatch, bernoulli):
+    seen = {}
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    sampling.sample(bernoulli._sampling_model(), chains=None)
+    assert seen["cores"] == len(os.sched_getaffinity(0)) and seen["chains"] is None

@@ -69,21 +69,21 @@ def normal_random(mu, scale, factor, log_root_det, rng=None, size=None):
     return mu + solved / np.sqrt(np.asarray(scale))[..., None]
 
 
-def wishart_logp(value, nu, factor, log_root_det):
-    """log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix (its log|S| is a constant
-    of the data, folded when PyTensor compiles the graph)."""
+def wishart_logp(value, nu, factor, log_root_det, log_det_value):
+    """log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix ; its log|S|,
+    a constant of the data, is ``log_det_value`` (NumPy's slogdet: PyTensor folds a constant's
+    log-determinant as log(det(S)), whose det overflows at 30 features on a scale of 1e4)."""
     import pytensor.tensor as pt
 
     p = value.shape[-1]
     scatter_factor = (value[..., :, :, None] * factor[..., None, :, :]).sum(axis=-2)  # S F
     trace = (factor * scatter_factor).sum(axis=(-2, -1))  # tr(Fᵀ S F)
-    log_det_value = pt.log(pt.linalg.det(value))
     multivariate_log_gamma = 0.25 * p * (p - 1) * np.log(np.pi) + pt.gammaln(0.5 * (nu[..., None] - pt.arange(p))).sum(axis=-1)
     return (0.5 * (nu - p - 1) * log_det_value - 0.5 * trace + nu * log_root_det
             - 0.5 * nu * p * np.log(2.0) - multivariate_log_gamma)
 
 
-def wishart_random(nu, factor, log_root_det, rng=None, size=None):
+def wishart_random(nu, factor, log_root_det, log_det_value, rng=None, size=None):
     """Draws of Wishart(ν, Σ), Σ = (F Fᵀ)⁻¹ = G Gᵀ with G = F⁻ᵀ: G A Aᵀ Gᵀ, A the Bartlett factor
     of Wishart(ν, I) (A Aᵀ ~ Wishart(ν, I), and G W Gᵀ ~ Wishart(ν, G Gᵀ) for any G)."""
     factor = np.asarray(factor, dtype=float)

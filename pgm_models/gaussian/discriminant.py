@@ -251,12 +251,14 @@ class _DiscriminantAnalysis(GaussianClassifier):
         pm.CustomDist("sample_mean", means[seen], n[seen].astype(float), *precision, logp=normal_logp, random=normal_random,
                       signature="(p),(),(p,p),()->(p)", observed=self.feature_mean_[seen])
         if self.shared_covariance:
-            pm.CustomDist("pooled_scatter", float(n.sum() - np.count_nonzero(n)), factor, log_root_det, logp=wishart_logp,
-                          random=wishart_random, signature="(),(p,p),()->(p,p)", observed=self.feature_scatter_.sum(axis=0))
+            pooled = self.feature_scatter_.sum(axis=0)
+            pm.CustomDist("pooled_scatter", float(n.sum() - np.count_nonzero(n)), factor, log_root_det, np.linalg.slogdet(pooled)[1],
+                          logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=pooled)
         else:
             several = slice(None) if (n - 1 >= self.n_features_in_).all() else np.flatnonzero(n - 1 >= self.n_features_in_)
-            pm.CustomDist("scatter", (n[several] - 1).astype(float), factor[several], log_root_det[several], logp=wishart_logp,
-                          random=wishart_random, signature="(),(p,p),()->(p,p)", observed=self.feature_scatter_[several])
+            scatter = self.feature_scatter_[several]
+            pm.CustomDist("scatter", (n[several] - 1).astype(float), factor[several], log_root_det[several], np.linalg.slogdet(scatter)[1],
+                          logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=scatter)
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_i ~ N(μ_{y_i}, Σ_{y_i})."""
