@@ -70,7 +70,7 @@ def normal_random(mu, scale, factor, log_root_det, rng=None, size=None):
 
 
 def wishart_logp(value, nu, factor, log_root_det, log_det_value):
-    """log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix ; its log|S|,
+    """log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix; its log|S|,
     a constant of the data, is ``log_det_value`` (NumPy's slogdet: PyTensor folds a constant's
     log-determinant as log(det(S)), whose det overflows at 30 features on a scale of 1e4)."""
     import pytensor.tensor as pt

@@ -38,7 +38,6 @@ means and scatter matrices have their densities written through F
 
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.linalg
 from sklearn.base import TransformerMixin
@@ -53,6 +52,12 @@ from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._precision_factor import bartlett_factor, normal_logp, normal_random, wishart_logp, wishart_random
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
+
+
+def _selection(mask: np.ndarray):
+    """The classes where ``mask`` holds, as a slice when that is all of them: a fancy index's
+    gradient has no C code in PyTensor."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
 class _DiscriminantAnalysis(GaussianClassifier):
@@ -245,8 +250,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self._class_model(model, observe_counts=True)
         means, cov, (factor, log_root_det) = self._feature_priors()
         n = integer_counts(self.class_count_, "class counts")
-        # classes selected by a slice where possible: a fancy index's gradient has no C code
-        seen = slice(None) if (n >= 1).all() else np.flatnonzero(n >= 1)
+        seen = _selection(n >= 1)
         precision = (factor, log_root_det) if self.shared_covariance else (factor[seen], log_root_det[seen])
         pm.CustomDist("sample_mean", means[seen], n[seen].astype(float), *precision, logp=normal_logp, random=normal_random,
                       signature="(p),(),(p,p),()->(p)", observed=self.feature_mean_[seen])
@@ -255,7 +259,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             pm.CustomDist("pooled_scatter", float(n.sum() - np.count_nonzero(n)), factor, log_root_det, np.linalg.slogdet(pooled)[1],
                           logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=pooled)
         else:
-            several = slice(None) if (n - 1 >= self.n_features_in_).all() else np.flatnonzero(n - 1 >= self.n_features_in_)
+            several = _selection(n - 1 >= self.n_features_in_)
             scatter = self.feature_scatter_[several]
             pm.CustomDist("scatter", (n[several] - 1).astype(float), factor[several], log_root_det[several], np.linalg.slogdet(scatter)[1],
                           logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=scatter)

@@ -37,15 +37,11 @@ class PairLayout:
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
-        index = codes + self.starts
-        np.copyto(index, np.broadcast_to(self.missing_cells, index.shape), where=codes < 0)
-        return index
+        return _cells(codes, self.starts, self.missing_cells)
 
     def value_index(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) position of each observed value among the T value cells; T if missing."""
-        index = codes + self.value_starts
-        np.copyto(index, int(self.sizes.sum()), where=codes < 0)  # in place: np.where costs two more (N, F) arrays
-        return index
+        return _cells(codes, self.value_starts, int(self.sizes.sum()))
 
     def value_cell(self, attribute: int) -> slice:
         """Positions of an attribute's value cells among ``value_cells``."""
@@ -56,6 +52,14 @@ class PairLayout:
         """An attribute's value cells among all T' cells (a slice: indexing with it is a view)."""
         start = int(self.starts[attribute])
         return slice(start, start + int(self.sizes[attribute]))
+
+
+def _cells(codes: np.ndarray, offsets, missing) -> np.ndarray:
+    """``codes + offsets``, and ``missing`` where a code is −1 (written in place: np.where costs two
+    more arrays of the codes' shape)."""
+    index = codes + offsets
+    np.copyto(index, np.broadcast_to(missing, index.shape), where=codes < 0)
+    return index
 
 
 def available_memory() -> int:
@@ -158,10 +162,7 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
         members = np.flatnonzero(class_index == k)
         for start in range(0, len(members), rows_per_block):
             rows = members[start : start + rows_per_block]
-            block = codes[rows]
-            at = block + value_at[: len(rows)]
-            np.copyto(at, missing_at[: len(rows)], where=block < 0)
-            flat[at] = 1.0
+            flat[_cells(codes[rows], value_at[: len(rows)], missing_at[: len(rows)])] = 1.0
             design = buffer[: len(rows)]
             # unit weights: Dᵀ D of one buffer, which BLAS computes as a symmetric product (syrk)
             weighted = design if unit else design * weight[rows].astype(design.dtype)[:, None]
