@@ -26,7 +26,8 @@ def check_concentration(value, name: str, length: int | None = None, length_name
         raise ValueError(f"{name} must be a number ≥ 0 or a 1-D array of them, got {value!r}")
     if array.ndim == 1 and length is not None and array.shape[0] != length:
         raise ValueError(f"{name} has {array.shape[0]} entries; expected {length} (one per {length_name})")
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
+    # the smallest ≥ 0 (NaN fails it) and the largest finite: two reductions, no mask
+    if not (array.min(initial=np.inf) >= 0 and np.isfinite(array.max(initial=0.0))):
         raise ValueError(f"{name} must be finite and ≥ 0, got {value!r}")
     return array
 
@@ -67,12 +68,16 @@ def sorted_classes(classes) -> np.ndarray:
         return classes
 
 
-def check_labels(y, estimator=None) -> np.ndarray:
-    """A 1-D label array with no missing label (a column vector is flattened with a warning)."""
+def check_labels(y, estimator=None, categorical: bool = False):
+    """A 1-D label array with no missing label (a column vector is flattened with a warning).
+    ``categorical``: a pandas Categorical Series comes back as its Categorical array, whose codes
+    index its categories (looking the labels up costs more than fitting small data)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     codes = y.array.codes if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
     if codes is not None and codes.min(initial=0) >= 0:  # a Categorical with no missing label (code −1)
+        if categorical:
+            return y.array
         # the categories once, then their codes: converting label by label costs more than fitting
         # small data, and looking for missing labels among N strings costs 2 ms at 45 000 rows
         return np.asarray(y.dtype.categories)[codes]
