@@ -15,6 +15,7 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 
 from __future__ import annotations
 
+import math
 from contextlib import nullcontext
 
 import numpy as np
@@ -61,7 +62,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         shape = (len(self.classes_), len(range(self._layout.n_cells)[rows]), self._layout.n_cells)
         copies = self._tensor_copies + self._needs_complete_counts
         check_memory(
-            copies * int(np.prod(shape)),
+            copies * math.prod(shape),
             f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
             f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
