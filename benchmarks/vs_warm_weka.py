@@ -37,13 +37,14 @@ from pathlib import Path
 
 import numpy as np
 import sklearn.naive_bayes as skl
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.pipeline import make_pipeline
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils.validation import validate_data
 
 from benchmarks import append_section
 from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
 from pgm_models import AODE, CategoricalNB
+from pgm_models._validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
 from pgm_models.discretize import MDLDiscretizer
 
@@ -127,6 +128,59 @@ def run_floors(data, warmup: int, rounds: int) -> dict:
     return {"empty_ms": statistics.median(empty), "sklearn_nb_ms": statistics.median(sklearn_nb)}
 
 
+def modulo_folds(X, y, n_folds: int = 10):
+    """(train X, train y, test X) of folds of every tenth row: folds without Weka's harness."""
+    fold = np.arange(len(y)) % n_folds
+    return [(X[fold != f], y[fold != f], X[fold == f]) for f in range(n_folds)]
+
+
+def _median_ms(call, data, rounds: int) -> float:
+    """Median milliseconds of ``call(train X, train y, test X)`` per fold, over ``rounds`` passes
+    (after one untimed pass)."""
+    milliseconds = []
+    for round_ in range(rounds + 1):
+        for fold in data:
+            start = time.perf_counter()
+            call(*fold)
+            if round_:
+                milliseconds.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(milliseconds)
+
+
+def stage_breakdown(make_model, data, rounds: int) -> list[tuple[str, float]]:
+    """(stage, median ms per fold) of fit + predict_proba, each stage timed alone on the folds:
+    reading X into codes (column checks, domains, codes: ``_encode``) and y into class indices,
+    the rest of fit (counts, priors), the rest of predict_proba (estimates, scoring). A pipeline
+    is split into the discretizer's fit and transforms, the model's stages on the intervals and
+    what remains (scikit-learn's Pipeline)."""
+    fitted = [make_model().fit(X_train, y_train) for X_train, y_train, _ in data]
+    whole = _median_ms(lambda X_train, y_train, X_test: make_model().fit(X_train, y_train).predict_proba(X_test), data, rounds)
+    if isinstance(fitted[0], Pipeline):
+        steps = [(fitted[f][0], *fold) for f, fold in enumerate(data)]
+        discretizer = [("discretizer fit", _median_ms(lambda X_train, y_train, X_test: clone(fitted[0][0]).fit(X_train, y_train), data, rounds)),
+                       ("discretizer transform, training rows", _median_ms(lambda d, X_train, y_train, X_test: d.transform(X_train), steps, rounds)),
+                       ("discretizer transform, test rows", _median_ms(lambda d, X_train, y_train, X_test: d.transform(X_test), steps, rounds))]
+        intervals = [(d.transform(X_train), y_train, d.transform(X_test)) for d, X_train, y_train, X_test in steps]
+        model = stage_breakdown(lambda: clone(fitted[0][-1]), intervals, rounds)
+        rest = whole - sum(ms for _, ms in discretizer) - model[0][1]
+        return [("fit + predict_proba", whole), *discretizer, *[(f"{type(fitted[0][-1]).__name__}: {name}", ms) for name, ms in model],
+                ("the rest (Pipeline)", rest)]
+    folds = [(model, *fold) for model, fold in zip(fitted, data)]
+    fit = _median_ms(lambda X_train, y_train, X_test: make_model().fit(X_train, y_train), data, rounds)
+    predict = _median_ms(lambda model, X_train, y_train, X_test: model.predict_proba(X_test), folds, rounds)
+    encode_train = _median_ms(lambda X_train, y_train, X_test: make_model()._encode(X_train, reset=True, training=True), data, rounds)
+    labels = _median_ms(lambda model, X_train, y_train, X_test: model._class_index(check_labels(y_train, model, categorical=True)), folds, rounds)
+    encode_test = _median_ms(lambda model, X_train, y_train, X_test: model._encode(X_test, reset=False, training=False), folds, rounds)
+    return [("fit + predict_proba", whole), ("fit", fit), ("  X to codes, training rows", encode_train), ("  y to class indices", labels),
+            ("  the rest (counts, priors)", fit - encode_train - labels), ("predict_proba", predict),
+            ("  X to codes, test rows", encode_test), ("  the rest (estimates, scoring)", predict - encode_test)]
+
+
+def format_breakdown(stages: list[tuple[str, float]]) -> str:
+    total = stages[0][1]
+    return "\n".join(f"  {name:48s} {ms:6.3f} ms {100 * ms / total:5.1f} %" for name, ms in stages)
+
+
 def profile_fold(arff: Path, repeats: int, make_model=AODE, top: int = 15) -> str:
     """cProfile's top costs (own time) of ``repeats`` × fit + predict_proba (AODE unless
     ``make_model`` says otherwise) on the first of 10 folds (every tenth row) of an ARFF file."""
@@ -194,12 +248,19 @@ def main(argv=None) -> int:
                       f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}", flush=True)
         else:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
+        breakdowns = []
+        for name, model in cases:
+            if not name.startswith("synthetic"):
+                X, y = load_arff(files[name])
+                breakdowns.append((f"{name} / {MODELS[model][0]}", stage_breakdown(MODELS[model][1], modulo_folds(X, y), args.rounds)))
         profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20)),
                     ("5 × MDL + AODE fit + predict_proba on a diabetes fold", profile_fold(dataset_path("diabetes"), 5, MODELS["mdl-aode"][1]))]
         if args.rows:
             profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
                              profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
     load = os.getloadavg()
+    for title, stages in breakdowns:
+        print(f"Stages of a fold (every tenth row), {title}:", format_breakdown(stages), sep="\n")
     for title, profile in profiles:
         print(title, profile, sep="\n")
     if args.write:
@@ -218,6 +279,11 @@ def main(argv=None) -> int:
         else:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
         lines += ["", f"Load average (1, 5, 15 min) at the end of the run: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}."]
+        lines += ["", "Where a fold's time goes: each stage timed alone, median ms per fold over folds of every tenth row "
+                  "(a stage \"the rest\" is the whole less the stages timed; the shares are of fit + predict_proba):", "", "```"]
+        for title, stages in breakdowns:
+            lines += [title, format_breakdown(stages)]
+        lines.append("```")
         for title, profile in profiles:
             lines += ["", f"Top costs (own time) of {title}, cProfile:", "", "```", profile.strip(), "```"]
         append_section(args.write, lines)

@@ -1,0 +1,176 @@
+"""The per-call shortcuts of issue 16 (small data) give what the general paths give: the class
+index of a Categorical y read from its codes, the feature-name check of string column names, the
+concentration check, the pair counts of small data; and the benchmark's stage breakdown adds up."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import validate_data
+
+from pgm_models import AODE, CategoricalNB
+from pgm_models._validation import check_concentration, check_labels
+from pgm_models.base import _all_str
+from pgm_models.datasets import load_dataset
+from pgm_models.semi_naive import _pairs
+
+
+def _shuffled_categorical(y, categories):
+    return pd.Series(pd.Categorical(np.asarray(y, dtype=object), categories=categories))
+
+
+@pytest.mark.parametrize("Model", [CategoricalNB, AODE])
+def test_a_categorical_y_fits_as_its_labels_with_the_declared_classes(Model, weather):
+    """Categories in an unsorted order and one never observed: the codes path gives the classes_,
+    counts and probabilities of fitting the plain labels with those classes declared."""
+    X, y = weather
+    categorical = _shuffled_categorical(y, ["yes", "maybe", "no"])
+    from_codes = Model().fit(X, categorical)
+    from_labels = Model().partial_fit(X, np.asarray(y, dtype=object), classes=["yes", "maybe", "no"])
+    assert from_codes.classes_.tolist() == ["maybe", "no", "yes"]
+    np.testing.assert_array_equal(from_codes.class_count_, from_labels.class_count_)
+    assert from_codes.class_count_[0] == 0 and from_codes.class_count_.sum() == len(y)
+    np.testing.assert_array_equal(from_codes.predict_proba(X), from_labels.predict_proba(X))
+
+
+def test_a_later_categorical_batch_with_an_unknown_class_names_it(weather):
+    X, y = weather
+    model = CategoricalNB().fit(X, y)
+    later = _shuffled_categorical(["no"] * (len(y) - 1) + ["perhaps"], ["perhaps", "no", "yes"])
+    with pytest.raises(ValueError, match=r"y has label 'perhaps', which is not among classes_ \['no', 'yes'\]"):
+        model.partial_fit(X, later)
+    assert check_labels(later, model, categorical=True) is later.array  # the array itself, not a copy of its labels
+
+
+def test_repeated_declared_classes_are_still_refused(weather):
+    X, y = weather
+    with pytest.raises(ValueError, match=r"classes has repeated labels: \['no', 'yes', 'no'\]"):
+        CategoricalNB().partial_fit(X, y, classes=["no", "yes", "no"])
+
+
+class _Reference(ClassifierMixin, BaseEstimator):
+    """scikit-learn's own feature-name check, for comparison."""
+
+    def fit(self, X, y=None):
+        validate_data(self, X, reset=True, skip_check_array=True)
+        return self
+
+    def check(self, X):
+        validate_data(self, X, reset=False, skip_check_array=True)
+
+
+def _outcome(call):
+    """(result or exception type and message, warning messages) of a call."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except Exception as error:  # noqa: BLE001 — the exception is the outcome compared
+            result = (type(error).__name__, str(error).replace("_Reference", "NAME"))
+    return result, [str(w.message).replace("_Reference", "NAME") for w in caught]
+
+
+def _frame(columns, rows=6):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({j: pd.Categorical(rng.choice(["a", "b"], rows), categories=["a", "b"]) for j in range(len(columns))}).set_axis(columns, axis=1)
+
+
+@pytest.mark.parametrize("columns", [
+    pd.Index(["x", "y", "z"], dtype="str"),  # pandas' string dtype: no name iterated
+    pd.Index(["x", "y", "z"], dtype=object),
+    pd.Index(["x", np.nan, "z"], dtype="str"),  # a missing name in a string Index: not all str
+    pd.Index(["x", 1, "z"], dtype=object),  # mixed: scikit-learn's TypeError
+    pd.Index([0, 1, 2]),  # no names
+    pd.Index([np.str_("x"), np.str_("y"), np.str_("z")], dtype=object),  # str subclass: not a name for scikit-learn
+])
+def test_fit_sets_the_feature_names_scikit_learn_sets(columns):
+    X = _frame(columns)
+    y = np.array([0, 1, 0, 1, 0, 1])
+    ours = _outcome(lambda: getattr(CategoricalNB().fit(X, y), "feature_names_in_", None))
+    reference = _outcome(lambda: getattr(_Reference().fit(X, y), "feature_names_in_", None))
+    assert _all_str(X.columns) == (X.columns.size > 0 and all(type(c) is str for c in X.columns))
+    if isinstance(reference[0], tuple):  # an error: the same one, the estimator's name aside
+        assert ours[0][0] == reference[0][0] and ours[0][1] == reference[0][1].replace("NAME", "CategoricalNB")
+    else:
+        assert (ours[0] is None and reference[0] is None) or ours[0].tolist() == reference[0].tolist()
+
+
+@pytest.mark.parametrize("Model", [CategoricalNB, AODE])
+@pytest.mark.parametrize("change", ["same columns", "a copy's columns", "reordered", "renamed", "numpy", "unnamed frame"])
+def test_prediction_checks_columns_as_scikit_learn_does(Model, change):
+    """After a DataFrame fit: the fitted frame's own columns (the fast path), equal columns of a
+    new Index and reordered ones (matched by name) predict alike; a renamed column, a NumPy array
+    and a frame without names get scikit-learn's error or warning."""
+    X, y = load_dataset("vote")
+    model, reference = Model().fit(X, y), _Reference().fit(X, y)
+    test = X.iloc[:20]
+    other = {"same columns": test, "a copy's columns": test.set_axis(list(test.columns), axis=1),
+             "reordered": test[test.columns[::-1]], "renamed": test.rename(columns={test.columns[3]: "other"}),
+             "numpy": test.to_numpy(), "unnamed frame": test.set_axis(range(test.shape[1]), axis=1)}[change]
+    ours = _outcome(lambda: model.predict_proba(other))
+    if change == "reordered":  # scikit-learn refuses reordered names; pgm_models matches them by name
+        assert ours[1] == []
+        np.testing.assert_array_equal(ours[0], model.predict_proba(test))
+        return
+    expected = _outcome(lambda: reference.check(other))
+    assert ours[1] == [m.replace("NAME", Model.__name__) for m in expected[1]]
+    if isinstance(expected[0], tuple):
+        assert ours[0][0] == expected[0][0] and ours[0][1] == expected[0][1].replace("NAME", Model.__name__)
+    else:
+        np.testing.assert_array_equal(ours[0], model.predict_proba(test))
+
+
+@pytest.mark.parametrize("value", [0.0, 1.5, np.inf, -np.inf, np.nan, -1.0, [1.0, 2.0], [1.0, np.nan], [0.0, -0.5],
+                                   [np.inf, 1.0], [], np.float32(2.0), 3])
+def test_concentration_check_accepts_what_finite_nonnegative_means(value):
+    array = np.asarray(value, dtype=float)
+    valid = bool(np.all(np.isfinite(array)) and not np.any(array < 0))
+    if valid:
+        np.testing.assert_array_equal(check_concentration(value, "alpha"), array)
+    else:
+        with pytest.raises(ValueError, match="alpha must be finite and ≥ 0"):
+            check_concentration(value, "alpha")
+
+
+@pytest.mark.parametrize("rows", ["all", "one attribute"])
+def test_small_data_counts_every_cell_and_equals_the_derived_counts(rows, monkeypatch):
+    """Below DIRECT_PRODUCT_WORK the product spans every cell (the derivation is not called);
+    above it the derivation runs; both give the brute-force counts exactly."""
+    rng = np.random.default_rng(5)
+    layout = _pairs.PairLayout([3, 2, 4, 1])
+    codes = np.column_stack([rng.integers(-1, 3, 120), rng.integers(0, 2, 120), rng.integers(-1, 4, 120), np.full(120, -1)])
+    class_index, weight = rng.integers(0, 2, 120), rng.integers(0, 4, 120).astype(float)
+    expected = np.zeros((2, layout.n_cells, layout.n_cells))
+    for row, k, w in zip(layout.cells(codes), class_index, weight):
+        expected[k][np.ix_(row, row)] += w
+    pair_rows = slice(None) if rows == "all" else layout.pair_cells(2)
+    derived = _pairs._derived_pair_counts
+    called = []
+    monkeypatch.setattr(_pairs, "_derived_pair_counts", lambda *args: called.append(1) or derived(*args))
+    direct = _pairs.pair_counts(layout, codes, class_index, weight, 2, pair_rows)
+    assert not called
+    monkeypatch.setattr(_pairs, "DIRECT_PRODUCT_WORK", 0)
+    by_derivation = _pairs.pair_counts(layout, codes, class_index, weight, 2, pair_rows)
+    assert called
+    np.testing.assert_array_equal(direct, expected[:, pair_rows])
+    np.testing.assert_array_equal(by_derivation, expected[:, pair_rows])
+
+
+def test_the_benchmark_stage_breakdown_adds_up():
+    """Each remainder is the whole less the stages timed; a pipeline lists its discretizer, its
+    model's stages and the Pipeline's rest."""
+    from benchmarks.vs_warm_weka import MODELS, format_breakdown, modulo_folds, stage_breakdown
+
+    X, y = load_dataset("weather.nominal")
+    stages = dict(stage_breakdown(CategoricalNB, modulo_folds(X, y, 2), rounds=1))
+    assert stages["  the rest (counts, priors)"] == pytest.approx(stages["fit"] - stages["  X to codes, training rows"] - stages["  y to class indices"], abs=1e-12)
+    assert stages["  the rest (estimates, scoring)"] == pytest.approx(stages["predict_proba"] - stages["  X to codes, test rows"], abs=1e-12)
+    assert all(ms > 0 for name, ms in stages.items() if "rest" not in name)
+    X, y = load_dataset("iris")
+    stages = stage_breakdown(MODELS["mdl-aode"][1], modulo_folds(X, y, 2), rounds=1)
+    names = [name for name, _ in stages]
+    assert names[:4] == ["fit + predict_proba", "discretizer fit", "discretizer transform, training rows", "discretizer transform, test rows"]
+    assert "AODE: predict_proba" in names and names[-1] == "the rest (Pipeline)"
+    assert "discretizer fit" in format_breakdown(stages)
