@@ -19,7 +19,7 @@ each small case (``stage_breakdown``: X to codes, y to class indices, counts and
 a pipeline's own cost, its discretizer's fit and transforms). Then the top costs of AODE fit +
 predict on a vote fold, of MDL + AODE on a diabetes fold and of AODE on a fold of the synthetic
 set (cProfile), so that a regression in per-call overhead shows, and the load average. Needs a JDK and Weka
-(`apt-get install weka`); without them only the profile runs.
+(`apt-get install weka`); without them only the stage breakdown and the profiles run.
 """
 
 from __future__ import annotations
