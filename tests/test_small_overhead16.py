@@ -175,3 +175,24 @@ def test_the_benchmark_stage_breakdown_adds_up():
                           "  discretizer fit", "  discretizer transform, training rows", "  discretizer transform, test rows")
     assert ms[1] == pytest.approx(ms[0] - ms[2], abs=1e-12)
     assert "  AODE: predict_proba" in names and "discretizer fit" in format_breakdown(stages)
+
+
+def test_available_memory_is_read_at_most_once_a_second(monkeypatch):
+    reads, clock = [], [100.0]
+    monkeypatch.setattr(_pairs, "_read_available_memory", lambda: reads.append(1) or 1000 * len(reads))
+    monkeypatch.setattr(_pairs.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(_pairs, "_meminfo", {"read_at": -np.inf, "bytes": 0})
+    assert _pairs.available_memory() == 1000
+    clock[0] += 0.5
+    assert _pairs.available_memory() == 1000 and len(reads) == 1  # within the second: the reading stands
+    clock[0] += 0.6
+    assert _pairs.available_memory() == 2000 and len(reads) == 2
+
+
+def test_folds_with_the_same_attribute_sizes_share_one_read_only_layout():
+    X, y = load_dataset("vote")
+    first, second = AODE().fit(X.iloc[::2], y.iloc[::2]), AODE().fit(X.iloc[1::2], y.iloc[1::2])
+    assert first._layout is second._layout
+    with pytest.raises(ValueError, match="read-only"):
+        first._layout.value_cells[0] = 1
+    np.testing.assert_array_equal(first._layout.missing_cells, np.arange(2, 48, 3))  # 16 attributes of 2 values

@@ -57,7 +57,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         return slice(None)
 
     def _init_counts(self, codes, class_index, weight):
-        self._layout = PairLayout(self.n_categories_)
+        self._layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
         rows = self._pair_rows()
         shape = (len(self.classes_), len(range(self._layout.n_cells)[rows]), self._layout.n_cells)
         copies = self._tensor_copies + self._needs_complete_counts
