@@ -290,7 +290,9 @@ def main(argv=None) -> int:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
         lines += ["", f"Load average (1, 5, 15 min) at the end of the run: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}."]
         lines += ["", "Where a fold's time goes: each stage timed alone, median ms per fold over folds of every tenth row "
-                  "(a stage \"the rest\" is the whole less the stages timed; the shares are of fit + predict_proba):", "", "```"]
+                  "(\"the rest\" is fit or predict_proba less the stages timed in it; \"Pipeline's own\" is the pipeline "
+                  "less its steps called directly; stages timed alone add up to less than the whole, which runs them in "
+                  "sequence with less of their data in cache; the shares are of fit + predict_proba):", "", "```"]
         for title, stages in breakdowns:
             lines += [title, format_breakdown(stages)]
         lines.append("```")
