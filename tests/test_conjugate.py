@@ -154,3 +154,18 @@ def test_exact_marginals_have_the_closed_form_mean_and_sd(name, fitted_models):
             assert marginal.mean() == pytest.approx(float(means[variable].values[index]), rel=1e-9)
             assert marginal.std() == pytest.approx(float(sds[variable].values[index]), rel=1e-9)
     assert missing == {"LDA": 2, "QDA": 6}.get(name, 0)  # 2 features: one off-diagonal pair per Σ
+
+
+@pytest.mark.parametrize("bad", [-0.5, np.nan, np.inf])
+def test_a_concentration_that_is_negative_or_not_finite_is_refused_by_prior_and_posterior(bad):
+    """The prior's check and the posterior's (which keeps the prior's checked blocks): α + n with
+    a negative, NaN or infinite cell names the problem; the boundary α = 0 is allowed."""
+    with pytest.raises(ValueError, match="finite and ≥ 0"):
+        Dirichlet([1.0, bad, 2.0], block_sizes=[1, 2])
+    prior = Dirichlet([1.0, 0.0, 2.0], block_sizes=[1, 2])
+    with pytest.raises(ValueError, match="finite and ≥ 0"):
+        prior.posterior([0.0, bad, 0.0])
+    posterior = prior.posterior([3.0, 0.0, 1.0])
+    np.testing.assert_array_equal(posterior.concentration, [4.0, 0.0, 3.0])
+    np.testing.assert_array_equal(posterior.block_sizes, [1, 2])
+    np.testing.assert_array_equal(posterior.mean(), [1.0, 0.0, 1.0])
