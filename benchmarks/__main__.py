@@ -1,6 +1,6 @@
 """Run every benchmark and rewrite BENCHMARKS.md (not part of the test run).
 
-    python -m benchmarks [--quick] [--output BENCHMARKS.md]
+    python -m benchmarks [--quick] [--output BENCHMARKS.md] [--only vs_sklearn aode_vs_weka ...]
 
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), per-fold time against a
@@ -13,7 +13,9 @@ on every zoo model (benchmarks.samplers), the cold vs warm start of `pgm-models 
 (benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical Bayes in cross-validation
 (benchmarks.evidence_cv), SBC of the hierarchical models (benchmarks.sbc) and the false-alarm rate and
 power of the verification (benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
-in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run).
+in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run). ``--only NAME ...`` runs the named
+benchmarks in one run and puts their sections in place of the same sections of the output (the
+others, and the machine line, stay as they were).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 import argparse
 import platform
 import shutil
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,51 +36,130 @@ from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, cv_under_loa
                         false_alarm, large_data, loo, mixed_nb, samplers, sbc, vs_sklearn, vs_warm_weka, zoo_start)
 
 
+def _steps(quick: bool):
+    """(name, run(output)) of every benchmark, in the order of BENCHMARKS.md."""
+    from pgm_models.sampling import available_samplers
+
+    def weka_aode(output):
+        if aode_vs_weka.WEKA_JAR.exists() and shutil.which("javac"):
+            aode_vs_weka.main((["--rows", "2000", "--repeats", "1"] if quick else ["--repeats", "5"]) + ["--write", str(output)])
+        else:
+            with output.open("a") as handle:
+                handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
+
+    def nuts_backends(output):
+        if quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
+            with output.open("a") as handle:
+                handle.write("\n## NUTS backends and the cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
+        else:
+            samplers.main(["--write", str(output)])
+            zoo_start.main(["--samplers", *available_samplers(), "--write", str(output)])
+
+    def run(module, quick_arguments, arguments=()):
+        return lambda output: module.main(list(quick_arguments if quick else arguments) + ["--write", str(output)])
+
+    return [
+        ("vs_sklearn", lambda output: vs_sklearn.main(
+            (["--sizes", "2000", "--repeats", "1"] if quick else ["--sizes", "10000", "100000", "1000000", "--repeats", "5"])
+            + ["--append", str(output)])),
+        ("aode_vs_weka", weka_aode),
+        ("vs_warm_weka", run(vs_warm_weka, ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"])),
+        ("aode_weights", run(aode_weights, ["--datasets", "contact-lenses"])),
+        ("exact_vs_nuts", run(exact_vs_nuts, ["--draws", "100", "--models", "CategoricalNB"])),
+        ("counts_vs_rows", run(counts_vs_rows, ["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"])),
+        ("large_data", run(large_data, ["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10",
+                                        "--wide", "20x10"])),
+        ("dask_scaling", run(dask_scaling, ["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"])),
+        ("mixed_nb", run(mixed_nb, ["--rows", "2000", "--repeats", "1", "--datasets", "iris"])),
+        ("cv_under_load", run(cv_under_load, ["--repeats", "1"])),
+        ("samplers", nuts_backends),
+        ("loo", run(loo, ["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"])),
+        ("evidence_cv", run(evidence_cv, ["--datasets", "weather.nominal", "contact-lenses"])),
+        ("sbc", run(sbc, ["--replications", "3", "--draws", "30", "--models", "CategoricalNB"], ["--figure", "docs/sbc-ranks.png"])),
+        ("false_alarm", run(false_alarm, ["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"],
+                            ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"])),
+    ]
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(heading, text) of each "## " or "# " section of a Markdown file, in order; the text before
+    the first heading has the heading ""."""
+    sections, heading, lines = [], "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith(("## ", "# ")):
+            sections.append((heading, "".join(lines)))
+            heading, lines = line.strip(), []
+        lines.append(line)
+    sections.append((heading, "".join(lines)))
+    return sections
+
+
+def replace_sections(path: Path, new_text: str) -> None:
+    """Put each section of ``new_text`` in place of the section of ``path`` with the same heading
+    (one heading may repeat: its sections are replaced in order), and add the others before the
+    written analysis ("# Reading the tables")."""
+    old = _sections(path.read_text())
+    new = [(heading, text) for heading, text in _sections(new_text) if heading]
+    pending = {}
+    for heading, text in new:
+        pending.setdefault(heading, []).append(text)
+    merged = []
+    for heading, text in old:
+        if heading == "# Reading the tables":
+            merged += [text for texts in pending.values() for text in texts]
+            pending = {}
+        merged.append(pending[heading].pop(0) if pending.get(heading) else text)
+    merged += [text for texts in pending.values() for text in texts]
+    path.write_text("".join(text if text.endswith("\n") else text + "\n" for text in merged if text))
+
+
+def _note_partial_run(path: Path, names) -> None:
+    """Say in the file's preamble which sections the last ``--only`` run regenerated, and where."""
+    sections = _sections(path.read_text())
+    heading, preamble = next(((h, t) for h, t in sections if h.startswith("# ")), ("", ""))
+    if not heading:  # a file of the named sections only
+        sections.insert(0, ("", ""))
+    kept = "\n".join(line for line in preamble.splitlines() if not line.startswith(PARTIAL_RUN)).rstrip()
+    note = (f"{PARTIAL_RUN} `python -m benchmarks --only {' '.join(names)}` in one run on {vs_sklearn.machine()}, "
+            f"{time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}.")
+    sections[sections.index((heading, preamble))] = (heading, f"{kept}\n\n{note}\n\n".lstrip())
+    path.write_text("".join(text for _, text in sections))
+
+
+PARTIAL_RUN = "Last partial run:"
+
+
 def main(argv=None) -> int:
+    steps = _steps(False)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--output", default="BENCHMARKS.md")
+    parser.add_argument("--only", nargs="+", choices=[name for name, _ in steps],
+                        help="run only these benchmarks, in one run, and put their sections in place of the same sections of --output")
     args = parser.parse_args(argv)
     output = Path(args.output)
+    steps = _steps(args.quick)
+    if args.only:
+        with tempfile.TemporaryDirectory() as folder:
+            partial = Path(folder) / "partial.md"
+            partial.write_text("")
+            for name, run in steps:
+                if name in args.only:
+                    run(partial)
+            if output.exists():
+                replace_sections(output, partial.read_text())
+            else:
+                output.write_text(partial.read_text())
+        _note_partial_run(output, args.only)
+        return 0
     output.write_text(
         "# Benchmarks\n\nRegenerated by `python -m benchmarks` in one run on one machine: "
         f"{vs_sklearn.machine()}, Python {platform.python_version()}, numpy {np.__version__}, scikit-learn "
         f"{sklearn.__version__}, PyMC {pymc.__version__}, pgm_models {pgm_models.__version__}. Ratios are measured side by "
         "side in the same run; each table names the command that produced it.\n\n"
     )
-    sizes = ["--sizes", "2000", "--repeats", "1"] if args.quick else ["--sizes", "10000", "100000", "1000000", "--repeats", "5"]
-    vs_sklearn.main(sizes + ["--append", str(output)])
-    if aode_vs_weka.WEKA_JAR.exists() and shutil.which("javac"):
-        aode_vs_weka.main((["--rows", "2000", "--repeats", "1"] if args.quick else ["--repeats", "5"]) + ["--write", str(output)])
-    else:
-        with output.open("a") as handle:
-            handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
-    vs_warm_weka.main((["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"] if args.quick else []) + ["--write", str(output)])
-    aode_weights.main((["--datasets", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
-    exact_vs_nuts.main((["--draws", "100", "--models", "CategoricalNB"] if args.quick else []) + ["--write", str(output)])
-    counts_vs_rows.main((["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"] if args.quick else []) + ["--write", str(output)])
-    large_data.main((["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10", "--wide", "20x10"] if args.quick else [])
-                    + ["--write", str(output)])
-    dask_scaling.main((["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"] if args.quick else [])
-                      + ["--write", str(output)])
-    mixed_nb.main((["--rows", "2000", "--repeats", "1", "--datasets", "iris"] if args.quick else []) + ["--write", str(output)])
-    cv_under_load.main((["--repeats", "1"] if args.quick else []) + ["--write", str(output)])
-    if args.quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
-        with output.open("a") as handle:
-            handle.write("\n## NUTS backends and the cold vs warm start of `pgm-models zoo`\n\nNot run with --quick.\n")
-    else:
-        from pgm_models.sampling import available_samplers
-
-        samplers.main(["--write", str(output)])
-        zoo_start.main(["--samplers", *available_samplers(), "--write", str(output)])
-    loo.main((["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"] if args.quick else [])
-             + ["--write", str(output)])
-    evidence_cv.main((["--datasets", "weather.nominal", "contact-lenses"] if args.quick else []) + ["--write", str(output)])
-    sbc.main((["--replications", "3", "--draws", "30", "--models", "CategoricalNB"] if args.quick else ["--figure", "docs/sbc-ranks.png"])
-             + ["--write", str(output)])
-    false_alarm.main((["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"] if args.quick
-                      else ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"])
-                     + ["--write", str(output)])
+    for _, run in steps:
+        run(output)
     with output.open("a") as handle:
         handle.write("\n" + (Path(__file__).parent / "ANALYSIS.md").read_text())
     return 0
