@@ -49,7 +49,8 @@ from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
-from pgm_models.gaussian._precision_factor import bartlett_factor, normal_logp, normal_random, wishart_logp, wishart_random
+from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
+                                                   wishart_random)
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
 
@@ -244,7 +245,9 @@ class _DiscriminantAnalysis(GaussianClassifier):
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); x̄_k ~ N(μ_k, Σ_k/n_k); scatter ~ Wishart(n − 1, Σ) per class
-        (QDA) or pooled Σ_k S_k ~ Wishart(N − K, Σ) (LDA)."""
+        of two or more rows (QDA) or pooled Σ_k S_k ~ Wishart(N − K, Σ) (LDA). A scatter with no
+        Wishart density (n − 1 < p, or a feature constant within a class) is observed through its
+        likelihood kernel in Σ (``wishart_data_term``): the same posterior as the rows form's."""
         import pymc as pm
 
         self._class_model(model, observe_counts=True)
@@ -255,13 +258,13 @@ class _DiscriminantAnalysis(GaussianClassifier):
         pm.CustomDist("sample_mean", means[seen], n[seen].astype(float), *precision, logp=normal_logp, random=normal_random,
                       signature="(p),(),(p,p),()->(p)", observed=self.feature_mean_[seen])
         if self.shared_covariance:
-            pooled = self.feature_scatter_.sum(axis=0)
-            pm.CustomDist("pooled_scatter", float(n.sum() - np.count_nonzero(n)), factor, log_root_det, np.linalg.slogdet(pooled)[1],
+            pooled, nu = self.feature_scatter_.sum(axis=0), float(n.sum() - np.count_nonzero(n))
+            pm.CustomDist("pooled_scatter", nu, factor, log_root_det, wishart_data_term(pooled, nu),
                           logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=pooled)
-        else:
-            several = _selection(n - 1 >= self.n_features_in_)
-            scatter = self.feature_scatter_[several]
-            pm.CustomDist("scatter", (n[several] - 1).astype(float), factor[several], log_root_det[several], np.linalg.slogdet(scatter)[1],
+        else:  # a class of one row has a scatter of 0 with ν = 0: nothing to observe
+            several = _selection(n >= 2)
+            scatter, nu = self.feature_scatter_[several], (n[several] - 1).astype(float)
+            pm.CustomDist("scatter", nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu),
                           logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=scatter)
 
     def _rows_model(self, model, X, class_index):
