@@ -122,6 +122,11 @@ class EmpiricalBayes:
 
     def _partial_fit(self, X, labels, classes, sample_weight):
         super()._partial_fit(X, labels, classes, sample_weight)
+        return self._learn_hyperparameters()
+
+    def _learn_hyperparameters(self):
+        """Maximise the evidence of the statistics counted so far over the learned parameters
+        (after every batch; the dask engine calls it once its blocks' statistics are merged)."""
         if _is_learned(getattr(self, "class_alpha", None)):  # the semi-naive SPODE and AODE have none
             learn, n_params = dirichlet_evidence(self.class_count_, None, np.zeros(len(self.classes_), dtype=np.intp))
             (self.class_alpha_,), _ = maximize_log_evidence(learn, n_params)
