@@ -46,6 +46,7 @@ from dask.dataframe.dask_expr._expr import are_co_aligned
 from pgm_models._validation import sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
+from pgm_models.evidence import EmpiricalBayes
 from pgm_models.gaussian._base import GaussianClassifier, floored_variance
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 
@@ -227,6 +228,8 @@ def _refresh(model, X):
     empty = _stand_in(X)[:0]
     model._count(model._encode(empty, reset=False, training=True), np.zeros(0, np.intp), np.zeros(0))
     model.class_concentration_ = model._class_prior.posterior(model.class_count_).concentration
+    if isinstance(model, EmpiricalBayes):  # "evidence" hyperparameters: from the whole data's statistics
+        model._learn_hyperparameters()
 
 
 # ---------------------------------------------------------------------- inputs
