@@ -137,3 +137,22 @@ def test_mle_drops_the_prior(binary):
 def test_bad_parameters_are_named(params, message, binary):
     with pytest.raises(ValueError, match=message):
         LogisticRegression(**params).fit(*binary)
+
+
+def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypatch):
+    """init="jitter+adapt_full" for PyMC's sampler when vectors × (features + 1) ≤ the limit; no
+    init for another backend, past the limit, or when the caller gives one."""
+    from pgm_models import sampling
+    from pgm_models.discriminative import logistic_regression
+
+    calls = []
+    monkeypatch.setattr(sampling, "sample", lambda model, **kwargs: calls.append(kwargs) or "idata")
+    X, y = binary
+    model = LogisticRegression().fit(X, y)  # 1 vector × (2 features + 1) = 3 parameters
+    model.sample_posterior(draws=10)
+    model.sample_posterior(draws=10, init="adapt_diag")
+    model.sample_posterior(draws=10, sampler="nutpie") if "nutpie" in sampling.available_samplers() else calls.append({})
+    monkeypatch.setattr(logistic_regression, "DENSE_MASS_MATRIX_LIMIT", 2)
+    model.sample_posterior(draws=10)
+    assert [call.get("init") for call in calls] == ["jitter+adapt_full", "adapt_diag", None, None]
+    assert calls[0]["sampler"] == "pymc" and model.idata_ == "idata"

@@ -34,6 +34,10 @@ from pgm_models._validation import (
 from pgm_models.base import BayesianClassifier
 
 
+# Parameters up to which PyMC's NUTS adapts a dense mass matrix for this model (sample_posterior)
+DENSE_MASS_MATRIX_LIMIT = 200
+
+
 class LogisticRegression(BayesianClassifier):
     """Logistic regression with Normal priors, fitted at its MAP and sampled with NUTS.
 
@@ -226,9 +230,24 @@ class LogisticRegression(BayesianClassifier):
     def _sampling_model(self):
         return self.pymc_model("rows")
 
-    def sample_posterior(self, draws=1000, chains=4, random_seed=None, **pm_sample_kwargs):
-        """NUTS draws of (weights, intercept), kept in ``idata_`` for the "mean" and "predictive" estimates."""
-        self.idata_ = super().sample_posterior(draws, chains, random_seed, **pm_sample_kwargs)
+    def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
+        """NUTS draws of (weights, intercept), kept in ``idata_`` for the "mean" and "predictive" estimates.
+
+        PyMC's NUTS adapts a dense mass matrix here (``init="jitter+adapt_full"``) when there are
+        at most ``DENSE_MASS_MATRIX_LIMIT`` parameters: the weights of correlated features, and
+        the multiclass model's class vectors, whose common shift only the priors hold, are
+        strongly correlated in the posterior, and a diagonal mass matrix needs deep trees for them
+        (vote: 31 leapfrog steps per draw against 7; iris: 69 against 7; the min bulk ESS per
+        second 4.5× and 40× higher, BENCHMARKS.md). Past the limit a d × d matrix per step costs
+        more than it saves. An ``init`` given here is kept."""
+        from pgm_models.sampling import DEFAULT_SAMPLER
+
+        check_is_fitted(self, "classes_")
+        coords = self._coords()
+        n_parameters = len(coords["vector"]) * (len(coords["feature"]) + 1)
+        if (sampler or DEFAULT_SAMPLER) == "pymc" and n_parameters <= DENSE_MASS_MATRIX_LIMIT:
+            pm_sample_kwargs.setdefault("init", "jitter+adapt_full")
+        self.idata_ = super().sample_posterior(draws, chains, random_seed, sampler, **pm_sample_kwargs)
         return self.idata_
 
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
