@@ -45,7 +45,7 @@ def _steps(quick: bool):
             aode_vs_weka.main((["--rows", "2000", "--repeats", "1"] if quick else ["--repeats", "5"]) + ["--write", str(output)])
         else:
             with output.open("a") as handle:
-                handle.write("\n## AODE vs Weka\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
+                handle.write(f"\n{aode_vs_weka.HEADING}\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
 
     def nuts_backends(output):
         if quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
@@ -94,32 +94,40 @@ def _sections(text: str) -> list[tuple[str, str]]:
     return sections
 
 
+def _stem(heading: str) -> str:
+    """A heading without its parenthesised settings: "## Dask: rows/s against workers (10
+    attributes …)" and the same benchmark run with other settings are one section."""
+    return heading.split(" (")[0].rstrip(":").strip()
+
+
 def replace_sections(path: Path, new_text: str) -> None:
-    """Put each section of ``new_text`` in place of the section of ``path`` with the same heading
-    (one heading may repeat: its sections are replaced in order), and add the others before the
-    written analysis ("# Reading the tables")."""
+    """Put each section of ``new_text`` in place of the table section of ``path`` (before "# Reading
+    the tables", the written analysis, which is left alone) whose heading has the same stem
+    (``_stem``; a stem that repeats has its sections replaced in order); add the others before the
+    analysis."""
     old = _sections(path.read_text())
-    new = [(heading, text) for heading, text in _sections(new_text) if heading]
     pending = {}
-    for heading, text in new:
-        pending.setdefault(heading, []).append(text)
-    merged = []
+    for heading, text in _sections(new_text):
+        if heading:
+            pending.setdefault(_stem(heading), []).append(text if text.endswith("\n\n") else text.rstrip("\n") + "\n\n")
+    merged, in_analysis = [], False
     for heading, text in old:
         if heading == "# Reading the tables":
             merged += [text for texts in pending.values() for text in texts]
-            pending = {}
-        merged.append(pending[heading].pop(0) if pending.get(heading) else text)
+            pending, in_analysis = {}, True
+        merged.append(pending[_stem(heading)].pop(0) if not in_analysis and pending.get(_stem(heading)) else text)
     merged += [text for texts in pending.values() for text in texts]
     path.write_text("".join(text if text.endswith("\n") else text + "\n" for text in merged if text))
 
 
 def _note_partial_run(path: Path, names) -> None:
     """Say in the file's preamble which sections the last ``--only`` run regenerated, and where."""
-    sections = _sections(path.read_text())
+    kept_lines = [line for line in path.read_text().splitlines(keepends=True) if not line.startswith(PARTIAL_RUN)]
+    sections = _sections("".join(kept_lines))
     heading, preamble = next(((h, t) for h, t in sections if h.startswith("# ")), ("", ""))
     if not heading:  # a file of the named sections only
         sections.insert(0, ("", ""))
-    kept = "\n".join(line for line in preamble.splitlines() if not line.startswith(PARTIAL_RUN)).rstrip()
+    kept = preamble.rstrip()
     note = (f"{PARTIAL_RUN} `python -m benchmarks --only {' '.join(names)}` in one run on {vs_sklearn.machine()}, "
             f"{time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}.")
     sections[sections.index((heading, preamble))] = (heading, f"{kept}\n\n{note}\n\n".lstrip())

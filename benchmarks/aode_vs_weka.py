@@ -36,6 +36,9 @@ WEKA_JAR = Path("/usr/share/java/weka.jar")
 HARNESS = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka" / "WekaDistributions.java"
 
 
+HEADING = "## AODE vs Weka 3.6 AODE, end to end (read ARFF, fit, predict every test row)"
+
+
 def write_synthetic(path: Path, n_rows: int, n_attributes: int, seed: int) -> None:
     """Nominal data whose attributes depend on the class and on the previous attribute."""
     rng = np.random.default_rng(seed)
@@ -130,7 +133,7 @@ def main(argv=None) -> int:
             print(row, flush=True)
     if args.write:
         command = "python -m benchmarks.aode_vs_weka " + " ".join(argv if argv is not None else sys.argv[1:])
-        lines = ["", "## AODE vs Weka 3.6 AODE, end to end (read ARFF, fit, predict every test row)", "",
+        lines = ["", HEADING, "",
                  f"Command: `{command.strip()}` — median of {args.repeats} runs, the two sides alternating. End to end: reading both ARFF files, "
                  "fit, predict (Weka: JVM start-up included). Model: fit + predict only (Weka: buildClassifier + "
                  "distributionForInstance, timed inside the JVM).", "",

@@ -207,7 +207,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         # one against the classes' index (11 ms for 45 000 strings, factorize 0.8 ms); a
         # Categorical's distinct labels are its categories, its codes their positions
         if isinstance(labels, pd.Categorical):
-            codes, distinct = labels.codes, labels.categories
+            # the categories as an array, as classes_ is one (a datetime64[ns] Index lists Timestamps, its array ints)
+            codes, distinct = labels.codes, np.asarray(labels.categories)
         else:
             codes, distinct = pd.factorize(labels)
         position = {label: k for k, label in enumerate(self.classes_.tolist())}  # K labels: a dict, not an Index (~1 ms)

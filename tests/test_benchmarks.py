@@ -218,10 +218,12 @@ def test_replace_sections_puts_new_sections_in_place_and_new_ones_before_the_ana
     from benchmarks.__main__ import replace_sections
 
     path = tmp_path / "B.md"
-    path.write_text("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B\n\nold b\n\n# Reading the tables\n\n## About A\n\ntext\n")
-    replace_sections(path, "\n## B\n\nnew b\n\n## C\n\nnew c\n")
-    assert path.read_text() == ("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B\n\nnew b\n\n## C\n\nnew c\n"
-                                "# Reading the tables\n\n## About A\n\ntext\n")
+    path.write_text("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (issue 1, by hand)\n\nold b\n\n# Reading the tables\n\n"
+                    "## C\n\nanalysis of c\n")
+    replace_sections(path, "\n## B (100 rows)\n\nnew b\n\n## C\n\nnew c\n")
+    # B by its stem (the settings in parentheses differ); C is new among the tables: the analysis's "## C" is left
+    assert path.read_text() == ("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (100 rows)\n\nnew b\n\n## C\n\nnew c\n\n"
+                                "# Reading the tables\n\n## C\n\nanalysis of c\n")
 
 
 def test_only_runs_the_named_benchmark_and_says_so_in_the_preamble(tmp_path, monkeypatch):
@@ -240,3 +242,19 @@ def test_only_runs_the_named_benchmark_and_says_so_in_the_preamble(tmp_path, mon
     assert "Last partial run: `python -m benchmarks --only vs_warm_weka`" in text.split("## ")[0]
     runner.main(["--only", "vs_warm_weka", "--quick", "--output", str(out)])  # the note is replaced, not repeated
     assert out.read_text().count("Last partial run:") == 1
+    fresh = tmp_path / "fresh.md"  # a file that --only creates: no "# " preamble of its own
+    for _ in range(2):
+        runner.main(["--only", "vs_warm_weka", "--quick", "--output", str(fresh)])
+    assert fresh.read_text().count("Last partial run:") == 1 and fresh.read_text().count("new table") == 1
+
+
+def test_without_weka_the_aode_table_is_replaced_by_a_note_under_its_own_heading(tmp_path, monkeypatch):
+    from benchmarks import __main__ as runner
+    from benchmarks import aode_vs_weka
+
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    out = tmp_path / "B.md"
+    out.write_text(f"# Benchmarks\n\nmachine\n\n{aode_vs_weka.HEADING}\n\n| old | table |\n")
+    runner.main(["--only", "aode_vs_weka", "--quick", "--output", str(out)])
+    text = out.read_text()
+    assert "| old | table |" not in text and text.count(aode_vs_weka.HEADING) == 1 and "Not run: Weka 3.6" in text

@@ -169,3 +169,9 @@ def test_a_concentration_that_is_negative_or_not_finite_is_refused_by_prior_and_
     np.testing.assert_array_equal(posterior.concentration, [4.0, 0.0, 3.0])
     np.testing.assert_array_equal(posterior.block_sizes, [1, 2])
     np.testing.assert_array_equal(posterior.mean(), [1.0, 0.0, 1.0])
+
+
+def test_a_posterior_whose_counts_widen_the_last_axis_checks_the_blocks_again():
+    with pytest.raises(ValueError, match=r"block sizes \[1\] do not tile a last axis of length 3"):
+        Dirichlet([1.0], block_sizes=[1]).posterior([2.0, 3.0, 5.0])
+    np.testing.assert_allclose(Dirichlet([1.0]).posterior([2.0, 3.0, 5.0]).mean(), [3 / 13, 4 / 13, 6 / 13])  # one block: fine

@@ -196,3 +196,29 @@ def test_folds_with_the_same_attribute_sizes_share_one_read_only_layout():
     with pytest.raises(ValueError, match="read-only"):
         first._layout.value_cells[0] = 1
     np.testing.assert_array_equal(first._layout.missing_cells, np.arange(2, 48, 3))  # 16 attributes of 2 values
+
+
+def test_a_categorical_y_of_nanosecond_datetimes_fits_as_its_plain_labels():
+    """np.asarray of such categories lists ints, the Index lists Timestamps: the class lookup
+    compares them as classes_ holds them."""
+    from pgm_models import CategoricalNB
+
+    X = pd.DataFrame({"a": pd.Categorical(["x", "y", "x", "y", "x"])})
+    for unit in ("ns", "us"):
+        stamps = pd.to_datetime(["2020-01-03", "2020-01-01", "2020-01-03", "2020-01-01", "2020-01-02"]).as_unit(unit)
+        categorical = CategoricalNB().fit(X, pd.Series(pd.Categorical(stamps)))
+        plain = CategoricalNB().fit(X, pd.Series(stamps))
+        np.testing.assert_array_equal(categorical.classes_, plain.classes_)
+        np.testing.assert_array_equal(categorical.class_count_, [2, 1, 2])
+        np.testing.assert_array_equal(categorical.predict_proba(X), plain.predict_proba(X))
+
+
+def test_a_memory_request_near_the_cached_reading_reads_again(monkeypatch):
+    from pgm_models.semi_naive import _pairs
+
+    readings = iter([8 * 2**30, 1 * 2**30])
+    monkeypatch.setattr(_pairs, "_read_available_memory", lambda: next(readings))
+    monkeypatch.setattr(_pairs, "_meminfo", {"read_at": -np.inf, "bytes": 0})
+    _pairs.check_memory(2**27, "a small table", "")  # 1 GiB of 8: the first reading serves
+    with pytest.raises(ValueError, match="more than the 1 GiB available"):
+        _pairs.check_memory(5 * 2**27, "a large table", "use fewer values")  # 5 GiB > 8/2: read again, 1 GiB left

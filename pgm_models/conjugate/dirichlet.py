@@ -178,9 +178,11 @@ class Dirichlet:
     def posterior(self, counts) -> "Dirichlet":
         """The conjugate update: concentration α + n."""
         # the blocks are this prior's, already checked (a small fit builds several posteriors)
+        concentration = self.concentration + np.asarray(counts, dtype=float)
+        if concentration.shape[-1:] != self.concentration.shape[-1:]:  # counts broadcast the last axis: check the blocks again
+            return Dirichlet(concentration, self.block_sizes)
         posterior = object.__new__(Dirichlet)
-        posterior.concentration = _checked_concentration(self.concentration + np.asarray(counts, dtype=float))
-        posterior.block_sizes = self.block_sizes
+        posterior.concentration, posterior.block_sizes = _checked_concentration(concentration), self.block_sizes
         return posterior
 
     def total(self) -> np.ndarray:

@@ -101,6 +101,9 @@ def _read_available_memory() -> int:
 def check_memory(n_floats: int, what: str, remedy: str) -> None:
     """Refuse, before allocating it, a float64 working set that cannot fit in memory."""
     needed, available = 8 * n_floats, available_memory()
+    if needed > available / 2:  # near the limit a reading up to a second old will not do
+        _meminfo["read_at"] = -np.inf
+        available = available_memory()
     if needed > available:
         raise ValueError(
             f"{what} needs {needed / 2**30:.3g} GiB of memory, more than the {available / 2**30:.3g} GiB available; {remedy}"
