@@ -32,13 +32,16 @@ def vote():
 
 def test_labels_found_block_by_block_are_the_sorted_distinct_labels(sync):
     labels = np.array(["b"] * 5 + ["a"] * 4 + ["c"] + ["b"] * 3)  # 'c' in one block only
+    codes = (np.arange(len(labels))[:, None] + np.arange(2)) % 3
     for split_every in (2, 3, 8):
-        found = dask_engine._distinct_labels(da.from_array(labels, chunks=4), split_every)
-        np.testing.assert_array_equal(found, ["a", "b", "c"])
+        found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes, chunks=(4, -1)), da.from_array(labels, chunks=4), split_every=split_every)
+        np.testing.assert_array_equal(found.classes_, ["a", "b", "c"])
     series = dd.from_pandas(pd.Series(labels), npartitions=3, sort=False)
-    np.testing.assert_array_equal(dask_engine._distinct_labels(series, 2), ["a", "b", "c"])
-    integers = da.from_array(np.array([7, 3, 3, -1, 7, 12, 3]), chunks=2)
-    np.testing.assert_array_equal(dask_engine._distinct_labels(integers, 2), [-1, 3, 7, 12])
+    frame = dd.from_pandas(pd.DataFrame(codes, columns=["u", "v"]), npartitions=3, sort=False)
+    np.testing.assert_array_equal(dask_engine.fit(CategoricalNB(n_categories=3), frame, series, split_every=2).classes_, ["a", "b", "c"])
+    integers = np.array([7, 3, 3, -1, 7, 12, 3])
+    found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes[:7], chunks=(2, -1)), da.from_array(integers, chunks=2), split_every=2)
+    np.testing.assert_array_equal(found.classes_, [-1, 3, 7, 12])
 
 
 def test_a_class_seen_in_the_last_block_only_is_a_class_of_the_fit(sync):
