@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import glob
 import os
 
@@ -109,10 +110,11 @@ def _add_blocks(model, X, y, weight, split_every, set_prior):
 
 
 def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
-    """The statistics of all blocks, merged: one compute. The template travels once, as one
-    graph key shared by every block."""
-    template = dask.delayed(template, pure=False)
-    blocks = [dask.delayed(_block_statistics)(template, *block) for block in _blocks(X, y, weight)]
+    """The statistics of all blocks, merged: one compute. The template travels inside each
+    block's task (a graph key of its own made one more task, and a transfer between workers,
+    before any block could start)."""
+    count = dask.delayed(functools.partial(_block_statistics, template), pure=False)
+    blocks = [count(*block) for block in _blocks(X, y, weight)]
     (merged,) = dask.compute(_tree_reduce(blocks, split_every))
     if merged.statistics is None:
         raise ValueError("sample_weight is zero for every row (or X has no rows): there is nothing to learn from")
@@ -154,15 +156,15 @@ class _Counts:
 
 def _block_statistics(template, X, y, weight) -> _Counts:
     """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block's
-    rows, a slice at a time (None for a block with no rows or no weight: it has nothing to
-    count, but its labels are classes all the same).
+    rows, a slice at a time (no statistics for a block with no rows or no weight: it has
+    nothing to count, but its labels are classes all the same).
 
     A block is counted in slices of ``_slice_rows`` rows: a partition of millions of rows counted
-    in one call makes temporaries of hundreds of MB, each mapped afresh and faulted in, while a
-    slice's temporaries stay in cache and are reused (the in-memory ``fit`` still counts all its
-    rows in one call). On blocks of 6.25 M rows × 10 attributes, slices of 52 428 rows cut the
-    CPU time per row from 81 to 67 ns (CategoricalNB) and from 206 to 157 ns (AODE). Counts are
-    sums, so slices change no count."""
+    in one call makes temporaries of tens of MB (class indices, weights, AODE's cells), each
+    mapped afresh and faulted in, while a slice's temporaries stay in cache and are reused (the
+    in-memory ``fit`` still counts all its rows in one call). On a block of 1.25 M rows × 10
+    int8 attributes, slices of 2^21 values count a row in 35 ns (CategoricalNB) and 121 ns
+    (AODE), slices of 2^17 values in 55 and 158 ns. Counts are sums, so slices change no count."""
     model, classes = template.start(y) if isinstance(template, _Unstarted) else (copy.deepcopy(template), template.classes_)
     unstarted = template.model if isinstance(template, _Unstarted) else template
     full = unstarted.full_scatter if isinstance(unstarted, GaussianClassifier) else None  # how its moments merge
@@ -180,7 +182,7 @@ def _block_statistics(template, X, y, weight) -> _Counts:
     return _Counts(classes, _statistics(model), full)
 
 
-SLICE_VALUES = 1 << 19  # attribute values (rows × features) counted per partial_fit within a block
+SLICE_VALUES = 1 << 21  # attribute values (rows × features) counted per partial_fit within a block
 
 
 def _slice_rows(model, n_features: int) -> int:

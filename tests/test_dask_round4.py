@@ -93,10 +93,10 @@ def test_gaussian_moments_merged_slice_by_slice_agree_to_1e_12(sync, slices_of_7
     assert_same_fit(model.__class__().fit(X, y), fitted, X, X_dask)
 
 
-def test_slice_rows_hold_2_to_the_19_values_or_16_per_statistics_cell():
+def test_slice_rows_hold_2_to_the_21_values_or_16_per_statistics_cell():
     rng = np.random.default_rng(6)
     naive = CategoricalNB(n_categories=4).fit(rng.integers(0, 4, (20, 10)), rng.integers(0, 3, 20))
-    assert dask_engine._slice_rows(naive, 10) == 2**19 // 10  # statistics: 3 + 3 × 40 cells, far fewer
+    assert dask_engine._slice_rows(naive, 10) == 2**21 // 10  # statistics: 3 + 3 × 40 cells, far fewer
     tan = TAN(n_categories=30).fit(rng.integers(0, 30, (50, 40)), rng.integers(0, 2, 50))
     # the pair tensor: 2 classes × (40 × 31)² cells (30 values and a missing cell per attribute)
     assert dask_engine._slice_rows(tan, 40) == 16 * (2 + 2 * (40 * 31) ** 2) // 40 == 1_230_080
