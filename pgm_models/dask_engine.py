@@ -115,7 +115,7 @@ def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
     before any block could start)."""
     count = dask.delayed(functools.partial(_block_statistics, template), pure=False)
     blocks = [count(*block) for block in _blocks(X, y, weight)]
-    (merged,) = dask.compute(_tree_reduce(blocks, split_every))
+    merged = _tree_reduce(blocks, split_every, _merge)
     if merged.statistics is None:
         raise ValueError("sample_weight is zero for every row (or X has no rows): there is nothing to learn from")
     return merged
@@ -197,13 +197,16 @@ def _take(v, rows: slice):
     return v.iloc[rows] if isinstance(v, (pd.DataFrame, pd.Series)) else v[rows]
 
 
-def _tree_reduce(parts, split_every, combine=None):
-    """``combine`` (default: merge block statistics) over the parts, ``split_every`` at a time."""
+def _tree_reduce(parts, split_every, combine):
+    """``combine`` over the delayed parts, ``split_every`` at a time up a tree whose last node
+    runs here: the parts of its level (at most ``split_every``) come back in one compute and
+    are combined in this process (a task of its own cost one more scheduling round and a
+    transfer between workers for no saving)."""
     if split_every < 2:
         raise ValueError(f"split_every must be ≥ 2, got {split_every}")
-    while len(parts) > 1:
-        parts = [dask.delayed(combine or _merge)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
-    return parts[0]
+    while len(parts) > split_every:
+        parts = [dask.delayed(combine)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
+    return combine(*dask.compute(*parts))
 
 
 def _merge(*parts: _Counts) -> _Counts:
@@ -468,7 +471,7 @@ def read_table(path: str, target: str | None = None, blocksize="64MB"):
     nominal = [c for c in frame.columns if isinstance(frame.dtypes[c], pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
     if nominal:  # their domains in one pass: the sorted values seen, as load_table declares them
         seen = [dask.delayed(_values)(part) for part in frame[nominal].to_delayed()]
-        (values,) = dask.compute(_tree_reduce(seen, SPLIT_EVERY, _union))
+        values = _tree_reduce(seen, SPLIT_EVERY, _union)
         frame = frame.astype({c: pd.CategoricalDtype(sorted(values[c])) for c in nominal})
     return frame.drop(columns=[target]), frame[target]
 
