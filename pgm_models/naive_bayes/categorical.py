@@ -32,6 +32,9 @@ from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
+# below this many values, setting up the joint tables (~0.15 ms) costs more than counting cell by
+# cell (4 096 rows × 10 attributes: 0.23 against 0.18 ms; 16 384 rows: 0.41 against 0.72 ms)
+JOINT_MIN_VALUES = 1 << 16
 
 
 def _attribute_runs(n_classes: int, radix, limit: int) -> list:
@@ -111,12 +114,13 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(n_rows, self._n_design_columns()))
 
     def _batch_counts(self, codes, class_index, weight):
-        """N_kjs of one batch: with unit weights, by counting joint cells (``_unit_counts``);
-        otherwise as one weighted count of (class, attribute value) cells, a block of rows at a
-        time: the same numbers as the one-hot design's product without its N × F entries, and
-        the block's temporaries stay in cache (fresh full-size arrays cost more in page faults
-        than the counting). A missing value counts in a spare last cell, dropped."""
-        if (weight == 1).all():
+        """N_kjs of one batch: with unit weights and at least ``JOINT_MIN_VALUES`` values, by
+        counting joint cells (``_unit_counts``); otherwise as one weighted count of (class,
+        attribute value) cells, a block of rows at a time: the same numbers as the one-hot
+        design's product without its N × F entries, and the block's temporaries stay in cache
+        (fresh full-size arrays cost more in page faults than the counting). A missing value
+        counts in a spare last cell, dropped."""
+        if codes.size >= JOINT_MIN_VALUES and (weight == 1).all():
             return self._unit_counts(codes, class_index)
         n_cells, offsets = self._n_design_columns(), self._offsets()
         spare = len(self.classes_) * n_cells

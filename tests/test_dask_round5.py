@@ -1,0 +1,126 @@
+"""Issue 13's overhead and per-worker rate, round 5: undeclared classes are found in the
+counting pass itself (one compute: each block counts along its own labels, merges remap onto
+the sorted union), the reduction's last node merges in the client, and CategoricalNB counts
+unit-weight batches by joint cells of attribute groups, reading integer codes in their own
+dtype. Every test checks the result against an independent count or the in-memory fit. The
+blocks run on the synchronous scheduler, in this process (the two-process cluster runs the
+same code in tests/test_dask.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip("dask")
+import dask.array as da  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+from test_dask import assert_same_fit  # noqa: E402
+
+from pgm_models import AODE, QDA, TAN, CategoricalNB, GaussianNB  # noqa: E402
+from pgm_models import dask_engine  # noqa: E402
+from pgm_models.naive_bayes import categorical  # noqa: E402
+
+
+@pytest.fixture
+def sync():
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+def direct_counts(codes, y, sizes, n_classes, weight=None):
+    """N_kjs cell by cell (np.add.at): the reference the fast counts must equal."""
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    counts = np.zeros((n_classes, int(np.sum(sizes))))
+    weight = np.ones(len(y)) if weight is None else weight
+    rows, columns = np.nonzero(codes >= 0)
+    np.add.at(counts, (y[rows], offsets[columns] + codes[rows, columns]), weight[rows])
+    return counts
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+def test_joint_cell_counts_equal_cell_by_cell_counts(monkeypatch, dtype):
+    monkeypatch.setattr(categorical, "KEY_ROWS", 1000)  # 9 slices of keys, the last one short
+    rng = np.random.default_rng(11)
+    # 50 classes × 101 cells: the third attribute is a group of its own, larger than JOINT_CELLS
+    sizes = np.array([2, 3, 100, 4, 4, 4, 4, 5, 2, 3])
+    n = 8_500  # 85 000 values: the joint-cell path
+    codes = (rng.random((n, len(sizes))) * sizes).astype(dtype)
+    y = rng.integers(0, 50, n)
+    fitted = CategoricalNB(n_categories=sizes).fit(codes, y)
+    np.testing.assert_array_equal(fitted.feature_count_, direct_counts(codes, y, sizes, 50))
+    assert categorical._attribute_runs(50, sizes + 1, categorical.JOINT_CELLS) == [[0, 1], [2], [3, 4], [5, 6], [7, 8, 9]]
+
+
+def test_joint_cell_counts_skip_missing_values_and_match_weighted_counts():
+    rng = np.random.default_rng(12)
+    sizes = np.array([3, 4, 2, 5, 3, 3, 4, 2])
+    n = 9_000
+    codes = (rng.random((n, len(sizes))) * sizes).astype(int)
+    codes[rng.random(codes.shape) < 0.15] = -1
+    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(codes[:, j], categories=list("pqrst")[: sizes[j]]) for j in range(len(sizes))})
+    y = rng.integers(0, 3, n)
+    unit = CategoricalNB().fit(X, y)
+    np.testing.assert_array_equal(unit.feature_count_, direct_counts(codes, y, sizes, 3))
+    doubled = CategoricalNB().fit(X, y, sample_weight=np.full(n, 2.0))  # the weighted path
+    np.testing.assert_array_equal(doubled.feature_count_, 2 * unit.feature_count_)
+
+
+def test_counted_batch_keeps_its_integer_codes_narrow_and_prediction_gets_intp(monkeypatch):
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 4, (200, 5)).astype(np.int8)
+    seen = []
+    count = CategoricalNB._count
+    monkeypatch.setattr(CategoricalNB, "_count", lambda self, codes, *rest: (seen.append(codes.dtype), count(self, codes, *rest))[1])
+    model = CategoricalNB(n_categories=4).fit(X, rng.integers(0, 2, 200))
+    assert seen == [np.int8]
+    assert model._encode(X, reset=False, training=False).dtype == np.intp
+    assert model._encode(X, reset=False, training=True).dtype == np.intp  # leave-one-out and the rows model: intp
+
+
+def test_fit_with_undeclared_classes_is_one_compute(sync, monkeypatch):
+    computes = []
+    compute = dask_engine.dask.compute
+    monkeypatch.setattr(dask_engine.dask, "compute", lambda *a, **k: (computes.append(len(a)), compute(*a, **k))[1])
+    rng = np.random.default_rng(14)
+    codes, y = rng.integers(0, 3, (400, 4)), rng.choice(["x", "y", "z"], 400)
+    fitted = CategoricalNB(n_categories=3).fit(da.from_array(codes, chunks=(25, -1)), da.from_array(y, chunks=25))
+    assert computes == [2]  # 16 blocks, split_every 8: two merges come back, the client merges them
+    np.testing.assert_array_equal(fitted.feature_count_, CategoricalNB(n_categories=3).fit(codes, y).feature_count_)
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 7, 8, 9, 17, 64, 65])
+@pytest.mark.parametrize("split_every", [2, 3, 8])
+def test_tree_reduce_combines_every_part_once(sync, n_parts, split_every):
+    parts = [dask.delayed(lambda i: [i])(i) for i in range(n_parts)]
+    combined = dask_engine._tree_reduce(parts, split_every, lambda *lists: sum(lists, []))
+    assert combined == list(range(n_parts))
+
+
+def test_merge_remaps_each_part_onto_the_union_of_classes():
+    a = dask_engine._Counts(np.array([1, 3]), {"class_count_": np.array([2.0, 5.0]), "feature_count_": np.array([[1.0, 1.0], [2.0, 3.0]])}, None)
+    b = dask_engine._Counts(np.array([2, 3]), {"class_count_": np.array([4.0, 1.0]), "feature_count_": np.array([[3.0, 1.0], [0.0, 1.0]])}, None)
+    weightless = dask_engine._Counts(np.array([0, 2]), None, None)  # its labels are classes, with nothing counted
+    merged = dask_engine._merge(a, weightless, b)
+    np.testing.assert_array_equal(merged.classes, [0, 1, 2, 3])
+    np.testing.assert_array_equal(merged.statistics["class_count_"], [0, 2, 4, 6])
+    np.testing.assert_array_equal(merged.statistics["feature_count_"], [[0, 0], [1, 1], [3, 1], [2, 4]])
+
+
+@pytest.mark.parametrize("model", [CategoricalNB(), AODE(), TAN(root=2), GaussianNB(), QDA()], ids=lambda m: type(m).__name__)
+def test_blocks_with_different_classes_give_the_in_memory_fit(sync, model):
+    """Rows sorted by class: most blocks hold one or two classes; one class's rows all weigh 0
+    (a class of the fit with nothing counted, as in memory)."""
+    rng = np.random.default_rng(15)
+    n = 240
+    y = np.sort(rng.choice(["ant", "bee", "cat", "dog"], n, p=[0.4, 0.3, 0.2, 0.1]))
+    if isinstance(model, (GaussianNB, QDA)):
+        X = pd.DataFrame(rng.normal(size=(n, 3)) + (y == "bee")[:, None], columns=["u", "v", "w"])
+    else:
+        X = pd.DataFrame({c: pd.Categorical(rng.choice(list("abc"), n), categories=list("abcd")) for c in ("u", "v", "w")})
+    weight = pd.Series(np.where(y == "cat", 0.0, 1.0 + np.arange(n) % 2))
+    memory = model.__class__(**model.get_params()).fit(X, y, sample_weight=weight)
+    X_dask, y_dask, w_dask = (dd.from_pandas(v, npartitions=7, sort=False) for v in (X, pd.Series(y), weight))
+    fitted = dask_engine.fit(model, X_dask, y_dask, w_dask, split_every=3)
+    assert fitted.class_count_[list(fitted.classes_).index("cat")] == 0
+    assert_same_fit(memory, fitted, X, X_dask)
