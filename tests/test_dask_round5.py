@@ -78,6 +78,21 @@ def test_counted_batch_keeps_its_integer_codes_narrow_and_prediction_gets_intp(m
     assert model._encode(X, reset=False, training=True).dtype == np.intp  # leave-one-out and the rows model: intp
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.uint64])
+@pytest.mark.parametrize("model", [CategoricalNB(n_categories=3), AODE(n_categories=3), TAN(n_categories=3)], ids=lambda m: type(m).__name__)
+def test_integer_codes_of_any_dtype_fit_as_int64_codes(dtype, model):
+    """uint64 codes are widened (with intp offsets they would promote to float64); the other
+    dtypes are counted as they are."""
+    rng = np.random.default_rng(16)
+    X, y = rng.integers(0, 3, (7_000, 10)), rng.integers(0, 2, 7_000)  # 70 000 values: the joint-cell path
+    narrow = model.__class__(**model.get_params()).fit(X.astype(dtype), y)
+    wide = model.__class__(**model.get_params()).fit(X, y)
+    for name in ("class_count_", "feature_count_", "pair_count_"):
+        if hasattr(wide, name):
+            np.testing.assert_array_equal(getattr(narrow, name), getattr(wide, name))
+    np.testing.assert_array_equal(narrow.predict_proba(X.astype(dtype)), wide.predict_proba(X))
+
+
 def test_fit_with_undeclared_classes_is_one_compute(sync, monkeypatch):
     computes = []
     compute = dask_engine.dask.compute

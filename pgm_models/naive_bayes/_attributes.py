@@ -43,8 +43,8 @@ class CategoricalAttributes:
     def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing: intp, except for a batch
         being counted (``_partial_fit`` sets ``_fit_weight``) of integer codes all inside their
-        domains, which is X itself in its own dtype (int8 codes widened to intp were a third of
-        CategoricalNB's fit; the counting reads them narrow)."""
+        domains, which is X itself in its own dtype if that casts safely to intp (int8 codes
+        widened to intp were a third of CategoricalNB's fit; the counting reads them narrow)."""
         columns, names = self._checked_columns(X, reset)
         if reset:
             declared = self._declared_sizes(len(columns))
@@ -63,8 +63,9 @@ class CategoricalAttributes:
             if X.size and X.min() >= 0 and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all())):
                 # all inside (whole-array reductions; per column only if need be): X itself,
                 # read-only, instead of masks and a copy of a large X
-                counting = training and hasattr(self, "_fit_weight")
-                codes = (X if counting else X.astype(np.intp, copy=False)).view()
+                # uint64 stays out: with intp offsets it would promote to float64
+                narrow = training and hasattr(self, "_fit_weight") and np.can_cast(X.dtype, np.intp)
+                codes = (X if narrow else X.astype(np.intp, copy=False)).view()
                 codes.flags.writeable = False
                 return codes
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
