@@ -140,10 +140,22 @@ class _Unstarted:
 
     def start(self, y):
         """A zeroed model along the block's labels, and those labels (None for no labels)."""
-        classes = np.sort(pd.unique(np.ravel(np.asarray(y))))  # as the in-memory fit finds them
+        classes = _sorted_labels(np.ravel(np.asarray(y)))
         if not len(classes):
             return None, classes
         return _zero_statistics(copy.deepcopy(self.model).partial_fit(self.stand_in, classes[:1], classes=classes)), classes
+
+
+def _sorted_labels(y: np.ndarray) -> np.ndarray:
+    """y's distinct labels, sorted (as the in-memory fit finds them, ``np.sort(pd.unique(y))``).
+    Integers in a range no wider than y is long are read off a ``bincount`` (1.6 ns a label
+    against ``pd.unique``'s 3.5: a tenth of CategoricalNB's counting)."""
+    if y.dtype.kind in "iu" and y.size and np.can_cast(y.dtype, np.intp):
+        low, high = int(y.min()), int(y.max())
+        if high - low < y.size:
+            offset = y if low == 0 else np.subtract(y, low, dtype=np.intp)
+            return (np.flatnonzero(np.bincount(offset)) + low).astype(y.dtype)
+    return np.sort(pd.unique(y))
 
 
 class _Counts:

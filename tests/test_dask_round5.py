@@ -160,3 +160,15 @@ def test_benchmark_places_block_i_on_worker_i_mod_2_with_its_labels():
         parts = [dask_scaling.make_block(seed, n) for seed, n in enumerate(dask_scaling.block_sizes(3001, 4))]
         np.testing.assert_array_equal(X.compute(), np.concatenate([p[0] for p in parts]))
         np.testing.assert_array_equal(y.compute(), np.concatenate([p[1] for p in parts]))
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([7, 3, 3, -1, 7, 12, 3]), np.arange(-100, 100, 3).astype(np.int8), np.array([5]), np.array([0, 10**9]),
+    np.array([2**40 + 1, 2**40]), np.array([4, 0, 4], dtype=np.uint16), np.array([3, 1], dtype=np.uint64),
+    np.array(["b", "a", "b"]), np.array([True, False]), np.array([1.5, 0.5, 1.5]), np.array([], dtype=np.int64),
+], ids=lambda v: f"{v.dtype}-{v.size}")
+def test_block_labels_are_the_sorted_distinct_labels_in_their_dtype(labels):
+    found = dask_engine._sorted_labels(labels)
+    expected = np.sort(pd.unique(labels))  # what the in-memory fit finds
+    np.testing.assert_array_equal(found, expected)
+    assert found.dtype == expected.dtype
