@@ -144,16 +144,17 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         n_classes, radix = len(self.classes_), self.n_categories_ + 1
         groups = _attribute_runs(n_classes, radix, JOINT_CELLS)
         tables = [np.zeros(n_classes * int(np.prod(radix[g])), dtype=np.int64) for g in groups]
+        shifts = [_missing_shift(radix[g]) for g in groups]  # code −1 (missing) is digit 0
         key = np.empty(min(len(codes), KEY_ROWS), dtype=np.intp)
         for start in range(0, len(codes), KEY_ROWS):
             block = codes[start : start + KEY_ROWS]
             keys = key[: len(block)]
-            for group, table in zip(groups, tables):
+            for group, table, shift in zip(groups, tables, shifts):
                 np.copyto(keys, class_index[start : start + KEY_ROWS], casting="unsafe")
                 for j in group:
                     keys *= radix[j]
                     np.add(keys, block[:, j], out=keys, casting="unsafe")
-                keys += _missing_shift(radix[group])  # code −1 (missing) is digit 0
+                keys += shift
                 table += np.bincount(keys, minlength=table.size)
         margins = []
         for group, table in zip(groups, tables):
