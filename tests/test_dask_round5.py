@@ -172,3 +172,20 @@ def test_block_labels_are_the_sorted_distinct_labels_in_their_dtype(labels):
     expected = np.sort(pd.unique(labels))  # what the in-memory fit finds
     np.testing.assert_array_equal(found, expected)
     assert found.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("model", [CategoricalNB(n_categories=4), AODE(n_categories=4)], ids=lambda m: type(m).__name__)
+def test_a_frame_of_integer_columns_fits_and_predicts_as_its_array(model):
+    """Parquet's integer columns take the integer-codes path: one array in the fitted column order."""
+    rng = np.random.default_rng(17)
+    codes, y = rng.integers(0, 4, (7_000, 10)), rng.integers(0, 3, 7_000)
+    frame = pd.DataFrame(codes, columns=[f"x{j}" for j in range(10)])
+    from_frame = model.__class__(**model.get_params()).fit(frame, y)
+    from_array = model.__class__(**model.get_params()).fit(codes, y)
+    for name in ("feature_count_", "pair_count_"):
+        if hasattr(from_array, name):
+            np.testing.assert_array_equal(getattr(from_frame, name), getattr(from_array, name))
+    shuffled = frame[frame.columns[::-1]].iloc[:500]  # matched by name
+    np.testing.assert_array_equal(from_frame.predict_proba(shuffled), from_array.predict_proba(codes[:500]))
+    with pytest.raises(ValueError, match=r"column 'x3' has value\(s\) \['7'\] outside its domain"):
+        model.__class__(**model.get_params()).fit(frame.assign(x3=np.where(np.arange(7_000) == 5, 7, frame["x3"])), y)

@@ -58,6 +58,9 @@ class CategoricalAttributes:
                     f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
                     "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"
                 )
+        if isinstance(X, pd.DataFrame) and _one_integer_dtype(columns):
+            # integer columns (Parquet's, say) in the fitted order: one array, for the integer-codes path
+            X = _stacked(columns, columns[0].dtype)
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
             if X.size and X.min() >= 0 and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all())):
@@ -138,14 +141,20 @@ def _columns(X) -> list:
     return list(array.T)
 
 
-def _stacked(codes: list) -> np.ndarray:
+def _stacked(codes: list, dtype=np.intp) -> np.ndarray:
     """(N, F) integer codes from the F attributes' code arrays, laid out attribute by attribute
     (Fortran order): each column one contiguous copy. np.column_stack writes each row's F codes
     apart (Categorical codes are int8) and a cast copies them again: 3 times as long at 45 000 × 30."""
-    stacked = np.empty((len(codes), len(codes[0])), dtype=np.intp)
+    stacked = np.empty((len(codes), len(codes[0])), dtype=dtype)
     for j, column in enumerate(codes):
         stacked[j] = column
     return stacked.T
+
+
+def _one_integer_dtype(columns) -> bool:
+    """Columns that are NumPy arrays of one integer dtype."""
+    dtypes = {c.dtype for c in columns}
+    return len(dtypes) == 1 and all(isinstance(c, np.ndarray) for c in columns) and next(iter(dtypes)).kind in "iu"
 
 
 def _is_integer_matrix(X) -> bool:
