@@ -9,11 +9,11 @@ by block by seeded tasks (never whole in one process, except for the in-memory b
 1. For each size in ``--rows``: CategoricalNB and AODE fitted in memory by this process (the
    generated blocks concatenated first, at most ``--memory-rows`` rows of them: the data that
    fits one process; the fit alone is timed), and on a LocalCluster of 1 and of 2
-   single-threaded worker processes with the blocks already in the workers' memory
-   (``persist``), the fit alone timed; peak RSS per worker during the fits. Both are given the
-   same input (int8 attribute codes, int64 labels, whole blocks of the same seeds), and each
-   repeat times an in-memory fit right before a dask fit, so that load from other processes
-   falls on both alike. The smallest size is the overhead case (the dask fit's time over the
+   single-threaded worker processes with the blocks already in the workers' memory, spread
+   evenly over them (``placed_data``), the fit alone timed; peak RSS per worker during the
+   fits. Both are given the same input (int8 attribute codes, int64 labels, whole blocks of
+   the same seeds), and each repeat times an in-memory fit right before a dask fit, so that
+   load from other processes falls on both alike. The smallest size is the overhead case (the dask fit's time over the
    in-memory fit's).
 2. Out of core: the workers write ``--ooc-rows`` rows as Parquet files (int64 columns, the
    data in memory larger than all workers' memory limits together), then fit from the files
@@ -69,6 +69,29 @@ def dask_data(n_rows: int, n_blocks: int):
     blocks = [dask.delayed(make_block, nout=2)(seed, size) for seed, size in enumerate(block_sizes(n_rows, n_blocks))]
     X = da.concatenate([da.from_delayed(x, (size, N_ATTRIBUTES), np.int8) for (x, _), size in zip(blocks, block_sizes(n_rows, n_blocks))])
     y = da.concatenate([da.from_delayed(v, (size,), np.int64) for (_, v), size in zip(blocks, block_sizes(n_rows, n_blocks))])
+    return X, y
+
+
+def placed_data(client, n_rows: int, n_blocks: int):
+    """``dask_data``'s blocks made and kept on the workers in turn (block i on worker i mod W,
+    its X and y together): left to the scheduler, 16 blocks landed 10 and 6 on 2 workers
+    in one run of three, which caps 2 workers at 1.6 times one before any counting."""
+    import operator
+
+    import dask
+    import dask.array as da
+    from distributed import wait
+
+    workers = sorted(client.scheduler_info()["workers"])
+    xs, ys = [], []
+    for seed, size in enumerate(block_sizes(n_rows, n_blocks)):
+        where = [workers[seed % len(workers)]]
+        block = client.submit(make_block, seed, size, workers=where, pure=False)
+        xs.append(da.from_delayed(client.submit(operator.itemgetter(0), block, workers=where), (size, N_ATTRIBUTES), np.int8))
+        ys.append(da.from_delayed(client.submit(operator.itemgetter(1), block, workers=where), (size,), np.int64))
+        del block
+    X, y = dask.persist(da.concatenate(xs), da.concatenate(ys))  # keys of their own, where the blocks are
+    wait([X, y])
     return X, y
 
 
@@ -138,9 +161,6 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
     one process; the faster of one ``fit`` and ``partial_fit`` over slices) and of dask fits of all ``n_rows`` on 1 and 2 workers, per model. Each repeat
     times an in-memory fit and then a dask fit, so that on a shared machine both meet the same
     load; every time is the best of its repeats (the in-memory one over both clusters)."""
-    import dask
-    from distributed import wait
-
     sizes = block_sizes(n_rows, n_blocks)
     in_memory = np.cumsum(sizes) <= max(memory_rows, sizes[0])  # whole blocks: the same rows the workers make
     parts = [make_block(seed, size) for seed, size in enumerate(sizes) if in_memory[seed]]
@@ -153,8 +173,7 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
     for n_workers in (1, 2):
         local, client = cluster(n_workers)
         try:
-            X, y = dask.persist(*dask_data(n_rows, n_blocks))  # the blocks in the workers' memory before any timing
-            wait([X, y])
+            X, y = placed_data(client, n_rows, n_blocks)  # the blocks in the workers' memory before any timing
             for name in MODELS:
                 # warm: every worker imports pgm_models and counts once (warming on one block left the other
                 # worker's import, seconds, inside the first timed fit)
@@ -244,7 +263,7 @@ def _run(args, argv) -> int:
              "and `partial_fit` over the slices a worker counts a block in (larger sizes are "
              "made only block by block on the workers and never held by one process; the rate is rows/s of what it "
              "fitted). Dask: LocalCluster of single-threaded worker processes, the "
-             "blocks already in the workers' memory, the fit alone. Both fit the same input (int8 codes, int64 "
+             "blocks already in the workers' memory (block i made on worker i mod W), the fit alone. Both fit the same input (int8 codes, int64 "
              "labels); every repeat times an in-memory fit right before a dask fit (the same load on both), best of "
              f"{args.repeats} each. Peak: the largest worker's peak RSS during the "
              "fits (its share of the blocks included).", "",

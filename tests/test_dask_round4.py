@@ -32,13 +32,16 @@ def vote():
 
 def test_labels_found_block_by_block_are_the_sorted_distinct_labels(sync):
     labels = np.array(["b"] * 5 + ["a"] * 4 + ["c"] + ["b"] * 3)  # 'c' in one block only
+    codes = (np.arange(len(labels))[:, None] + np.arange(2)) % 3
     for split_every in (2, 3, 8):
-        found = dask_engine._distinct_labels(da.from_array(labels, chunks=4), split_every)
-        np.testing.assert_array_equal(found, ["a", "b", "c"])
+        found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes, chunks=(4, -1)), da.from_array(labels, chunks=4), split_every=split_every)
+        np.testing.assert_array_equal(found.classes_, ["a", "b", "c"])
     series = dd.from_pandas(pd.Series(labels), npartitions=3, sort=False)
-    np.testing.assert_array_equal(dask_engine._distinct_labels(series, 2), ["a", "b", "c"])
-    integers = da.from_array(np.array([7, 3, 3, -1, 7, 12, 3]), chunks=2)
-    np.testing.assert_array_equal(dask_engine._distinct_labels(integers, 2), [-1, 3, 7, 12])
+    frame = dd.from_pandas(pd.DataFrame(codes, columns=["u", "v"]), npartitions=3, sort=False)
+    np.testing.assert_array_equal(dask_engine.fit(CategoricalNB(n_categories=3), frame, series, split_every=2).classes_, ["a", "b", "c"])
+    integers = np.array([7, 3, 3, -1, 7, 12, 3])
+    found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes[:7], chunks=(2, -1)), da.from_array(integers, chunks=2), split_every=2)
+    np.testing.assert_array_equal(found.classes_, [-1, 3, 7, 12])
 
 
 def test_a_class_seen_in_the_last_block_only_is_a_class_of_the_fit(sync):
@@ -90,10 +93,10 @@ def test_gaussian_moments_merged_slice_by_slice_agree_to_1e_12(sync, slices_of_7
     assert_same_fit(model.__class__().fit(X, y), fitted, X, X_dask)
 
 
-def test_slice_rows_hold_2_to_the_19_values_or_16_per_statistics_cell():
+def test_slice_rows_hold_2_to_the_21_values_or_16_per_statistics_cell():
     rng = np.random.default_rng(6)
     naive = CategoricalNB(n_categories=4).fit(rng.integers(0, 4, (20, 10)), rng.integers(0, 3, 20))
-    assert dask_engine._slice_rows(naive, 10) == 2**19 // 10  # statistics: 3 + 3 × 40 cells, far fewer
+    assert dask_engine._slice_rows(naive, 10) == 2**21 // 10  # statistics: 3 + 3 × 40 cells, far fewer
     tan = TAN(n_categories=30).fit(rng.integers(0, 30, (50, 40)), rng.integers(0, 2, 50))
     # the pair tensor: 2 classes × (40 × 31)² cells (30 values and a missing cell per attribute)
     assert dask_engine._slice_rows(tan, 40) == 16 * (2 + 2 * (40 * 31) ** 2) // 40 == 1_230_080

@@ -30,6 +30,33 @@ from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
+JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
+KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
+# below this many values, setting up the joint tables (~0.15 ms) costs more than counting cell by
+# cell (4 096 rows × 10 attributes: 0.23 against 0.18 ms; 16 384 rows: 0.41 against 0.72 ms)
+JOINT_MIN_VALUES = 1 << 16
+
+
+def _attribute_runs(n_classes: int, radix, limit: int) -> list:
+    """Consecutive runs of attributes whose joint table with the class, n_classes × Π radix_j
+    cells, stays within ``limit`` cells (an attribute alone may exceed it)."""
+    runs, cells = [], limit + 1
+    for j, size in enumerate(int(r) for r in radix):
+        if cells * size <= limit:
+            runs[-1].append(j)
+            cells *= size
+        else:
+            runs.append([j])
+            cells = n_classes * size
+    return runs
+
+
+def _missing_shift(radix) -> int:
+    """What adding 1 to every code adds to a mixed-radix key: Σ_j the place value of digit j."""
+    places = np.cumprod(np.append(radix[1:], 1)[::-1])[::-1]
+    return int(places.sum())
+
+
 class CategoricalNB(CategoricalAttributes, DiscreteNB):
     """Naive Bayes on categorical attributes with conjugate Dirichlet priors.
 
@@ -87,10 +114,14 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(n_rows, self._n_design_columns()))
 
     def _batch_counts(self, codes, class_index, weight):
-        """N_kjs as one weighted count of (class, attribute value) cells, a block of rows at a
-        time: the same numbers as the one-hot design's product without its N × F entries, and
-        the block's temporaries stay in cache (fresh full-size arrays cost more in page faults
-        than the counting). A missing value counts in a spare last cell, dropped."""
+        """N_kjs of one batch: with unit weights and at least ``JOINT_MIN_VALUES`` values, by
+        counting joint cells (``_unit_counts``); otherwise as one weighted count of (class,
+        attribute value) cells, a block of rows at a time: the same numbers as the one-hot
+        design's product without its N × F entries, and the block's temporaries stay in cache
+        (fresh full-size arrays cost more in page faults than the counting). A missing value
+        counts in a spare last cell, dropped."""
+        if codes.size >= JOINT_MIN_VALUES and (weight == 1).all():
+            return self._unit_counts(codes, class_index)
         n_cells, offsets = self._n_design_columns(), self._offsets()
         spare = len(self.classes_) * n_cells
         counts = np.zeros(spare + 1)
@@ -101,6 +132,37 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             flat[block < 0] = spare
             counts += np.bincount(flat.ravel(), np.repeat(weight[start : start + rows], n_attributes), spare + 1)
         return counts[:-1].reshape(len(self.classes_), n_cells)
+
+    def _unit_counts(self, codes, class_index):
+        """N_kjs of rows of weight 1 from the joint cells of a group of attributes: each row's
+        (class, x_a, .., x_b) is one mixed-radix key (a missing value is a cell of its own), the
+        keys of a group are counted by one ``np.bincount`` of N keys (not N × F cells), and each
+        attribute's counts are the margins of its group's table. Groups are runs of attributes
+        whose table has at most ``JOINT_CELLS`` cells (a single attribute may have more). The
+        keys are made a slice of rows at a time in one buffer that stays in cache, reading the
+        codes in their own dtype (int8 for small domains). Integer counts: exact."""
+        n_classes, radix = len(self.classes_), self.n_categories_ + 1
+        groups = _attribute_runs(n_classes, radix, JOINT_CELLS)
+        tables = [np.zeros(n_classes * int(np.prod(radix[g])), dtype=np.int64) for g in groups]
+        shifts = [_missing_shift(radix[g]) for g in groups]  # code −1 (missing) is digit 0
+        key = np.empty(min(len(codes), KEY_ROWS), dtype=np.intp)
+        for start in range(0, len(codes), KEY_ROWS):
+            block = codes[start : start + KEY_ROWS]
+            keys = key[: len(block)]
+            for group, table, shift in zip(groups, tables, shifts):
+                np.copyto(keys, class_index[start : start + KEY_ROWS], casting="unsafe")
+                for j in group:
+                    keys *= radix[j]
+                    np.add(keys, block[:, j], out=keys, casting="unsafe")
+                keys += shift
+                table += np.bincount(keys, minlength=table.size)
+        margins = []
+        for group, table in zip(groups, tables):
+            table = table.reshape(n_classes, *radix[group])
+            for axis in range(1, len(group) + 1):
+                others = tuple(a for a in range(1, len(group) + 1) if a != axis)
+                margins.append(table.sum(axis=others)[:, 1:])  # the missing digit dropped
+        return np.concatenate(margins, axis=1).astype(float)
 
     def _prior_concentration(self, alpha):
         cells = np.repeat(np.broadcast_to(alpha, (self.n_features_in_,)), self.n_categories_)
