@@ -49,7 +49,7 @@ import scipy.sparse as sp
 from dask.dataframe.dask_expr._expr import are_co_aligned
 from sklearn.base import clone
 
-from pgm_models._validation import check_n_rows, sorted_classes
+from pgm_models._validation import check_labels, check_n_rows, sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
 from pgm_models.evidence import EmpiricalBayes
@@ -115,7 +115,7 @@ def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
     block's task (a graph key of its own made one more task, and a transfer between workers,
     before any block could start)."""
     count = dask.delayed(functools.partial(_block_statistics, template), pure=False)
-    blocks = [count(*block) for block in _blocks(X, y, weight)]
+    blocks = [count(index, *block) for index, block in enumerate(_blocks(X, y, weight))]
     merged = _tree_reduce(blocks, split_every, _merge)
     if merged.statistics is None:
         raise ValueError("sample_weight is zero for every row (or X has no rows): there is nothing to learn from")
@@ -167,7 +167,23 @@ class _Counts:
         self.classes, self.statistics, self.full = classes, statistics, full
 
 
-def _block_statistics(template, X, y, weight) -> _Counts:
+def _block_statistics(template, index: int, X, y, weight) -> _Counts:
+    """``_counted_block``; a failure caused by a missing label (NaN, None, pd.NA: sorting or
+    mapping the labels fails on it) is reported as the in-memory fit reports it, with the row
+    counted within block ``index`` (its rows' numbers in the whole collection are not known
+    here), and the labels are checked only then (looking for missing strings costs a fair share
+    of a block's counting)."""
+    try:
+        return _counted_block(template, X, y, weight)
+    except (TypeError, ValueError):
+        try:
+            check_labels(y)
+        except ValueError as missing:
+            raise ValueError(f"block {index} of y: {missing} (rows counted from the block's first row)") from None
+        raise
+
+
+def _counted_block(template, X, y, weight) -> _Counts:
     """A block's statistics: a copy of the zeroed template after ``partial_fit`` on the block's
     rows, a slice at a time (no statistics for a block with no rows or no weight: it has
     nothing to count, but its labels are classes all the same).

@@ -189,3 +189,21 @@ def test_a_frame_of_integer_columns_fits_and_predicts_as_its_array(model):
     np.testing.assert_array_equal(from_frame.predict_proba(shuffled), from_array.predict_proba(codes[:500]))
     with pytest.raises(ValueError, match=r"column 'x3' has value\(s\) \['7'\] outside its domain"):
         model.__class__(**model.get_params()).fit(frame.assign(x3=np.where(np.arange(7_000) == 5, 7, frame["x3"])), y)
+
+
+@pytest.mark.parametrize("missing, dtype", [(None, object), (pd.NA, "string"), (np.nan, float)])
+@pytest.mark.parametrize("declared", [False, True])
+def test_a_missing_label_is_the_in_memory_error_located_in_its_block(sync, missing, dtype, declared):
+    """None and pd.NA failed the labels' sort with "boolean value of NA is ambiguous"; a NaN's row
+    was given within its block as if in the whole y. Now: the in-memory message, its block, and the
+    row counted from the block's first row (row 7 of 9 is row 1 of the third block of 3)."""
+    values = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, missing, 2.0] if dtype is float else ["p", "q"] * 3 + ["p", missing, "q"]
+    y = pd.Series(values, dtype=dtype)
+    X = pd.DataFrame({"a": pd.Categorical(list("xyxyxyxyx"))})
+    with pytest.raises(ValueError, match=r"y has 1 missing label\(s\) \(NaN/None\), first at row 7"):
+        CategoricalNB().fit(X, y)
+    X_dask, y_dask = dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    if declared:  # a Categorical y with known categories: the classes are declared, the labels mapped per slice
+        y_dask = y_dask.astype(pd.CategoricalDtype(sorted(v for v in set(values) if not pd.isna(v))))
+    with pytest.raises(ValueError, match=r"block 2 of y: y has 1 missing label\(s\) \(NaN/None\), first at row 1; .* \(rows counted from the block's first row\)"):
+        CategoricalNB().fit(X_dask, y_dask)
