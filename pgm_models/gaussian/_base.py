@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._threads import single_blas_thread
 from pgm_models._validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
@@ -90,6 +91,7 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         self.feature_scatter_ = np.zeros((n_classes, p, p) if self.full_scatter else (n_classes, p))
         self._prior = None  # the default prior is scaled to this first batch: set from its moments in _count
 
+    @single_blas_thread  # the moments' products gain nothing from a second thread here, and lose under load
     def _count(self, X, class_index, weight):
         batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter)
         if self._prior is None:

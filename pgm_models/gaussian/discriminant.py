@@ -43,6 +43,7 @@ import scipy.linalg
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._threads import single_blas_thread
 from pgm_models._validation import as_array_like
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
@@ -186,6 +187,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
                 ) from None
         return np.stack(factors)
 
+    @single_blas_thread  # (N × p)(p × p) products: two OpenBLAS threads took 2–9× as long (BENCHMARKS.md)
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":
             return self.posterior_.log_predictive(X)
@@ -297,6 +299,7 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     shared_covariance = True
 
+    @single_blas_thread  # the (N × p)(p × K) product: two OpenBLAS threads took 8× as long at 1e4 rows
     def _log_posterior_scores(self, X, estimate):
         """Under a plug-in estimate, the linear discriminants (x − c)ᵀ Σ⁻¹(μ_k − c) − ½‖L⁻¹(μ_k − c)‖²
         + log π_k, c the mean of the class means: log p(x, y = k) less −½‖L⁻¹(x − c)‖² and the
