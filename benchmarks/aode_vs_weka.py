@@ -132,7 +132,8 @@ def main(argv=None) -> int:
             rows.append(row)
             print(row, flush=True)
     if args.write:
-        command = "python -m benchmarks.aode_vs_weka " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m benchmarks.aode_vs_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
+                                                              if a not in (args.write, "--write"))
         lines = ["", HEADING, "",
                  f"Command: `{command.strip()}` — median of {args.repeats} runs, the two sides alternating. End to end: reading both ARFF files, "
                  "fit, predict (Weka: JVM start-up included). Model: fit + predict only (Weka: buildClassifier + "

@@ -28,6 +28,8 @@ def test_aode_benchmark_runs_without_weka(tmp_path):
     out = tmp_path / "b.md"
     assert aode_vs_weka.main(["--rows", "300", "--attributes", "5", "--repeats", "1", "--no-weka", "--write", str(out)]) == 0
     assert "| synthetic 300 × 5 |" in out.read_text()
+    # the command a reader can rerun: the output file is not part of it
+    assert "Command: `python -m benchmarks.aode_vs_weka --rows 300 --attributes 5 --repeats 1 --no-weka`" in out.read_text()
 
 
 def test_synthetic_aode_data_is_valid_arff(tmp_path):
