@@ -81,3 +81,25 @@ def test_bad_settings_are_named(settings, message):
     X, y = load_dataset("weather.nominal")
     with pytest.raises(ValueError, match=message):
         run_zoo(X, y, **settings)
+
+
+def test_the_zoo_leaves_r_hat_and_ess_to_its_own_verification(monkeypatch):
+    """PyMC's convergence checks would compute R-hat and ESS a second time (check_posterior and
+    check_sampler compute them): the zoo turns them off, and keeps 1000 tuning steps."""
+    from pgm_models import sampling
+
+    class Captured(Exception):
+        pass
+
+    seen = {}
+
+    def capture(model, **kwargs):
+        seen.update(kwargs)
+        raise Captured
+
+    monkeypatch.setattr(sampling, "sample", capture)
+    X, y = load_dataset("weather.nominal")
+    models = [entry for entry in applicable_models(X) if entry[0] == "CategoricalNB"]
+    with pytest.raises(Captured):
+        run_zoo(X, y, models=models)
+    assert seen["compute_convergence_checks"] is False and seen["tune"] == 1000 and seen["draws"] == 1000
