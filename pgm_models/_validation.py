@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import column_or_1d
 
 from pgm_models.conjugate import ESTIMATES, PosteriorDraw
+from pgm_models.conjugate.dirichlet import is_finite_nonnegative
 
 
 def check_estimate(estimate):
@@ -26,8 +27,7 @@ def check_concentration(value, name: str, length: int | None = None, length_name
         raise ValueError(f"{name} must be a number ≥ 0 or a 1-D array of them, got {value!r}")
     if array.ndim == 1 and length is not None and array.shape[0] != length:
         raise ValueError(f"{name} has {array.shape[0]} entries; expected {length} (one per {length_name})")
-    # the smallest ≥ 0 (NaN fails it) and the largest finite: two reductions, no mask
-    if not (array.min(initial=np.inf) >= 0 and np.isfinite(array.max(initial=0.0))):
+    if not is_finite_nonnegative(array):
         raise ValueError(f"{name} must be finite and ≥ 0, got {value!r}")
     return array
 

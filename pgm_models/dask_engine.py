@@ -242,7 +242,7 @@ def _merge(*parts: _Counts) -> _Counts:
     """The parts' statistics added along the sorted union of their classes."""
     classes = parts[0].classes
     if any(not np.array_equal(p.classes, classes) for p in parts[1:]):
-        classes = np.sort(pd.unique(np.concatenate([p.classes for p in parts])))
+        classes = _sorted_labels(np.concatenate([p.classes for p in parts]))
     counted = [_on_classes(p, classes) for p in parts if p.statistics is not None]
     merged = counted[0] if counted else None
     for other in counted[1:]:
