@@ -103,6 +103,14 @@ def as_array_like(X):
     return np.asarray(X)
 
 
+def check_unique_columns(X) -> None:
+    """A DataFrame whose columns each have their own name: a name given twice would be counted,
+    or matched at predict, as whichever copy came first."""
+    if isinstance(X, pd.DataFrame) and not X.columns.is_unique:
+        repeated = X.columns[X.columns.duplicated()].unique().tolist()
+        raise ValueError(f"X has repeated column name(s) {repeated}: every column needs its own name")
+
+
 def check_n_rows(X_rows: int, y_rows: int) -> None:
     if X_rows == 0:
         raise ValueError("X is empty (0 rows): at least one row is needed")

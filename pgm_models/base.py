@@ -41,6 +41,7 @@ from pgm_models._validation import (
     check_labels,
     check_n_draws,
     check_n_rows,
+    check_unique_columns,
     check_sample_weight,
     sorted_classes,
 )
@@ -235,6 +236,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         fitted_columns = getattr(self, "_fitted_columns", None)
         if not reset and fitted_columns is not None and isinstance(X, pd.DataFrame) and X.columns.is_(fitted_columns):
             return X  # the very columns checked in fit (a row slice of the training frame shares them)
+        check_unique_columns(X)
         names = getattr(self, "feature_names_in_", None)
         if (
             not reset

@@ -260,3 +260,17 @@ def test_without_weka_the_aode_table_is_replaced_by_a_note_under_its_own_heading
     runner.main(["--only", "aode_vs_weka", "--quick", "--output", str(out)])
     text = out.read_text()
     assert "| old | table |" not in text and text.count(aode_vs_weka.HEADING) == 1 and "Not run: Weka 3.6" in text
+
+
+def test_cv_under_load_times_one_cv_and_repeated_cvs(tmp_path):
+    from benchmarks import cv_under_load
+    from pgm_models import GaussianNB
+    from pgm_models.datasets import load_dataset
+
+    first, per_cv = cv_under_load._cv_seconds(GaussianNB(), load_dataset("iris"), min_seconds=0.3)
+    assert 0 < per_cv and 0 < first
+    out = tmp_path / "B.md"
+    assert cv_under_load.main(["--repeats", "1", "--busy", "0", "--min-seconds", "0", "--write", str(out)]) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "ms" not in line]
+    assert [row.split(" | ")[0] for row in rows] == ["| LogisticRegression, vote", "| GaussianNB, iris", "| LDA, iris", "| QDA, iris"]
+    assert all(len(row.strip("|").split("|")) == 7 for row in rows)
