@@ -163,9 +163,12 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
         return None
     # a missing value goes to one extra column, which the derivation does not read
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
-    no_cell = np.full(len(layout.sizes), n_values)
-    values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
-    values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
+    if every_row and (weight == 1).all():
+        values = _bit_counts(codes, layout.value_starts, class_index, n_classes, n_values)
+    else:
+        no_cell = np.full(len(layout.sizes), n_values)
+        values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
+        values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
     of_attribute = layout.attribute_of_value_cell[:, None] == np.arange(len(layout.sizes))  # (T, F)
     diagonal = np.diagonal(values[:, :, product_rows] if not every_row else values, axis1=1, axis2=2)
     value_to_missing = diagonal[:, :, None] - values @ of_attribute  # (K, rows, F): C[k, s, m_j]
@@ -181,6 +184,25 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     counts[:, missing[:, None], value] = missing_to_value
     missing_total = np.bincount(class_index, weight, n_classes)[:, None] - diagonal @ of_attribute  # (K, F): C[k, m_i, m_i]
     counts[:, missing[:, None], missing] = missing_total[:, :, None] - missing_to_value @ of_attribute
+    return counts
+
+
+# Rows counted per call of the bit-set kernel: its bit sets (K·T bits a row) stay within 8 MB
+BITSET_BYTES = 1 << 23
+
+
+def _bit_counts(codes, value_starts, class_index, n_classes: int, n_values: int) -> np.ndarray:
+    """(K, T, T) counts of the value cells of unit-weight rows, by the bit sets of
+    ``pgm_models.semi_naive._bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
+    then read from its on-disk cache), a chunk of rows at a time."""
+    from pgm_models.semi_naive._bitsets import add_value_pair_counts
+
+    counts = np.zeros((n_classes, n_values, n_values))
+    # one compiled kernel for every integer dtype of the codes and the class indices
+    codes, class_index = np.asarray(codes, dtype=np.intp), np.asarray(class_index, dtype=np.intp)
+    rows = 64 * max(1, BITSET_BYTES // (8 * n_classes * n_values))
+    for start in range(0, len(codes), rows):
+        add_value_pair_counts(codes, value_starts, class_index, start, min(start + rows, len(codes)), counts)
     return counts
 
 
