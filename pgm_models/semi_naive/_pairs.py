@@ -6,7 +6,8 @@ has exactly F ones, and for each class k the K × T' × T' tensor
 
     C[k, s, t] = Σ_i w_i 1{y_i = k} D[i, s] D[i, t]
 
-holds every count the semi-naive models need, built by one one-hot product per class:
+holds every count the semi-naive models need, built by one one-hot product per class (or, for
+rows of weight 1 on large data, by the bit sets of ``pgm_models.semi_naive._bitsets``):
 C[k, s, s] is N(y=k, cell s) (so the diagonal gives naive Bayes' counts), C[k, s, t] is
 N(y=k, s, t), and the missing cells give the available-case denominators Weka uses.
 Memory: K·T'² floats for AODE and TAN, which use every pair (vote: 2 × 48², a 50k × 30 set
@@ -139,9 +140,11 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
         C[k, s, m_j] = C[k, s, s] − Σ_{v ∈ j} C[k, s, v],   C[k, m_i, m_i] = n_k − Σ_{u ∈ i} C[k, u, u],
         C[k, m_i, m_j] = C[k, m_i, m_i] − Σ_{v ∈ j} C[k, v, m_i]   (for j = i the sum is 0),
 
-    exact differences of whole numbers. Other weights put every cell in the product (a count
-    derived by subtraction would carry a rounding error where it should be 0), and so does small
-    data (``DIRECT_PRODUCT_WORK``): the same whole-number counts."""
+    exact differences of whole numbers. With unit weights (every row counted once) the value
+    cells' counts of every row of C come from bit sets instead of the product (``_bit_counts``).
+    Other weights put every cell in the product (a count derived by subtraction would carry a
+    rounding error where it should be 0), and so does small data (``DIRECT_PRODUCT_WORK``): the
+    same whole-number counts."""
     if len(codes) * layout.n_cells**2 > DIRECT_PRODUCT_WORK and np.array_equal(weight, np.round(weight)):
         derived = _derived_pair_counts(layout, codes, class_index, weight, n_classes, pair_rows)
         if derived is not None:
@@ -150,8 +153,8 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
 
 
 def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows):
-    """``pair_counts`` with whole-number weights by the value cells' product and the subtractions
-    above, for rows of C that are every cell or one attribute's value cells (else None)."""
+    """``pair_counts`` with whole-number weights by the value cells' product (or bit sets) and the
+    subtractions above, for rows of C that are every cell or one attribute's value cells (else None)."""
     rows = np.arange(layout.n_cells)[pair_rows]
     n_values = len(layout.value_cells)
     position = np.full(layout.n_cells, -1)
@@ -161,11 +164,11 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     one_attribute = value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
     if not (every_row or one_attribute):
         return None
-    # a missing value goes to one extra column, which the derivation does not read
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
     if every_row and (weight == 1).all():
         values = _bit_counts(codes, layout.value_starts, class_index, n_classes, n_values)
     else:
+        # a missing value goes to one extra column, which the derivation does not read
         no_cell = np.full(len(layout.sizes), n_values)
         values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
         values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
