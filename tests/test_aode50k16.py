@@ -131,3 +131,29 @@ def test_dense_and_sparse_scoring_products_agree(estimate, monkeypatch):
     finite = np.isfinite(sparse_scores)
     np.testing.assert_allclose(dense_scores[finite], sparse_scores[finite], rtol=1e-13)
     np.testing.assert_allclose(model.predict_proba(X[:120], estimate=estimate), sparse, rtol=1e-12, atol=1e-300)
+
+
+def test_bit_sets_count_without_a_writable_cache(monkeypatch):
+    """Where numba finds no folder to cache the compiled kernel in, it is compiled in the process
+    (numba would refuse the cached definition): the same counts. (Compiles the kernel once more.)"""
+    import importlib
+
+    from numba.core import caching
+
+    from pgm_models.semi_naive import _bitsets
+
+    rng = np.random.default_rng(9)
+    codes, class_index = _codes(rng, 200, [3, 2], [0.1, 0.0]), rng.integers(0, 2, 200)
+    layout = _pairs.PairLayout([3, 2])
+    cache_impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.59
+    monkeypatch.setattr(cache_impl, "_locator_classes", [])
+    try:
+        uncached = importlib.reload(_bitsets)
+        assert uncached.add_value_pair_counts._cache.__class__.__name__ == "NullCache"
+        counts = np.zeros((2, 5, 5))
+        uncached.add_value_pair_counts(codes, layout.value_starts, class_index, 0, 200, counts)
+    finally:
+        monkeypatch.undo()
+        importlib.reload(_bitsets)
+    expected = _brute_force_pairs(layout, codes, class_index, np.ones(200), 2)
+    np.testing.assert_array_equal(counts, expected[:, layout.value_cells[:, None], layout.value_cells])

@@ -27,7 +27,17 @@ def _popcount(typingctx, word):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
-@numba.njit(cache=True, nogil=True)
+def _compiled(function):
+    """``function`` compiled once and kept in numba's on-disk cache (beside this file, else in the
+    user's cache folder); where neither can be written (numba refuses such a cache when the
+    function is defined), compiled in each process instead."""
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError:
+        return numba.njit(nogil=True)(function)
+
+
+@_compiled
 def add_value_pair_counts(codes, value_starts, class_index, start, stop, counts):
     """Add to ``counts`` (K, T, T) the pair counts of value cells of rows ``start:stop``:
     ``codes`` (N, F) integer codes (−1 missing: no cell), ``value_starts`` (F,) each attribute's
