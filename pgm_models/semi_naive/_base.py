@@ -243,12 +243,12 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     @staticmethod
     def _stack(log_joint, log_child):
-        """The left operand [L J] of ``_parent_cell_products`` from the log joint (K, P) and log
-        child (K, P, T) tables of P parent cells: L[(k, s), t] the log probability of child cell
-        t under class k and parent cell s, J the log joint as one more column; returned as (its
+        """The right operand [L; J] of ``_parent_cell_products`` from the log joint (K, P) and log
+        child (K, P, T) tables of P parent cells: L[t, (k, s)] the log probability of child cell
+        t under class k and parent cell s, J the log joint as one more row; returned as (its
         finite part, where it is −inf or None, K, P)."""
         n_classes, n_parent_cells = log_joint.shape
-        stacked = np.concatenate([log_child.reshape(-1, log_child.shape[2]), log_joint.reshape(-1, 1)], axis=1)
+        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(log_child.shape[2], -1), log_joint.reshape(1, -1)])
         impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
         if not impossible.any():
             return stacked, None, n_classes, n_parent_cells
@@ -261,7 +261,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         out parent by parent and class by class (an (F, K, N) array seen as (N, K, F)): averaging
         over the parents then reduces whole contiguous slices, and no operation runs along the
         short class axis (NumPy loops once per row over a short last axis)."""
-        n_values = operands[0].shape[1] - 1
+        n_values = operands[0].shape[0] - 1
         per_parent_cell = self._parent_cell_scores(cells, operands)  # a view of rows or of columns of one array
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
         row_step, class_step, cell_step = (stride // per_parent_cell.itemsize for stride in per_parent_cell.strides)
@@ -282,29 +282,29 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         return self._parent_cell_products(cells, operands).reshape(len(cells), operands[2], operands[3])
 
     def _parent_cell_products(self, cells, operands):
-        """``_parent_cell_scores`` as an (N, K·P) array: entry (k, s) of row n is [L J] · [D 1]ᵀ,
+        """``_parent_cell_scores`` as an (N, K·P) array: entry (k, s) of row n is [D 1] · [L; J],
         D the rows' one-hot value cells (a missing value has no cell, so it is skipped as child)
         — one product for all classes and parent cells: dense (BLAS) when a row's F ones fill a
-        fair share of its T cells, computed as (K·P, N) (OpenBLAS ran the (N, K·P) product 1.15
-        times as long at 2 400 × 121 × 240) and returned transposed; sparse when the attributes
-        have many values (the dense product would spend T/F multiplications by 0 for each useful
-        one). A zero probability (log −inf) is counted by a second product over where they are,
-        since 0 · (−inf) is NaN in the first."""
+        fair share of its T cells, computed as its transpose [L; J]ᵀ · [D 1]ᵀ (OpenBLAS ran the
+        product as (N, K·P) 1.15 times as long at 2 400 × 121 × 240) and returned as a view by
+        columns; sparse when the attributes have many values (the dense product would spend T/F
+        multiplications by 0 for each useful one). A zero probability (log −inf) is counted by a
+        second product over where they are, since 0 · (−inf) is NaN in the first."""
         finite, impossible, n_classes, n_parent_cells = operands
-        n_values = finite.shape[1] - 1  # the cell of a missing value
+        n_values = finite.shape[0] - 1  # the cell of a missing value
         if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:
             observed = cells < n_values  # a missing child has no entry: it adds nothing
             rows = np.concatenate([np.repeat(np.arange(len(cells)), observed.sum(axis=1)), np.arange(len(cells))])
             columns = np.concatenate([cells[observed], np.full(len(cells), n_values)])  # value cells, the constant 1
             with_constant = sp.csr_array((np.ones(len(rows)), (rows, columns)), shape=(len(cells), n_values + 1))
-            products = np.asarray(with_constant @ finite.T)
+            products = np.asarray(with_constant @ finite)
             if impossible is not None:
-                products[np.asarray(with_constant @ impossible.T) > 0] = -np.inf
+                products[np.asarray(with_constant @ impossible) > 0] = -np.inf
             return products
         # a missing value's cell is the constant's column, which holds 1 anyway: it adds nothing
         with_constant = one_hot(cells, n_values + 1)
         with_constant[:, n_values] = 1.0
-        products = finite @ with_constant.T
+        products = finite.T @ with_constant.T
         if impossible is not None:
-            products[impossible @ with_constant.T > 0] = -np.inf
+            products[impossible.T @ with_constant.T > 0] = -np.inf
         return products.T
