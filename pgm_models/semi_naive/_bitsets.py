@@ -9,6 +9,9 @@ rows that have value cell t (64 rows to a word). Then
 one AND and one POPCNT for 64 rows where the one-hot product spends 64 multiply-adds, and no
 one-hot design to write: 45 000 rows × 30 attributes of 3–5 values counted in about 3 ms
 instead of 16 (the float32 syrk alone took 8). The counts are integers, exact at any size.
+The first use in a process imports numba and loads the compiled kernel from its disk cache
+(about 0.5 s); the first on a machine compiles it (3–5 s on a loaded 2-core machine, once for
+each array layout of the codes: by rows, by attributes, read-only).
 """
 
 from __future__ import annotations
