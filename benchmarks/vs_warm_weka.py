@@ -16,7 +16,8 @@ between the two sides' class probabilities; on the small nominal sets also two f
 folds: an empty scikit-learn estimator's round trip (checking X's columns, returning uniform
 probabilities) and scikit-learn's CategoricalNB on integer codes. Then where a fold's time goes in
 each small case (``stage_breakdown``: X to codes, y to class indices, counts and priors, scoring;
-a pipeline's own cost, its discretizer's fit and transforms). Then the top costs of AODE fit +
+a pipeline's own cost, its discretizer's fit and transforms; for AODE also its pair counts and its
+scoring product; the synthetic set's stages over one pass of its folds). Then the top costs of AODE fit +
 predict on a vote fold, of MDL + AODE on a diabetes fold and of AODE on a fold of the synthetic
 set (cProfile), so that a regression in per-call overhead shows, and the load average. Needs a JDK and Weka
 (`apt-get install weka`); without them only the stage breakdown and the profiles run.
@@ -49,6 +50,7 @@ from pgm_models import AODE, CategoricalNB
 from pgm_models._validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
 from pgm_models.discretize import MDLDiscretizer
+from pgm_models.semi_naive._pairs import pair_counts
 
 HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
 MODELS = {"nb": ("CategoricalNB", CategoricalNB), "aode": ("AODE", AODE),
@@ -181,9 +183,35 @@ def stage_breakdown(make_model, data, rounds: int) -> list[tuple[str, float]]:
     encode_train = _median_ms(lambda X_train, y_train, X_test: make_model()._encode(X_train, reset=True, training=True), data, rounds)
     labels = _median_ms(lambda model, X_train, y_train, X_test: model._class_index(check_labels(y_train, model, categorical=True)), folds, rounds)
     encode_test = _median_ms(lambda model, X_train, y_train, X_test: model._encode(X_test, reset=False, training=False), folds, rounds)
-    return [("fit + predict_proba", whole), ("fit", fit), ("  X to codes, training rows", encode_train), ("  y to class indices", labels),
-            ("  the rest (counts, priors)", fit - encode_train - labels), ("predict_proba", predict),
-            ("  X to codes, test rows", encode_test), ("  the rest (estimates, scoring)", predict - encode_test)]
+    stages = [("fit + predict_proba", whole), ("fit", fit), ("  X to codes, training rows", encode_train), ("  y to class indices", labels),
+              ("  the rest (counts, priors)", fit - encode_train - labels), ("predict_proba", predict),
+              ("  X to codes, test rows", encode_test), ("  the rest (estimates, scoring)", predict - encode_test)]
+    if isinstance(fitted[0], AODE):
+        counts, product = _aode_stages(folds, rounds)
+        stages.insert(5, ("      of which the pair counts", counts))
+        stages.append(("      of which the scoring product (all test rows at once)", product))
+    return stages
+
+
+def _aode_stages(folds, rounds: int) -> tuple[float, float]:
+    """Median ms per fold of AODE's two largest stages, on codes made outside the timing: the pair
+    counts of the training rows and the one-hot product that scores the test rows."""
+    coded = []
+    for model, X_train, y_train, X_test in folds:
+        codes = model._encode(X_train, reset=False, training=False)
+        class_index = model._class_index(check_labels(y_train, model, categorical=True))
+        cells = model._value_index(model._encode(X_test, reset=False, training=False))
+        coded.append((model, codes, class_index, cells, model._stack(*model._spode_tables("mean"))))
+
+    def count(model, codes, class_index, cells, operands):
+        with model._blas_threads():
+            pair_counts(model._layout, codes, class_index, np.ones(len(codes)), len(model.classes_))
+
+    def score(model, codes, class_index, cells, operands):
+        with model._blas_threads():
+            model._parent_cell_products(cells, operands)
+
+    return _median_ms(count, coded, rounds), _median_ms(score, coded, rounds)
 
 
 def format_breakdown(stages: list[tuple[str, float]]) -> str:
@@ -260,9 +288,9 @@ def main(argv=None) -> int:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
         breakdowns = []
         for name, model in cases:
-            if not name.startswith("synthetic"):
-                X, y = load_arff(files[name])
-                breakdowns.append((f"{name} / {MODELS[model][0]}", stage_breakdown(MODELS[model][1], modulo_folds(X, y), args.rounds)))
+            X, y = load_arff(files[name])
+            rounds = 1 if name.startswith("synthetic") else args.rounds
+            breakdowns.append((f"{name} / {MODELS[model][0]}", stage_breakdown(MODELS[model][1], modulo_folds(X, y), rounds)))
         profiles = [("20 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 20)),
                     ("5 × MDL + AODE fit + predict_proba on a diabetes fold", profile_fold(dataset_path("diabetes"), 5, MODELS["mdl-aode"][1]))]
         if args.rows:

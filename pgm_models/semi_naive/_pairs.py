@@ -6,7 +6,8 @@ has exactly F ones, and for each class k the K × T' × T' tensor
 
     C[k, s, t] = Σ_i w_i 1{y_i = k} D[i, s] D[i, t]
 
-holds every count the semi-naive models need, built by one one-hot product per class:
+holds every count the semi-naive models need, built by one one-hot product per class (or, for
+rows of weight 1 on large data, by the bit sets of ``pgm_models.semi_naive._bitsets``):
 C[k, s, s] is N(y=k, cell s) (so the diagonal gives naive Bayes' counts), C[k, s, t] is
 N(y=k, s, t), and the missing cells give the available-case denominators Weka uses.
 Memory: K·T'² floats for AODE and TAN, which use every pair (vote: 2 × 48², a 50k × 30 set
@@ -139,9 +140,11 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
         C[k, s, m_j] = C[k, s, s] − Σ_{v ∈ j} C[k, s, v],   C[k, m_i, m_i] = n_k − Σ_{u ∈ i} C[k, u, u],
         C[k, m_i, m_j] = C[k, m_i, m_i] − Σ_{v ∈ j} C[k, v, m_i]   (for j = i the sum is 0),
 
-    exact differences of whole numbers. Other weights put every cell in the product (a count
-    derived by subtraction would carry a rounding error where it should be 0), and so does small
-    data (``DIRECT_PRODUCT_WORK``): the same whole-number counts."""
+    exact differences of whole numbers. With unit weights (every row counted once) the value
+    cells' counts of every row of C come from bit sets instead of the product (``_bit_counts``).
+    Other weights put every cell in the product (a count derived by subtraction would carry a
+    rounding error where it should be 0), and so does small data (``DIRECT_PRODUCT_WORK``): the
+    same whole-number counts."""
     if len(codes) * layout.n_cells**2 > DIRECT_PRODUCT_WORK and np.array_equal(weight, np.round(weight)):
         derived = _derived_pair_counts(layout, codes, class_index, weight, n_classes, pair_rows)
         if derived is not None:
@@ -150,8 +153,8 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
 
 
 def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows):
-    """``pair_counts`` with whole-number weights by the value cells' product and the subtractions
-    above, for rows of C that are every cell or one attribute's value cells (else None)."""
+    """``pair_counts`` with whole-number weights by the value cells' product (or bit sets) and the
+    subtractions above, for rows of C that are every cell or one attribute's value cells (else None)."""
     rows = np.arange(layout.n_cells)[pair_rows]
     n_values = len(layout.value_cells)
     position = np.full(layout.n_cells, -1)
@@ -161,11 +164,14 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     one_attribute = value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
     if not (every_row or one_attribute):
         return None
-    # a missing value goes to one extra column, which the derivation does not read
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
-    no_cell = np.full(len(layout.sizes), n_values)
-    values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
-    values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
+    if every_row and (weight == 1).all():
+        values = _bit_counts(codes, layout.value_starts, class_index, n_classes, n_values)
+    else:
+        # a missing value goes to one extra column, which the derivation does not read
+        no_cell = np.full(len(layout.sizes), n_values)
+        values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
+        values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
     of_attribute = layout.attribute_of_value_cell[:, None] == np.arange(len(layout.sizes))  # (T, F)
     diagonal = np.diagonal(values[:, :, product_rows] if not every_row else values, axis1=1, axis2=2)
     value_to_missing = diagonal[:, :, None] - values @ of_attribute  # (K, rows, F): C[k, s, m_j]
@@ -181,6 +187,25 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     counts[:, missing[:, None], value] = missing_to_value
     missing_total = np.bincount(class_index, weight, n_classes)[:, None] - diagonal @ of_attribute  # (K, F): C[k, m_i, m_i]
     counts[:, missing[:, None], missing] = missing_total[:, :, None] - missing_to_value @ of_attribute
+    return counts
+
+
+# Rows counted per call of the bit-set kernel: its bit sets (K·T bits a row) stay within 8 MB
+BITSET_BYTES = 1 << 23
+
+
+def _bit_counts(codes, value_starts, class_index, n_classes: int, n_values: int) -> np.ndarray:
+    """(K, T, T) counts of the value cells of unit-weight rows, by the bit sets of
+    ``pgm_models.semi_naive._bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
+    then read from its on-disk cache), a chunk of rows at a time."""
+    from pgm_models.semi_naive._bitsets import add_value_pair_counts
+
+    counts = np.zeros((n_classes, n_values, n_values))
+    # one compiled kernel for every integer dtype of the codes and the class indices
+    codes, class_index = np.asarray(codes, dtype=np.intp), np.asarray(class_index, dtype=np.intp)
+    rows = 64 * max(1, BITSET_BYTES // (8 * n_classes * n_values))
+    for start in range(0, len(codes), rows):
+        add_value_pair_counts(codes, value_starts, class_index, start, min(start + rows, len(codes)), counts)
     return counts
 
 
