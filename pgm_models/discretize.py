@@ -29,8 +29,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._validation import check_unique_columns
-
 
 def _interval_labels(cuts) -> list[str]:
     """Weka's interval names, cut points rounded to 6 decimals — unless that merges two cut
@@ -109,7 +107,6 @@ class _Discretizer(TransformerMixin, BaseEstimator):
 def _as_frame(X) -> pd.DataFrame:
     """A DataFrame; an array of numbers-as-objects becomes numeric, other objects stay as they are."""
     if isinstance(X, pd.DataFrame):
-        check_unique_columns(X)
         return X
     if sp.issparse(X):
         raise TypeError("sparse input is not supported: discretizers take a dense array or a DataFrame")

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
-from pgm_models.discretize import MDLDiscretizer
 
 X3 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0], [2.0, 2.0, 0.0], [1.0, 1.0, 1.0]])
 Y = np.array(["a", "b", "a", "b"])
@@ -78,8 +77,6 @@ CASES = [
       for M in (CategoricalNB, AODE, TAN)],
     ("repeated column name at predict", predict(CategoricalNB, COLORS, COLORS.assign(size2=COLORS["size"]).set_axis(["color", "size", "size"], axis=1)),
      ValueError, r"X has repeated column name\(s\) \['size'\]"),
-    ("repeated column name for MDL", lambda: MDLDiscretizer().fit(
-        pd.DataFrame(X3, columns=["u", "u", "w"]), Y), ValueError, r"X has repeated column name\(s\) \['u'\]"),
     ("pair tensor beyond memory", lambda: TAN(n_categories=1000).fit(np.zeros((2, 2000), dtype=int), [0, 1]), ValueError,
      r"TAN's pair counts, a 2 × 2002000 × 2002000 tensor .* GiB of memory, more than the .* GiB available"),
 ]
