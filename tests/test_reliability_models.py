@@ -229,7 +229,7 @@ def test_a_pair_tensor_that_cannot_fit_is_refused_with_its_size():
 
 
 def test_the_memory_check_refuses_beyond_the_available_memory(monkeypatch):
-    monkeypatch.setattr(_pairs, "available_memory", lambda: 1_000_000)
+    monkeypatch.setattr(_pairs, "available_memory", lambda max_age=None: 1_000_000)
     X, y = _wide(10, 5, 20)  # T' = 60: 2 × 60 × 60 floats held 7 times = 403 kB fits in 1 MB
     AODE(n_categories=5).fit(X, y)
     X, y = _wide(20, 5, 20)  # T' = 120: 1.6 MB does not

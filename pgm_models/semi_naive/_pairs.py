@@ -78,12 +78,12 @@ _MEMINFO_SECONDS = 1.0  # how long one reading of the available memory stands
 _meminfo = {"read_at": -np.inf, "bytes": 0}
 
 
-def available_memory() -> int:
+def available_memory(max_age: float = _MEMINFO_SECONDS) -> int:
     """Bytes of memory a new allocation can use: Linux's MemAvailable, else the physical memory;
-    read at most once a second (reading /proc/meminfo took 0.01–0.07 ms, up to a tenth of a
-    small AODE fit on a busy machine, and cross-validation fits many models a second)."""
+    a reading at most ``max_age`` seconds old stands (reading /proc/meminfo took 0.01–0.07 ms, up
+    to a tenth of a small AODE fit on a busy machine, and cross-validation fits many models a second)."""
     now = time.monotonic()
-    if now - _meminfo["read_at"] > _MEMINFO_SECONDS:
+    if now - _meminfo["read_at"] >= max_age:
         _meminfo["read_at"], _meminfo["bytes"] = now, _read_available_memory()
     return _meminfo["bytes"]
 
@@ -103,8 +103,7 @@ def check_memory(n_floats: int, what: str, remedy: str) -> None:
     """Refuse, before allocating it, a float64 working set that cannot fit in memory."""
     needed, available = 8 * n_floats, available_memory()
     if needed > available / 2:  # near the limit a reading up to a second old will not do
-        _meminfo["read_at"] = -np.inf
-        available = available_memory()
+        available = available_memory(max_age=0)
     if needed > available:
         raise ValueError(
             f"{what} needs {needed / 2**30:.3g} GiB of memory, more than the {available / 2**30:.3g} GiB available; {remedy}"
