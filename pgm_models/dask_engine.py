@@ -145,13 +145,19 @@ class _Unstarted:
 
     def __init__(self, model, stand_in):
         self.model, self.stand_in = model, stand_in
+        self._started = {}  # classes → zeroed model: the blocks one task counts mostly share their classes
 
     def start(self, y):
-        """A zeroed model along the block's labels, and those labels (None for no labels)."""
+        """A zeroed model along the block's labels, and those labels (None for no labels).
+        Starting one is a ``partial_fit`` (0.3 ms, an eighth of counting a block of 62 500
+        rows); a copy of one already started along the same classes is a tenth of that."""
         classes = _sorted_labels(np.ravel(np.asarray(y)))
         if not len(classes):
             return None, classes
-        return _zero_statistics(copy.deepcopy(self.model).partial_fit(self.stand_in, classes[:1], classes=classes)), classes
+        key = (classes.dtype.str, tuple(classes.tolist()))
+        if key not in self._started:
+            self._started[key] = _zero_statistics(copy.deepcopy(self.model).partial_fit(self.stand_in, classes[:1], classes=classes))
+        return copy.deepcopy(self._started[key]), classes
 
 
 def _sorted_labels(y: np.ndarray) -> np.ndarray:
