@@ -12,9 +12,11 @@ and the Gaussian models' per-class moments (n, x̄, S) merge by Chan's formula
    zeroed: that is the *template*;
 2. **map**: every block (a partition, a chunk of rows) is counted by a copy of the template
    through the model's own ``partial_fit`` (its ``_encode``/``_count``), a slice of rows at a
-   time, on whichever worker holds or reads the block. Undeclared classes are found in the
-   same pass: a block's template is started on the block's own distinct labels, sorted, so
-   its statistics run along those classes;
+   time, on whichever worker holds or reads the block. Blocks the workers already hold
+   (persisted dask arrays) are counted by one task per worker thread, each over the blocks
+   of its worker in turn: a fit then costs a scheduling round trip per thread, not per block.
+   Undeclared classes are found in the same pass: a block's template is started on the
+   block's own distinct labels, sorted, so its statistics run along those classes;
 3. **tree-reduce**: the block statistics merge ``split_every`` at a time up a tree, each merge
    onto the sorted union of its parts' classes (a class a part lacks has zero statistics
    there); only statistics (a few arrays per block) travel, never rows. One compute: the
@@ -277,13 +279,15 @@ def _counted_in_place(template, client, blocks, split_every) -> _Counts:
     for index, block in enumerate(blocks):
         where = [set(holders[f.key]) for f in block if f is not None]
         common = set.intersection(*where) or where[0]
-        worker = min(sorted(common), key=lambda w: len(on_worker.get(w, [])))  # replicas: the least loaded
+        # replicas: the least loaded holder; a block lost meanwhile (None) goes where the scheduler sends it
+        worker = min(sorted(common), key=lambda w: len(on_worker.get(w, []))) if common else None
         on_worker.setdefault(worker, []).append(index)
     groups = []
     for worker, indices in on_worker.items():
         for part in np.array_split(indices, min(len(indices), threads.get(worker, 1))):
             group = [(int(i), *blocks[i]) for i in part]
-            groups.append(client.submit(_counted_group, template, group, workers=[worker], allow_other_workers=True, pure=False))
+            placement = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+            groups.append(client.submit(_counted_group, template, group, pure=False, **placement))
     while len(groups) > split_every:
         groups = [client.submit(_merge, *groups[i : i + split_every], pure=False) for i in range(0, len(groups), split_every)]
     return _merge(*client.gather(groups))
