@@ -254,10 +254,12 @@ def _held_blocks(X, y, weight):
     for c in collections:
         if c.ndim > 2 or np.prod(c.numblocks[1:]) != 1:
             return None
-        graph = c.__dask_graph__()
-        futures = [graph.get(key[0] if c.ndim == 2 else key) for key in c.__dask_keys__()]
-        if not all(isinstance(f, Future) and f.status == "finished" for f in futures):
-            return None
+        graph, futures = c.__dask_graph__(), []
+        for key in c.__dask_keys__():
+            future = graph.get(key[0] if c.ndim == 2 else key)
+            if not (isinstance(future, Future) and future.status == "finished"):
+                return None  # at the first block that is a task to run
+            futures.append(future)
         columns.append(futures)
     clients = {f.client for futures in columns for f in futures}
     if len(clients) != 1:
