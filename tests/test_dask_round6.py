@@ -67,10 +67,10 @@ def _environ(name):
 
 
 def _refaults_of_counting_a_block():
-    """Page faults of this thread while counting a block of 1.25 M rows a second time."""
+    """Page faults of this thread while counting a block of 450 000 rows (3 slices) a second time."""
     from benchmarks.dask_scaling import make_block
 
-    X, y = make_block(0, 1_250_000)
+    X, y = make_block(0, 450_000)
     template = dask_engine._Unstarted(CategoricalNB(n_categories=4), X[:1])
     dask_engine._counted_block(template, X, y, None)
     before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
@@ -79,8 +79,8 @@ def _refaults_of_counting_a_block():
 
 
 def test_workers_and_the_benchmark_process_count_a_block_without_faulting_its_temporaries_again(client):
-    """glibc's defaults in a worker's task thread: ~7 000 page faults a block (its slices'
-    temporaries handed back and faulted in again); with ALLOCATOR's thresholds a handful."""
+    """glibc's defaults in a worker's task thread: 2 658 page faults for this block, every time
+    (its slices' temporaries handed back and faulted in again); with ALLOCATOR's thresholds 0."""
     from benchmarks.dask_scaling import use_worker_allocator
 
     tunables = "glibc.malloc.mmap_threshold=16777216:glibc.malloc.trim_threshold=33554432"
