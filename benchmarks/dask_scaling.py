@@ -21,7 +21,9 @@ by block by seeded tasks (never whole in one process, except for the in-memory b
    peak RSS of each worker against the cap.
 
 Every process runs BLAS single-threaded (threadpoolctl here, OPENBLAS_NUM_THREADS=1 etc. for the
-workers), so one in-memory process is one core, as one worker is. Timings: best of ``--repeats``.
+workers), so one in-memory process is one core, as one worker is, and with the same malloc
+thresholds (``pgm_models.dask_engine.ALLOCATOR``: the workers by ``GLIBC_TUNABLES``, this process
+by ``mallopt``). Timings: best of ``--repeats``.
 """
 
 from __future__ import annotations
@@ -103,6 +105,20 @@ def first_rows(a, n: int = 1000):
     return da.concatenate([a.blocks[i][:n] for i in range(a.numblocks[0])])
 
 
+def use_worker_allocator() -> None:
+    """Give this process the workers' malloc thresholds (``dask_engine.ALLOCATOR``), so that the
+    in-memory fit and the workers count with the same allocator (glibc's ``mallopt``)."""
+    import ctypes
+
+    from pgm_models.dask_engine import ALLOCATOR
+
+    option = {"glibc.malloc.mmap_threshold": -3, "glibc.malloc.trim_threshold": -1}  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD
+    libc = ctypes.CDLL(None)
+    for name, value in ALLOCATOR.items():
+        if libc.mallopt(option[name], value) != 1:
+            raise OSError(f"mallopt refused {name}={value}")
+
+
 def model(name: str):
     import pgm_models
 
@@ -144,12 +160,15 @@ def timed(name: str, X, y):
 def timed_slices(name: str, X, y):
     """Seconds of one in-memory fit by ``partial_fit`` over slices of the rows, the slices a dask
     worker counts a block in (``dask_engine._slice_rows``), and the fitted model: what one process
-    gains from slicing is no gain of the workers."""
+    gains from slicing is no gain of the workers. The classes are found in y first, as ``fit``
+    (and the dask fit) finds them; handed to it, it skipped the pass over y that both do."""
+    import pandas as pd
+
     from pgm_models.dask_engine import SLICE_VALUES, _slice_rows
 
     start = time.perf_counter()
     fitted, first = model(name), SLICE_VALUES // X.shape[1]
-    fitted.partial_fit(X[:first], y[:first], classes=np.arange(N_CLASSES))
+    fitted.partial_fit(X[:first], y[:first], classes=np.sort(pd.unique(y)))  # as fit finds them
     rows = _slice_rows(fitted, X.shape[1])
     for begin in range(first, len(y), rows):
         fitted.partial_fit(X[begin : begin + rows], y[begin : begin + rows])
@@ -249,6 +268,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = "1"  # inherited by the worker processes started below
+    use_worker_allocator()
     with threadpool_limits(1):
         return _run(args, argv)
 
@@ -257,13 +277,14 @@ def _run(args, argv) -> int:
     command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
     lines = ["", f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
              f"{args.blocks} blocks)", "", f"Command: `{command}`", "",
-             "Workers: `pgm_models.dask_engine.local_cluster` (glibc's default allocator, not dask's "
-             "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time). "
+             "Workers: `pgm_models.dask_engine.local_cluster` (malloc thresholds `dask_engine.ALLOCATOR`, not dask's "
+             "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time; the in-memory process gets the same "
+             "thresholds). "
              f"In memory: one process, the fit alone, on the first {args.memory_rows:,} rows at most, the faster of one `fit` "
              "and `partial_fit` over the slices a worker counts a block in (larger sizes are "
              "made only block by block on the workers and never held by one process; the rate is rows/s of what it "
              "fitted). Dask: LocalCluster of single-threaded worker processes, the "
-             "blocks already in the workers' memory (block i made on worker i mod W), the fit alone. Both fit the same input (int8 codes, int64 "
+             "blocks already in the workers' memory (block i made on worker i mod W), the fit alone (blocks a worker holds are counted there, one task per worker thread). Both fit the same input (int8 codes, int64 "
              "labels); every repeat times an in-memory fit right before a dask fit (the same load on both), best of "
              f"{args.repeats} each. Peak: the largest worker's peak RSS during the "
              "fits (its share of the blocks included).", "",

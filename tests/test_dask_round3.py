@@ -25,5 +25,5 @@ def test_local_cluster_workers_do_not_get_dasks_malloc_trim_threshold(monkeypatc
     assert list(environ.values()) == [None]
     assert list(threads.values()) == ["1"]  # the rest of dask's worker environment stays
     assert dask.config.get("distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_") == 65536  # only for that cluster
-    assert list(WORKER_CONFIG.values()) == [None]
+    assert WORKER_CONFIG["distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"] is None
     assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"  # this process's environment is given back
