@@ -71,7 +71,7 @@ def _steps(quick: bool):
                                         "--wide", "20x10"])),
         ("dask_scaling", run(dask_scaling, ["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"])),
         ("mixed_nb", run(mixed_nb, ["--rows", "2000", "--repeats", "1", "--datasets", "iris"])),
-        ("cv_under_load", run(cv_under_load, ["--repeats", "1"])),
+        ("cv_under_load", run(cv_under_load, ["--repeats", "1", "--min-seconds", "0"], ["--repeats", "3"])),
         ("samplers", nuts_backends),
         ("loo", run(loo, ["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"])),
         ("evidence_cv", run(evidence_cv, ["--datasets", "weather.nominal", "contact-lenses"])),
