@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from dask.dataframe.dask_expr._expr import are_co_aligned
 from sklearn.base import clone
 
-from pgm_models._validation import check_labels, check_n_rows, sorted_classes
+from pgm_models._validation import check_labels, check_n_rows, check_unique_columns, sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
 from pgm_models.evidence import EmpiricalBayes
@@ -119,6 +119,8 @@ def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
     (``_counted_in_place``); otherwise a task per block, the template inside each block's task
     (a graph key of its own made one more task, and a transfer between workers, before any
     block could start)."""
+    if split_every < 2:  # before anything is submitted: a merge of one part never shrinks the tree
+        raise ValueError(f"split_every must be ≥ 2, got {split_every}")
     held = _held_blocks(X, y, weight)
     if held is not None:
         merged = _counted_in_place(template, *held, split_every)
@@ -305,8 +307,6 @@ def _tree_reduce(parts, split_every, combine):
     runs here: the parts of its level (at most ``split_every``) come back in one compute and
     are combined in this process (a task of its own cost one more scheduling round and a
     transfer between workers for no saving)."""
-    if split_every < 2:
-        raise ValueError(f"split_every must be ≥ 2, got {split_every}")
     while len(parts) > split_every:
         parts = [dask.delayed(combine)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
     return combine(*dask.compute(*parts))
@@ -398,6 +398,7 @@ def _check_domains(model, X):
     if not isinstance(model, CategoricalAttributes):
         return
     if isinstance(X, dd.DataFrame):
+        check_unique_columns(X._meta)  # a repeated name's dtype would read as a Series of them
         for name in X.columns:
             dtype = X.dtypes[name]
             if isinstance(dtype, pd.CategoricalDtype):

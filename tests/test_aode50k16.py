@@ -94,6 +94,25 @@ def test_weights_other_than_one_keep_the_product_and_agree(monkeypatch):
     np.testing.assert_array_equal(unit.pair_count_, _brute_force_pairs(layout, codes, class_index, np.ones(400), 2))
 
 
+def test_many_class_cells_keep_the_product_and_agree(monkeypatch):
+    """Bit sets pass over every class's pairs in every chunk, so past BITSET_CLASS_CELLS class
+    cells (K·T) the product counts: with the bound lowered to 2·T, three classes take the product
+    and two the bit sets, both exact."""
+    rng = np.random.default_rng(8)
+    layout = _pairs.PairLayout([3, 4, 2])
+    codes = _codes(rng, 500, [3, 4, 2], [0.1, 0.0, 0.2])
+    monkeypatch.setattr(_pairs, "DIRECT_PRODUCT_WORK", 0)
+    monkeypatch.setattr(_pairs, "BITSET_CLASS_CELLS", 2 * 9)
+    used = []
+    bit_counts = _pairs._bit_counts
+    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[3]) or bit_counts(*args))
+    for n_classes in (3, 2):
+        class_index = rng.integers(0, n_classes, 500)
+        np.testing.assert_array_equal(_pairs.pair_counts(layout, codes, class_index, np.ones(500), n_classes),
+                                      _brute_force_pairs(layout, codes, class_index, np.ones(500), n_classes))
+    assert used == [2]
+
+
 @pytest.mark.parametrize("model", [AODE, TAN])
 def test_models_fitted_through_the_bit_sets_count_like_brute_force(model, monkeypatch):
     """Through the estimators, on data large enough for the bit sets (DIRECT_PRODUCT_WORK

@@ -175,3 +175,25 @@ def test_template_is_started_once_per_set_of_classes():
     np.testing.assert_array_equal(first.statistics["feature_count_"] + second.statistics["feature_count_"], memory.feature_count_)
     np.testing.assert_array_equal(other.classes, ["a", "c"])
     np.testing.assert_array_equal(other.statistics["feature_count_"][0], CategoricalNB(n_categories=3).fit(X[:100:2], labels[:100:2]).feature_count_[0])
+
+
+def test_split_every_below_two_is_refused_before_held_blocks_are_submitted(client):
+    """A merge of one part never shrinks the tree: on held blocks split_every=1 submitted merges
+    without end (the per-block path already refused it)."""
+    X, y, _ = data(25)
+    X_dask, y_dask = placed(client, [X, y], n_blocks=4)
+    keys_before = len(client.who_has())
+    for split_every in (1, 0):
+        with pytest.raises(ValueError, match=f"split_every must be ≥ 2, got {split_every}"):
+            dask_engine.fit(CategoricalNB(n_categories=4), X_dask, y_dask, split_every=split_every)
+    assert len(client.who_has()) == keys_before  # nothing was submitted
+
+
+def test_a_dask_frame_with_a_repeated_categorical_column_name_says_so(client):
+    import dask.dataframe as dd
+    import pandas as pd
+
+    frame = pd.DataFrame({"p": pd.Categorical(["a", "b", "a", "b"]), "q": pd.Categorical(["c", "c", "d", "d"])})
+    X = dd.from_pandas(frame.set_axis(["p", "p"], axis=1), npartitions=2)
+    with pytest.raises(ValueError, match=r"X has repeated column name\(s\) \['p'\]"):
+        CategoricalNB().fit(X, dd.from_pandas(pd.Series(["u", "v", "u", "v"]), npartitions=2))
