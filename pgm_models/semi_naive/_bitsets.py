@@ -41,19 +41,19 @@ def _compiled(function):
 
 
 @_compiled
-def add_value_pair_counts(codes, value_starts, class_index, start, stop, counts):
-    """Add to ``counts`` (K, T, T) the pair counts of value cells of rows ``start:stop``:
-    ``codes`` (N, F) integer codes (−1 missing: no cell), ``value_starts`` (F,) each attribute's
-    first value cell, ``class_index`` (N,) each row's class."""
+def add_value_pair_counts(codes, value_starts, class_index, counts):
+    """Add to ``counts`` (K, T, T) the pair counts of value cells of the rows: ``codes`` (N, F)
+    integer codes (−1 missing: no cell), ``value_starts`` (F,) each attribute's first value cell,
+    ``class_index`` (N,) each row's class."""
     n_classes, n_values = counts.shape[0], counts.shape[1]
     seen = np.zeros(n_classes, np.int64)
-    for i in range(start, stop):
+    for i in range(len(class_index)):
         seen[class_index[i]] += 1
     # set row by row into (class, word, cell): a row's bits land in one word of each of its
     # cells, T words side by side (cell-major, each row's F bits were T·words apart: 1.3 times as long)
     by_word = np.zeros((n_classes, (seen.max() + 63) // 64, n_values), np.uint64)
     rank = np.zeros(n_classes, np.int64)
-    for i in range(start, stop):
+    for i in range(len(class_index)):
         k = class_index[i]
         words = by_word[k, rank[k] >> 6]
         bit = np.uint64(1) << np.uint64(rank[k] & 63)
