@@ -47,6 +47,7 @@ from sklearn.utils.validation import validate_data
 from benchmarks import append_section
 from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
 from pgm_models import AODE, CategoricalNB
+from pgm_models._frames import categorical_codes, column_arrays
 from pgm_models._validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
 from pgm_models.discretize import MDLDiscretizer
@@ -114,6 +115,53 @@ class EmptyEstimator(ClassifierMixin, BaseEstimator):
         return np.full((len(X), 2), 0.5)
 
 
+class LeastWorkNB:
+    """The floor of a correct CategoricalNB (Laplace, Weka's NaiveBayes on nominal data) fit +
+    predict_proba of a fold in Python: the least work any implementation must do on a frame of
+    Categorical columns, and nothing else (no parameter, input or domain checks beyond these, no
+    scikit-learn API). Fit: read the columns' arrays and their codes, stack them, one
+    ``np.bincount`` of (class, attribute value) keys, the Laplace estimates' logs; predict: the
+    test frame's column names and each column's categories checked by identity against the
+    training frame's, its codes stacked, one gather of the log table, the normalisation. Its
+    probabilities are the model's (the benchmark checks them), so what it costs is a lower bound
+    on a fold of any correct Python estimator that reads these frames."""
+
+    def fit(self, X, y):
+        self.columns_, arrays = X.columns, column_arrays(X)
+        self.dtypes_ = [a.dtype for a in arrays]
+        sizes = np.array([len(d.categories) for d in self.dtypes_])
+        self.offsets_ = np.cumsum(sizes) - sizes
+        n_cells, n_classes = int(sizes.sum()), len(y.dtype.categories)
+        classes = categorical_codes(y.array)
+        codes = _stacked_codes(arrays)
+        keys = codes + self.offsets_[:, None] + classes * n_cells
+        keys[codes < 0] = n_classes * n_cells  # a missing value: a spare cell
+        counts = np.bincount(keys.ravel(), minlength=n_classes * n_cells + 1)[:-1].reshape(n_classes, n_cells) + 1.0
+        self.table_ = np.zeros((n_cells + 1, n_classes))  # (cell, class); the last row: a missing value adds 0
+        self.table_[:-1] = (np.log(counts) - np.repeat(np.log(np.add.reduceat(counts, self.offsets_, axis=1)), sizes, axis=1)).T
+        class_counts = np.bincount(classes, minlength=n_classes) + 1.0
+        self.log_prior_ = np.log(class_counts / class_counts.sum())
+        return self
+
+    def predict_proba(self, X):
+        arrays = column_arrays(X)
+        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
+            raise ValueError("not the training frame's columns and domains")
+        codes = _stacked_codes(arrays)
+        cells = np.where(codes < 0, len(self.table_) - 1, codes + self.offsets_[:, None])
+        scores = self.table_[cells].sum(axis=0) + self.log_prior_
+        scores = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return scores / scores.sum(axis=1, keepdims=True)
+
+
+def _stacked_codes(arrays) -> np.ndarray:
+    """(F, N) intp codes of F Categorical columns."""
+    codes = np.empty((len(arrays), len(arrays[0])), dtype=np.intp)
+    for j, array in enumerate(arrays):
+        codes[j] = categorical_codes(array)
+    return codes
+
+
 def floor_data(data):
     """The folds for scikit-learn's CategoricalNB: each attribute's codes, a missing value as one
     more category (min_categories), encoded outside the timing."""
@@ -124,12 +172,17 @@ def floor_data(data):
 
 
 def run_floors(data, warmup: int, rounds: int) -> dict:
-    """Median per-fold milliseconds of the empty estimator (on the frames) and of scikit-learn's
-    CategoricalNB (on the codes), timed as ``run_ours``."""
+    """Median per-fold milliseconds of the empty estimator and of the least work of a correct
+    naive Bayes (``LeastWorkNB``), both on the frames, and of scikit-learn's CategoricalNB (on the
+    codes), timed as ``run_ours``; and the largest difference between ``LeastWorkNB``'s
+    probabilities and CategoricalNB's (it must compute the same model to be a floor of it)."""
     sizes, coded = floor_data(data)
     empty, _ = run_ours(EmptyEstimator, data, warmup, rounds)
+    least, least_p = run_ours(LeastWorkNB, data, warmup, rounds)
+    _, ours_p = run_ours(CategoricalNB, data, 0, 1)
     sklearn_nb, _ = run_ours(lambda: skl.CategoricalNB(min_categories=sizes), coded, warmup, rounds)
-    return {"empty_ms": statistics.median(empty), "sklearn_nb_ms": statistics.median(sklearn_nb)}
+    return {"empty_ms": statistics.median(empty), "least_ms": statistics.median(least), "sklearn_nb_ms": statistics.median(sklearn_nb),
+            "least_difference": max(float(np.abs(least_p[f] - ours_p[f]).max()) for f in ours_p)}
 
 
 def modulo_folds(X, y, n_folds: int = 10):

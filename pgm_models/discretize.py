@@ -29,6 +29,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._frames import column_arrays
+
 
 def _interval_labels(cuts) -> list[str]:
     """Weka's interval names, cut points rounded to 6 decimals — unless that merges two cut
@@ -68,7 +70,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
-        columns = _column_arrays(frame)
+        columns = column_arrays(frame)
         numeric = [pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype) for c in columns]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
@@ -89,7 +91,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
-        columns = _column_arrays(frame)
+        columns = column_arrays(frame)
         for j, cuts in enumerate(self.cut_points_):
             if cuts is not None:
                 values = _numbers(columns[j], frame.columns, j)
@@ -123,12 +125,6 @@ def _as_frame(X) -> pd.DataFrame:
         except ValueError:
             pass  # labels: the columns pass through unchanged
     return pd.DataFrame(array)
-
-
-def _column_arrays(frame: pd.DataFrame) -> list:
-    """The columns' own arrays: pandas' column iterator builds no Series (a Series per column
-    costs more than discretising a small fold)."""
-    return list(frame._iter_column_arrays())
 
 
 def _numbers(column, names: pd.Index, j: int) -> np.ndarray:
