@@ -1,8 +1,6 @@
 """Issue 16, small folds: reading a frame's columns off its blocks, Index values converted once,
 and the fast encoding of Categorical columns of the fitted domain's dtype."""
 
-import gc
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,8 +59,7 @@ def test_index_values_of_a_new_index_at_a_reused_id_are_its_own():
         index = pd.Index([f"a{k}", f"b{k}"], dtype="str")
         assert index_values(index).tolist() == [f"a{k}", f"b{k}"]
         seen.setdefault(id(index), []).append(k)
-        del index
-        gc.collect()
+        del index  # freed at once (reference counting): the next Index may get its id
     # whether or not CPython reused an id here, every answer above was the Index's own values
 
 
