@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._frames import column_arrays
+from pgm_models._frames import categorical_codes, column_arrays
 
 
 def _interval_labels(cuts) -> list[str]:
@@ -207,9 +207,13 @@ class MDLDiscretizer(_Discretizer):
     def fit(self, X, y=None):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
-        # class indices in order of appearance, found once for every column (a Series' own
-        # factorize: a Categorical's from its codes, without a label per row)
-        classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
+        # class indices found once for every column: a Categorical's codes (their declared order,
+        # Weka's class order; factorize costs 27 µs, a tenth of a small fold's discretisation),
+        # else in order of appearance
+        if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+            classes = categorical_codes(y.array).astype(np.intp)
+        else:
+            classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
         return super().fit(X, classes)
