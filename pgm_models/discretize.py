@@ -254,8 +254,9 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
     the end."""
     n_classes = int(y.max()) + 1
     order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
-    sorted_values = np.take_along_axis(values, order, axis=1)
-    present = np.arange(values.shape[1]) < np.count_nonzero(~np.isnan(values), axis=1)[:, None]
+    # one take at flat positions (take_along_axis builds broadcast index arrays: twice as long)
+    sorted_values = values.ravel().take(order + (np.arange(len(values)) * values.shape[1])[:, None])
+    present = ~np.isnan(sorted_values)
     first = np.empty(values.shape, dtype=bool)  # the first row of a distinct value
     first[:, 0] = True
     np.not_equal(sorted_values[:, 1:], sorted_values[:, :-1], out=first[:, 1:])
