@@ -211,6 +211,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(labels, pd.Categorical):
             # the categories as an array, as classes_ is one (a datetime64[ns] Index lists Timestamps, its array ints)
             codes, distinct = labels.codes, index_values(labels.categories)
+            if distinct.dtype == self.classes_.dtype and len(distinct) == len(self.classes_) and bool((distinct == self.classes_).all()):
+                return codes.astype(np.intp)  # categories declared in the classes' order: the codes are the indices
         else:
             codes, distinct = pd.factorize(labels)
         position = {label: k for k, label in enumerate(self.classes_.tolist())}  # K labels: a dict, not an Index (~1 ms)
