@@ -89,3 +89,26 @@ def test_unit_and_explicit_unit_weights_count_the_same(make_model):
     counts = "feature_count_" if make_model is CategoricalNB else "pair_count_"
     np.testing.assert_array_equal(getattr(unit, counts), getattr(halves, counts))
     assert getattr(unit, counts).sum() > 0
+
+
+def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
+    """Two folds with the same attribute sizes share one prior object; another alpha, estimator or
+    a learned alpha gets its own, with its own numbers; predictions are those of a fresh prior."""
+    from pgm_models.semi_naive import _base
+
+    X, y = load_dataset("vote")
+    first, second = AODE().fit(X.iloc[:300], y.iloc[:300]), AODE().fit(X.iloc[100:], y.iloc[100:])
+    assert first._child_prior() is second._child_prior() and first._joint_prior() is second._joint_prior()
+    assert not first._child_prior().concentration.flags.writeable
+    # Laplace α = 2 per cell; the m-estimate's m = 4 pseudo-rows: m / r_j = 2 per child cell (vote's r_j = 2)
+    # and m / (K r_a) = 1 per joint cell
+    two = AODE(alpha=2.0).fit(X, y)
+    m_estimate = AODE(estimator="m-estimate", m=4.0).fit(X, y)
+    assert np.all(two._child_prior().concentration == 2.0) and np.all(first._child_prior().concentration == 1.0)
+    assert np.all(m_estimate._child_prior().concentration == 2.0) and np.all(m_estimate._joint_prior().concentration == 1.0)
+    assert two._child_prior() is not m_estimate._child_prior()
+    learned = AODE(alpha="evidence").fit(X, y)
+    assert learned._child_prior() is not learned._child_prior()  # made from this fit's alpha_
+    shared = first.predict_proba(X)
+    _base._PRIORS.clear()
+    np.testing.assert_array_equal(first.predict_proba(X), shared)
