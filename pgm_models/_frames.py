@@ -42,7 +42,8 @@ def index_values(index: pd.Index) -> np.ndarray:
     Index object: pandas' string arrays convert in ~5 µs each time, and the categories of a
     Categorical (y's classes, an attribute's domain) and a frame's column names are the same
     Index objects in every fold sliced from one frame. An Index is immutable; the entry is found
-    by the object's identity, checked through a weak reference (an id can be reused)."""
+    by the object's identity, checked through a weak reference (an id can be reused), and is
+    dropped when the Index is collected."""
     entry = _INDEX_VALUES.get(id(index))
     if entry is not None and entry[0]() is index:
         return entry[1]
@@ -50,5 +51,6 @@ def index_values(index: pd.Index) -> np.ndarray:
     values.flags.writeable = False
     if len(_INDEX_VALUES) >= _INDEX_VALUES_KEPT:
         _INDEX_VALUES.clear()
-    _INDEX_VALUES[id(index)] = (weakref.ref(index), values)
+    # the entry leaves with its Index (a wide frame's names are not kept after the frame)
+    _INDEX_VALUES[id(index)] = (weakref.ref(index, lambda _, key=id(index): _INDEX_VALUES.pop(key, None)), values)
     return values

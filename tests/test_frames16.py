@@ -112,3 +112,13 @@ def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
     shared = first.predict_proba(X)
     _base._PRIORS.clear()
     np.testing.assert_array_equal(first.predict_proba(X), shared)
+
+
+def test_index_values_entry_leaves_with_its_index():
+    from pgm_models import _frames
+
+    index = pd.Index([f"column {j}" for j in range(1000)], dtype="str")
+    key = id(index)
+    assert index_values(index)[999] == "column 999" and key in _frames._INDEX_VALUES
+    del index
+    assert key not in _frames._INDEX_VALUES
