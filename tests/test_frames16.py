@@ -53,14 +53,16 @@ def test_index_values_converted_once_per_index_and_read_only():
 
 
 def test_index_values_of_a_new_index_at_a_reused_id_are_its_own():
-    """An id can be reused once an Index is collected: the weak reference tells them apart."""
-    seen = {}
+    """An id is reused once an Index is freed (CPython hands 50 short-lived ones a few ids): each
+    new Index gets its own values, never its predecessor's."""
+    ids = set()
     for k in range(50):
         index = pd.Index([f"a{k}", f"b{k}"], dtype="str")
+        ids.add(id(index))
         assert index_values(index).tolist() == [f"a{k}", f"b{k}"]
-        seen.setdefault(id(index), []).append(k)
         del index  # freed at once (reference counting): the next Index may get its id
-    # whether or not CPython reused an id here, every answer above was the Index's own values
+    if len(ids) == 50:  # the allocator's choice, not the code's: say the case did not arise
+        pytest.skip("no id was reused in this run: the case this test is about did not arise")
 
 
 def test_fold_of_the_training_frame_encodes_as_a_frame_of_equal_but_distinct_dtypes():
