@@ -29,6 +29,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._frames import categorical_codes, column_arrays
+
 
 def _interval_labels(cuts) -> list[str]:
     """Weka's interval names, cut points rounded to 6 decimals — unless that merges two cut
@@ -68,7 +70,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
-        columns = _column_arrays(frame)
+        columns = column_arrays(frame)
         numeric = [pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype) for c in columns]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
@@ -89,7 +91,7 @@ class _Discretizer(TransformerMixin, BaseEstimator):
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
-        columns = _column_arrays(frame)
+        columns = column_arrays(frame)
         for j, cuts in enumerate(self.cut_points_):
             if cuts is not None:
                 values = _numbers(columns[j], frame.columns, j)
@@ -123,12 +125,6 @@ def _as_frame(X) -> pd.DataFrame:
         except ValueError:
             pass  # labels: the columns pass through unchanged
     return pd.DataFrame(array)
-
-
-def _column_arrays(frame: pd.DataFrame) -> list:
-    """The columns' own arrays: pandas' column iterator builds no Series (a Series per column
-    costs more than discretising a small fold)."""
-    return list(frame._iter_column_arrays())
 
 
 def _numbers(column, names: pd.Index, j: int) -> np.ndarray:
@@ -211,9 +207,13 @@ class MDLDiscretizer(_Discretizer):
     def fit(self, X, y=None):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
-        # class indices in order of appearance, found once for every column (a Series' own
-        # factorize: a Categorical's from its codes, without a label per row)
-        classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
+        # class indices found once for every column: a Categorical's codes (their declared order,
+        # Weka's class order; factorize costs 27 µs, a tenth of a small fold's discretisation),
+        # else in order of appearance
+        if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+            classes = categorical_codes(y.array).astype(np.intp)
+        else:
+            classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
         return super().fit(X, classes)
@@ -254,8 +254,9 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
     the end."""
     n_classes = int(y.max()) + 1
     order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
-    sorted_values = np.take_along_axis(values, order, axis=1)
-    present = np.arange(values.shape[1]) < np.count_nonzero(~np.isnan(values), axis=1)[:, None]
+    # one take at flat positions (take_along_axis builds broadcast index arrays: twice as long)
+    sorted_values = values.ravel().take(order + (np.arange(len(values)) * values.shape[1])[:, None])
+    present = ~np.isnan(sorted_values)
     first = np.empty(values.shape, dtype=bool)  # the first row of a distinct value
     first[:, 0] = True
     np.not_equal(sorted_values[:, 1:], sorted_values[:, :-1], out=first[:, 1:])

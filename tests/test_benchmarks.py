@@ -266,3 +266,22 @@ def test_cv_under_load_times_one_cv_and_repeated_cvs(tmp_path):
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "ms" not in line]
     assert [row.split(" | ")[0] for row in rows] == ["| LogisticRegression, vote", "| GaussianNB, iris", "| LDA, iris", "| QDA, iris"]
     assert all(len(row.strip("|").split("|")) == 7 for row in rows)
+
+
+def test_least_work_floor_is_categorical_nb_on_every_fold():
+    """The benchmark's floor computes the model it bounds: CategoricalNB's (Weka's NaiveBayes')
+    probabilities on vote's and breast-cancer's folds (missing values among them), and it refuses
+    a test frame whose columns or domains are not the training frame's."""
+    from benchmarks.vs_warm_weka import LeastWorkNB, modulo_folds
+    from pgm_models import CategoricalNB
+    from pgm_models.datasets import load_dataset
+
+    for name in ("vote", "breast-cancer"):
+        X, y = load_dataset(name)
+        assert X.isna().to_numpy().any()
+        for X_train, y_train, X_test in modulo_folds(X, y):
+            expected = CategoricalNB().fit(X_train, y_train).predict_proba(X_test)
+            np.testing.assert_allclose(LeastWorkNB().fit(X_train, y_train).predict_proba(X_test), expected, rtol=0, atol=1e-12)
+    other = X_test.astype({X_test.columns[0]: "object"}).astype({X_test.columns[0]: "category"})
+    with pytest.raises(ValueError, match="not the training frame's columns and domains"):
+        LeastWorkNB().fit(X_train, y_train).predict_proba(other)

@@ -71,6 +71,8 @@ def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None) -> np.
     """Divide each block by its total; an all-zero block becomes uniform. This is the MLE n/N."""
     weights = np.asarray(weights, dtype=float)
     total = _spread(block_sum(weights, block_sizes), block_sizes)
+    if total.min(initial=1.0) > 0:  # no empty block (the usual case): one division, no masks
+        return weights / total
     size = weights.shape[-1] if block_sizes is None else _spread(block_sizes, block_sizes)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, weights / total, 1.0 / size)

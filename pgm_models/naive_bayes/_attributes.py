@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from pgm_models._frames import categorical_codes, column_arrays, index_values
 from pgm_models._validation import check_concentration, column_name
 
 HANDLE_UNKNOWN = ("missing", "error")
@@ -75,6 +76,10 @@ class CategoricalAttributes:
             outside = np.flatnonzero((codes == _OUTSIDE).any(axis=0))
         else:
             dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
+            if all(c.dtype is d for c, d in zip(columns, dtypes)):
+                # every column a Categorical of its fitted domain's own dtype (a fold of the training
+                # frame, the training frame itself): its codes are the codes, none outside the domain
+                return _stacked([categorical_codes(c) for c in columns])
             per_column = [_codes_in(c, self.categories_[j], column_name(names, j), dtypes[j]) for j, c in enumerate(columns)]
             codes = _stacked(per_column)
             # looked for in each column's own codes (int8 for a Categorical's), not in the stacked intp array;
@@ -130,9 +135,7 @@ def _columns(X) -> list:
     Categoricals stay Categoricals), numeric dtypes kept, so that numeric codes are looked up
     without boxing every value."""
     if isinstance(X, pd.DataFrame):
-        # pandas' column iterator hands over the arrays; a Series per column costs ~0.1 ms, which
-        # was most of a small fit or predict
-        return list(X._iter_column_arrays())
+        return column_arrays(X)
     if sp.issparse(X):
         raise ValueError("CategoricalNB takes dense attribute values, not a sparse matrix")
     array = np.asarray(X)
@@ -153,8 +156,8 @@ def _stacked(codes: list, dtype=np.intp) -> np.ndarray:
 
 def _one_integer_dtype(columns) -> bool:
     """Columns that are NumPy arrays of one integer dtype."""
-    dtypes = {c.dtype for c in columns}
-    return len(dtypes) == 1 and all(isinstance(c, np.ndarray) for c in columns) and next(iter(dtypes)).kind in "iu"
+    # NumPy arrays first: hashing a CategoricalDtype hashes its categories
+    return all(isinstance(c, np.ndarray) for c in columns) and len({c.dtype for c in columns}) == 1 and columns[0].dtype.kind in "iu"
 
 
 def _is_integer_matrix(X) -> bool:
@@ -180,7 +183,7 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
     if isinstance(column.dtype, pd.CategoricalDtype):
         if column.dtype is domain_dtype:
             return column.codes  # the fitted domain itself: codes are codes
-        own = np.asarray(column.categories)
+        own = index_values(column.categories)
         if len(own) == len(categories) and bool((own == categories).all()):
             return column.codes
         # map the column's own categories once, then its integer codes
@@ -217,7 +220,7 @@ def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:
     """An attribute's domain: declared Categorical categories, else range(n_categories), else
     the sorted values seen in rows of positive weight (a row of weight 0 is not observed)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return np.asarray(column.dtype.categories)
+        return index_values(column.dtype.categories)
     values = _values(column)
     if declared_size is not None and values.dtype.kind in "iu":
         return np.arange(declared_size)  # integers need no look at their values (none is missing or infinite)

@@ -119,8 +119,10 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attribute value) cells, a block of rows at a time: the same numbers as the one-hot
         design's product without its N × F entries, and the block's temporaries stay in cache
         (fresh full-size arrays cost more in page faults than the counting). A missing value
-        counts in a spare last cell, dropped."""
-        if codes.size >= JOINT_MIN_VALUES and (weight == 1).all():
+        counts in a spare last cell, dropped. Unit weights are counted unweighted, the cells
+        read in memory order (no weight to repeat per cell, no copy of the keys)."""
+        unit = bool((weight == 1).all())
+        if codes.size >= JOINT_MIN_VALUES and unit:
             return self._unit_counts(codes, class_index)
         n_cells, offsets = self._n_design_columns(), self._offsets()
         spare = len(self.classes_) * n_cells
@@ -130,7 +132,10 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             block = codes[start : start + rows]
             flat = block + offsets + (class_index[start : start + rows] * n_cells)[:, None]
             flat[block < 0] = spare
-            counts += np.bincount(flat.ravel(), np.repeat(weight[start : start + rows], n_attributes), spare + 1)
+            if unit:
+                counts += np.bincount(flat.ravel(order="K"), minlength=spare + 1)
+            else:
+                counts += np.bincount(flat.ravel(), np.repeat(weight[start : start + rows], n_attributes), spare + 1)
         return counts[:-1].reshape(len(self.classes_), n_cells)
 
     def _unit_counts(self, codes, class_index):
