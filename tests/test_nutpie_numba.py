@@ -1,0 +1,79 @@
+"""The "nutpie-numba" backend: nutpie's NUTS on PyTensor's numba functions, which PyTensor caches
+on disk so that another process loads them instead of compiling (pgm_models._nutpie_numba)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nutpie")
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+# One Normal mean with known variance: the smallest graph numba compiles (a few seconds cold).
+_TINY_MODEL = """
+import time, numpy as np, pymc as pm
+from pgm_models import _nutpie_numba
+with pm.Model(coords={{"obs": range(3)}}) as model:
+    mu = pm.Normal("mu", 0.0, 1.0)
+    pm.Normal("y", mu, 1.0, observed=np.array([0.5, 1.0, 1.5]), dims="obs")
+compiled = _nutpie_numba.compile_model(model)
+print(compiled.n_dim)
+"""
+
+
+def _compile_in_a_new_process(base_compiledir) -> None:
+    environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={base_compiledir}"}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(_TINY_MODEL.format())], env=environment,
+                            capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1"]
+
+
+def _cache_files(base_compiledir):
+    folder = base_compiledir / "numba"
+    return {path: path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
+
+
+def test_a_second_process_loads_the_compiled_model_from_the_cache(tmp_path):
+    """The first process leaves numba's compiled functions under base_compiledir/numba; a second
+    one loads them: it writes no new file and rewrites none (numba saves each function it compiles)."""
+    _compile_in_a_new_process(tmp_path)
+    first = _cache_files(tmp_path)
+    assert any(path.suffix == ".nbc" for path in first)  # numba's compiled objects
+    _compile_in_a_new_process(tmp_path)
+    assert _cache_files(tmp_path) == first
+
+
+@pytest.mark.nuts
+def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_models):
+    reports = []
+    idata = fitted_models["BernoulliNB"].sample_posterior(draws=30, tune=20, chains=2, sampler="nutpie-numba", random_seed=1,
+                                                          progress=lambda done, total: reports.append((done, total)))
+    assert reports[-1] == (100, 100)  # 2 chains × (20 tuning + 30 draws), one expand call each
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and {t for _, t in reports} == {100}
+    assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 30
+    assert idata.posterior.attrs["sampling_time"] > 0
+
+
+@pytest.mark.nuts
+def test_the_same_seed_gives_the_same_draws_and_another_seed_others(fitted_models):
+    model = fitted_models["BernoulliNB"]
+    draws = [model.sample_posterior(draws=20, tune=20, chains=2, sampler="nutpie-numba", random_seed=seed).posterior["class_prob"].values
+             for seed in (5, 5, 6)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert not np.array_equal(draws[0], draws[2])
+
+
+def test_the_optimisation_level_is_set_for_the_block_only():
+    import numba
+
+    from pgm_models._nutpie_numba import _numba_opt
+
+    before = numba.config.OPT
+    with _numba_opt(0):
+        assert numba.config.OPT == 0
+    assert numba.config.OPT == before
