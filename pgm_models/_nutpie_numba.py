@@ -1,17 +1,17 @@
-"""nutpie's Rust NUTS on a log density and gradient that PyTensor compiles with numba and caches on disk.
+"""nutpie's Rust NUTS on a log density and gradient that PyTensor compiles with numba, cached on disk.
 
 nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
-function in a ``numba.cfunc`` over the model's data, which numba compiles again, and LLVM optimises
-again, in every process: tens of seconds per model on every run. Here nutpie calls the function
-through Python instead (``nutpie.compiled_pyfunc.from_pyfunc``, one call per gradient, ~25 µs on
-the zoo's models): PyTensor's numba linker keeps what it compiles under
-``pytensor.config.base_compiledir / "numba"``, so a second process loads the model's machine code
-in a fraction of a second.
+functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
+defined over closures and the model's data, which numba cannot cache: every process compiled them
+again, tens of seconds per model. Here the same C callbacks are written as source registered with
+PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the PyTensor function
+they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
+functions themselves and a second process loads the whole model in a fraction of a second.
 
-The functions come from nutpie's ``_make_functions`` (private; ``pyproject.toml`` pins nutpie
-< 0.17), which its JAX backend uses the same way: the log density and its gradient in the flat
-unconstrained vector, and the "expand" function that maps that vector to the model's named values
-(free variables in their constrained space and Deterministics).
+The PyTensor functions come from nutpie's ``_make_functions`` (private; ``pyproject.toml`` pins
+nutpie < 0.17), as nutpie's numba backend builds them: the log density and its gradient in the
+flat unconstrained vector, and the "expand" function that maps that vector to the model's named
+values (free variables in their constrained space and Deterministics), joined in one vector.
 
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
@@ -23,10 +23,43 @@ contiguous copies as the last graph rewrite.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+from nutpie import _lib
+from nutpie.compile_pymc import CompiledPyMCModel
+
+# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py) for a model without
+# shared data; the sizes are literals, so the source (and the cache entry) is the model's own.
+_LOGP_SOURCE = """
+def nutpie_logp(dim, x_, out_, logp_, user_data_):
+    if dim != {n_dim}:
+        return -1
+    x = numba.carray(x_, ({n_dim},))
+    out = numba.carray(out_, ({n_dim},))
+    logp = numba.carray(logp_, ())
+    value, gradient = logp_jit(x)
+    logp[()] = value
+    out[...] = gradient
+    if not np.all(np.isfinite(out)):
+        return 3
+    if not np.isfinite(logp[()]):
+        return 4
+    return 0
+"""
+_EXPAND_SOURCE = """
+def nutpie_expand(dim, expanded, x_, out_, user_data_):
+    if dim != {n_dim} or expanded != {n_expanded}:
+        return -1
+    x = numba.carray(x_, ({n_dim},))
+    out = numba.carray(out_, ({n_expanded},))
+    (values,) = expand_jit(x)
+    out[...] = values
+    return 0
+"""
+_PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 
 
 @contextlib.contextmanager
@@ -63,74 +96,71 @@ def _contiguous_constants_mode():
     return get_mode("NUMBA").register((ContiguousConstants(), 1000))
 
 
-def compile_model(model, *, progress=None, total_draws=None, numba_opt: int | None = None):
-    """A nutpie model (``nutpie.compiled_pyfunc.PyFuncModel``) whose log density, gradient and
-    expand function are PyTensor NUMBA-mode functions of ``model`` (a ``pm.Model``).
+def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str | None):
+    """``numba.cfunc`` of ``source`` calling ``jit_fn``, cached under PyTensor's numba folder when
+    ``jit_fn`` is itself cached there (``pytensor_key``; a graph numba cannot cache has none)."""
+    import numba
+    from pytensor.link.numba.cache import compile_numba_function_src
 
-    nutpie stores one draw per expand call (tuning included), so ``progress(done, total_draws)``
-    is told every expand call done, at most every 0.1 s and at the last one."""
-    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock
-    from nutpie.compiled_pyfunc import from_pyfunc
+    # __name__: numba's cache rebuilds a function's environment by importing its module
+    environment = {"__name__": __name__, "numba": numba, "np": np, f"{name.split('_')[1]}_jit": jit_fn}
+    key = None if pytensor_key is None else f"{name}_{pytensor_key}"
+    function = compile_numba_function_src(source, name, environment, cache_key=key)
+    return numba.cfunc(signature, cache=key is not None)(function)
+
+
+def compile_model(model, *, progress=None, numba_opt: int | None = None):
+    """A nutpie model (``nutpie.compile_pymc.CompiledPyMCModel``) whose C callbacks are the
+    PyTensor NUMBA-mode log density, gradient and expand function of ``model`` (a ``pm.Model``
+    without shared data), compiled or loaded from PyTensor's cache under numba's optimisation
+    level ``numba_opt`` (default: numba's). ``progress(done, total)`` is told nutpie's count of
+    draws done over all chains (tuning included) every 0.1 s while it samples."""
+    import numba
+    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock, make_user_data
     from pymc.initial_point import make_initial_point_fn
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
     # what nutpie.compile_pymc_model starts from: PyMC's support points, jittered
     initial_point_fn = _wrap_with_lock(make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs),
                                                              return_transformed=True))
+    types = numba.types
     with _numba_opt(numba_opt):
-        n_dim, _, logp_pt, expand_pt, flat_initial_point, shape_info = _make_functions(
-            model, mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=False, pymc_initial_point_fn=initial_point_fn)
-        names, _, shapes = shape_info
+        n_dim, n_expanded, logp_pt, expand_pt, flat_initial_point, shape_info = _make_functions(
+            model, mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=True,
+            pymc_initial_point_fn=initial_point_fn)
+        shared = sorted({var.name for var in [*logp_pt.get_shared(), *expand_pt.get_shared()]})
+        if shared:
+            raise ValueError(f"sampler='nutpie-numba' samples models without shared data; this one has {shared}")
         logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
-        # numba compiles (or loads from PyTensor's cache) at the first call, so here, under the
-        # optimisation level asked for, not inside the sampler's threads
-        start = flat_initial_point(0)
-        logp_shared = tuple(var.get_value(borrow=True) for var in logp_pt.get_shared())
-        expand_shared = tuple(var.get_value(borrow=True) for var in expand_pt.get_shared())
-        logp_jit(start, *logp_shared)
-        expand_jit(start, *expand_shared)
-
-    def make_logp_fn():
-        def logp(x):
-            value, gradient = logp_jit(x, *logp_shared)
-            return float(value), gradient
-
-        return logp
-
-    counter = _ProgressCounter(progress, total_draws)
-    dtypes = [np.dtype("float64")] * len(names)
-
-    def make_expand_fn(seed1, seed2, chain):
-        def expand(x):
-            values = expand_jit(x, *expand_shared)
-            counter.tick()
-            return {name: np.asarray(value, dtype="float64", order="C").reshape(shape)  # nutpie copies C order only
-                    for name, value, shape in zip(names, values, shapes, strict=True)}
-
-        return expand
-
+        double = types.CPointer(types.double)
+        logp_c = _cached_cfunc(_LOGP_SOURCE.format(n_dim=n_dim), "nutpie_logp",
+                               types.int64(types.uint64, double, double, double, types.voidptr),
+                               logp_jit, CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
+        expand_c = _cached_cfunc(_EXPAND_SOURCE.format(n_dim=n_dim, n_expanded=n_expanded), "nutpie_expand",
+                                 types.int64(types.uint64, types.uint64, double, double, types.voidptr),
+                                 expand_jit, CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
     dims, coords = _prepare_dims_and_coords(model, shape_info)
-    return from_pyfunc(ndim=n_dim, make_logp_fn=make_logp_fn, make_expand_fn=make_expand_fn,
-                       make_initial_point_fn=flat_initial_point, expanded_dtypes=dtypes, expanded_shapes=shapes,
-                       expanded_names=names, dims=dims, coords=coords)
+    return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
+                          _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
+                          compiled_logp_func=logp_c, compiled_expand_func=expand_c,
+                          initial_point_func=flat_initial_point, shared_data={}, user_data=make_user_data({}, {}),
+                          n_expanded=n_expanded, shape_info=shape_info, logp_func=logp_pt, expand_func=expand_pt,
+                          progress=progress)
 
 
-class _ProgressCounter:
-    """Counts draws over nutpie's chain threads and reports them at most every 0.1 s."""
+@dataclass(frozen=True)
+class _CompiledModel(CompiledPyMCModel):
+    """nutpie's numba model, reporting progress to a callable instead of a progress bar."""
 
-    def __init__(self, progress, total):
-        self.progress, self.total, self.done, self.reported = progress, total, 0, 0.0
-        self.lock = threading.Lock()
+    progress: Callable[[int, int], None] | None = None
 
-    def tick(self):
-        if self.progress is None:
-            return
-        with self.lock:
-            self.done += 1
-            now = time.monotonic()
-            if self.done < self.total and now - self.reported < 0.1:
-                return
-            self.reported = now
-            self.progress(min(self.done, self.total), self.total)
+    def _make_sampler(self, settings, init_mean, cores, progress_type, store):
+        if self.progress is not None:
+            def report(formatted):
+                self.progress(*map(int, formatted.split()))
+
+            progress_type = _lib.ProgressType.template_callback(100, _PROGRESS_TEMPLATE, cores, report)
+        return super()._make_sampler(settings, init_mean, cores, progress_type, store)
 
 
 def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, random_seed, progress=None,
@@ -147,12 +177,14 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # on LogisticRegression/iris R-hat 1.013 (the class vectors' common shift); the low-rank
     # matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
     nutpie_kwargs.setdefault("low_rank_modified_mass_matrix", True)
-    compiled = compile_model(model, progress=progress, total_draws=chains * (tune + draws), numba_opt=numba_opt)
+    compiled = compile_model(model, progress=progress, numba_opt=numba_opt)
     seed = None if random_seed is None else int(np.random.default_rng(random_seed).integers(2**31))
     start = time.perf_counter()
     idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False,
                           **({"cores": cores} if cores is not None else {}), **nutpie_kwargs)
     idata.posterior.attrs["sampling_time"] = time.perf_counter() - start
+    if progress is not None:  # nutpie's last report may predate the last draw
+        progress(chains * (tune + draws), chains * (tune + draws))
     idata.posterior.attrs["tuning_steps"] = tune
     # what pm.sample(nuts_sampler="nutpie") adds: nutpie has no access to the model's data
     coords, dims = coords_and_dims_for_inferencedata(model)

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 # Two Normal means whose prior mean is a broadcast view (zero strides), as the priors of the
 # Gaussian models are: numba cannot cache a function with such a constant unless it is made
-# contiguous. Prints how many functions numba compiled (a load from the cache is no compilation).
+# contiguous. Prints the number of unconstrained parameters, how many functions numba compiled (a
+# load from the cache is no compilation) and how many of the two C callbacks came from the cache.
 _TINY_MODEL = """
 import numpy as np, pymc as pm
 from numba.core import event
@@ -23,27 +24,29 @@ with pm.Model(coords={"group": ["a", "b", "c"], "feature": ["x", "z"]}) as model
     pm.Normal("y", mu, 1.0, observed=np.array([[0.5, 1.0], [1.5, 0.0], [-1.0, 2.0]]), dims=("group", "feature"))
 with event.install_recorder("numba:compile") as recorder:
     compiled = _nutpie_numba.compile_model(model)
-print(compiled.n_dim, len(recorder.buffer))
+print(compiled.n_dim, len(recorder.buffer), compiled.compiled_logp_func.cache_hits + compiled.compiled_expand_func.cache_hits)
 """
 
 
-def _compiles_in_a_new_process(base_compiledir) -> int:
+def _compiles_in_a_new_process(base_compiledir) -> tuple[int, int]:
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={base_compiledir}"}
     result = subprocess.run([sys.executable, "-c", _TINY_MODEL], env=environment, capture_output=True, text=True,
                             cwd=os.path.dirname(os.path.dirname(__file__)))
     assert result.returncode == 0, result.stderr
-    n_dim, compiles = map(int, result.stdout.split())
+    n_dim, compiles, callbacks_loaded = map(int, result.stdout.split())
     assert n_dim == 6
-    return compiles
+    return compiles, callbacks_loaded
 
 
 def test_a_second_process_loads_the_compiled_model_from_the_cache(tmp_path):
     """The first process compiles (numba's compile events) and leaves the functions under
-    base_compiledir/numba; a second one compiles nothing: the log density, its gradient and the
-    expand function all come from the cache, the broadcast prior mean included."""
-    assert _compiles_in_a_new_process(tmp_path) > 0
+    base_compiledir/numba; a second one compiles nothing: the log density, its gradient, the
+    expand function and nutpie's two C callbacks all come from the cache, the broadcast prior
+    mean included."""
+    compiles, callbacks_loaded = _compiles_in_a_new_process(tmp_path)
+    assert compiles > 0 and callbacks_loaded == 0
     assert any(path.suffix == ".nbc" for path in (tmp_path / "numba").iterdir())  # numba's compiled objects
-    assert _compiles_in_a_new_process(tmp_path) == 0
+    assert _compiles_in_a_new_process(tmp_path) == (0, 2)
 
 
 @pytest.mark.nuts
