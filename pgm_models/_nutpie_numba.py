@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from hashlib import sha256
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -104,7 +105,8 @@ def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str |
 
     # __name__: numba's cache rebuilds a function's environment by importing its module
     environment = {"__name__": __name__, "numba": numba, "np": np, f"{name.split('_')[1]}_jit": jit_fn}
-    key = None if pytensor_key is None else f"{name}_{pytensor_key}"
+    # the source too: it holds the model's sizes, which PyTensor's key of jit_fn may leave out
+    key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
     return numba.cfunc(signature, cache=key is not None)(function)
 
