@@ -101,8 +101,16 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
     elif sampler == "nutpie-numba":
         from pgm_models import _nutpie_numba
 
+        nutpie_kwargs = dict(pm_sample_kwargs.pop("nuts_sampler_kwargs", {}))
+        if "target_accept" in pm_sample_kwargs:
+            nutpie_kwargs["target_accept"] = pm_sample_kwargs.pop("target_accept")
+        # nutpie computes no convergence checks and shows no bar of its own (``progress`` gets its counts)
+        unused = set(pm_sample_kwargs) - {"progressbar", "compute_convergence_checks"}
+        if unused:
+            raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
+                            "(nutpie's own settings go in nuts_sampler_kwargs)")
         return _nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores, random_seed=random_seed,
-                                    progress=progress, **pm_sample_kwargs.get("nuts_sampler_kwargs", {}))
+                                    progress=progress, **nutpie_kwargs)
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}

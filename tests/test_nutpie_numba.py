@@ -79,3 +79,8 @@ def test_the_optimisation_level_is_set_for_the_block_only():
     with _numba_opt(0):
         assert numba.config.OPT == 0
     assert numba.config.OPT == before
+
+
+def test_pm_sample_arguments_it_cannot_honour_are_named(fitted_models):
+    with pytest.raises(TypeError, match=r"sampler='nutpie-numba' does not take pm.sample's init, step"):
+        fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", init="adapt_diag", step=None)
