@@ -178,6 +178,8 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # leading directions: on SPODE/vote the diagonal alone left a min bulk ESS of ~840 of 4000 draws,
     # on LogisticRegression/iris R-hat 1.013 (the class vectors' common shift); the low-rank
     # matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
+    if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
+        raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
     nutpie_kwargs.setdefault("low_rank_modified_mass_matrix", True)
     compiled = compile_model(model, progress=progress, numba_opt=numba_opt)
     seed = None if random_seed is None else int(np.random.default_rng(random_seed).integers(2**31))

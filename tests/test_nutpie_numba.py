@@ -84,3 +84,8 @@ def test_the_optimisation_level_is_set_for_the_block_only():
 def test_pm_sample_arguments_it_cannot_honour_are_named(fitted_models):
     with pytest.raises(TypeError, match=r"sampler='nutpie-numba' does not take pm.sample's init, step"):
         fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", init="adapt_diag", step=None)
+
+
+def test_a_run_without_tuning_is_refused_before_nutpie_panics(fitted_models):
+    with pytest.raises(ValueError, match=r"sampler='nutpie-numba' needs tune ≥ 1, got tune=0"):
+        fitted_models["BernoulliNB"].sample_posterior(draws=40, tune=0, sampler="nutpie-numba")
