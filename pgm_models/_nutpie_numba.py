@@ -41,7 +41,7 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
     x = numba.carray(x_, ({n_dim},))
     out = numba.carray(out_, ({n_dim},))
     logp = numba.carray(logp_, ())
-    value, gradient = logp_jit(x)
+    value, gradient = jit_fn(x)
     logp[()] = value
     out[...] = gradient
     if not np.all(np.isfinite(out)):
@@ -56,7 +56,7 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
         return -1
     x = numba.carray(x_, ({n_dim},))
     out = numba.carray(out_, ({n_expanded},))
-    (values,) = expand_jit(x)
+    (values,) = jit_fn(x)
     out[...] = values
     return 0
 """
@@ -104,7 +104,7 @@ def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str |
     from pytensor.link.numba.cache import compile_numba_function_src
 
     # __name__: numba's cache rebuilds a function's environment by importing its module
-    environment = {"__name__": __name__, "numba": numba, "np": np, f"{name.split('_')[1]}_jit": jit_fn}
+    environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn}
     # the source too: it holds the model's sizes, which PyTensor's key of jit_fn may leave out
     key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
