@@ -6,7 +6,7 @@ min bulk ESS per second, on a cold and a warm compile cache.
 
 Each model of ``pgm-models zoo`` on each dataset (fitted on the zoo's training split) is
 sampled by each installed backend, the backends alternating model by model. Every measurement
-runs in its own process: "cold" on a new PyTensor compile folder (and no JAX cache), "warm"
+runs in its own process: "cold" on a new PyTensor base compile folder (C and numba caches; no JAX cache), "warm"
 again on the folder the cold run left. Sampling seconds are the backend's own
 (``posterior.attrs["sampling_time"]``); compile seconds are the rest of ``sample_posterior``
 (graph compilation, initialisation, and for PyMC the start of its chain processes).
@@ -66,7 +66,8 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
 
 
 def _measure(dataset, model_name, sampler, draws, chains, compiledir) -> dict:
-    environment = {**os.environ, "PYTENSOR_FLAGS": f"compiledir={compiledir}"}
+    # base_compiledir, not compiledir: PyTensor keeps numba's cache beside the C one, under base_compiledir/numba
+    environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={compiledir}"}
     command = [sys.executable, "-m", "benchmarks.samplers", "--worker", dataset, model_name, sampler,
                "--draws", str(draws), "--chains", str(chains)]
     result = subprocess.run(command, env=environment, capture_output=True, text=True)

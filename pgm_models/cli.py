@@ -262,7 +262,7 @@ def _parser() -> argparse.ArgumentParser:
     zoo_parser.add_argument("--prior", choices=["fixed", "evidence"], default="fixed",
                             help="fixed: the models' default priors; evidence: alpha and class_alpha (Gaussian models: "
                                  "the prior's strengths and scale too) chosen by marginal likelihood")
-    zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie, numpyro or blackjax "
+    zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie-numba, nutpie, numpyro or blackjax "
                             "(default: pgm_models.sampling.DEFAULT_SAMPLER)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")

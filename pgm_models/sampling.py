@@ -2,20 +2,24 @@
 PyMC drives through ``pm.sample(nuts_sampler=...)``.
 
     "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
+    "nutpie-numba"  nutpie's Rust NUTS calling the log density and gradient that PyTensor compiles
+                with numba and caches on disk (``pgm_models._nutpie_numba``): a model's first run
+                compiles for ~30 s, later runs in any process load it in a fraction of a second
     "nutpie"    nutpie (Rust NUTS, chains in threads; the log density and its gradient compiled by
-                JAX: PyTensor's numba backend, nutpie's default, took minutes to compile our models)
+                JAX: PyTensor's numba backend, nutpie's default, compiles again in every process)
     "numpyro"   NumPyro's NUTS on the model's JAX graph, chains vectorised
     "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
 
-All four return ``arviz.InferenceData`` with the model's variable names, coords and dims and
+All five return ``arviz.InferenceData`` with the model's variable names, coords and dims and
 ``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). Only "pymc"
-is always installed; the others are optional (``pip install -e ".[samplers]"``: nutpie, numpyro,
+is always installed; the others are optional (``pip install -e ".[samplers]"``: nutpie for both nutpie backends, numpyro,
 blackjax < 1.3 and jax). BENCHMARKS.md measures each on every model of the zoo: compile
 seconds, sampling seconds and min bulk ESS per second.
 
 ``progress(done, total)`` is told the iterations done (tuning included, over all chains) as
-they happen where the backend reports them (PyMC's sampler after every iteration); the JAX
-samplers run the whole chain in one compiled call and report only its end.
+they happen where the backend reports them (PyMC's sampler after every iteration, "nutpie-numba"
+at most every 0.1 s); the JAX samplers run the whole chain in one compiled call and report only
+its end.
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ from __future__ import annotations
 import importlib.util
 import os
 
-SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
+SAMPLERS = ("pymc", "nutpie-numba", "nutpie", "numpyro", "blackjax")
 DEFAULT_SAMPLER = "pymc"
-_PACKAGES = {"pymc": ("pymc",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
+_PACKAGES = {"pymc": ("pymc",), "nutpie-numba": ("nutpie",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
 
 
 class SamplerNotInstalled(ImportError, ValueError):
@@ -94,6 +98,19 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
 
             pm_sample_kwargs["callback"] = callback
         pm_sample_kwargs["cores"] = _default_cores(chains) if cores is None else cores
+    elif sampler == "nutpie-numba":
+        from pgm_models import _nutpie_numba
+
+        nutpie_kwargs = dict(pm_sample_kwargs.pop("nuts_sampler_kwargs", {}))
+        if "target_accept" in pm_sample_kwargs:
+            nutpie_kwargs["target_accept"] = pm_sample_kwargs.pop("target_accept")
+        # nutpie computes no convergence checks and shows no bar of its own (``progress`` gets its counts)
+        unused = set(pm_sample_kwargs) - {"progressbar", "compute_convergence_checks"}
+        if unused:
+            raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
+                            "(nutpie's own settings go in nuts_sampler_kwargs)")
+        return _nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores, random_seed=random_seed,
+                                    progress=progress, **nutpie_kwargs)
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}

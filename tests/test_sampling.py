@@ -40,7 +40,7 @@ def test_each_installed_backend_passes_check_posterior_with_the_models_names_and
 
 
 def test_an_unknown_sampler_is_named_with_the_valid_ones(bernoulli):
-    with pytest.raises(ValueError, match=r"sampler='stan' is not one of 'pymc', 'nutpie', 'numpyro', 'blackjax'"):
+    with pytest.raises(ValueError, match=r"sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"):
         bernoulli.sample_posterior(sampler="stan")
 
 
@@ -74,7 +74,7 @@ def test_zoo_command_names_an_unknown_sampler_in_one_line(capsys):
 
     assert main(["zoo", "--dataset", "weather.nominal", "--sampler", "stan"]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie', 'numpyro', 'blackjax'"
+    assert error == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"
 
 
 def test_sample_posterior_defaults_to_four_chains():

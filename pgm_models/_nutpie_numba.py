@@ -1,0 +1,197 @@
+"""nutpie's Rust NUTS on a log density and gradient that PyTensor compiles with numba, cached on disk.
+
+nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
+functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
+defined over closures and the model's data, which numba cannot cache: every process compiled them
+again, tens of seconds per model. Here the same C callbacks are written as source registered with
+PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the PyTensor function
+they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
+functions themselves and a second process loads the whole model in a fraction of a second.
+
+The PyTensor functions come from nutpie's ``_make_functions`` (private; ``pyproject.toml`` pins
+nutpie < 0.17), as nutpie's numba backend builds them: the log density and its gradient in the
+flat unconstrained vector, and the "expand" function that maps that vector to the model's named
+values (free variables in their constrained space and Deterministics), joined in one vector.
+
+numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
+priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
+into this process's memory, and numba then refuses to cache the whole function (PyTensor silences
+its warning): GaussianNB and QDA compiled 4–10 s again in every process. Those constants are made
+contiguous copies as the last graph rewrite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from hashlib import sha256
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from nutpie import _lib
+from nutpie.compile_pymc import CompiledPyMCModel
+
+# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py) for a model without
+# shared data; the sizes are literals, so the source (and the cache entry) is the model's own.
+_LOGP_SOURCE = """
+def nutpie_logp(dim, x_, out_, logp_, user_data_):
+    if dim != {n_dim}:
+        return -1
+    x = numba.carray(x_, ({n_dim},))
+    out = numba.carray(out_, ({n_dim},))
+    logp = numba.carray(logp_, ())
+    value, gradient = jit_fn(x)
+    logp[()] = value
+    out[...] = gradient
+    if not np.all(np.isfinite(out)):
+        return 3
+    if not np.isfinite(logp[()]):
+        return 4
+    return 0
+"""
+_EXPAND_SOURCE = """
+def nutpie_expand(dim, expanded, x_, out_, user_data_):
+    if dim != {n_dim} or expanded != {n_expanded}:
+        return -1
+    x = numba.carray(x_, ({n_dim},))
+    out = numba.carray(out_, ({n_expanded},))
+    (values,) = jit_fn(x)
+    out[...] = values
+    return 0
+"""
+_PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
+
+
+@contextlib.contextmanager
+def _numba_opt(level: int | None):
+    """numba's LLVM optimisation level for the compilations inside the block only."""
+    if level is None:
+        yield
+        return
+    import numba
+
+    saved = numba.config.OPT
+    numba.config.OPT = level
+    try:
+        yield
+    finally:
+        numba.config.OPT = saved
+
+
+def _contiguous_constants_mode():
+    """PyTensor's NUMBA mode with a last rewrite that replaces every constant array that is
+    neither C- nor F-contiguous by a contiguous copy (same type, same values)."""
+    from pytensor.compile.mode import get_mode
+    from pytensor.graph.basic import Constant
+    from pytensor.graph.rewriting.basic import GraphRewriter
+
+    class ContiguousConstants(GraphRewriter):
+        def apply(self, fgraph):
+            for var in list(fgraph.variables):
+                data = getattr(var, "data", None)
+                if (isinstance(var, Constant) and isinstance(data, np.ndarray)
+                        and not (data.flags.c_contiguous or data.flags.f_contiguous)):
+                    fgraph.replace(var, type(var)(var.type, np.ascontiguousarray(data)), reason="contiguous_constants")
+
+    return get_mode("NUMBA").register((ContiguousConstants(), 1000))
+
+
+def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str | None):
+    """``numba.cfunc`` of ``source`` calling ``jit_fn``, cached under PyTensor's numba folder when
+    ``jit_fn`` is itself cached there (``pytensor_key``; a graph numba cannot cache has none)."""
+    import numba
+    from pytensor.link.numba.cache import compile_numba_function_src
+
+    # __name__: numba's cache rebuilds a function's environment by importing its module
+    environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn}
+    # the source too: it holds the model's sizes, which PyTensor's key of jit_fn may leave out
+    key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
+    function = compile_numba_function_src(source, name, environment, cache_key=key)
+    return numba.cfunc(signature, cache=key is not None)(function)
+
+
+def compile_model(model, *, progress=None, numba_opt: int | None = None):
+    """A nutpie model (``nutpie.compile_pymc.CompiledPyMCModel``) whose C callbacks are the
+    PyTensor NUMBA-mode log density, gradient and expand function of ``model`` (a ``pm.Model``
+    without shared data), compiled or loaded from PyTensor's cache under numba's optimisation
+    level ``numba_opt`` (default: numba's). ``progress(done, total)`` is told nutpie's count of
+    draws done over all chains (tuning included) every 0.1 s while it samples."""
+    import numba
+    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock, make_user_data
+    from pymc.initial_point import make_initial_point_fn
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    # what nutpie.compile_pymc_model starts from: PyMC's support points, jittered
+    initial_point_fn = _wrap_with_lock(make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs),
+                                                             return_transformed=True))
+    types = numba.types
+    with _numba_opt(numba_opt):
+        n_dim, n_expanded, logp_pt, expand_pt, flat_initial_point, shape_info = _make_functions(
+            model, mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=True,
+            pymc_initial_point_fn=initial_point_fn)
+        shared = sorted({var.name for var in [*logp_pt.get_shared(), *expand_pt.get_shared()]})
+        if shared:
+            raise ValueError(f"sampler='nutpie-numba' samples models without shared data; this one has {shared}")
+        logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
+        double = types.CPointer(types.double)
+        logp_c = _cached_cfunc(_LOGP_SOURCE.format(n_dim=n_dim), "nutpie_logp",
+                               types.int64(types.uint64, double, double, double, types.voidptr),
+                               logp_jit, CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
+        expand_c = _cached_cfunc(_EXPAND_SOURCE.format(n_dim=n_dim, n_expanded=n_expanded), "nutpie_expand",
+                                 types.int64(types.uint64, types.uint64, double, double, types.voidptr),
+                                 expand_jit, CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
+    dims, coords = _prepare_dims_and_coords(model, shape_info)
+    return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
+                          _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
+                          compiled_logp_func=logp_c, compiled_expand_func=expand_c,
+                          initial_point_func=flat_initial_point, shared_data={}, user_data=make_user_data({}, {}),
+                          n_expanded=n_expanded, shape_info=shape_info, logp_func=logp_pt, expand_func=expand_pt,
+                          progress=progress)
+
+
+@dataclass(frozen=True)
+class _CompiledModel(CompiledPyMCModel):
+    """nutpie's numba model, reporting progress to a callable instead of a progress bar."""
+
+    progress: Callable[[int, int], None] | None = None
+
+    def _make_sampler(self, settings, init_mean, cores, progress_type, store):
+        if self.progress is not None:
+            def report(formatted):
+                self.progress(*map(int, formatted.split()))
+
+            progress_type = _lib.ProgressType.template_callback(100, _PROGRESS_TEMPLATE, cores, report)
+        return super()._make_sampler(settings, init_mean, cores, progress_type, store)
+
+
+def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, random_seed, progress=None,
+           numba_opt: int | None = 1, **nutpie_kwargs):
+    """NUTS draws of ``model`` by nutpie on the cached numba functions, as InferenceData with
+    the model's names, coords and dims, its constant and observed data, and
+    ``posterior.attrs["sampling_time"]`` (seconds of nutpie's sampling alone)."""
+    import nutpie
+    import pymc as pm
+    from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, find_observations
+
+    # nutpie's mass matrix adapted as a diagonal plus a low-rank part from the draws' and gradients'
+    # leading directions: on SPODE/vote the diagonal alone left a min bulk ESS of ~840 of 4000 draws,
+    # on LogisticRegression/iris R-hat 1.013 (the class vectors' common shift); the low-rank
+    # matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
+    if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
+        raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
+    nutpie_kwargs.setdefault("low_rank_modified_mass_matrix", True)
+    compiled = compile_model(model, progress=progress, numba_opt=numba_opt)
+    seed = None if random_seed is None else int(np.random.default_rng(random_seed).integers(2**31))
+    start = time.perf_counter()
+    idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False,
+                          **({"cores": cores} if cores is not None else {}), **nutpie_kwargs)
+    idata.posterior.attrs["sampling_time"] = time.perf_counter() - start
+    if progress is not None:  # nutpie's last report may predate the last draw
+        progress(chains * (tune + draws), chains * (tune + draws))
+    idata.posterior.attrs["tuning_steps"] = tune
+    # what pm.sample(nuts_sampler="nutpie") adds: nutpie has no access to the model's data
+    coords, dims = coords_and_dims_for_inferencedata(model)
+    idata.add_groups({group: dict_to_dataset(find(model), library=pm, coords=coords, dims=dims, default_dims=[])
+                      for group, find in (("constant_data", find_constants), ("observed_data", find_observations))})
+    return idata

@@ -1,0 +1,91 @@
+"""The "nutpie-numba" backend: nutpie's NUTS on PyTensor's numba functions, which PyTensor caches
+on disk so that another process loads them instead of compiling (pgm_models._nutpie_numba)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nutpie")
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+# Two Normal means whose prior mean is a broadcast view (zero strides), as the priors of the
+# Gaussian models are: numba cannot cache a function with such a constant unless it is made
+# contiguous. Prints the number of unconstrained parameters, how many functions numba compiled (a
+# load from the cache is no compilation) and how many of the two C callbacks came from the cache.
+_TINY_MODEL = """
+import numpy as np, pymc as pm
+from numba.core import event
+from pgm_models import _nutpie_numba
+with pm.Model(coords={"group": ["a", "b", "c"], "feature": ["x", "z"]}) as model:
+    mu = pm.Normal("mu", np.broadcast_to([1.0, 2.0], (3, 2)), 1.0, dims=("group", "feature"))
+    pm.Normal("y", mu, 1.0, observed=np.array([[0.5, 1.0], [1.5, 0.0], [-1.0, 2.0]]), dims=("group", "feature"))
+with event.install_recorder("numba:compile") as recorder:
+    compiled = _nutpie_numba.compile_model(model)
+print(compiled.n_dim, len(recorder.buffer), compiled.compiled_logp_func.cache_hits + compiled.compiled_expand_func.cache_hits)
+"""
+
+
+def _compiles_in_a_new_process(base_compiledir) -> tuple[int, int]:
+    environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={base_compiledir}"}
+    result = subprocess.run([sys.executable, "-c", _TINY_MODEL], env=environment, capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert result.returncode == 0, result.stderr
+    n_dim, compiles, callbacks_loaded = map(int, result.stdout.split())
+    assert n_dim == 6
+    return compiles, callbacks_loaded
+
+
+def test_a_second_process_loads_the_compiled_model_from_the_cache(tmp_path):
+    """The first process compiles (numba's compile events) and leaves the functions under
+    base_compiledir/numba; a second one compiles nothing: the log density, its gradient, the
+    expand function and nutpie's two C callbacks all come from the cache, the broadcast prior
+    mean included."""
+    compiles, callbacks_loaded = _compiles_in_a_new_process(tmp_path)
+    assert compiles > 0 and callbacks_loaded == 0
+    assert any(path.suffix == ".nbc" for path in (tmp_path / "numba").iterdir())  # numba's compiled objects
+    assert _compiles_in_a_new_process(tmp_path) == (0, 2)
+
+
+@pytest.mark.nuts
+def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_models):
+    reports = []
+    idata = fitted_models["BernoulliNB"].sample_posterior(draws=30, tune=20, chains=2, sampler="nutpie-numba", random_seed=1,
+                                                          progress=lambda done, total: reports.append((done, total)))
+    assert reports[-1] == (100, 100)  # 2 chains × (20 tuning + 30 draws), one expand call each
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and {t for _, t in reports} == {100}
+    assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 30
+    assert idata.posterior.attrs["sampling_time"] > 0
+
+
+@pytest.mark.nuts
+def test_the_same_seed_gives_the_same_draws_and_another_seed_others(fitted_models):
+    model = fitted_models["BernoulliNB"]
+    draws = [model.sample_posterior(draws=20, tune=20, chains=2, sampler="nutpie-numba", random_seed=seed).posterior["class_prob"].values
+             for seed in (5, 5, 6)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert not np.array_equal(draws[0], draws[2])
+
+
+def test_the_optimisation_level_is_set_for_the_block_only():
+    import numba
+
+    from pgm_models._nutpie_numba import _numba_opt
+
+    before = numba.config.OPT
+    with _numba_opt(0):
+        assert numba.config.OPT == 0
+    assert numba.config.OPT == before
+
+
+def test_pm_sample_arguments_it_cannot_honour_are_named(fitted_models):
+    with pytest.raises(TypeError, match=r"sampler='nutpie-numba' does not take pm.sample's init, step"):
+        fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", init="adapt_diag", step=None)
+
+
+def test_a_run_without_tuning_is_refused_before_nutpie_panics(fitted_models):
+    with pytest.raises(ValueError, match=r"sampler='nutpie-numba' needs tune ≥ 1, got tune=0"):
+        fitted_models["BernoulliNB"].sample_posterior(draws=40, tune=0, sampler="nutpie-numba")
