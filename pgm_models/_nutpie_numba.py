@@ -23,6 +23,7 @@ contiguous copies as the last graph rewrite.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from hashlib import sha256
 from collections.abc import Callable
@@ -63,6 +64,11 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
 _PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 
 
+# numba's optimisation level is one setting for the process: blocks that change it run one at a
+# time, so that overlapping blocks (samplers in threads) cannot restore each other's level
+_OPT_LOCK = threading.RLock()
+
+
 @contextlib.contextmanager
 def _numba_opt(level: int | None):
     """numba's LLVM optimisation level for the compilations inside the block only."""
@@ -71,12 +77,13 @@ def _numba_opt(level: int | None):
         return
     import numba
 
-    saved = numba.config.OPT
-    numba.config.OPT = level
-    try:
-        yield
-    finally:
-        numba.config.OPT = saved
+    with _OPT_LOCK:
+        saved = numba.config.OPT
+        numba.config.OPT = level
+        try:
+            yield
+        finally:
+            numba.config.OPT = saved
 
 
 def _contiguous_constants_mode():
@@ -150,6 +157,18 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
                           progress=progress)
 
 
+def _nutpie_settings(low_rank: bool) -> list[str]:
+    """The keyword arguments ``nutpie.sample`` takes besides the model: its own parameters and
+    the settings of the mass matrix's kind, which it sets from its ``**kwargs``."""
+    import inspect
+
+    import nutpie
+
+    own = [name for name, p in inspect.signature(nutpie.sample).parameters.items() if p.kind is not p.VAR_KEYWORD]
+    settings = _lib.PyNutsSettings.LowRank() if low_rank else _lib.PyNutsSettings.Diag()
+    return own + [name for name in dir(settings) if not name.startswith("_")]
+
+
 @dataclass(frozen=True)
 class _CompiledModel(CompiledPyMCModel):
     """nutpie's numba model, reporting progress to a callable instead of a progress bar."""
@@ -180,7 +199,12 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
     if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
         raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
+    if chains < 1 or draws < 1:
+        raise ValueError(f"sampler='nutpie-numba' needs chains ≥ 1 and draws ≥ 1, got chains={chains}, draws={draws}")
     nutpie_kwargs.setdefault("low_rank_modified_mass_matrix", True)
+    unknown = set(nutpie_kwargs) - set(_nutpie_settings(bool(nutpie_kwargs["low_rank_modified_mass_matrix"])))
+    if unknown:
+        raise TypeError(f"sampler='nutpie-numba': nutpie.sample has no setting {', '.join(map(repr, sorted(unknown)))}")
     compiled = compile_model(model, progress=progress, numba_opt=numba_opt)
     seed = None if random_seed is None else int(np.random.default_rng(random_seed).integers(2**31))
     start = time.perf_counter()

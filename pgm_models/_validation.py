@@ -65,7 +65,7 @@ def sorted_classes(classes) -> np.ndarray:
     try:
         return np.sort(classes, kind="stable")
     except TypeError:
-        return classes
+        return classes.copy()  # the estimator's own array, not the caller's (nor a cached one)
 
 
 def check_labels(y, estimator=None, categorical: bool = False):

@@ -103,14 +103,16 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
 
         nutpie_kwargs = dict(pm_sample_kwargs.pop("nuts_sampler_kwargs", {}))
         if "target_accept" in pm_sample_kwargs:
+            if "target_accept" in nutpie_kwargs:
+                raise TypeError("target_accept given twice: as an argument and in nuts_sampler_kwargs")
             nutpie_kwargs["target_accept"] = pm_sample_kwargs.pop("target_accept")
         # nutpie computes no convergence checks and shows no bar of its own (``progress`` gets its counts)
         unused = set(pm_sample_kwargs) - {"progressbar", "compute_convergence_checks"}
         if unused:
             raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
                             "(nutpie's own settings go in nuts_sampler_kwargs)")
-        return _nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores, random_seed=random_seed,
-                                    progress=progress, **nutpie_kwargs)
+        return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
+                                                          random_seed=random_seed, progress=progress, **nutpie_kwargs))
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}
@@ -121,4 +123,16 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
     idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, model=model, **pm_sample_kwargs)
     if progress is not None and sampler != "pymc":  # PyMC's callback has reported the last iteration
         progress(chains * (tune + draws), chains * (tune + draws))
+    # PyMC's own sampler returns tuning draws only when asked (discard_tuned_samples=False)
+    return idata if sampler == "pymc" else _model_variables_only(idata)
+
+
+def _model_variables_only(idata):
+    """``idata`` as PyMC's own NUTS returns it: the model's variables, not their unconstrained
+    "…__" forms (nutpie keeps them; ``check_sampler`` would judge them too), and no tuning draws."""
+    transformed = [name for name in idata.posterior.data_vars if name.endswith("__")]
+    idata.posterior = idata.posterior.drop_vars(transformed)
+    for group in ("warmup_posterior", "warmup_sample_stats"):
+        if group in idata.groups():
+            del idata[group]
     return idata

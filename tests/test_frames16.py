@@ -124,3 +124,15 @@ def test_index_values_entry_leaves_with_its_index():
     assert index_values(index)[999] == "column 999" and key in _frames._INDEX_VALUES
     del index
     assert key not in _frames._INDEX_VALUES
+
+
+def test_fitted_names_and_unsortable_classes_are_the_estimators_own_arrays():
+    X = pd.DataFrame({"a": pd.Categorical(["x", "y", "x", "y"]), "b": pd.Categorical(["u", "u", "v", "v"])})
+    y = pd.Series(pd.Categorical([1, "a", 1, "a"]))
+    first, second = CategoricalNB().fit(X, y), CategoricalNB().fit(X, y)
+    for attribute in ("feature_names_in_", "classes_"):
+        mine, theirs = getattr(first, attribute), getattr(second, attribute)
+        assert mine is not theirs and mine.flags.writeable
+        assert mine is not index_values(X.columns) and mine is not index_values(y.cat.categories)
+    first.feature_names_in_[0] = "changed"
+    assert list(second.feature_names_in_) == ["a", "b"] and list(X.columns) == ["a", "b"]

@@ -81,9 +81,48 @@ def test_the_optimisation_level_is_set_for_the_block_only():
     assert numba.config.OPT == before
 
 
+def test_overlapping_blocks_in_threads_restore_the_level_they_found():
+    import threading
+
+    import numba
+
+    from pgm_models._nutpie_numba import _numba_opt
+
+    before, first_inside, second_done = numba.config.OPT, threading.Event(), threading.Event()
+
+    def first():
+        with _numba_opt(1):
+            first_inside.set()
+            second_done.wait(0.5)  # the second block must wait for this one, not overlap it
+
+    def second():
+        first_inside.wait()
+        with _numba_opt(2):
+            pass
+        second_done.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert numba.config.OPT == before
+
+
 def test_pm_sample_arguments_it_cannot_honour_are_named(fitted_models):
     with pytest.raises(TypeError, match=r"sampler='nutpie-numba' does not take pm.sample's init, step"):
         fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", init="adapt_diag", step=None)
+
+
+@pytest.mark.parametrize("arguments, error, message", [
+    ({"nuts_sampler_kwargs": {"foo": 1}}, TypeError, r"nutpie.sample has no setting 'foo'"),
+    ({"target_accept": 0.6, "nuts_sampler_kwargs": {"target_accept": 0.95}}, TypeError, r"target_accept given twice"),
+    ({"chains": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=0, draws=1000"),
+    ({"draws": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=4, draws=0"),
+])
+def test_bad_settings_are_named_before_anything_compiles(fitted_models, arguments, error, message):
+    with pytest.raises(error, match=message):
+        fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", **arguments)
 
 
 def test_a_run_without_tuning_is_refused_before_nutpie_panics(fitted_models):

@@ -35,6 +35,10 @@ def test_each_installed_backend_passes_check_posterior_with_the_models_names_and
     result = check_posterior(bernoulli, idata, family_error=1e-6)
     assert result.passed, result
     assert_names_like_the_exact_draws(bernoulli, idata)
+    # the model's own variables only, as pm.sample returns them: an unconstrained "…__" form would be
+    # judged by check_sampler(idata) too; no tuning draws
+    assert not [name for name in idata.posterior.data_vars if name.endswith("__")]
+    assert not {"warmup_posterior", "warmup_sample_stats"} & set(idata.groups())
     assert idata.posterior.sizes["chain"] == 4 and idata.posterior.sizes["draw"] == 1000
     assert idata.sample_stats["diverging"].dtype == bool
 
