@@ -55,6 +55,7 @@ from pgm_models._frames import categorical_codes, column_arrays
 from pgm_models._validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
 from pgm_models.discretize import MDLDiscretizer
+from pgm_models.naive_bayes._attributes import _stacked
 from pgm_models.semi_naive._pairs import pair_counts
 
 HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
@@ -159,11 +160,8 @@ class LeastWorkNB:
 
 
 def _stacked_codes(arrays) -> np.ndarray:
-    """(F, N) intp codes of F Categorical columns."""
-    codes = np.empty((len(arrays), len(arrays[0])), dtype=np.intp)
-    for j, array in enumerate(arrays):
-        codes[j] = categorical_codes(array)
-    return codes
+    """(F, N) intp codes of F Categorical columns (the package's (N, F) stack, transposed back)."""
+    return _stacked([categorical_codes(array) for array in arrays]).T
 
 
 def floor_data(data):
