@@ -21,6 +21,7 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._shared_priors import shared_prior
 from pgm_models._threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
@@ -38,11 +39,6 @@ SPARSE_DESIGN_RATIO = 8
 # other — AODE fit + predict on 45 000 × 30 (T' = 150) took 5 times as long with 2 threads
 # as with 1 on a busy 2-core machine, and their spinning slowed even the encoding around them
 SINGLE_THREAD_CELLS = 512
-# The Dirichlet priors of fits with one layout, number of classes and fixed hyperparameters (the
-# folds of a cross-validation), made once: building the two took ~50 µs, an eighth of a small
-# fold's predict_proba. At most _PRIORS_KEPT entries (then the cache starts afresh).
-_PRIORS: dict = {}
-_PRIORS_KEPT = 64
 
 
 class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
@@ -176,15 +172,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         made afresh. Its concentration is read-only."""
         if _is_learned(self.alpha):
             return make()
-        key = (name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m))
-        prior = _PRIORS.get(key)
-        if prior is None:
-            prior = make()
-            prior.concentration.flags.writeable = False
-            if len(_PRIORS) >= _PRIORS_KEPT:
-                _PRIORS.clear()
-            _PRIORS[key] = prior
-        return prior
+        # building the two priors took ~50 µs, an eighth of a small fold's predict_proba
+        return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make)
 
     def _joint_prior(self):
         """Dirichlet over (class, parent value) for every attribute as parent, laid out as
