@@ -212,8 +212,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         the parent's own attribute (a parent is not its own child)."""
         values = self._value_counts(self.pair_count_, self._layout)
         log_child = log_probabilities(self._child_prior().estimate(values, estimate))
-        attribute = self._layout.attribute_of_value_cell
-        return np.where(attribute[:, None] == attribute[None, :], 0.0, log_child)
+        np.copyto(log_child, 0.0, where=self._layout.same_attribute)  # the estimate is this call's own array
+        return log_child
 
     def _log_naive_bayes(self, codes, estimate):
         """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
@@ -266,10 +266,17 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         t under class k and parent cell s, J the log joint as one more row; returned as (its
         finite part, where it is −inf or None, K, P)."""
         n_classes, n_parent_cells = log_joint.shape
-        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(log_child.shape[2], -1), log_joint.reshape(1, -1)])
-        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
-        if not impossible.any():
+        n_values = log_child.shape[2]
+        # laid out (class, parent cell, child cell) in memory, seen as (child cell, (class, parent
+        # cell)): the log child table copied as it is, no transposed copy, and the scoring
+        # product reads [L; J]ᵀ as a C-ordered (K·P, T + 1) operand
+        by_parent = np.empty((n_classes, n_parent_cells, n_values + 1))
+        by_parent[:, :, :n_values] = log_child
+        by_parent[:, :, n_values] = log_joint
+        stacked = by_parent.reshape(n_classes * n_parent_cells, n_values + 1).T
+        if math.isfinite(stacked.sum()):  # one reduction: the entries are finite or −inf
             return stacked, None, n_classes, n_parent_cells
+        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
         return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
 
     def _spode_scores(self, cells, operands):
