@@ -36,8 +36,6 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import digamma, gammaln
 
-from pgm_models._one_hot import class_log_sums
-
 ESTIMATES = ("mean", "map", "mle", "predictive")
 
 
@@ -85,7 +83,11 @@ def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None, starts
 
 
 def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
-    """Elementwise log with log 0 = −inf and no warning."""
+    """Elementwise log with log 0 = −inf and no warning. Without a zero there is no warning to
+    silence: one reduction finds that, where NumPy's error-state context costs 2–4 µs a call."""
+    probabilities = np.asarray(probabilities)
+    if probabilities.size and np.minimum.reduce(probabilities, axis=None) > 0:
+        return np.log(probabilities)
     with np.errstate(divide="ignore"):
         return np.log(probabilities)
 
@@ -479,7 +481,8 @@ def one_hot_log_predictive(concentration, block_sizes, codes, row_class, all_cla
         own = cells + row_class[part] * stride
         left_out[part] = down_table.take(own).sum(axis=0)
         if all_classes:
-            class_log_sums(full_table, stride, cells, full[part])
+            for k in range(n_classes):
+                full[part, k] = full_table[k * stride : (k + 1) * stride].take(cells).sum(axis=0)
         else:
             full[part] = full_table.take(own).sum(axis=0)
     return full, _check_counted(left_out, row_class)

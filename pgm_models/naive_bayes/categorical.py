@@ -25,11 +25,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._dirichlet_blocks import DirichletBlocks
-from pgm_models._one_hot import one_hot_log_sums
+from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
-from pgm_models.naive_bayes._discrete import DiscreteNB
+from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 from pgm_models.semi_naive._pairs import PairLayout
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
@@ -181,9 +181,11 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     # ------------------------------------------------------------------ scoring
     def _feature_log_likelihood(self, codes, estimate):
-        """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, by
-        looking each row's cells up (``pgm_models._one_hot``)."""
-        return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
+        """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
+        few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
+        if codes.size <= LOOKUP_VALUES:
+            return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
+        return log_linear(self._design(codes), self._feature_log_prob(estimate))
 
     # ------------------------------------------------------------------ posterior and PyMC
     def _blocks(self):
