@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import column_or_1d
 
+from pgm_models._frames import categorical_codes
 from pgm_models.conjugate import ESTIMATES, PosteriorDraw
 from pgm_models.conjugate.dirichlet import is_finite_nonnegative
 
@@ -89,8 +90,9 @@ def check_labels(y, estimator=None, categorical: bool = False):
     index its categories (looking the labels up costs more than fitting small data)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    codes = y.array.codes if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
-    if codes is not None and codes.min(initial=0) >= 0:  # a Categorical with no missing label (code −1)
+    # a Categorical's own codes (its ``codes`` property makes a read-only view each time), read only
+    codes = categorical_codes(y.array) if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
+    if codes is not None and np.minimum.reduce(codes, initial=0) >= 0:  # a Categorical with no missing label (code −1)
         if categorical:
             return y.array
         # the categories once, then their codes: converting label by label costs more than fitting

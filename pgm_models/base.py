@@ -35,7 +35,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from pgm_models._frames import index_values
+from pgm_models._frames import categorical_codes, index_values
 from pgm_models._shared_priors import shared_prior
 from pgm_models._validation import (
     as_array_like,
@@ -215,7 +215,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         # Categorical's distinct labels are its categories, its codes their positions
         if isinstance(labels, pd.Categorical):
             # the categories as an array, as classes_ is one (a datetime64[ns] Index lists Timestamps, its array ints)
-            codes, distinct = labels.codes, index_values(labels.categories)
+            codes, distinct = categorical_codes(labels), index_values(labels.categories)  # its own codes, only read
             if distinct.dtype == self.classes_.dtype and len(distinct) == len(self.classes_) and bool((distinct == self.classes_).all()):
                 return codes.astype(np.intp)  # categories declared in the classes' order: the codes are the indices
         else:
