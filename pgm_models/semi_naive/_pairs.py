@@ -235,8 +235,8 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     segment of at most as many rows as the largest class or a block's share of ``FLOATS_PER_BLOCK``
     at a time, one product per segment. The segments are encoded into one buffer as many at a
     time as it holds, their cells found together (an (N, F) array of them costs its page faults,
-    more than finding them; on small data every class's rows fill one buffer, encoded at once, where
-    a design per class cost twice the products). When the weights are whole numbers and no
+    more than finding them; on small data every class's rows fill one buffer, their cells found and
+    set once rather than once per class). When the weights are whole numbers and no
     segment's total can reach 2^24 the product runs in float32 (twice BLAS's float64 speed,
     every partial sum a whole number float32 holds), otherwise in float64. The buffer is cleared
     after its products (a fresh zeroed block costs its page faults); the ones are set by flat
@@ -255,10 +255,12 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     ends = np.cumsum(class_rows).tolist()
     segments = [(k, start, min(start + rows_per_segment, end)) for k, end in enumerate(ends)
                 for start in range(end - int(class_rows[k]), end, rows_per_segment)]
-    while segments:
-        first = segments[0][1]
-        taken = [segment for segment in segments if segment[2] - first <= len(buffer)]  # consecutive: class order
-        segments = segments[len(taken) :]
+    done = 0
+    while done < len(segments):
+        first, last = segments[done][1], done + 1
+        while last < len(segments) and segments[last][2] - first <= len(buffer):  # the next segments the buffer holds
+            last += 1
+        taken, done = segments[done:last], last
         rows = members[first : taken[-1][2]]
         flat[_cells(codes[rows], value_at[: len(rows)], missing_at[: len(rows)])] = 1.0
         for k, start, end in taken:
