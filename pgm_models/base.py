@@ -36,6 +36,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from pgm_models._frames import categorical_codes, index_values
+from pgm_models._param_names import ParamNamesOnce
 from pgm_models._shared_priors import shared_prior
 from pgm_models._validation import (
     as_array_like,
@@ -122,7 +123,7 @@ def _dask_aware(method):
     return dispatch
 
 
-class BayesianClassifier(ClassifierMixin, BaseEstimator):
+class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
 
     A discriminative subclass (``_generative = False``) models only p(y | x): it has no

@@ -173,3 +173,20 @@ def test_shifted_exp_of_finite_rows_and_a_row_of_minus_infinity():
     np.testing.assert_allclose(exp / total[:, None], [[0.25, 0.75], [0.5, 0.5], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]], rtol=1e-15)
     _, exp, total = _shifted_exp(scores[[0, 2]].copy())  # every peak finite: the one-reduction path
     np.testing.assert_allclose(exp / total[:, None], [[0.25, 0.75], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]], rtol=1e-15)
+
+
+def test_parameter_names_read_once_per_class_are_scikit_learns():
+    """The zoo's estimators and discretizers give scikit-learn's names (those of ``__init__``,
+    sorted), each call its own list, and get_params, set_params and clone work on them."""
+    from sklearn.base import BaseEstimator, clone
+
+    from pgm_models import SPODE, TAN
+    from pgm_models.discretize import EqualWidthDiscretizer, MDLDiscretizer
+
+    for cls in (CategoricalNB, AODE, SPODE, TAN, MultinomialNB, MDLDiscretizer, EqualWidthDiscretizer):
+        names = cls._get_param_names()
+        assert names == BaseEstimator._get_param_names.__func__(cls) and names is not cls._get_param_names()
+    assert AODE._get_param_names() == ["alpha", "estimate", "estimator", "frequency_limit", "handle_unknown", "m",
+                                       "n_categories", "temperature", "weights"]
+    model = clone(AODE(alpha=2.0).set_params(m=3.0))
+    assert model.get_params()["alpha"] == 2.0 and model.get_params()["m"] == 3.0
