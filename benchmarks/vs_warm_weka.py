@@ -13,11 +13,12 @@ discretisation + AODE vs FilteredClassifier(supervised Discretize, AODE) on diab
 synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median fit + predict
 milliseconds of each side, pgm_models / Weka (≤ 1 is the target) and the largest difference
 between the two sides' class probabilities; on the small nominal sets also three floors on the same
-folds: the least work of any correct naive Bayes in Python on these frames (``LeastWorkNB``:
-reading the columns' codes, checking names and domains by identity, one bincount, one gather;
-its probabilities are checked against CategoricalNB's; for AODE, which must do at least this,
-a loose bound), an empty scikit-learn estimator's round trip (checking X's columns, returning
-uniform probabilities) and scikit-learn's CategoricalNB on integer codes. Then where a fold's time goes in
+folds: the least work of the same model in NumPy on these frames (``LeastWorkNB``: reading the
+columns' codes, checking names and domains by identity, one bincount, one gather; ``LeastWorkAODE``:
+the same codes, one symmetric product per class for the pair counts, the Laplace tables, one
+gather of each row's (parent, child) cells per class; their probabilities are checked against
+CategoricalNB's and AODE's), an empty scikit-learn estimator's round trip (checking X's columns,
+returning uniform probabilities) and scikit-learn's CategoricalNB on integer codes. Then where a fold's time goes in
 each small case (``stage_breakdown``: X to codes, y to class indices, counts and priors, scoring;
 a pipeline's own cost, its discretizer's fit and transforms; for AODE also its pair counts and its
 scoring product; the synthetic set's stages over one pass of its folds). Then the top costs of AODE fit +
@@ -159,6 +160,78 @@ class LeastWorkNB:
         return scores / scores.sum(axis=1, keepdims=True)
 
 
+class LeastWorkAODE:
+    """The floor of a correct AODE (Weka's: Laplace estimates, uniform weights, frequency limit 1)
+    fit + predict_proba of a fold in NumPy, as ``LeastWorkNB`` is naive Bayes': the least work
+    any implementation does on a frame of Categorical columns, and nothing else. Fit: the codes'
+    cells (each attribute's values and a missing cell, T' in all), the rows one-hot in class
+    order and every pair count of a class by one symmetric product of its rows (one product of
+    all classes at once, K·T' × N × T', took 4 times as long), the value cells' counts read off, the Laplace estimates' logs of P(y, x_a) and of
+    P(x_j | y, x_a) (0 where j is a's own attribute; a parent value never seen in training gets
+    −inf, which leaves it out as Weka's frequency limit does). Predict: for each class one gather
+    of every (parent, child) pair of each row's cells, summed over the children, plus the
+    parent's joint, then the log-sum over the parents and the normalisation (the average's 1/F'
+    is the same for every class and cancels); a row with no eligible parent (all its values
+    missing, say) is scored by Weka's fallback, naive Bayes on the same counts."""
+
+    def fit(self, X, y):
+        self.columns_, arrays = X.columns, column_arrays(X)
+        self.dtypes_ = [a.dtype for a in arrays]
+        sizes = np.array([len(d.categories) for d in self.dtypes_])
+        n_classes, n_values, n_cells = len(y.dtype.categories), int(sizes.sum()), int(sizes.sum() + len(sizes))
+        starts = np.cumsum(sizes + 1) - (sizes + 1)  # each attribute's first cell; its missing cell after its values
+        codes = _stacked_codes(arrays)
+        cells = codes + starts[:, None]
+        np.copyto(cells, (starts + sizes)[:, None], where=codes < 0)
+        classes = categorical_codes(y.array)
+        order = np.argsort(classes, kind="stable")  # the rows class by class
+        design = np.zeros((len(order), n_cells), np.float32)
+        design.reshape(-1)[cells[:, order] + np.arange(len(order)) * n_cells] = 1.0
+        pairs, ends = np.empty((n_classes, n_cells, n_cells), np.float32), np.cumsum(np.bincount(classes, minlength=n_classes))
+        for k, (start, end) in enumerate(zip(np.concatenate(([0], ends[:-1])), ends)):
+            pairs[k] = design[start:end].T @ design[start:end]  # a symmetric product (syrk) per class
+        value_cells = np.arange(n_values) + np.repeat(np.arange(len(sizes)), sizes)  # past the missing cells before them
+        values = pairs.take(value_cells, axis=1).take(value_cells, axis=2).astype(float)  # (K, T, T)
+        self.value_starts_ = np.cumsum(sizes) - sizes
+        attribute = np.repeat(np.arange(len(sizes)), sizes)
+        log_child = np.log(values + 1.0) - np.repeat(np.log(np.add.reduceat(values, self.value_starts_, axis=2) + sizes), sizes, axis=2)
+        log_child[:, attribute[:, None] == attribute[None, :]] = 0.0
+        self.table_ = np.zeros((n_classes, n_values + 1, n_values + 1))  # a missing child or parent: cell T, log 1 = 0
+        self.table_[:, :n_values, :n_values] = log_child
+        diagonal = values.reshape(n_classes, -1)[:, :: n_values + 1]  # N(y, x_a = v)
+        observed = np.add.reduceat(diagonal.sum(axis=0), self.value_starts_)  # rows with x_a observed
+        self.joint_ = np.full((n_classes, n_values + 1), -np.inf)  # a missing parent: left out
+        with np.errstate(divide="ignore"):
+            self.joint_[:, :n_values] = np.log(diagonal + 1.0) - np.log(observed + n_classes * sizes)[attribute] + np.log(diagonal.sum(axis=0) >= 1)
+        # the fallback: log P(y) + Σ_j log P(x_j | y) from the same counts, Laplace
+        class_count = np.bincount(classes, minlength=n_classes) + 1.0
+        self.naive_bayes_ = np.zeros((n_classes, n_values + 1))
+        self.naive_bayes_[:, :n_values] = np.log(diagonal + 1.0) - np.repeat(np.log(np.add.reduceat(diagonal, self.value_starts_, axis=1) + sizes), sizes, axis=1)
+        self.log_prior_ = np.log(class_count / class_count.sum())
+        return self
+
+    def predict_proba(self, X):
+        arrays = column_arrays(X)
+        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
+            raise ValueError("not the training frame's columns and domains")
+        codes = _stacked_codes(arrays)
+        n_values = self.table_.shape[1] - 1
+        cells = codes + self.value_starts_[:, None]
+        np.copyto(cells, n_values, where=codes < 0)
+        pairs = cells[:, None, :] * (n_values + 1) + cells[None, :, :]  # (parent, child, row)
+        scores = np.empty((len(self.table_), codes.shape[1]))
+        for k, (table, joint) in enumerate(zip(self.table_, self.joint_)):
+            per_parent = table.ravel().take(pairs).sum(axis=1) + joint.take(cells)  # (parent, row)
+            peak = per_parent.max(axis=0)
+            with np.errstate(invalid="ignore"):  # a row with no eligible parent: NaN, replaced below
+                scores[k] = np.log(np.exp(per_parent - peak).sum(axis=0)) + peak
+        fallback = np.flatnonzero(np.isnan(scores[0]))
+        if len(fallback):
+            scores[:, fallback] = self.naive_bayes_.take(cells[:, fallback], axis=1).sum(axis=1) + self.log_prior_[:, None]
+        scores = np.exp(scores - scores.max(axis=0))
+        return (scores / scores.sum(axis=0)).T
+
+
 def _stacked_codes(arrays) -> np.ndarray:
     """(F, N) intp codes of F Categorical columns (the package's (N, F) stack, transposed back)."""
     return _stacked([categorical_codes(array) for array in arrays]).T
@@ -173,18 +246,21 @@ def floor_data(data):
     return sizes, [(codes(X_train), y_train.cat.codes.to_numpy(), codes(X_test)) for X_train, y_train, X_test in data]
 
 
-def run_floors(data, warmup: int, rounds: int) -> dict:
-    """Median per-fold milliseconds of the empty estimator and of the least work of a correct
-    naive Bayes (``LeastWorkNB``, whose probabilities must be CategoricalNB's to be its floor),
-    both on the frames, and of scikit-learn's CategoricalNB (on the codes), timed as ``run_ours``."""
+LEAST_WORK = {"nb": LeastWorkNB, "aode": LeastWorkAODE}
+
+
+def run_floors(data, warmup: int, rounds: int, model: str = "nb") -> dict:
+    """Median per-fold milliseconds of the empty estimator and of the least work of the model
+    (``LEAST_WORK[model]``, whose probabilities must be the model's to be its floor), both on the
+    frames, and of scikit-learn's CategoricalNB (on the codes), timed as ``run_ours``."""
     sizes, coded = floor_data(data)
     empty, _ = run_ours(EmptyEstimator, data, warmup, rounds)
-    least, least_p = run_ours(LeastWorkNB, data, warmup, rounds)
-    _, ours_p = run_ours(CategoricalNB, data, 0, 1)
+    least, least_p = run_ours(LEAST_WORK[model], data, warmup, rounds)
+    _, ours_p = run_ours(MODELS[model][1], data, 0, 1)
     sklearn_nb, _ = run_ours(lambda: skl.CategoricalNB(min_categories=sizes), coded, warmup, rounds)
-    difference = max(float(np.abs(least_p[f] - ours_p[f]).max()) for f in ours_p)
-    if difference > 1e-12:  # a floor that computes another model bounds nothing
-        raise AssertionError(f"LeastWorkNB's probabilities differ from CategoricalNB's by {difference:.1e}")
+    difference = float(np.max([np.abs(least_p[f] - ours_p[f]).max() for f in ours_p]))  # NaN anywhere: NaN
+    if not difference <= 1e-12:  # a floor that computes another model bounds nothing (NaN fails too)
+        raise AssertionError(f"{LEAST_WORK[model].__name__}'s probabilities differ from {MODELS[model][0]}'s by {difference:.1e}")
     return {"empty_ms": statistics.median(empty), "least_ms": statistics.median(least), "sklearn_nb_ms": statistics.median(sklearn_nb)}
 
 
@@ -344,7 +420,7 @@ def main(argv=None) -> int:
                 difference = max(float(np.abs(ours_p[f] - weka_p[f]).max()) for f in weka_p)
                 row = {"data": name, "model": MODELS[model][0], "ours_ms": statistics.median(ours_ms),
                        "weka_ms": statistics.median(weka_ms), "max_difference": difference,
-                       **(run_floors(data, warmup, rounds) if small and model != "mdl-aode" else {})}
+                       **(run_floors(data, warmup, rounds, model) if small and model != "mdl-aode" else {})}
                 row["ratio"] = row["ours_ms"] / row["weka_ms"]
                 results.append(row)
                 floors = (f"  (least work {row['least_ms']:.2f} ms, empty estimator {row['empty_ms']:.2f} ms, "

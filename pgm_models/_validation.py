@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import column_or_1d
 
+from pgm_models._frames import categorical_codes
 from pgm_models.conjugate import ESTIMATES, PosteriorDraw
 from pgm_models.conjugate.dirichlet import is_finite_nonnegative
 
@@ -20,8 +24,20 @@ def check_estimate(estimate):
     return estimate
 
 
+def check_fitted(estimator, attribute: str) -> None:
+    """scikit-learn's ``check_is_fitted(estimator, attribute)``, its error and message, without
+    reading the estimator's tags first (3 µs a call, a fiftieth of a small fold's predict_proba):
+    given an attribute, scikit-learn's check is whether the estimator has it."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments before using this estimator."
+        )
+
+
 def check_concentration(value, name: str, length: int | None = None, length_name: str = "") -> np.ndarray:
     """A Dirichlet hyperparameter: a number ≥ 0, or one per item (``length`` of them)."""
+    if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): no array to check
+        return np.asarray(value, dtype=float)
     array = np.asarray(value, dtype=float) if not isinstance(value, str) else None
     if array is None or array.ndim > 1:
         raise ValueError(f"{name} must be a number ≥ 0 or a 1-D array of them, got {value!r}")
@@ -74,8 +90,9 @@ def check_labels(y, estimator=None, categorical: bool = False):
     index its categories (looking the labels up costs more than fitting small data)."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
-    codes = y.array.codes if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
-    if codes is not None and codes.min(initial=0) >= 0:  # a Categorical with no missing label (code −1)
+    # a Categorical's own codes (its ``codes`` property makes a read-only view each time), read only
+    codes = categorical_codes(y.array) if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
+    if codes is not None and np.minimum.reduce(codes, initial=0) >= 0:  # a Categorical with no missing label (code −1)
         if categorical:
             return y.array
         # the categories once, then their codes: converting label by label costs more than fitting

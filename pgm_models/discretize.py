@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._frames import categorical_codes, column_arrays
+from pgm_models._param_names import ParamNamesOnce
 
 
 def _interval_labels(cuts) -> list[str]:
@@ -53,7 +54,7 @@ def _interval_dtype(cuts: bytes) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
 
 
-class _Discretizer(TransformerMixin, BaseEstimator):
+class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
     """Fit cut points per numeric column (``_cut_points``, or ``_cut_points_of`` for all
     columns at once), then map values to intervals."""
 

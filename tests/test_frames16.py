@@ -96,7 +96,7 @@ def test_unit_and_explicit_unit_weights_count_the_same(make_model):
 def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
     """Two folds with the same attribute sizes share one prior object; another alpha, estimator or
     a learned alpha gets its own, with its own numbers; predictions are those of a fresh prior."""
-    from pgm_models.semi_naive import _base
+    from pgm_models import _shared_priors
 
     X, y = load_dataset("vote")
     first, second = AODE().fit(X.iloc[:300], y.iloc[:300]), AODE().fit(X.iloc[100:], y.iloc[100:])
@@ -112,7 +112,7 @@ def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
     learned = AODE(alpha="evidence").fit(X, y)
     assert learned._child_prior() is not learned._child_prior()  # made from this fit's alpha_
     shared = first.predict_proba(X)
-    _base._PRIORS.clear()
+    _shared_priors.PRIORS.clear()
     np.testing.assert_array_equal(first.predict_proba(X), shared)
 
 

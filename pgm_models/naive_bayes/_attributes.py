@@ -12,6 +12,7 @@ or raises (``handle_unknown="error"``).
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -50,11 +51,11 @@ class CategoricalAttributes:
         if reset:
             declared = self._declared_sizes(len(columns))
             weight = getattr(self, "_fit_weight", None)
-            self.categories_ = _domains(columns, declared, names, weight)
             # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
-            self._domain_dtypes = [c.dtype if isinstance(c.dtype, pd.CategoricalDtype) else None for c in columns]
-            self.n_categories_ = np.array([len(c) for c in self.categories_])
-            for j in np.flatnonzero(self.n_categories_ == 0):
+            self.categories_, self._domain_dtypes = _domains(columns, declared, names, weight)
+            sizes = [len(c) for c in self.categories_]
+            self.n_categories_ = np.array(sizes)
+            for j in [j for j, size in enumerate(sizes) if size == 0]:
                 raise ValueError(
                     f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
                     "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"
@@ -76,7 +77,7 @@ class CategoricalAttributes:
             outside = np.flatnonzero((codes == _OUTSIDE).any(axis=0))
         else:
             dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
-            if all(c.dtype is d for c, d in zip(columns, dtypes)):
+            if all(map(operator.is_, map(_DTYPE, columns), dtypes)):
                 # every column a Categorical of its fitted domain's own dtype (a fold of the training
                 # frame, the training frame itself): its codes are the codes, none outside the domain
                 return _stacked([categorical_codes(c) for c in columns])
@@ -128,6 +129,7 @@ class CategoricalAttributes:
 
 
 _OUTSIDE = -2  # code of a value outside the domain (−1 is missing)
+_DTYPE = operator.attrgetter("dtype")
 
 
 def _columns(X) -> list:
@@ -201,19 +203,25 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
     return codes
 
 
-def _domains(columns, declared, names, weight) -> list:
-    """Each attribute's ``_domain``; the columns of one Categorical dtype (load_arff gives the
-    attributes with the same values one dtype) share one array of its categories: converting
-    them costs 11 µs a column, a tenth of a small fit."""
-    by_dtype, domains = {}, []
+def _domains(columns, declared, names, weight) -> tuple[list, list]:
+    """Each attribute's ``_domain`` and its Categorical dtype (None for other columns); the columns
+    of one Categorical dtype (load_arff gives the attributes with the same values one dtype) share
+    one array of its categories: converting them costs 11 µs a column, a tenth of a small fit. A
+    column's name is looked up only for a column that is not a Categorical (whose domain cannot
+    fail): naming each column cost as much as the rest of this."""
+    by_dtype, domains, dtypes = {}, [], []
     for j, column in enumerate(columns):
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            if id(column.dtype) not in by_dtype:
-                by_dtype[id(column.dtype)] = _domain(column, declared[j], column_name(names, j))
-            domains.append(by_dtype[id(column.dtype)])
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            domain = by_dtype.get(id(dtype))
+            if domain is None:
+                domain = by_dtype[id(dtype)] = index_values(dtype.categories)
+            domains.append(domain)
+            dtypes.append(dtype)
         else:
             domains.append(_domain(column, declared[j], column_name(names, j), weight))
-    return domains
+            dtypes.append(None)
+    return domains, dtypes
 
 
 def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:

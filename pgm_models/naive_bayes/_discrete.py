@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._shared_priors import shared_prior
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.evidence import DirichletEvidence
@@ -68,7 +69,12 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
 
     def _init_counts(self, encoded, class_index, weight):
         alpha = self._concentration_parameter(self.alpha, "alpha", self.n_features_in_, "feature")
-        self._feature_prior = Dirichlet(self._prior_concentration(alpha), self._feature_blocks())
+        blocks = self._feature_blocks()
+        # the prior depends on the model, the classes, the layout and alpha only: every fit with
+        # these has it (the folds of a cross-validation), made once (pgm_models._shared_priors)
+        layout = (self.n_features_in_, self._n_design_columns(), None if blocks is None else tuple(np.asarray(blocks).tolist()))
+        self._feature_prior = shared_prior(("feature", type(self), len(self.classes_), *layout, alpha.shape, alpha.tobytes()),
+                                           lambda: Dirichlet(self._prior_concentration(alpha), blocks))
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
 
     def _count(self, encoded, class_index, weight):

@@ -25,10 +25,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
+from pgm_models.semi_naive._pairs import PairLayout
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
@@ -116,27 +118,31 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     def _batch_counts(self, codes, class_index, weight):
         """N_kjs of one batch: with unit weights and at least ``JOINT_MIN_VALUES`` values, by
         counting joint cells (``_unit_counts``); otherwise as one weighted count of (class,
-        attribute value) cells, a block of rows at a time: the same numbers as the one-hot
-        design's product without its N × F entries, and the block's temporaries stay in cache
-        (fresh full-size arrays cost more in page faults than the counting). A missing value
-        counts in a spare last cell, dropped. Unit weights are counted unweighted, the cells
-        read in memory order (no weight to repeat per cell, no copy of the keys)."""
+        cell) keys, a block of rows at a time: the same numbers as the one-hot design's product
+        without its N × F entries, and the block's temporaries stay in cache (fresh full-size
+        arrays cost more in page faults than the counting). The keys are the cells of the
+        attributes' value-and-missing layout (``PairLayout``) shifted by one, so that code −1 of
+        attribute j lands, with no mask, in the missing cell before it (of attribute j − 1, or
+        for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
+        weights are counted unweighted (no weight to repeat per key)."""
         unit = bool((weight == 1).all())
         if codes.size >= JOINT_MIN_VALUES and unit:
             return self._unit_counts(codes, class_index)
-        n_cells, offsets = self._n_design_columns(), self._offsets()
-        spare = len(self.classes_) * n_cells
-        counts = np.zeros(spare + 1)
+        n_classes, layout = len(self.classes_), PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
+        n_slots = n_classes * layout.n_cells + 1
+        starts = layout.starts[:, None]
+        counts = np.zeros(n_slots)
         n_attributes, rows = codes.shape[1], max(1, (1 << 16) // codes.shape[1])
         for start in range(0, len(codes), rows):
-            block = codes[start : start + rows]
-            flat = block + offsets + (class_index[start : start + rows] * n_cells)[:, None]
-            flat[block < 0] = spare
+            # keys made attribute by attribute, (F, rows), each a contiguous row: the codes are
+            # stacked so (``_stacked``), and the class term adds along rows, not down columns
+            keys = codes[start : start + rows].T + starts
+            keys += class_index[start : start + rows] * layout.n_cells + 1
             if unit:
-                counts += np.bincount(flat.ravel(order="K"), minlength=spare + 1)
-            else:
-                counts += np.bincount(flat.ravel(), np.repeat(weight[start : start + rows], n_attributes), spare + 1)
-        return counts[:-1].reshape(len(self.classes_), n_cells)
+                counts += np.bincount(keys.ravel(), minlength=n_slots)
+            else:  # each key's weights are added in row order, as in a row-major ravel
+                counts += np.bincount(keys.ravel(), np.tile(weight[start : start + rows], n_attributes), n_slots)
+        return counts[1:].reshape(n_classes, layout.n_cells)[:, layout.value_cells]
 
     def _unit_counts(self, codes, class_index):
         """N_kjs of rows of weight 1 from the joint cells of a group of attributes: each row's
@@ -175,6 +181,10 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     # ------------------------------------------------------------------ scoring
     def _feature_log_likelihood(self, codes, estimate):
+        """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
+        few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
+        if codes.size <= LOOKUP_VALUES:
+            return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))
 
     # ------------------------------------------------------------------ posterior and PyMC

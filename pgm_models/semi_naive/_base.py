@@ -21,6 +21,7 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._shared_priors import shared_prior
 from pgm_models._threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
@@ -38,11 +39,6 @@ SPARSE_DESIGN_RATIO = 8
 # other — AODE fit + predict on 45 000 × 30 (T' = 150) took 5 times as long with 2 threads
 # as with 1 on a busy 2-core machine, and their spinning slowed even the encoding around them
 SINGLE_THREAD_CELLS = 512
-# The Dirichlet priors of fits with one layout, number of classes and fixed hyperparameters (the
-# folds of a cross-validation), made once: building the two took ~50 µs, an eighth of a small
-# fold's predict_proba. At most _PRIORS_KEPT entries (then the cache starts afresh).
-_PRIORS: dict = {}
-_PRIORS_KEPT = 64
 
 
 class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
@@ -176,15 +172,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         made afresh. Its concentration is read-only."""
         if _is_learned(self.alpha):
             return make()
-        key = (name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m))
-        prior = _PRIORS.get(key)
-        if prior is None:
-            prior = make()
-            prior.concentration.flags.writeable = False
-            if len(_PRIORS) >= _PRIORS_KEPT:
-                _PRIORS.clear()
-            _PRIORS[key] = prior
-        return prior
+        # building the two priors took ~50 µs, an eighth of a small fold's predict_proba
+        return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make)
 
     def _joint_prior(self):
         """Dirichlet over (class, parent value) for every attribute as parent, laid out as
@@ -223,8 +212,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         the parent's own attribute (a parent is not its own child)."""
         values = self._value_counts(self.pair_count_, self._layout)
         log_child = log_probabilities(self._child_prior().estimate(values, estimate))
-        attribute = self._layout.attribute_of_value_cell
-        return np.where(attribute[:, None] == attribute[None, :], 0.0, log_child)
+        np.copyto(log_child, 0.0, where=self._layout.same_attribute)  # the estimate is this call's own array
+        return log_child
 
     def _log_naive_bayes(self, codes, estimate):
         """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
@@ -277,10 +266,17 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         t under class k and parent cell s, J the log joint as one more row; returned as (its
         finite part, where it is −inf or None, K, P)."""
         n_classes, n_parent_cells = log_joint.shape
-        stacked = np.vstack([log_child.transpose(2, 0, 1).reshape(log_child.shape[2], -1), log_joint.reshape(1, -1)])
-        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
-        if not impossible.any():
+        n_values = log_child.shape[2]
+        # laid out (class, parent cell, child cell) in memory, seen as (child cell, (class, parent
+        # cell)): the log child table copied as it is, no transposed copy, and the scoring
+        # product reads [L; J]ᵀ as a C-ordered (K·P, T + 1) operand
+        by_parent = np.empty((n_classes, n_parent_cells, n_values + 1))
+        by_parent[:, :, :n_values] = log_child
+        by_parent[:, :, n_values] = log_joint
+        stacked = by_parent.reshape(n_classes * n_parent_cells, n_values + 1).T
+        if math.isfinite(stacked.sum()):  # one reduction: the entries are finite or −inf
             return stacked, None, n_classes, n_parent_cells
+        impossible = np.isneginf(stacked)  # zero probabilities (MLE, MAP): 0 · (−inf) would be NaN
         return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
 
     def _spode_scores(self, cells, operands):

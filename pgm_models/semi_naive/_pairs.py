@@ -47,6 +47,15 @@ class PairLayout:
         cost a twentieth of a small fit: cross-validation folds have the same sizes)."""
         return PairLayout(sizes)
 
+    @functools.cached_property
+    def same_attribute(self) -> np.ndarray:
+        """(T, T) whether two value cells are of one attribute (a parent is not its own child),
+        made once per layout (a fold's scoring made it each time), read-only."""
+        attribute = self.attribute_of_value_cell
+        same = attribute[:, None] == attribute[None, :]
+        same.flags.writeable = False
+        return same
+
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
         return _cells(codes, self.starts, self.missing_cells)
@@ -68,9 +77,9 @@ class PairLayout:
 
 def _cells(codes: np.ndarray, offsets, missing) -> np.ndarray:
     """``codes + offsets``, and ``missing`` where a code is −1 (written in place: np.where costs two
-    more arrays of the codes' shape)."""
+    more arrays of the codes' shape; copyto broadcasts ``missing`` itself, np.broadcast_to cost 3 µs)."""
     index = codes + offsets
-    np.copyto(index, np.broadcast_to(missing, index.shape), where=codes < 0)
+    np.copyto(index, missing, where=codes < 0)
     return index
 
 
@@ -222,27 +231,42 @@ def _bit_counts(codes, value_starts, class_index, n_classes: int, n_values: int)
 def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, weight, n_classes: int) -> np.ndarray:
     """Per class k, Dᵀ diag(w) D restricted to the ``pair_rows`` columns of Dᵀ, D the one-hot over
     ``n_columns`` of the cells ``codes + offsets`` (N, F), a missing value (−1) of attribute j in
-    column ``missing[j]``: (K, |rows|, n_columns). The cells are found a block of rows at a time
-    (an (N, F) array of them costs its page faults, more than finding them). When the weights are whole
-    numbers and no block's total can reach 2^24 the product runs in float32 (twice BLAS's float64
-    speed, every partial sum a whole number float32 holds), otherwise in float64. The blocks
-    reuse one buffer, cleared after each product (a fresh zeroed block per product costs its page
-    faults); the ones are set by flat index assignment (np.put takes 2.7 times as long)."""
+    column ``missing[j]``: (K, |rows|, n_columns). Each class's rows, in order, are taken a
+    segment of at most as many rows as the largest class or a block's share of ``FLOATS_PER_BLOCK``
+    at a time, one product per segment. The segments are encoded into one buffer as many at a
+    time as it holds, their cells found together (an (N, F) array of them costs its page faults,
+    more than finding them; on small data every class's rows fill one buffer, their cells found and
+    set once rather than once per class). When the weights are whole numbers and no
+    segment's total can reach 2^24 the product runs in float32 (twice BLAS's float64 speed,
+    every partial sum a whole number float32 holds), otherwise in float64. The buffer is cleared
+    after its products (a fresh zeroed block costs its page faults); the ones are set by flat
+    index assignment (np.put takes 2.7 times as long)."""
     counts = np.zeros((n_classes, len(range(n_columns)[pair_rows]), n_columns))
-    rows_per_block = max(1, min(FLOATS_PER_BLOCK // n_columns, np.bincount(class_index, minlength=1).max()))
-    whole = np.array_equal(weight, np.round(weight)) and rows_per_block * weight.max(initial=0) < _FLOAT32_EXACT
-    buffer = np.zeros((rows_per_block, n_columns), dtype=np.float32 if whole else np.float64)
+    class_rows = np.bincount(class_index, minlength=n_classes)
+    buffer_rows = max(1, FLOATS_PER_BLOCK // n_columns)
+    rows_per_segment = max(1, min(buffer_rows, class_rows.max(initial=1)))
     unit = bool((weight == 1).all())
-    flat, row_starts = buffer.reshape(-1), (np.arange(rows_per_block) * n_columns)[:, None]
+    whole = rows_per_segment < _FLOAT32_EXACT if unit else (
+        np.array_equal(weight, np.round(weight)) and rows_per_segment * weight.max(initial=0) < _FLOAT32_EXACT)
+    buffer = np.zeros((min(buffer_rows, len(codes)), n_columns), dtype=np.float32 if whole else np.float64)
+    flat, row_starts = buffer.reshape(-1), (np.arange(len(buffer)) * n_columns)[:, None]
     value_at, missing_at = row_starts + offsets, row_starts + missing  # flat positions in the buffer
-    for k in range(n_classes):
-        members = np.flatnonzero(class_index == k)
-        for start in range(0, len(members), rows_per_block):
-            rows = members[start : start + rows_per_block]
-            flat[_cells(codes[rows], value_at[: len(rows)], missing_at[: len(rows)])] = 1.0
-            design = buffer[: len(rows)]
+    members = np.argsort(class_index, kind="stable")  # each class's rows in order, class by class
+    ends = np.cumsum(class_rows).tolist()
+    segments = [(k, start, min(start + rows_per_segment, end)) for k, end in enumerate(ends)
+                for start in range(end - int(class_rows[k]), end, rows_per_segment)]
+    done = 0
+    while done < len(segments):
+        first, last = segments[done][1], done + 1
+        while last < len(segments) and segments[last][2] - first <= len(buffer):  # the next segments the buffer holds
+            last += 1
+        taken, done = segments[done:last], last
+        rows = members[first : taken[-1][2]]
+        flat[_cells(codes[rows], value_at[: len(rows)], missing_at[: len(rows)])] = 1.0
+        for k, start, end in taken:
+            design = buffer[start - first : end - first]
             # unit weights: Dᵀ D of one buffer, which BLAS computes as a symmetric product (syrk)
-            weighted = design if unit else design * weight[rows].astype(design.dtype)[:, None]
+            weighted = design if unit else design * weight[members[start:end]].astype(design.dtype)[:, None]
             counts[k] += design[:, pair_rows].T @ weighted
-            design.fill(0.0)
+        buffer[: len(rows)].fill(0.0)
     return counts

@@ -1,0 +1,34 @@
+"""Scoring a few rows that are one-hot in blocks (categorical attributes) by looking their cells up.
+
+A row with (at most) one value cell per attribute scores class k as Σ_j log θ[k, cell_j]: one
+look-up per attribute. A one-hot design's sparse product does the same sums, but setting the
+design up (scipy's checks of its index arrays) costs tens of µs, half of a small fold's
+predict_proba; on many rows the product's tight loop is the faster (the look-ups cost 0.6 of it
+at 200 × 16 values and 1.6–2.4 times it from 2 000 × 16 on; ``LOOKUP_VALUES``). The look-ups add
+each row's terms in the product's order (attribute by attribute, from 0, the first added to 0),
+so the scores are the product's to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Up to this many values (rows × attributes) a model scores one-hot rows by look-ups; above it
+# by the sparse design's product (measured, CategoricalNB with 16 attributes of 5 values)
+LOOKUP_VALUES = 1 << 13
+
+
+def one_hot_log_sums(log_table: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Σ_j log_table[k, offsets[j] + codes[n, j]] for every row n and class k: (N, K); a missing
+    code (−1) adds nothing (a cell of log 1 = 0 past the table's end). ``log_table`` (K, T) may
+    hold −inf (a zero probability), which a row then scores: sums of look-ups have no 0 · (−inf).
+    One ``take`` of each (attribute, row)'s K entries of the table laid out cell by cell, summed
+    over the attributes."""
+    n_classes, n_cells = log_table.shape
+    by_cell = np.zeros((n_cells + 1, n_classes))
+    by_cell[:n_cells] = log_table.T
+    block = codes.T  # (F, N): attribute by attribute
+    cells = block + offsets[:, None]
+    if block.min(initial=0) < 0:
+        np.copyto(cells, n_cells, where=block < 0)
+    return by_cell.take(cells, axis=0).sum(axis=0)

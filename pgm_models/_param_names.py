@@ -1,0 +1,26 @@
+"""scikit-learn's parameter names of an estimator class, read once per class.
+
+``BaseEstimator.get_params`` — which ``clone``, every Pipeline step and every grid-search
+candidate call — finds the names by ``inspect.signature`` of ``__init__`` on each call: 30–70 µs
+for the zoo's estimators, a tenth of a small fold's Pipeline. A class's ``__init__`` does not
+change, so its names are found once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from sklearn.base import BaseEstimator
+
+
+class ParamNamesOnce:
+    """Mixin (before ``BaseEstimator``): ``_get_param_names`` found once per class."""
+
+    @classmethod
+    def _get_param_names(cls):
+        return list(_param_names(cls))  # the caller's own list, as scikit-learn's
+
+
+@functools.lru_cache(maxsize=None)
+def _param_names(cls) -> tuple:
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
