@@ -8,7 +8,6 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("nutpie")
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 # Two Normal means whose prior mean is a broadcast view (zero strides), as the priors of the

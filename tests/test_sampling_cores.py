@@ -20,7 +20,7 @@ def bernoulli(fitted_models):
 def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, chains, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=chains)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=chains)
     assert seen["cores"] == min(chains, len(os.sched_getaffinity(0)))
     assert sampling.usable_cores() == len(os.sched_getaffinity(0))
 
@@ -28,7 +28,7 @@ def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, c
 def test_an_explicit_core_count_is_kept(monkeypatch, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=4, cores=3)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=4, cores=3)
     assert seen["cores"] == 3
 
 
@@ -56,5 +56,5 @@ def test_a_daemonic_process_samples_its_chains_in_itself(monkeypatch):
 def test_chains_none_leaves_pymc_one_chain_process_per_cpu(monkeypatch, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=None)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=None)
     assert seen["cores"] == len(os.sched_getaffinity(0)) and seen["chains"] is None
