@@ -13,6 +13,12 @@ nutpie < 0.17), as nutpie's numba backend builds them: the log density and its g
 flat unconstrained vector, and the "expand" function that maps that vector to the model's named
 values (free variables in their constrained space and Deterministics), joined in one vector.
 
+They are compiled from a copy of the model whose data are shared variables (``_data_as_shared``),
+so the data are arguments of the compiled functions, not constants folded into them: the C
+callbacks read the arrays' addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's
+numba backend does for shared data, there through closures numba cannot cache), and one cached
+compilation serves every data set of the model's structure and shapes.
+
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
 into this process's memory, and numba then refuses to cache the whole function (PyTensor silences

@@ -115,6 +115,8 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
         if unused:
             raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
                             "(nutpie's own settings go in nuts_sampler_kwargs)")
+        if chains is None:  # pm.sample's meaning: as many as the cores, at least 2
+            chains = max(2, usable_cores() if cores is None else cores)
         return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
                                                           random_seed=random_seed, progress=progress, **nutpie_kwargs))
     else:

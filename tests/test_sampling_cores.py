@@ -53,6 +53,20 @@ def test_a_daemonic_process_samples_its_chains_in_itself(monkeypatch):
     assert sampling._default_cores(4) == 1  # a pool's worker may not start processes of its own
 
 
+def test_chains_none_gives_nutpie_as_many_chains_as_cores_and_at_least_two(monkeypatch, bernoulli):
+    import arviz as az
+    import numpy as np
+
+    from pgm_models import _nutpie_numba
+
+    seen = []
+    draws = az.from_dict(posterior={"class_prob": np.zeros((1, 2, 2))})
+    monkeypatch.setattr(_nutpie_numba, "sample", lambda model, **kwargs: seen.append(kwargs["chains"]) or draws)
+    for cores in (None, 1, 3):
+        sampling.sample(bernoulli._sampling_model(), sampler="nutpie-numba", chains=None, cores=cores)
+    assert seen == [max(2, len(os.sched_getaffinity(0))), 2, 3]
+
+
 def test_chains_none_leaves_pymc_one_chain_process_per_cpu(monkeypatch, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
