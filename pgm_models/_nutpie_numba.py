@@ -22,8 +22,9 @@ compilation serves every data set of the model's structure and shapes.
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
 into this process's memory, and numba then refuses to cache the whole function (PyTensor silences
-its warning): GaussianNB and QDA compiled 4–10 s again in every process. Those constants are made
-contiguous copies as the last graph rewrite.
+its warning): GaussianNB and QDA compiled 4–10 s again in every process. The priors are data, passed
+as contiguous copies, since ``_data_as_shared``; constants that remain (the model's structure, what
+PyTensor's rewrites build) are made contiguous copies as the last graph rewrite.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from nutpie import _lib
 from nutpie.compile_pymc import CompiledPyMCModel, address_as_void_pointer
 
 # The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py), with the model's data
-# arrays read from ``user_data_`` (``{data}``: see _data_lines) and passed to the PyTensor function
+# arrays read from ``user_data_`` (``{data}``: see _callback_source) and passed to the PyTensor function
 # after the point; the sizes, dtypes and ranks are literals, the data's addresses and shapes are not,
 # so one source (and one cache entry) serves every data set of the model's structure.
 _LOGP_SOURCE = """

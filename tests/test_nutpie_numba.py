@@ -11,8 +11,8 @@ import pytest
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 # Two Normal means whose prior mean is a broadcast view (zero strides), as the priors of the
-# Gaussian models are: numba cannot cache a function with such a constant unless it is made
-# contiguous. argv[1] shifts the observed values and the prior mean: another data set of the same
+# Gaussian models are (numba could not cache a function holding one as a constant; as data it is
+# passed as a contiguous copy). argv[1] shifts the observed values and the prior mean: another data set of the same
 # shapes. Prints the number of unconstrained parameters, how many functions numba compiled (a load
 # from the cache is no compilation), how many of the two C callbacks came from the cache, and the
 # largest |z| of the sampled posterior means against the conjugate posterior N((m + y) / 2, 1/2),
