@@ -170,3 +170,32 @@ def test_bad_settings_are_named_before_anything_compiles(fitted_models, argument
 def test_a_run_without_tuning_is_refused_before_nutpie_panics(fitted_models):
     with pytest.raises(ValueError, match=r"sampler='nutpie-numba' needs tune ≥ 1, got tune=0"):
         fitted_models["BernoulliNB"].sample_posterior(draws=40, tune=0, sampler="nutpie-numba")
+
+
+def test_another_row_count_loads_the_compiled_model_and_gives_its_own_density():
+    """Observed rows with no "row" dim (as LogisticRegression's rows form, whose size does not enter
+    its density): 5 rows, then 8 with the compiled model in the cache, which loads without compiling,
+    and the log density and gradient through nutpie's C callback are PyMC's own for each data set."""
+    import ctypes
+
+    import pymc as pm
+    from numba.core import event
+
+    from pgm_models._nutpie_numba import compile_model
+
+    pointer = ctypes.POINTER(ctypes.c_double)
+    for n_rows in (5, 8):
+        rows = np.random.default_rng(n_rows).normal(size=(n_rows, 2))
+        with pm.Model() as model:
+            pm.Normal("mu", 0.0, 1.0, shape=2)
+            pm.Normal("x", model["mu"], 1.0, observed=rows)
+        with event.install_recorder("numba:compile") as recorder:
+            compiled = compile_model(model)
+        point, gradient, logp = np.array([0.3, -0.2]), np.zeros(2), np.zeros(())
+        status = compiled.compiled_logp_func.ctypes(2, point.ctypes.data_as(pointer), gradient.ctypes.data_as(pointer),
+                                                    logp.ctypes.data_as(pointer), compiled.user_data.ctypes.data)
+        assert status == 0
+        # log N(mu; 0, 1) + Σ log N(x_i; mu, 1): the gradient is -mu + Σ (x_i - mu)
+        np.testing.assert_allclose(logp, model.compile_logp(mode="FAST_COMPILE")({"mu": point}), rtol=1e-12)
+        np.testing.assert_allclose(gradient, -point + (rows - point).sum(axis=0), rtol=1e-12)
+    assert len(recorder.buffer) == 0
