@@ -13,11 +13,18 @@ nutpie < 0.17), as nutpie's numba backend builds them: the log density and its g
 flat unconstrained vector, and the "expand" function that maps that vector to the model's named
 values (free variables in their constrained space and Deterministics), joined in one vector.
 
+They are compiled from a copy of the model whose data are shared variables (``_data_as_shared``),
+so the data are arguments of the compiled functions, not constants folded into them: the C
+callbacks read the arrays' addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's
+numba backend does for shared data, there through closures numba cannot cache), and one cached
+compilation serves every data set of the model's structure and shapes.
+
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
 into this process's memory, and numba then refuses to cache the whole function (PyTensor silences
-its warning): GaussianNB and QDA compiled 4–10 s again in every process. Those constants are made
-contiguous copies as the last graph rewrite.
+its warning): GaussianNB and QDA compiled 4–10 s again in every process. The priors are data, passed
+as contiguous copies, since ``_data_as_shared``; constants that remain (the model's structure, what
+PyTensor's rewrites build) are made contiguous copies as the last graph rewrite.
 """
 
 from __future__ import annotations
@@ -31,10 +38,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from nutpie import _lib
-from nutpie.compile_pymc import CompiledPyMCModel
+from nutpie.compile_pymc import CompiledPyMCModel, address_as_void_pointer
 
-# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py) for a model without
-# shared data; the sizes are literals, so the source (and the cache entry) is the model's own.
+# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py), with the model's data
+# arrays read from ``user_data_`` (``{data}``: see _callback_source) and passed to the PyTensor function
+# after the point; the sizes, dtypes and ranks are literals, the data's addresses and shapes are not,
+# so one source (and one cache entry) serves every data set of the model's structure.
 _LOGP_SOURCE = """
 def nutpie_logp(dim, x_, out_, logp_, user_data_):
     if dim != {n_dim}:
@@ -42,7 +51,7 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
     x = numba.carray(x_, ({n_dim},))
     out = numba.carray(out_, ({n_dim},))
     logp = numba.carray(logp_, ())
-    value, gradient = jit_fn(x)
+{data}    value, gradient = jit_fn(x{arguments})
     logp[()] = value
     out[...] = gradient
     if not np.all(np.isfinite(out)):
@@ -57,7 +66,7 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
         return -1
     x = numba.carray(x_, ({n_dim},))
     out = numba.carray(out_, ({n_expanded},))
-    (values,) = jit_fn(x)
+{data}    (values,) = jit_fn(x{arguments})
     out[...] = values
     return 0
 """
@@ -111,21 +120,92 @@ def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str |
     from pytensor.link.numba.cache import compile_numba_function_src
 
     # __name__: numba's cache rebuilds a function's environment by importing its module
-    environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn}
-    # the source too: it holds the model's sizes, which PyTensor's key of jit_fn may leave out
+    environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn,
+                   "address_as_void_pointer": address_as_void_pointer}
+    # the source too: it holds the model's sizes and its data's ranks and dtypes, which PyTensor's
+    # key of jit_fn may leave out
     key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
     return numba.cfunc(signature, cache=key is not None)(function)
 
 
+def _data_as_shared(model):
+    """A copy of ``model`` (the same names, coords and dims) in which the constants that data set
+    are shared variables of the same types holding the same values: every array but the random
+    variables' sizes (observed values, prior parameters, counts), every argument of a distribution
+    (a Multinomial's total, a Wishart's degrees of freedom) and every other floating-point number
+    that is not a multiple of ½ (sums of log-gammas of empirical-Bayes priors).
+
+    PyTensor's rewrites fold constants into the compiled graph (CategoricalNB's log-factorials of
+    its counts became one number inside a fused loop), so numba's machine code and PyTensor's cache
+    key held the data and every new data set compiled again. Shared variables stay inputs of the
+    compiled function. What stays constant is the model's structure: the sizes, which the rewrites
+    use, and numbers such as 0.5, 1 or 2 written in its formulas, on which they specialise (x ** 2
+    becomes x * x). A data value among those only costs a compilation, never a wrong answer: PyTensor's
+    cache key holds every constant."""
+    import pytensor
+    from pymc.distributions.distribution import SymbolicRandomVariable
+    from pymc.model.fgraph import ModelObservedRV, fgraph_from_model, model_from_fgraph
+    from pytensor.tensor import TensorConstant
+    from pytensor.tensor.random.op import RandomVariable
+
+    fgraph, _ = fgraph_from_model(model)
+    sizes, arguments = set(), set()
+    for node in fgraph.apply_nodes:
+        if isinstance(node.op, RandomVariable | SymbolicRandomVariable):
+            sizes.add(node.op.size_param(node))
+            arguments.update(node.op.dist_params(node))
+        elif isinstance(node.op, ModelObservedRV):
+            arguments.add(node.inputs[1])
+
+    def is_data(var) -> bool:
+        if not isinstance(var, TensorConstant) or var in sizes:
+            return False
+        return (var.type.ndim > 0 or var in arguments
+                or (var.type.dtype.startswith("float") and not float(2 * var.data).is_integer()))
+
+    fgraph.replace_all([(var, pytensor.shared(np.array(var.data, order="C"), shape=var.type.shape))
+                        for var in fgraph.variables if is_data(var)], import_missing=True, reason="data_as_shared")
+    return model_from_fgraph(fgraph, mutate_fgraph=True)
+
+
+def _user_data(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[int]]:
+    """What nutpie hands the C callbacks as ``user_data_``: one int64 vector holding, for each
+    array, its address and its shape; and where each array's entry starts in it."""
+    starts = np.cumsum([0] + [1 + a.ndim for a in arrays]).tolist()
+    user_data = np.zeros(max(starts[-1], 1), dtype=np.int64)  # nutpie needs an address even without data
+    for array, start in zip(arrays, starts):
+        user_data[start:start + 1 + array.ndim] = [array.ctypes.data, *array.shape]
+    return user_data, starts[:-1]
+
+
+def _callback_source(template: str, function, inputs: list, arrays: list[np.ndarray], starts: list[int],
+                     n_meta: int, **sizes) -> str:
+    """``template`` with the lines that read the PyTensor function's data arguments (its shared
+    variables, in its order) from ``user_data_`` as arrays of the data's dtypes and ranks."""
+    lines, arguments = [], []
+    for i, var in enumerate(function.get_shared()):
+        index = inputs.index(var)
+        array, start = arrays[index], starts[index]
+        shape = "".join(f"data[{start + 1 + axis}], " for axis in range(array.ndim))
+        dtype = "bool_" if array.dtype == bool else array.dtype.name
+        lines.append(f"    d{i} = numba.carray(address_as_void_pointer(data[{start}]), ({shape}), np.{dtype})\n")
+        arguments.append(f", d{i}")
+    if lines:
+        lines.insert(0, f"    data = numba.carray(user_data_, ({n_meta},), np.int64)\n")
+    return template.format(data="".join(lines), arguments="".join(arguments), **sizes)
+
+
 def compile_model(model, *, progress=None, numba_opt: int | None = None):
     """A nutpie model (``nutpie.compile_pymc.CompiledPyMCModel``) whose C callbacks are the
-    PyTensor NUMBA-mode log density, gradient and expand function of ``model`` (a ``pm.Model``
-    without shared data), compiled or loaded from PyTensor's cache under numba's optimisation
-    level ``numba_opt`` (default: numba's). ``progress(done, total)`` is told nutpie's count of
+    PyTensor NUMBA-mode log density, gradient and expand function of ``model``, compiled or loaded
+    from PyTensor's cache under numba's optimisation level ``numba_opt`` (default: numba's). The
+    model's data (observed values, array-valued prior parameters, ``pm.Data``) are arguments of the
+    compiled functions, not part of them: a model of the same structure on other data of the same
+    shapes loads the same compiled code. ``progress(done, total)`` is told nutpie's count of
     draws done over all chains (tuning included) every 0.1 s while it samples."""
     import numba
-    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock, make_user_data
+    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
@@ -135,26 +215,27 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     types = numba.types
     with _numba_opt(numba_opt):
         n_dim, n_expanded, logp_pt, expand_pt, flat_initial_point, shape_info = _make_functions(
-            model, mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=True,
+            _data_as_shared(model), mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=True,
             pymc_initial_point_fn=initial_point_fn)
-        shared = sorted({var.name for var in [*logp_pt.get_shared(), *expand_pt.get_shared()]})
-        if shared:
-            raise ValueError(f"sampler='nutpie-numba' samples models without shared data; this one has {shared}")
+        inputs = list(dict.fromkeys([*logp_pt.get_shared(), *expand_pt.get_shared()]))
+        arrays = [np.array(var.get_value(borrow=True), order="C") for var in inputs]  # (ascontiguousarray makes 0-d 1-d)
+        user_data, starts = _user_data(arrays)
         logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
         double = types.CPointer(types.double)
-        logp_c = _cached_cfunc(_LOGP_SOURCE.format(n_dim=n_dim), "nutpie_logp",
-                               types.int64(types.uint64, double, double, double, types.voidptr),
+        logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, logp_pt, inputs, arrays, starts, len(user_data), n_dim=n_dim),
+                               "nutpie_logp", types.int64(types.uint64, double, double, double, types.voidptr),
                                logp_jit, CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
-        expand_c = _cached_cfunc(_EXPAND_SOURCE.format(n_dim=n_dim, n_expanded=n_expanded), "nutpie_expand",
-                                 types.int64(types.uint64, types.uint64, double, double, types.voidptr),
+        expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, expand_pt, inputs, arrays, starts, len(user_data),
+                                                  n_dim=n_dim, n_expanded=n_expanded),
+                                 "nutpie_expand", types.int64(types.uint64, types.uint64, double, double, types.voidptr),
                                  expand_jit, CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
     dims, coords = _prepare_dims_and_coords(model, shape_info)
     return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
                           _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
                           compiled_logp_func=logp_c, compiled_expand_func=expand_c,
-                          initial_point_func=flat_initial_point, shared_data={}, user_data=make_user_data({}, {}),
+                          initial_point_func=flat_initial_point, shared_data={}, user_data=user_data,
                           n_expanded=n_expanded, shape_info=shape_info, logp_func=logp_pt, expand_func=expand_pt,
-                          progress=progress)
+                          progress=progress, data=tuple(arrays))
 
 
 def _nutpie_settings(low_rank: bool) -> list[str]:
@@ -174,6 +255,8 @@ class _CompiledModel(CompiledPyMCModel):
     """nutpie's numba model, reporting progress to a callable instead of a progress bar."""
 
     progress: Callable[[int, int], None] | None = None
+    # the arrays whose addresses user_data holds: alive as long as the model
+    data: tuple[np.ndarray, ...] = ()
 
     def _make_sampler(self, settings, init_mean, cores, progress_type, store):
         if self.progress is not None:

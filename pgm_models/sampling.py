@@ -1,20 +1,22 @@
 """Which NUTS implementation samples a PyMC model: PyMC's own, or one of the external samplers
 PyMC drives through ``pm.sample(nuts_sampler=...)``.
 
+    "nutpie-numba"  the default: nutpie's Rust NUTS (chains in threads) calling the log density
+                and gradient that PyTensor compiles with numba and caches on disk
+                (``pgm_models._nutpie_numba``), the model's data passed as arguments: the first
+                run of a model structure compiles for 10–40 s, later runs in any process, on any
+                data of the same shapes, load it in a fraction of a second
     "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
-    "nutpie-numba"  nutpie's Rust NUTS calling the log density and gradient that PyTensor compiles
-                with numba and caches on disk (``pgm_models._nutpie_numba``): a model's first run
-                compiles for ~30 s, later runs in any process load it in a fraction of a second
     "nutpie"    nutpie (Rust NUTS, chains in threads; the log density and its gradient compiled by
                 JAX: PyTensor's numba backend, nutpie's default, compiles again in every process)
     "numpyro"   NumPyro's NUTS on the model's JAX graph, chains vectorised
     "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
 
 All five return ``arviz.InferenceData`` with the model's variable names, coords and dims and
-``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). Only "pymc"
-is always installed; the others are optional (``pip install -e ".[samplers]"``: nutpie for both nutpie backends, numpyro,
-blackjax < 1.3 and jax). BENCHMARKS.md measures each on every model of the zoo: compile
-seconds, sampling seconds and min bulk ESS per second.
+``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). "nutpie-numba"
+and "pymc" are always installed; the others are optional (``pip install -e ".[samplers]"``:
+numpyro, blackjax < 1.3 and jax, which the "nutpie" backend needs too). BENCHMARKS.md measures
+each on every model of the zoo: compile seconds, sampling seconds and min bulk ESS per second.
 
 ``progress(done, total)`` is told the iterations done (tuning included, over all chains) as
 they happen where the backend reports them (PyMC's sampler after every iteration, "nutpie-numba"
@@ -28,7 +30,9 @@ import importlib.util
 import os
 
 SAMPLERS = ("pymc", "nutpie-numba", "nutpie", "numpyro", "blackjax")
-DEFAULT_SAMPLER = "pymc"
+# nutpie on cached numba code: per model on vote/iris 7–141× PyMC's min bulk ESS per second, and
+# 2–3× faster than PyMC per sample_posterior call on new data of a known structure (BENCHMARKS.md)
+DEFAULT_SAMPLER = "nutpie-numba"
 _PACKAGES = {"pymc": ("pymc",), "nutpie-numba": ("nutpie",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
 
 
@@ -111,6 +115,8 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
         if unused:
             raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
                             "(nutpie's own settings go in nuts_sampler_kwargs)")
+        if chains is None:  # pm.sample's meaning: as many as the cores, at least 2
+            chains = max(2, usable_cores() if cores is None else cores)
         return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
                                                           random_seed=random_seed, progress=progress, **nutpie_kwargs))
     else:

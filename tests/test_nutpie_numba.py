@@ -8,45 +8,87 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("nutpie")
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 # Two Normal means whose prior mean is a broadcast view (zero strides), as the priors of the
-# Gaussian models are: numba cannot cache a function with such a constant unless it is made
-# contiguous. Prints the number of unconstrained parameters, how many functions numba compiled (a
-# load from the cache is no compilation) and how many of the two C callbacks came from the cache.
+# Gaussian models are (numba could not cache a function holding one as a constant; as data it is
+# passed as a contiguous copy). argv[1] shifts the observed values and the prior mean: another data set of the same
+# shapes. Prints the number of unconstrained parameters, how many functions numba compiled (a load
+# from the cache is no compilation), how many of the two C callbacks came from the cache, and the
+# largest |z| of the sampled posterior means against the conjugate posterior N((m + y) / 2, 1/2),
+# the standard error from each mean's bulk ESS.
 _TINY_MODEL = """
-import numpy as np, pymc as pm
+import sys
+import arviz as az, numpy as np, nutpie, pymc as pm
 from numba.core import event
 from pgm_models import _nutpie_numba
+shift = float(sys.argv[1])
+prior_mean = np.broadcast_to([1.0, 2.0 - shift], (3, 2))
+observed = np.array([[0.5, 1.0], [1.5, 0.0], [-1.0, 2.0]]) + shift
 with pm.Model(coords={"group": ["a", "b", "c"], "feature": ["x", "z"]}) as model:
-    mu = pm.Normal("mu", np.broadcast_to([1.0, 2.0], (3, 2)), 1.0, dims=("group", "feature"))
-    pm.Normal("y", mu, 1.0, observed=np.array([[0.5, 1.0], [1.5, 0.0], [-1.0, 2.0]]), dims=("group", "feature"))
+    mu = pm.Normal("mu", prior_mean, 1.0, dims=("group", "feature"))
+    pm.Normal("y", mu, 1.0, observed=observed, dims=("group", "feature"))
 with event.install_recorder("numba:compile") as recorder:
     compiled = _nutpie_numba.compile_model(model)
-print(compiled.n_dim, len(recorder.buffer), compiled.compiled_logp_func.cache_hits + compiled.compiled_expand_func.cache_hits)
+idata = nutpie.sample(compiled, draws=1000, tune=500, chains=4, seed=1, progress_bar=False)
+means, ess = idata.posterior["mu"].mean(("chain", "draw")), az.ess(idata, var_names=["mu"])["mu"]
+z = (means - (prior_mean + observed) / 2) / np.sqrt(0.5 / ess)
+print(compiled.n_dim, len(recorder.buffer), compiled.compiled_logp_func.cache_hits + compiled.compiled_expand_func.cache_hits,
+      float(abs(z).max()))
 """
 
 
-def _compiles_in_a_new_process(base_compiledir) -> tuple[int, int]:
+def _compile_and_sample_in_a_new_process(base_compiledir, shift: float) -> tuple[int, int, float]:
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={base_compiledir}"}
-    result = subprocess.run([sys.executable, "-c", _TINY_MODEL], env=environment, capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.dirname(__file__)))
+    result = subprocess.run([sys.executable, "-c", _TINY_MODEL, str(shift)], env=environment, capture_output=True,
+                            text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert result.returncode == 0, result.stderr
-    n_dim, compiles, callbacks_loaded = map(int, result.stdout.split())
-    assert n_dim == 6
-    return compiles, callbacks_loaded
+    n_dim, compiles, callbacks_loaded, max_z = result.stdout.split()
+    assert int(n_dim) == 6
+    return int(compiles), int(callbacks_loaded), float(max_z)
 
 
-def test_a_second_process_loads_the_compiled_model_from_the_cache(tmp_path):
+def test_a_second_process_on_other_data_loads_the_compiled_model_and_samples_its_own_posterior(tmp_path):
     """The first process compiles (numba's compile events) and leaves the functions under
-    base_compiledir/numba; a second one compiles nothing: the log density, its gradient, the
-    expand function and nutpie's two C callbacks all come from the cache, the broadcast prior
-    mean included."""
-    compiles, callbacks_loaded = _compiles_in_a_new_process(tmp_path)
-    assert compiles > 0 and callbacks_loaded == 0
+    base_compiledir/numba; a second one, on other observed values and another prior mean of the
+    same shapes, compiles nothing: the log density, its gradient, the expand function and nutpie's
+    two C callbacks all come from the cache, the broadcast prior mean included; and each samples
+    its own data's posterior (a cache serving the first data would put the second run's means
+    1.5 posterior sds, ~100 standard errors, off). False-failure chance: |z| > 5 has probability
+    5.7e-7 per mean, < 1e-5 for the 12 means of the two runs."""
+    compiles, callbacks_loaded, max_z = _compile_and_sample_in_a_new_process(tmp_path, 0.0)
+    assert compiles > 0 and callbacks_loaded == 0 and max_z < 5
     assert any(path.suffix == ".nbc" for path in (tmp_path / "numba").iterdir())  # numba's compiled objects
-    assert _compiles_in_a_new_process(tmp_path) == (0, 2)
+    compiles, callbacks_loaded, max_z = _compile_and_sample_in_a_new_process(tmp_path, 3.0)
+    assert (compiles, callbacks_loaded) == (0, 2) and max_z < 5
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "LDA"])
+def test_the_data_become_shared_variables_of_a_model_with_the_same_density_and_names(fitted_models, name):
+    """``_data_as_shared``: the copy has the original's log density at random points, its
+    variables, coords and dims, and no constant left that data set (CategoricalNB: counts,
+    totals, Dirichlet concentrations; LDA: scatter, degrees of freedom, empirical-Bayes prior)."""
+    from pymc.model.fgraph import fgraph_from_model
+    from pytensor.compile import SharedVariable
+    from pytensor.tensor import TensorConstant, TensorType
+
+    from pgm_models._nutpie_numba import _data_as_shared
+
+    model = fitted_models[name].pymc_model("counts")
+    copy = _data_as_shared(model)
+    assert copy.named_vars.keys() == model.named_vars.keys()
+    assert {k: tuple(v) for k, v in copy.named_vars_to_dims.items()} == {k: tuple(v) for k, v in model.named_vars_to_dims.items()}
+    assert copy.coords == model.coords
+    rng = np.random.default_rng(0)
+    points = [{k: v + rng.normal(size=v.shape) for k, v in model.initial_point().items()} for _ in range(3)]
+    logps = [m.compile_logp(mode="FAST_COMPILE") for m in (model, copy)]
+    np.testing.assert_allclose([logps[1](p) for p in points], [logps[0](p) for p in points], rtol=1e-12)
+    fgraph, _ = fgraph_from_model(copy)
+    assert sum(isinstance(v, SharedVariable) and isinstance(v.type, TensorType) for v in fgraph.variables) >= 3
+    sizes = {node.op.size_param(node) for node in fgraph.apply_nodes if hasattr(node.op, "size_param")}
+    left = [v for v in fgraph.variables if isinstance(v, TensorConstant) and v not in sizes
+            and (v.type.ndim > 0 or not float(2 * v.data).is_integer())]
+    assert left == []
 
 
 @pytest.mark.nuts
@@ -128,3 +170,32 @@ def test_bad_settings_are_named_before_anything_compiles(fitted_models, argument
 def test_a_run_without_tuning_is_refused_before_nutpie_panics(fitted_models):
     with pytest.raises(ValueError, match=r"sampler='nutpie-numba' needs tune ≥ 1, got tune=0"):
         fitted_models["BernoulliNB"].sample_posterior(draws=40, tune=0, sampler="nutpie-numba")
+
+
+def test_another_row_count_loads_the_compiled_model_and_gives_its_own_density():
+    """Observed rows with no "row" dim (as LogisticRegression's rows form, whose size does not enter
+    its density): 5 rows, then 8 with the compiled model in the cache, which loads without compiling,
+    and the log density and gradient through nutpie's C callback are PyMC's own for each data set."""
+    import ctypes
+
+    import pymc as pm
+    from numba.core import event
+
+    from pgm_models._nutpie_numba import compile_model
+
+    pointer = ctypes.POINTER(ctypes.c_double)
+    for n_rows in (5, 8):
+        rows = np.random.default_rng(n_rows).normal(size=(n_rows, 2))
+        with pm.Model() as model:
+            pm.Normal("mu", 0.0, 1.0, shape=2)
+            pm.Normal("x", model["mu"], 1.0, observed=rows)
+        with event.install_recorder("numba:compile") as recorder:
+            compiled = compile_model(model)
+        point, gradient, logp = np.array([0.3, -0.2]), np.zeros(2), np.zeros(())
+        status = compiled.compiled_logp_func.ctypes(2, point.ctypes.data_as(pointer), gradient.ctypes.data_as(pointer),
+                                                    logp.ctypes.data_as(pointer), compiled.user_data.ctypes.data)
+        assert status == 0
+        # log N(mu; 0, 1) + Σ log N(x_i; mu, 1): the gradient is -mu + Σ (x_i - mu)
+        np.testing.assert_allclose(logp, model.compile_logp(mode="FAST_COMPILE")({"mu": point}), rtol=1e-12)
+        np.testing.assert_allclose(gradient, -point + (rows - point).sum(axis=0), rtol=1e-12)
+    assert len(recorder.buffer) == 0

@@ -20,7 +20,7 @@ def bernoulli(fitted_models):
 def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, chains, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=chains)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=chains)
     assert seen["cores"] == min(chains, len(os.sched_getaffinity(0)))
     assert sampling.usable_cores() == len(os.sched_getaffinity(0))
 
@@ -28,7 +28,7 @@ def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, c
 def test_an_explicit_core_count_is_kept(monkeypatch, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=4, cores=3)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=4, cores=3)
     assert seen["cores"] == 3
 
 
@@ -53,8 +53,22 @@ def test_a_daemonic_process_samples_its_chains_in_itself(monkeypatch):
     assert sampling._default_cores(4) == 1  # a pool's worker may not start processes of its own
 
 
+def test_chains_none_gives_nutpie_as_many_chains_as_cores_and_at_least_two(monkeypatch, bernoulli):
+    import arviz as az
+    import numpy as np
+
+    from pgm_models import _nutpie_numba
+
+    seen = []
+    draws = az.from_dict(posterior={"class_prob": np.zeros((1, 2, 2))})
+    monkeypatch.setattr(_nutpie_numba, "sample", lambda model, **kwargs: seen.append(kwargs["chains"]) or draws)
+    for cores in (None, 1, 3):
+        sampling.sample(bernoulli._sampling_model(), sampler="nutpie-numba", chains=None, cores=cores)
+    assert seen == [max(2, len(os.sched_getaffinity(0))), 2, 3]
+
+
 def test_chains_none_leaves_pymc_one_chain_process_per_cpu(monkeypatch, bernoulli):
     seen = {}
     monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
-    sampling.sample(bernoulli._sampling_model(), chains=None)
+    sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=None)
     assert seen["cores"] == len(os.sched_getaffinity(0)) and seen["chains"] is None

@@ -138,10 +138,11 @@ def test_analytic_posterior_rejects_an_unknown_statistic(exact):
 def test_a_starved_nuts_run_fails_on_its_diagnostics(fitted_models):
     """No tuning and 2 × 40 draws: the sampler's own diagnostics must fail the check, whatever the
     means say. A bulk ESS cannot exceed N log10 N = 152 < 400 here, so the failure is certain
-    (R-hat is very likely above 1.01 too, but not certain, so it is not asserted)."""
+    (R-hat is very likely above 1.01 too, but not certain, so it is not asserted). PyMC's sampler:
+    nutpie refuses a run without tuning."""
     model = fitted_models["CategoricalNB"]
     idata = model.sample_posterior(draws=40, tune=0, chains=2, cores=1, random_seed=3, progressbar=False,
-                                   compute_convergence_checks=False)
+                                   compute_convergence_checks=False, sampler="pymc")
     result = check_posterior(model, idata, z_max=1e9)
     assert not result.passed
     assert any("bulk ESS" in reason for reason in result.reasons)
