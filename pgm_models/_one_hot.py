@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-# Up to this many values (rows × attributes) a model scores one-hot rows by look-ups; above it
-# by the sparse design's product (measured, CategoricalNB with 16 attributes of 5 values)
-LOOKUP_VALUES = 1 << 13
+# Up to this many looked-up numbers (rows × attributes × classes) a model scores one-hot rows by
+# look-ups; above it by the sparse design's product (measured, CategoricalNB with 16 attributes
+# of 5 values and 2 classes: the look-ups' temporary grows with the classes, the product's not)
+LOOKUP_VALUES = 1 << 14
 
 
 def one_hot_log_sums(log_table: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -31,4 +32,7 @@ def one_hot_log_sums(log_table: np.ndarray, codes: np.ndarray, offsets: np.ndarr
     cells = block + offsets[:, None]
     if block.min(initial=0) < 0:
         np.copyto(cells, n_cells, where=block < 0)
-    return by_cell.take(cells, axis=0).sum(axis=0)
+    terms = by_cell.take(cells, axis=0)  # (F, N, K)
+    if terms[0].size == 1:  # one row, one class: NumPy would sum the contiguous F terms pairwise
+        return np.add.accumulate(terms, axis=0)[-1]
+    return terms.sum(axis=0)  # strided over the attributes: added one attribute after another

@@ -3,7 +3,7 @@
 ``BaseEstimator.get_params`` — which ``clone``, every Pipeline step and every grid-search
 candidate call — finds the names by ``inspect.signature`` of ``__init__`` on each call: 30–70 µs
 for the zoo's estimators, a tenth of a small fold's Pipeline. A class's ``__init__`` does not
-change, so its names are found once.
+change (a replaced one is read again), so its names are found once.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ class ParamNamesOnce:
 
     @classmethod
     def _get_param_names(cls):
-        return list(_param_names(cls))  # the caller's own list, as scikit-learn's
+        return list(_param_names(cls, cls.__init__))  # the caller's own list, as scikit-learn's
 
 
 @functools.lru_cache(maxsize=None)
-def _param_names(cls) -> tuple:
+def _param_names(cls, init) -> tuple:
+    """The names of ``cls``'s ``__init__`` parameters; keyed by ``init`` too, so that an
+    ``__init__`` replaced after a first call is read again."""
     return tuple(BaseEstimator._get_param_names.__func__(cls))

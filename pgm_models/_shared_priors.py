@@ -13,11 +13,20 @@ from __future__ import annotations
 
 PRIORS: dict = {}
 PRIORS_KEPT = 64  # entries before the cache starts afresh
+# hyperparameter bytes in a key above which a prior is made afresh: such a fit (a per-feature alpha
+# of a text model) is no small fold, and a kept entry would hold its arrays alive
+KEY_BYTES_KEPT = 1 << 16
 
 
-def shared_prior(key: tuple, make):
+def shared_prior(key: tuple, make, owner):
     """The prior ``make()`` of ``key``, made at the first call with that key; its concentration is
-    read-only (a shared prior must not be changed in place)."""
+    read-only (a shared prior must not be changed in place). ``make`` must not hold a view of a
+    caller's array (one changed in place later would change the prior of every fit with the
+    key's old values). Only the package's own classes share: a subclass of ``owner``'s class
+    outside it may make its prior from parameters of its own, which the key does not name."""
+    if (not type(owner).__module__.startswith("pgm_models.")
+            or sum(len(part) for part in key if isinstance(part, bytes)) > KEY_BYTES_KEPT):
+        return make()
     prior = PRIORS.get(key)
     if prior is None:
         prior = make()

@@ -195,7 +195,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
             self.class_count_ = np.zeros(len(classes))
             # every fit with these classes and class_alpha has this prior: made once (pgm_models._shared_priors)
             self._class_prior = shared_prior(("class", len(classes), class_alpha.shape, class_alpha.tobytes()),
-                                             lambda: Dirichlet(np.broadcast_to(class_alpha, (len(classes),))))
+                                             lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (len(classes),))), self)
         class_index = self._class_index(labels)
         if reset:
             self._init_counts(encoded, class_index, weight)

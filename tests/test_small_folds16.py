@@ -190,3 +190,96 @@ def test_parameter_names_read_once_per_class_are_scikit_learns():
                                        "n_categories", "temperature", "weights"]
     model = clone(AODE(alpha=2.0).set_params(m=3.0))
     assert model.get_params()["alpha"] == 2.0 and model.get_params()["m"] == 3.0
+
+
+def test_one_row_of_one_class_is_summed_attribute_after_attribute():
+    """(F, 1, 1) look-ups are contiguous, which NumPy's sum adds pairwise: the look-ups must still
+    add the attributes in order, as the sparse product does (found on random tables of 9–39
+    attributes, where about half the pairwise sums differ in the last bits)."""
+    rng = np.random.default_rng(7)
+    for n_attributes in range(9, 40):
+        log_table = np.log(rng.random((1, n_attributes)))
+        codes = np.zeros((1, n_attributes), dtype=np.intp)
+        in_order = 0.0
+        for term in log_table[0]:
+            in_order += term
+        assert one_hot_log_sums(log_table, codes, np.arange(n_attributes))[0, 0] == in_order
+
+
+def test_many_classes_score_by_the_product_where_the_look_ups_would_be_large(monkeypatch):
+    """The look-ups' temporary is rows × attributes × classes: with 40 classes, 300 rows of 2
+    attributes (600 values, far under the bound alone) are scored by the sparse product."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 3, (400, 2)), columns=["a", "b"]).astype("category")
+    y = np.arange(400) % 40
+    model = CategoricalNB().fit(X, y)
+    expected = model.predict_joint_log_proba(X.iloc[:300])
+
+    def refuse(*args):
+        raise AssertionError("scored by look-ups")
+
+    monkeypatch.setattr("pgm_models.naive_bayes.categorical.one_hot_log_sums", refuse)
+    assert 300 * 2 * 40 > _one_hot.LOOKUP_VALUES >= 300 * 2
+    np.testing.assert_array_equal(model.predict_joint_log_proba(X.iloc[:300]), expected)
+
+
+def test_a_shared_prior_does_not_follow_a_users_array_changed_in_place():
+    """A sweep that changes one class_alpha / alpha array in place between fits: another model
+    fitted with the array's first values must get those values, not the changed ones."""
+    _shared_priors.PRIORS.clear()
+    X = pd.DataFrame({"a": pd.Categorical(["x", "y", "x", "z"])})
+    y = np.array([0, 1, 2, 0])
+    class_alpha = np.array([1.0, 1.0, 1.0])
+    CategoricalNB(class_alpha=class_alpha).fit(X, y)
+    class_alpha[0] = 200.0
+    fitted = CategoricalNB(class_alpha=np.array([1.0, 1.0, 1.0])).fit(X, y)
+    assert fitted.class_concentration_.tolist() == [3.0, 2.0, 2.0]  # counts 2, 1, 1 plus 1 each
+    counts = np.array([[1, 0, 2], [0, 3, 1]])
+    alpha = np.array([1.0, 1.0, 1.0])
+    MultinomialNB(alpha=alpha).fit(counts, [0, 1])
+    alpha[:] = 50.0
+    fitted = MultinomialNB(alpha=np.array([1.0, 1.0, 1.0])).fit(counts, [0, 1])
+    assert fitted.feature_concentration_.tolist() == [[2.0, 1.0, 3.0], [1.0, 4.0, 2.0]]
+
+
+def test_a_subclass_outside_the_package_makes_its_own_prior():
+    """A user's subclass may make its prior from parameters of its own, which no key names."""
+
+    class BoostedNB(MultinomialNB):
+        def __init__(self, *, alpha=1.0, boost=1.0):
+            super().__init__(alpha=alpha)
+            self.boost = boost
+
+        def _prior_concentration(self, alpha):
+            return self.boost * super()._prior_concentration(alpha)
+
+    counts = np.array([[1, 0, 2], [0, 3, 1]])
+    assert BoostedNB(boost=1.0).fit(counts, [0, 1]).feature_concentration_[0].tolist() == [2.0, 1.0, 3.0]
+    assert BoostedNB(boost=100.0).fit(counts, [0, 1]).feature_concentration_[0].tolist() == [101.0, 100.0, 102.0]
+
+
+def test_a_prior_with_large_hyperparameters_is_not_kept():
+    """A per-feature alpha of 10 000 numbers (80 kB) is no small fold's: its prior is made afresh
+    and the cache holds no reference to it."""
+    _shared_priors.PRIORS.clear()
+    alpha = np.ones(10_000)
+    counts = np.ones((2, 10_000))
+    MultinomialNB(alpha=alpha).fit(counts, [0, 1])
+    assert not any(key[0] == "feature" for key in _shared_priors.PRIORS)
+    MultinomialNB(alpha=alpha[:10]).fit(counts[:, :10], [0, 1])
+    assert any(key[0] == "feature" for key in _shared_priors.PRIORS)
+
+
+def test_parameter_names_of_a_replaced_init_are_read_again():
+    class Scaled(MultinomialNB):
+        pass
+
+    assert "scale" not in Scaled._get_param_names()
+
+    def __init__(self, *, alpha=1.0, scale=1.0):
+        MultinomialNB.__init__(self, alpha=alpha)
+        self.scale = scale
+
+    Scaled.__init__ = __init__
+    assert "scale" in Scaled._get_param_names()
+    assert Scaled().set_params(scale=3).scale == 3

@@ -74,7 +74,7 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         # these has it (the folds of a cross-validation), made once (pgm_models._shared_priors)
         layout = (self.n_features_in_, self._n_design_columns(), None if blocks is None else tuple(np.asarray(blocks).tolist()))
         self._feature_prior = shared_prior(("feature", type(self), len(self.classes_), *layout, alpha.shape, alpha.tobytes()),
-                                           lambda: Dirichlet(self._prior_concentration(alpha), blocks))
+                                           lambda: Dirichlet(self._prior_concentration(alpha.copy()), blocks), self)
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
 
     def _count(self, encoded, class_index, weight):

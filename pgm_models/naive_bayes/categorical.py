@@ -183,7 +183,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
         few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
-        if codes.size <= LOOKUP_VALUES:
+        if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))
 

@@ -173,7 +173,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         if _is_learned(self.alpha):
             return make()
         # building the two priors took ~50 µs, an eighth of a small fold's predict_proba
-        return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make)
+        return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make, self)
 
     def _joint_prior(self):
         """Dirichlet over (class, parent value) for every attribute as parent, laid out as
