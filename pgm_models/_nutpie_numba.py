@@ -110,7 +110,9 @@ def _contiguous_constants_mode():
                         and not (data.flags.c_contiguous or data.flags.f_contiguous)):
                     fgraph.replace(var, type(var)(var.type, np.ascontiguousarray(data)), reason="contiguous_constants")
 
-    return get_mode("NUMBA").register((ContiguousConstants(), 1000))
+    from pgm_models._numba_rewrites import numba_rewrites
+
+    return get_mode("NUMBA").register((ContiguousConstants(), 1000), *numba_rewrites())
 
 
 def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str | None):
