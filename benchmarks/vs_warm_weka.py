@@ -121,7 +121,25 @@ class EmptyEstimator(ClassifierMixin, BaseEstimator):
         return np.full((len(X), 2), 0.5)
 
 
-class LeastWorkNB:
+class _LeastWork:
+    """What both floors do with the frames: read the training frame's codes and keep its columns
+    and domains; check a test frame's columns and domains by identity and read its codes."""
+
+    def _training_codes(self, X):
+        """(F, N) codes of the training frame and each attribute's number of values."""
+        self.columns_, arrays = X.columns, column_arrays(X)
+        self.dtypes_ = [a.dtype for a in arrays]
+        return _stacked_codes(arrays), np.array([len(d.categories) for d in self.dtypes_])
+
+    def _test_codes(self, X):
+        """(F, N) codes of a test frame with the training frame's columns and domains."""
+        arrays = column_arrays(X)
+        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
+            raise ValueError("not the training frame's columns and domains")
+        return _stacked_codes(arrays)
+
+
+class LeastWorkNB(_LeastWork):
     """The floor of a correct CategoricalNB (Laplace, Weka's NaiveBayes on nominal data) fit +
     predict_proba of a fold in Python: the least work any implementation must do on a frame of
     Categorical columns, and nothing else (no parameter, input or domain checks beyond these, no
@@ -133,13 +151,10 @@ class LeastWorkNB:
     on a fold of any correct Python estimator that reads these frames."""
 
     def fit(self, X, y):
-        self.columns_, arrays = X.columns, column_arrays(X)
-        self.dtypes_ = [a.dtype for a in arrays]
-        sizes = np.array([len(d.categories) for d in self.dtypes_])
+        codes, sizes = self._training_codes(X)
         self.offsets_ = np.cumsum(sizes) - sizes
         n_cells, n_classes = int(sizes.sum()), len(y.dtype.categories)
         classes = categorical_codes(y.array)
-        codes = _stacked_codes(arrays)
         keys = codes + self.offsets_[:, None] + classes * n_cells
         keys[codes < 0] = n_classes * n_cells  # a missing value: a spare cell
         counts = np.bincount(keys.ravel(), minlength=n_classes * n_cells + 1)[:-1].reshape(n_classes, n_cells) + 1.0
@@ -150,17 +165,14 @@ class LeastWorkNB:
         return self
 
     def predict_proba(self, X):
-        arrays = column_arrays(X)
-        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
-            raise ValueError("not the training frame's columns and domains")
-        codes = _stacked_codes(arrays)
+        codes = self._test_codes(X)
         cells = np.where(codes < 0, len(self.table_) - 1, codes + self.offsets_[:, None])
         scores = self.table_[cells].sum(axis=0) + self.log_prior_
         scores = np.exp(scores - scores.max(axis=1, keepdims=True))
         return scores / scores.sum(axis=1, keepdims=True)
 
 
-class LeastWorkAODE:
+class LeastWorkAODE(_LeastWork):
     """The floor of a correct AODE (Weka's: Laplace estimates, uniform weights, frequency limit 1)
     fit + predict_proba of a fold in NumPy, as ``LeastWorkNB`` is naive Bayes': the least work
     any implementation does on a frame of Categorical columns, and nothing else. Fit: the codes'
@@ -175,12 +187,9 @@ class LeastWorkAODE:
     missing, say) is scored by Weka's fallback, naive Bayes on the same counts."""
 
     def fit(self, X, y):
-        self.columns_, arrays = X.columns, column_arrays(X)
-        self.dtypes_ = [a.dtype for a in arrays]
-        sizes = np.array([len(d.categories) for d in self.dtypes_])
+        codes, sizes = self._training_codes(X)
         n_classes, n_values, n_cells = len(y.dtype.categories), int(sizes.sum()), int(sizes.sum() + len(sizes))
         starts = np.cumsum(sizes + 1) - (sizes + 1)  # each attribute's first cell; its missing cell after its values
-        codes = _stacked_codes(arrays)
         cells = codes + starts[:, None]
         np.copyto(cells, (starts + sizes)[:, None], where=codes < 0)
         classes = categorical_codes(y.array)
@@ -211,10 +220,7 @@ class LeastWorkAODE:
         return self
 
     def predict_proba(self, X):
-        arrays = column_arrays(X)
-        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
-            raise ValueError("not the training frame's columns and domains")
-        codes = _stacked_codes(arrays)
+        codes = self._test_codes(X)
         n_values = self.table_.shape[1] - 1
         cells = codes + self.value_starts_[:, None]
         np.copyto(cells, n_values, where=codes < 0)
