@@ -170,7 +170,7 @@ def test_bit_sets_count_without_a_writable_cache(monkeypatch):
         uncached = importlib.reload(_bitsets)
         assert uncached.add_value_pair_counts._cache.__class__.__name__ == "NullCache"
         counts = np.zeros((2, 5, 5))
-        uncached.add_value_pair_counts(codes, layout.value_starts, class_index, counts)
+        uncached.add_value_pair_counts(codes, layout.value_starts, layout.no_cells, class_index, counts)
     finally:
         monkeypatch.undo()
         importlib.reload(_bitsets)

@@ -41,10 +41,11 @@ def _compiled(function):
 
 
 @_compiled
-def add_value_pair_counts(codes, value_starts, class_index, counts):
-    """Add to ``counts`` (K, T, T) the pair counts of value cells of the rows: ``codes`` (N, F)
-    integer codes (−1 missing: no cell), ``value_starts`` (F,) each attribute's first value cell,
-    ``class_index`` (N,) each row's class."""
+def add_value_pair_counts(codes, value_starts, missing_cells, class_index, counts):
+    """Add to ``counts`` (K, T, T) the pair counts of the cells of the rows: ``codes`` (N, F)
+    integer codes (−1 missing), ``value_starts`` (F,) each attribute's first value cell,
+    ``missing_cells`` (F,) the cell of its missing value (−1: none, not counted), ``class_index``
+    (N,) each row's class."""
     n_classes, n_values = counts.shape[0], counts.shape[1]
     seen = np.zeros(n_classes, np.int64)
     for i in range(len(class_index)):
@@ -62,6 +63,8 @@ def add_value_pair_counts(codes, value_starts, class_index, counts):
             code = codes[i, j]
             if code >= 0:
                 words[value_starts[j] + code] |= bit
+            elif missing_cells[j] >= 0:
+                words[missing_cells[j]] |= bit
     bits = np.ascontiguousarray(by_word.transpose((0, 2, 1)))  # (class, cell, word): each cell's words contiguous
     for k in range(n_classes):
         n_words = (seen[k] + 63) // 64
