@@ -105,7 +105,7 @@ def test_many_class_cells_keep_the_product_and_agree(monkeypatch):
     monkeypatch.setattr(_pairs, "BITSET_CLASS_CELLS", 2 * 9)
     used = []
     bit_counts = _pairs._bit_counts
-    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[3]) or bit_counts(*args))
+    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[4]) or bit_counts(*args))
     for n_classes in (3, 2):
         class_index = rng.integers(0, n_classes, 500)
         np.testing.assert_array_equal(_pairs.pair_counts(layout, codes, class_index, np.ones(500), n_classes),

@@ -37,6 +37,9 @@ KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
 # below this many values, setting up the joint tables (~0.15 ms) costs more than counting cell by
 # cell (4 096 rows × 10 attributes: 0.23 against 0.18 ms; 16 384 rows: 0.41 against 0.72 ms)
 JOINT_MIN_VALUES = 1 << 16
+# Count below JOINT_MIN_VALUES and score at any size with the compiled loops of ``_kernels`` (numba:
+# the same numbers; a vote fold's fit + predict_proba XXX). False: the NumPy path only.
+COMPILED_LOOPS = True
 
 
 def _attribute_runs(n_classes: int, radix, limit: int) -> list:
@@ -128,6 +131,13 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         unit = bool((weight == 1).all())
         if codes.size >= JOINT_MIN_VALUES and unit:
             return self._unit_counts(codes, class_index)
+        if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES:  # one slice of rows below: the same sums, in the same order
+            from pgm_models.naive_bayes._kernels import add_value_counts
+
+            counts = np.zeros((len(self.classes_), int(self.n_categories_.sum())))
+            # every integer dtype widened to intp: one compiled signature
+            add_value_counts(np.asarray(codes, dtype=np.intp), self._offsets(), class_index, np.asarray(weight, dtype=float), counts)
+            return counts
         n_classes, layout = len(self.classes_), PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
         n_slots = n_classes * layout.n_cells + 1
         starts = layout.starts[:, None]
@@ -183,6 +193,10 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
         few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
+        if COMPILED_LOOPS:
+            from pgm_models.naive_bayes._kernels import log_sums
+
+            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), self._offsets())
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))

@@ -20,6 +20,8 @@ import numba
 import numpy as np
 from numba.extending import intrinsic
 
+from pgm_models._numba import compiled
+
 
 @intrinsic
 def _popcount(typingctx, word):
@@ -30,17 +32,7 @@ def _popcount(typingctx, word):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
-def _compiled(function):
-    """``function`` compiled once and kept in numba's on-disk cache (beside this file, else in the
-    user's cache folder); where neither can be written (numba refuses such a cache when the
-    function is defined), compiled in each process instead."""
-    try:
-        return numba.njit(cache=True, nogil=True)(function)
-    except RuntimeError:
-        return numba.njit(nogil=True)(function)
-
-
-@_compiled
+@compiled
 def add_value_pair_counts(codes, value_starts, missing_cells, class_index, counts):
     """Add to ``counts`` (K, T, T) the pair counts of the cells of the rows: ``codes`` (N, F)
     integer codes (−1 missing), ``value_starts`` (F,) each attribute's first value cell,

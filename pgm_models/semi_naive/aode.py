@@ -128,16 +128,20 @@ class AODE(SemiNaiveBayes):
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        cells = self._value_index(codes)
         if self._compiled_scoring(estimate):
-            from pgm_models.semi_naive._aode_kernel import aode_log_scores
+            from pgm_models.semi_naive._aode_kernel import aode_log_scores, aode_probabilities
 
             layout, n_values = self._layout, len(self._layout.value_cells)
             joint_alpha = np.array(self._joint_prior().concentration.reshape(n_values, len(self.classes_)))  # (value cell, class)
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
-            averaged, fallback = aode_log_scores(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes, joint_alpha,
-                                                 child_alpha, cells, float(self.frequency_limit), self._log_weights())
+            joint, child, frequency = aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
+                                                         joint_alpha, child_alpha)
+            # every integer dtype widened to intp: one compiled signature
+            averaged, fallback = aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
+                                                 np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
+                                                 self._log_weights())
         else:
+            cells = self._value_index(codes)
             scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
             averaged, fallback = self._average(scores, self._eligible(cells, 0), self._log_weights())
         if fallback.any():
@@ -148,7 +152,10 @@ class AODE(SemiNaiveBayes):
         """Whether the rows are scored by ``_aode_kernel.aode_log_scores``: ``COMPILED_SCORING`` is on,
         the estimate is the posterior mean and every concentration is > 0 (no zero probability,
         no empty block; the m-estimate's is m over a block's cells)."""
-        return COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and np.min(self._per_cell(1)) > 0
+        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive")):
+            return False
+        per_cell = self._per_cell(1)  # a number, or a learned one per attribute
+        return bool(per_cell > 0 if np.isscalar(per_cell) else per_cell.min() > 0)
 
     def _scoring_threads(self, estimate):
         if getattr(self, "_layout", None) is not None and self._compiled_scoring(estimate):
