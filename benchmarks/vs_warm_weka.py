@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +58,7 @@ from pgm_models._validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
 from pgm_models.discretize import MDLDiscretizer
 from pgm_models.naive_bayes._attributes import _stacked
-from pgm_models.semi_naive._pairs import pair_counts
+from pgm_models.semi_naive._pairs import counted_by_bit_sets, pair_counts
 
 HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
 MODELS = {"nb": ("CategoricalNB", CategoricalNB), "aode": ("AODE", AODE),
@@ -327,29 +328,32 @@ def stage_breakdown(make_model, data, rounds: int) -> list[tuple[str, float]]:
               ("  the rest (counts, priors)", fit - encode_train - labels), ("predict_proba", predict),
               ("  X to codes, test rows", encode_test), ("  the rest (estimates, scoring)", predict - encode_test)]
     if isinstance(fitted[0], AODE):
-        counts, product = _aode_stages(folds, rounds)
+        counts, scores = _aode_stages(folds, rounds)
         stages.insert(5, ("      of which the pair counts", counts))
-        stages.append(("      of which the scoring product (all test rows at once)", product))
+        stages.append(("      of which the scores from the counts (all test rows at once)", scores))
     return stages
 
 
 def _aode_stages(folds, rounds: int) -> tuple[float, float]:
     """Median ms per fold of AODE's two largest stages, on codes made outside the timing: the pair
-    counts of the training rows and the one-hot product that scores the test rows."""
+    counts of the training rows, and the scores of the test rows from the counts (the log tables,
+    the scoring and the average over the parents: the compiled kernels of
+    ``pgm_models.semi_naive._aode_kernel`` where they apply, else the one-hot product and the
+    average), each in its BLAS-thread context if it has one."""
     coded = []
     for model, X_train, y_train, X_test in folds:
         codes = model._encode(X_train, reset=False, training=False)
         class_index = model._class_index(check_labels(y_train, model, categorical=True))
-        cells = model._value_index(model._encode(X_test, reset=False, training=False))
-        coded.append((model, codes, class_index, cells, model._stack(*model._spode_tables("mean"))))
+        coded.append((model, codes, class_index, model._encode(X_test, reset=False, training=False)))
 
-    def count(model, codes, class_index, cells, operands):
-        with model._blas_threads():
-            pair_counts(model._layout, codes, class_index, np.ones(len(codes)), len(model.classes_))
+    def count(model, codes, class_index, test_codes):
+        weight = np.ones(len(codes))
+        with model._blas_threads() if not counted_by_bit_sets(model._layout, len(codes), len(model.classes_), weight) else nullcontext():
+            pair_counts(model._layout, codes, class_index, weight, len(model.classes_))
 
-    def score(model, codes, class_index, cells, operands):
-        with model._blas_threads():
-            model._parent_cell_products(cells, operands)
+    def score(model, codes, class_index, test_codes):
+        with model._scoring_threads("mean"):
+            model._joint_log_likelihood(test_codes, "mean")
 
     return _median_ms(count, coded, rounds), _median_ms(score, coded, rounds)
 
