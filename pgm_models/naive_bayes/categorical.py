@@ -128,17 +128,18 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attribute j lands, with no mask, in the missing cell before it (of attribute j − 1, or
         for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
         weights are counted unweighted (no weight to repeat per key)."""
-        unit = bool((weight == 1).all())
-        if codes.size >= JOINT_MIN_VALUES and unit:
-            return self._unit_counts(codes, class_index)
+        layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
         if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES:  # one slice of rows below: the same sums, in the same order
             from pgm_models.naive_bayes._kernels import add_value_counts
 
-            counts = np.zeros((len(self.classes_), int(self.n_categories_.sum())))
+            counts = np.zeros((len(self.classes_), len(layout.value_cells)))
             # every integer dtype widened to intp: one compiled signature
-            add_value_counts(np.asarray(codes, dtype=np.intp), self._offsets(), class_index, np.asarray(weight, dtype=float), counts)
+            add_value_counts(np.asarray(codes, dtype=np.intp), layout.value_starts, class_index, weight, counts)
             return counts
-        n_classes, layout = len(self.classes_), PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
+        unit = bool((weight == 1).all())
+        if codes.size >= JOINT_MIN_VALUES and unit:
+            return self._unit_counts(codes, class_index)
+        n_classes = len(self.classes_)
         n_slots = n_classes * layout.n_cells + 1
         starts = layout.starts[:, None]
         counts = np.zeros(n_slots)
@@ -196,7 +197,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         if COMPILED_LOOPS:
             from pgm_models.naive_bayes._kernels import log_sums
 
-            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), self._offsets())
+            offsets = PairLayout.of_sizes(tuple(self.n_categories_.tolist())).value_starts  # the layout's: made once, read-only
+            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))
