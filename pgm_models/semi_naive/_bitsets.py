@@ -1,5 +1,6 @@
 """Pair counts of unit-weight rows by bit sets, compiled with numba (a PyMC dependency, through
-PyTensor); imported only by ``_pairs.pair_counts`` for data large enough to use it.
+PyTensor); imported by ``_pairs.pair_counts``: on large data for the value cells' counts (the
+missing cells' follow by subtraction), on small data for every cell's (``COMPILED_SMALL_COUNTS``).
 
 Give the rows of class k ranks 0, 1, … and let B[k, t] be the bit set of the ranks of class k's
 rows that have value cell t (64 rows to a word). Then

@@ -20,6 +20,17 @@ evidences are computed on the same rows — the training rows with no missing at
 they are comparable.
 
 ``loo(X, y)`` is exact leave-one-out for every weighting (``pgm_models.semi_naive._loo``).
+
+Speed: under the posterior mean with every concentration > 0 (the defaults, the m-estimate with
+m > 0, a learned α) the rows are scored by compiled loops from the pair counts
+(``pgm_models.semi_naive._aode_kernel``, numba): the log tables in one pass and, per row and
+class, the F² looked-up terms and the average, where the NumPy path multiplies a one-hot design by
+every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``; a vote fold's
+predict_proba 0.25 → 0.09 ms; the probabilities agree with the NumPy path's to 1e-15). Small
+unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). The
+price is paid once: a process's first fit or prediction imports numba and loads the cached kernels
+(about 0.5 s, numba's import most of it), and a machine's first one compiles them into numba's
+disk cache (AODE's three kernels: about 10 s on a loaded 2-core machine).
 """
 
 from __future__ import annotations
@@ -36,8 +47,9 @@ from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maxim
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
-# Score with the compiled kernel of ``_aode_kernel`` (numba) where it applies (the posterior mean,
-# every concentration > 0): a vote fold's predict_proba XXX. False: always the NumPy path.
+# Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
+# every concentration > 0): a vote fold's predict_proba 0.25 → 0.09 ms, its scores from the counts
+# 0.21 → 0.05 ms (a process's first call imports numba, ~0.5 s). False: always the NumPy path.
 COMPILED_SCORING = True
 
 
