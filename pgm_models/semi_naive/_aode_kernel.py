@@ -24,7 +24,7 @@ from pgm_models._numba import compiled
 
 
 @compiled
-def aode_probabilities(pair_count, value_cells, value_starts, sizes, joint_alpha, child_alpha):
+def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_of_value_cell, joint_alpha, child_alpha):
     """(P(y = k, x_a = v) (K, T), P(x_j = u | y = k, x_a = v) (K, T, T + 1), N(x_a = v) (T,)): the
     posterior-mean estimates of every SPODE read off the pair counts, each block's total summed
     cell by cell in the order of the NumPy path's blocked normalisation; the child table holds 1
@@ -34,7 +34,7 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, joint_alpha
 
     ``pair_count`` (K, T', T') the pair counts; ``value_cells`` (T,) the value cells among the T'
     cells; ``value_starts`` and ``sizes`` (F,) each attribute's first value cell and number of
-    values; ``joint_alpha`` (T, K) the concentration of each (value cell, class) of P(y, x_a);
+    values; ``attribute_of_value_cell`` (T,); ``joint_alpha`` (T, K) the concentration of each (value cell, class) of P(y, x_a);
     ``child_alpha`` (T, T) of each (parent value cell, child value cell) of P(x_j | y, x_a)."""
     n_classes = pair_count.shape[0]
     n_values, n_features = len(value_cells), len(sizes)
@@ -51,20 +51,21 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, joint_alpha
         for v in range(value_starts[a], value_starts[a] + sizes[a]):
             for k in range(n_classes):
                 joint[k, v] = (pair_count[k, value_cells[v], value_cells[v]] + joint_alpha[v, k]) / total
-    # each (class, parent cell, child attribute) one block
-    child = np.ones((n_classes, n_values, n_values + 1))
+    # each (class, parent cell, child attribute) one block: every block's total in one pass over the
+    # child cells (each added in its block's order), the ratios in a second, then 1 over the parent's own
+    child = np.empty((n_classes, n_values, n_values + 1))
+    totals = np.empty(n_features)
     for k in range(n_classes):
-        for a in range(n_features):
-            for v in range(value_starts[a], value_starts[a] + sizes[a]):
-                counts, alpha, table = pair_count[k, value_cells[v]], child_alpha[v], child[k, v]
-                for j in range(n_features):
-                    if j == a:
-                        continue
-                    total = 0.0
-                    for u in range(value_starts[j], value_starts[j] + sizes[j]):
-                        total += counts[value_cells[u]] + alpha[u]
-                    for u in range(value_starts[j], value_starts[j] + sizes[j]):
-                        table[u] = (counts[value_cells[u]] + alpha[u]) / total
+        for v in range(n_values):
+            counts, alpha, table = pair_count[k, value_cells[v]], child_alpha[v], child[k, v]
+            totals[:] = 0.0
+            for u in range(n_values):
+                totals[attribute_of_value_cell[u]] += counts[value_cells[u]] + alpha[u]
+            for u in range(n_values):
+                table[u] = (counts[value_cells[u]] + alpha[u]) / totals[attribute_of_value_cell[u]]
+            a = attribute_of_value_cell[v]
+            table[value_starts[a] : value_starts[a] + sizes[a]] = 1.0
+            table[n_values] = 1.0
     return joint, child, frequency
 
 

@@ -147,7 +147,7 @@ class AODE(SemiNaiveBayes):
             joint_alpha = np.array(self._joint_prior().concentration.reshape(n_values, len(self.classes_)))  # (value cell, class)
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
             joint, child, frequency = aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
-                                                         joint_alpha, child_alpha)
+                                                         layout.attribute_of_value_cell, joint_alpha, child_alpha)
             # every integer dtype widened to intp: one compiled signature
             averaged, fallback = aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
                                                  np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
