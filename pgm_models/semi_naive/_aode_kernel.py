@@ -1,4 +1,4 @@
-"""AODE's scores from its pair counts in one compiled pass (numba), for the posterior-mean tables.
+"""AODE's scores from its pair counts by two compiled loops (numba), for the posterior-mean tables.
 
 For every row n and class k, with the estimates of ``pgm_models.semi_naive._base`` read off the
 pair counts C (the posterior mean: (count + α) / (block total + Σα), every α > 0),
@@ -10,8 +10,9 @@ the parents a eligible where x_a is observed and occurs at least ``frequency_lim
 training. The NumPy path (``AODE._spode_scores`` and ``_average``) computes the same numbers as a
 one-hot product of every row with every (class, parent cell)'s stacked log table, K·T·(T + 1)
 multiply-adds a row where only K·F² terms are not 0, after some thirty NumPy calls that build the
-tables (about 0.2 ms of a small fold, most of it fixed cost). Here the K·T² log tables are made in
-one compiled loop (``aode_probabilities``) and NumPy's log, and each row gathers its F² entries per class (``aode_log_scores``). The sums run in the NumPy path's order
+tables (about 0.2 ms of a small fold, most of it fixed cost). Here the K·T² tables are made in one
+compiled loop (``aode_probabilities``) and logged by NumPy, and each row gathers its F² entries per
+class (``aode_log_scores``). The sums run in the NumPy path's order
 (child cells ascending, then the joint, then the weight; the parents' log-sum-exp from the first
 parent), so the scores agree with it to rounding in the last bits (a test compares both paths).
 """
@@ -28,7 +29,7 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_o
     """(P(y = k, x_a = v) (K, T), P(x_j = u | y = k, x_a = v) (K, T, T + 1), N(x_a = v) (T,)): the
     posterior-mean estimates of every SPODE read off the pair counts, each block's total summed
     cell by cell in the order of the NumPy path's blocked normalisation; the child table holds 1
-    (log 0) where j is a's own attribute and in a last column T, a missing child's, so that a row
+    (log 1 = 0) where j is a's own attribute and in a last column T, a missing child's, so that a row
     adds all F terms of its log unchecked. (Their logs are NumPy's: one vectorised call, where a
     compiled loop's scalar log cost 7 ns each, 2 048 a vote fold.)
 

@@ -40,7 +40,7 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities, log_sum_exp
+from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
 from pgm_models.loo import left_out_own_class
 from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
@@ -161,9 +161,9 @@ class AODE(SemiNaiveBayes):
         return averaged
 
     def _compiled_scoring(self, estimate) -> bool:
-        """Whether the rows are scored by ``_aode_kernel.aode_log_scores``: ``COMPILED_SCORING`` is on,
-        the estimate is the posterior mean and every concentration is > 0 (no zero probability,
-        no empty block; the m-estimate's is m over a block's cells)."""
+        """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on,
+        the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
+        > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
         if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive")):
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
