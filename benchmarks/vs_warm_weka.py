@@ -7,7 +7,8 @@ one JVM builds the classifier on each fold's training rows and calls distributio
 each test row, timed after warm-up passes over all folds, so the JIT has compiled the hot code
 (what Weka's Experimenter or a 10-fold CV sees). The folds are Weka's (randomize(Random(1)),
 stratify(10)); the harness prints each fold's test rows and pgm_models is timed on exactly those
-rows the same way (fit + predict_proba, after warm-up). The two sides alternate, ``--repeats``
+rows the same way (fit + predict_proba, after warm-up, in a process that has loaded numba as any
+PyMC use does, so its small-data paths run their compiled kernels: ``pgm_models._numba.loaded``). The two sides alternate, ``--repeats``
 times. Cases: CategoricalNB vs NaiveBayes and AODE vs AODE on vote and breast-cancer; MDL
 discretisation + AODE vs FilteredClassifier(supervised Discretize, AODE) on diabetes; AODE on a
 synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median fit + predict
@@ -45,6 +46,7 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
+import numba  # noqa: F401  (a warm process: the small-data paths' compiled kernels run once numba is loaded)
 import numpy as np
 import sklearn.naive_bayes as skl
 from sklearn.base import BaseEstimator, ClassifierMixin

@@ -5,6 +5,10 @@ a row with no eligible parent); the small unit-weight pair counts by bit sets ov
 against the brute-force counts (exact); CategoricalNB's compiled counts and scores against its
 NumPy counts and look-ups (bit for bit, with weights, zero probabilities and every estimate)."""
 
+import subprocess
+import sys
+
+import numba  # noqa: F401  (the compiled paths run once numba is loaded: pgm_models._numba.loaded)
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,3 +123,32 @@ def test_categorical_nb_compiled_scores_of_integer_codes_by_hand(monkeypatch):
     test = pd.DataFrame({"a": pd.Categorical(["u", None], categories=["u", "v"]), "b": pd.Categorical(["p", "p"], categories=["p", "q"])})
     np.testing.assert_allclose(model.predict_joint_log_proba(test), expected, rtol=1e-14)
     np.testing.assert_array_equal(model.feature_count_, [[1, 1, 2, 0], [0, 1, 0, 2]])
+
+
+def test_a_lone_small_fit_never_imports_numba_and_takes_the_compiled_paths_once_it_is_loaded():
+    """In a fresh process, CategoricalNB's and AODE's fit + predict_proba on vote leave numba
+    unimported (the NumPy paths); after ``import numba`` the same calls run the compiled kernels,
+    with the NumPy paths' probabilities (CategoricalNB bit for bit, AODE to 1e-15)."""
+    script = """
+import sys
+import numpy as np
+from pgm_models import AODE, CategoricalNB
+from pgm_models.datasets import load_dataset
+X, y = load_dataset("vote")
+before = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+assert "numba" not in sys.modules, "a small fit imported numba"
+import numba
+from pgm_models.semi_naive import _aode_kernel
+from pgm_models.naive_bayes import _kernels
+calls = []
+for module, name in ((_aode_kernel, "aode_log_scores"), (_kernels, "log_sums")):
+    kernel = getattr(module, name)
+    setattr(module, name, lambda *a, _k=kernel, _n=name: (calls.append(_n), _k(*a))[1])
+after = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+assert sorted(calls) == ["aode_log_scores", "log_sums"], calls
+assert np.array_equal(before[0], after[0])
+assert np.abs(before[1] - after[1]).max() <= 1e-15
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

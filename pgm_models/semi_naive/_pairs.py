@@ -23,6 +23,7 @@ import os
 import time
 
 import numpy as np
+from pgm_models import _numba
 
 
 class PairLayout:
@@ -144,7 +145,8 @@ DIRECT_PRODUCT_WORK = 1 << 25
 # Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the compiled bit sets over all T' cells
 # (``counted_by_bit_sets``) rather than the product: a vote fold's 0.11 → 0.03 ms (setting the bits
 # and one POPCNT per 64 rows of a pair of cells; no one-hot design, no BLAS call or thread context;
-# a process's first such fit imports numba, ~0.5 s). False: the product.
+# only once numba is loaded in the process, ``_numba.loaded``: a lone small fit never imports it). False:
+# the product.
 COMPILED_SMALL_COUNTS = True
 
 
@@ -180,8 +182,8 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
 def counted_by_bit_sets(layout: PairLayout, n_rows: int, n_classes: int, weight) -> bool:
     """Whether ``pair_counts`` counts rows of small data (``DIRECT_PRODUCT_WORK``) by the compiled bit
     sets over every cell (``COMPILED_SMALL_COUNTS``: rows of weight 1, classes × cells within
-    ``BITSET_CLASS_CELLS``), which call no BLAS."""
-    return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK
+    ``BITSET_CLASS_CELLS``, numba already loaded), which call no BLAS."""
+    return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK and _numba.loaded()
             and n_classes * layout.n_cells <= BITSET_CLASS_CELLS and bool((weight == 1).all()))
 
 

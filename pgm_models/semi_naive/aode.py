@@ -27,10 +27,11 @@ m > 0, a learned α) the rows are scored by compiled loops from the pair counts
 class, the F² looked-up terms and the average, where the NumPy path multiplies a one-hot design by
 every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``; a vote fold's
 predict_proba 0.25 → 0.09 ms; the probabilities agree with the NumPy path's to 1e-15). Small
-unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). The
-price is paid once: a process's first fit or prediction imports numba and loads the cached kernels
-(about 0.5 s, numba's import most of it), and a machine's first one compiles them into numba's
-disk cache (AODE's three kernels: about 10 s on a loaded 2-core machine).
+unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). Both
+run once numba is loaded in the process (``pgm_models._numba.loaded``: PyMC loads it, as does
+``import numba``), so a lone fit never pays numba's import (about 0.5 s); a machine's first
+compiled call compiles the kernels into numba's disk cache (AODE's three: about 10 s on a loaded
+2-core machine).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models import _numba
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
 from pgm_models.loo import left_out_own_class
@@ -49,7 +51,7 @@ from pgm_models.semi_naive._base import SemiNaiveBayes
 WEIGHTS = ("uniform", "bma", "tempered")
 # Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
 # every concentration > 0): a vote fold's predict_proba 0.25 → 0.09 ms, its scores from the counts
-# 0.21 → 0.05 ms (a process's first call imports numba, ~0.5 s). False: always the NumPy path.
+# 0.21 → 0.05 ms), once numba is loaded in the process (``_numba.loaded``). False: always the NumPy path.
 COMPILED_SCORING = True
 
 
@@ -161,10 +163,10 @@ class AODE(SemiNaiveBayes):
         return averaged
 
     def _compiled_scoring(self, estimate) -> bool:
-        """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on,
+        """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on, numba is loaded,
         the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
         > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
-        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive")):
+        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
         return bool(per_cell > 0 if np.isscalar(per_cell) else per_cell.min() > 0)
