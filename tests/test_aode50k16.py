@@ -105,7 +105,7 @@ def test_many_class_cells_keep_the_product_and_agree(monkeypatch):
     monkeypatch.setattr(_pairs, "BITSET_CLASS_CELLS", 2 * 9)
     used = []
     bit_counts = _pairs._bit_counts
-    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[3]) or bit_counts(*args))
+    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[4]) or bit_counts(*args))
     for n_classes in (3, 2):
         class_index = rng.integers(0, n_classes, 500)
         np.testing.assert_array_equal(_pairs.pair_counts(layout, codes, class_index, np.ones(500), n_classes),
@@ -170,7 +170,7 @@ def test_bit_sets_count_without_a_writable_cache(monkeypatch):
         uncached = importlib.reload(_bitsets)
         assert uncached.add_value_pair_counts._cache.__class__.__name__ == "NullCache"
         counts = np.zeros((2, 5, 5))
-        uncached.add_value_pair_counts(codes, layout.value_starts, class_index, counts)
+        uncached.add_value_pair_counts(codes, layout.value_starts, layout.no_cells, class_index, counts)
     finally:
         monkeypatch.undo()
         importlib.reload(_bitsets)

@@ -87,9 +87,12 @@ def test_one_blas_thread_limits_blas_inside_and_restores_it_after():
 @pytest.mark.parametrize("model", [AODE, TAN])
 def test_semi_naive_products_run_on_one_blas_thread_and_restore_the_caller_s(model, monkeypatch):
     """Fit and predict see one BLAS thread (T' ≤ SINGLE_THREAD_CELLS) and give the caller back
-    its setting; their results do not depend on it."""
-    from pgm_models.semi_naive import _base
+    its setting; their results do not depend on it. (The BLAS products: the compiled paths, which
+    call no BLAS, are switched off.)"""
+    from pgm_models.semi_naive import _base, _pairs, aode
 
+    monkeypatch.setattr(_pairs, "COMPILED_SMALL_COUNTS", False)
+    monkeypatch.setattr(aode, "COMPILED_SCORING", False)
     seen = []
     counts = _base.pair_counts
     monkeypatch.setattr(_base, "pair_counts", lambda *args: seen.append(_blas_threads()) or counts(*args))

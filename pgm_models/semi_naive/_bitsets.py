@@ -1,5 +1,6 @@
 """Pair counts of unit-weight rows by bit sets, compiled with numba (a PyMC dependency, through
-PyTensor); imported only by ``_pairs.pair_counts`` for data large enough to use it.
+PyTensor); imported by ``_pairs.pair_counts``: on large data for the value cells' counts (the
+missing cells' follow by subtraction), on small data for every cell's (``COMPILED_SMALL_COUNTS``).
 
 Give the rows of class k ranks 0, 1, … and let B[k, t] be the bit set of the ranks of class k's
 rows that have value cell t (64 rows to a word). Then
@@ -20,6 +21,8 @@ import numba
 import numpy as np
 from numba.extending import intrinsic
 
+from pgm_models._numba import compiled
+
 
 @intrinsic
 def _popcount(typingctx, word):
@@ -30,21 +33,12 @@ def _popcount(typingctx, word):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
-def _compiled(function):
-    """``function`` compiled once and kept in numba's on-disk cache (beside this file, else in the
-    user's cache folder); where neither can be written (numba refuses such a cache when the
-    function is defined), compiled in each process instead."""
-    try:
-        return numba.njit(cache=True, nogil=True)(function)
-    except RuntimeError:
-        return numba.njit(nogil=True)(function)
-
-
-@_compiled
-def add_value_pair_counts(codes, value_starts, class_index, counts):
-    """Add to ``counts`` (K, T, T) the pair counts of value cells of the rows: ``codes`` (N, F)
-    integer codes (−1 missing: no cell), ``value_starts`` (F,) each attribute's first value cell,
-    ``class_index`` (N,) each row's class."""
+@compiled
+def add_value_pair_counts(codes, value_starts, missing_cells, class_index, counts):
+    """Add to ``counts`` (K, T, T) the pair counts of the cells of the rows: ``codes`` (N, F)
+    integer codes (−1 missing), ``value_starts`` (F,) each attribute's first value cell,
+    ``missing_cells`` (F,) the cell of its missing value (−1: none, not counted), ``class_index``
+    (N,) each row's class."""
     n_classes, n_values = counts.shape[0], counts.shape[1]
     seen = np.zeros(n_classes, np.int64)
     for i in range(len(class_index)):
@@ -62,6 +56,8 @@ def add_value_pair_counts(codes, value_starts, class_index, counts):
             code = codes[i, j]
             if code >= 0:
                 words[value_starts[j] + code] |= bit
+            elif missing_cells[j] >= 0:
+                words[missing_cells[j]] |= bit
     bits = np.ascontiguousarray(by_word.transpose((0, 2, 1)))  # (class, cell, word): each cell's words contiguous
     for k in range(n_classes):
         n_words = (seen[k] + 63) // 64

@@ -20,13 +20,28 @@ evidences are computed on the same rows — the training rows with no missing at
 they are comparable.
 
 ``loo(X, y)`` is exact leave-one-out for every weighting (``pgm_models.semi_naive._loo``).
+
+Speed: under the posterior mean with every concentration > 0 (the defaults, the m-estimate with
+m > 0, a learned α) the rows are scored by compiled loops from the pair counts
+(``pgm_models.semi_naive._aode_kernel``, numba): the log tables in one pass and, per row and
+class, the F² looked-up terms and the average, where the NumPy path multiplies a one-hot design by
+every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``; a vote fold's
+predict_proba 0.25 → 0.09 ms; the probabilities agree with the NumPy path's to 1e-15). Small
+unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). Both
+run once numba is loaded in the process (``pgm_models._numba.loaded``: PyMC loads it, as does
+``import numba``), so a lone fit never pays numba's import (about 0.5 s); a machine's first
+compiled call compiles the kernels into numba's disk cache (AODE's three: about 10 s on a loaded
+2-core machine).
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models import _numba
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
 from pgm_models.loo import left_out_own_class
@@ -34,6 +49,10 @@ from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maxim
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
+# Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
+# every concentration > 0): a vote fold's predict_proba 0.25 → 0.09 ms, its scores from the counts
+# 0.21 → 0.05 ms), once numba is loaded in the process (``_numba.loaded``). False: always the NumPy path.
+COMPILED_SCORING = True
 
 
 class AODE(SemiNaiveBayes):
@@ -123,12 +142,39 @@ class AODE(SemiNaiveBayes):
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        cells = self._value_index(codes)
-        scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
-        averaged, fallback = self._average(scores, self._eligible(cells, 0), self._log_weights())
+        if self._compiled_scoring(estimate):
+            from pgm_models.semi_naive._aode_kernel import aode_log_scores, aode_probabilities
+
+            layout, n_values = self._layout, len(self._layout.value_cells)
+            joint_alpha = np.array(self._joint_prior().concentration.reshape(n_values, len(self.classes_)))  # (value cell, class)
+            child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
+            joint, child, frequency = aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
+                                                         layout.attribute_of_value_cell, joint_alpha, child_alpha)
+            # every integer dtype widened to intp: one compiled signature
+            averaged, fallback = aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
+                                                 np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
+                                                 self._log_weights())
+        else:
+            cells = self._value_index(codes)
+            scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
+            averaged, fallback = self._average(scores, self._eligible(cells, 0), self._log_weights())
         if fallback.any():
             averaged[fallback] = self._log_naive_bayes(codes[fallback], estimate)
         return averaged
+
+    def _compiled_scoring(self, estimate) -> bool:
+        """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on, numba is loaded,
+        the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
+        > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
+        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
+            return False
+        per_cell = self._per_cell(1)  # a number, or a learned one per attribute
+        return bool(per_cell > 0 if np.isscalar(per_cell) else per_cell.min() > 0)
+
+    def _scoring_threads(self, estimate):
+        if getattr(self, "_layout", None) is not None and self._compiled_scoring(estimate):
+            return nullcontext()  # the kernel calls no BLAS (setting its threads took 5–10 µs)
+        return super()._scoring_threads(estimate)
 
     def _eligible(self, cells, removed):
         """(N, F) whether each row's parent value (``cells``: the rows' ``_value_index``) occurs

@@ -1,0 +1,154 @@
+"""Issue 16, round 9: the compiled (numba) paths of the small folds give the NumPy paths' numbers.
+AODE's compiled tables and scores against its NumPy scoring (probabilities to 1e-15, on every fold
+of the bundled nominal sets with missing values, under every weighting and estimator it takes, and
+a row with no eligible parent); the small unit-weight pair counts by bit sets over every cell
+against the brute-force counts (exact); CategoricalNB's compiled counts and scores against its
+NumPy counts and look-ups (bit for bit, with weights, zero probabilities and every estimate)."""
+
+import subprocess
+import sys
+
+import numba  # noqa: F401  (the compiled paths run once numba is loaded: pgm_models._numba.loaded)
+import numpy as np
+import pandas as pd
+import pytest
+
+from pgm_models import AODE, CategoricalNB
+from pgm_models.datasets import load_dataset
+from pgm_models.naive_bayes import categorical
+from pgm_models.semi_naive import _pairs, aode
+
+
+def _folds(name: str, n_folds: int = 5):
+    """(training X, y, test X) of every fifth row of a bundled nominal dataset."""
+    X, y = load_dataset(name)
+    fold = np.arange(len(y)) % n_folds
+    return [(X[fold != f], y[fold != f], X[fold == f]) for f in range(n_folds)]
+
+
+def _both_paths(monkeypatch, module, flag, fit, score):
+    """``score(fit())`` with ``module.flag`` on, then off: (compiled, NumPy)."""
+    results = []
+    for on in (True, False):
+        monkeypatch.setattr(module, flag, on)
+        results.append(score(fit()))
+    return results
+
+
+@pytest.mark.parametrize("name", ["vote", "breast-cancer"])
+@pytest.mark.parametrize("options", [{}, {"weights": "bma"}, {"weights": "tempered", "temperature": 0.5},
+                                     {"estimator": "m-estimate", "m": 2.0}, {"alpha": "evidence"}, {"frequency_limit": 30}])
+def test_aode_compiled_scores_are_the_numpy_paths(name, options, monkeypatch):
+    """The compiled kernel scores (a spy checks it ran) as the NumPy one-hot product and average do:
+    probabilities within 1e-15, joint log probabilities within 1e-13 relative."""
+    from pgm_models.semi_naive import _aode_kernel
+
+    ran = []
+    kernel = _aode_kernel.aode_log_scores
+    monkeypatch.setattr(_aode_kernel, "aode_log_scores", lambda *args: ran.append(1) or kernel(*args))
+    for X_train, y_train, X_test in _folds(name):
+        model = AODE(**options).fit(X_train, y_train)
+        (compiled, joint), (numpy_path, numpy_joint) = _both_paths(
+            monkeypatch, aode, "COMPILED_SCORING", lambda: model, lambda m: (m.predict_proba(X_test), m.predict_joint_log_proba(X_test)))
+        np.testing.assert_allclose(compiled, numpy_path, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(joint, numpy_joint, rtol=1e-13)
+    assert ran
+
+
+def test_aode_compiled_scores_fall_back_to_naive_bayes_and_keep_the_numpy_path_where_they_do_not_apply(monkeypatch):
+    """A row with every value missing has no eligible parent: naive Bayes scores it on both paths.
+    The MLE (zero probabilities) and alpha = 0 stay on the NumPy path (the kernel is not called)."""
+    from pgm_models.semi_naive import _aode_kernel
+
+    X_train, y_train, X_test = _folds("vote")[0]
+    X_test = X_test.copy()
+    X_test.iloc[0] = np.nan
+    model = AODE().fit(X_train, y_train)
+    compiled, numpy_path = _both_paths(monkeypatch, aode, "COMPILED_SCORING", lambda: model, lambda m: m.predict_proba(X_test))
+    np.testing.assert_allclose(compiled, numpy_path, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(compiled[0], CategoricalNB().fit(X_train, y_train).predict_proba(X_test.iloc[:1])[0], rtol=1e-14)
+    monkeypatch.setattr(aode, "COMPILED_SCORING", True)
+    monkeypatch.setattr(_aode_kernel, "aode_log_scores", None)  # calling it would fail
+    model.predict_proba(X_test, estimate="mle")
+    AODE(alpha=0.0).fit(X_train, y_train).predict_proba(X_test)
+
+
+@pytest.mark.parametrize("pair_rows", ["all", "one attribute"])
+def test_small_unit_weight_pair_counts_by_bit_sets_over_every_cell_are_exact(pair_rows, monkeypatch):
+    """Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the bit sets over all T' cells,
+    missing cells included (a spy checks it), and equal the brute-force counts and the product's;
+    other weights keep the product."""
+    rng = np.random.default_rng(16)
+    layout = _pairs.PairLayout([3, 2, 4, 1])
+    codes = np.column_stack([rng.integers(-1, 3, 150), rng.integers(0, 2, 150), rng.integers(-1, 4, 150), np.full(150, -1)])
+    class_index = rng.integers(0, 3, 150)
+    rows = slice(None) if pair_rows == "all" else layout.pair_cells(2)
+    expected = np.zeros((3, layout.n_cells, layout.n_cells))
+    for row, k in zip(layout.cells(codes), class_index):
+        expected[k][np.ix_(row, row)] += 1
+    used = []
+    bit_counts = _pairs._bit_counts
+    monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(1) or bit_counts(*args))
+    counted = _pairs.pair_counts(layout, codes, class_index, np.ones(150), 3, rows)
+    assert used == [1]
+    np.testing.assert_array_equal(counted, expected[:, rows])
+    _pairs.pair_counts(layout, codes, class_index, np.full(150, 2.0), 3, rows)
+    assert used == [1]
+    monkeypatch.setattr(_pairs, "COMPILED_SMALL_COUNTS", False)
+    np.testing.assert_array_equal(_pairs.pair_counts(layout, codes, class_index, np.ones(150), 3, rows), counted)
+
+
+@pytest.mark.parametrize("options", [{}, {"alpha": 0.0}, {"alpha": 0.5, "class_alpha": 2.0}])
+@pytest.mark.parametrize("estimate", ["mean", "map", "mle"])
+def test_categorical_nb_compiled_counts_and_scores_are_the_numpy_paths_bit_for_bit(options, estimate, monkeypatch):
+    """Counts (unit and fractional weights) and joint log probabilities (−inf included) equal."""
+    rng = np.random.default_rng(7)
+    for X_train, y_train, X_test in _folds("breast-cancer"):
+        weight = rng.random(len(y_train)) * 3
+        for sample_weight in (None, weight):
+            compiled, numpy_path = _both_paths(
+                monkeypatch, categorical, "COMPILED_LOOPS", lambda: CategoricalNB(**options).fit(X_train, y_train, sample_weight),
+                lambda m: (m.feature_count_, m.predict_joint_log_proba(X_test, estimate=estimate)))
+            np.testing.assert_array_equal(compiled[0], numpy_path[0])
+            np.testing.assert_array_equal(compiled[1], numpy_path[1])
+
+
+def test_categorical_nb_compiled_scores_of_integer_codes_by_hand(monkeypatch):
+    """Categorical columns with a missing value: the counts and the log-linear sums by hand."""
+    monkeypatch.setattr(categorical, "COMPILED_LOOPS", True)
+    X = pd.DataFrame({"a": pd.Categorical(["u", "v", "v", None]), "b": pd.Categorical(["p", "p", "q", "q"])})
+    model = CategoricalNB().fit(X, [0, 0, 1, 1])
+    # class 0: a = (u, v) counts (1, 1), b = (p, q) (2, 0); class 1: a (0, 1) (one missing), b (0, 2)
+    expected = np.log([[0.5 * 2 / 4 * 3 / 4, 0.5 * 1 / 3 * 1 / 4], [0.5 * 3 / 4, 0.5 * 1 / 4]])  # rows (u, p) and (missing, p)
+    test = pd.DataFrame({"a": pd.Categorical(["u", None], categories=["u", "v"]), "b": pd.Categorical(["p", "p"], categories=["p", "q"])})
+    np.testing.assert_allclose(model.predict_joint_log_proba(test), expected, rtol=1e-14)
+    np.testing.assert_array_equal(model.feature_count_, [[1, 1, 2, 0], [0, 1, 0, 2]])
+
+
+def test_a_lone_small_fit_never_imports_numba_and_takes_the_compiled_paths_once_it_is_loaded():
+    """In a fresh process, CategoricalNB's and AODE's fit + predict_proba on vote leave numba
+    unimported (the NumPy paths); after ``import numba`` the same calls run the compiled kernels,
+    with the NumPy paths' probabilities (CategoricalNB bit for bit, AODE to 1e-15)."""
+    script = """
+import sys
+import numpy as np
+from pgm_models import AODE, CategoricalNB
+from pgm_models.datasets import load_dataset
+X, y = load_dataset("vote")
+before = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+assert "numba" not in sys.modules, "a small fit imported numba"
+import numba
+from pgm_models.semi_naive import _aode_kernel
+from pgm_models.naive_bayes import _kernels
+calls = []
+for module, name in ((_aode_kernel, "aode_log_scores"), (_kernels, "log_sums")):
+    kernel = getattr(module, name)
+    setattr(module, name, lambda *a, _k=kernel, _n=name: (calls.append(_n), _k(*a))[1])
+after = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+assert sorted(calls) == ["aode_log_scores", "log_sums"], calls
+assert np.array_equal(before[0], after[0])
+assert np.abs(before[1] - after[1]).max() <= 1e-15
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
