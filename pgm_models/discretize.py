@@ -26,6 +26,9 @@ import functools
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from pandas._libs.internals import BlockPlacement
+from pandas.core.internals.blocks import ensure_block_shape, new_block_2d
+from pandas.core.internals.managers import BlockManager
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -64,6 +67,16 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
+        self._fit(X, y)
+        return self
+
+    def fit_transform(self, X, y=None):
+        # the training rows' intervals from the values the fit read (TransformerMixin's fit then
+        # transform would read and check the frame twice)
+        return self._intervals(*self._fit(X, y))
+
+    def _fit(self, X, y):
+        """Fit; returns the frame, its columns' arrays and its numeric columns' values."""
         frame = _as_frame(X)
         if frame.shape[1] == 0:
             raise ValueError(f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
@@ -72,20 +85,28 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
         self.n_features_in_ = frame.shape[1]
         columns = column_arrays(frame)
-        numeric = [pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype) for c in columns]
+        self._numeric = np.flatnonzero([_is_numeric(c.dtype) for c in columns])
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
-        found = iter(self._cut_points_of([_numbers(columns[j], frame.columns, j) for j in np.flatnonzero(numeric)], target))
-        self.cut_points_ = [next(found) if is_numeric else None for is_numeric in numeric]
+        values = _numbers(columns, self._numeric, frame.columns)
+        self.cut_points_ = [None] * len(columns)
+        for j, cuts in zip(self._numeric, self._cut_points_of(values, target)):
+            self.cut_points_[j] = cuts
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
         self._interval_dtypes = [None if cuts is None else _interval_dtype(np.asarray(cuts, dtype=float).tobytes()) for cuts in self.cut_points_]
-        return self
+        # the numeric columns' cut points end to end, for the compiled interval codes; the codes'
+        # dtype is pandas' for the most intervals (int8 below 127: no copy into the Categoricals)
+        found = [np.asarray(self.cut_points_[j], dtype=float) for j in self._numeric]
+        self._cuts = np.concatenate(found) if found else np.empty(0)
+        self._cut_ends = np.cumsum([len(cuts) for cuts in found], dtype=np.intp)
+        self._codes_dtype = np.int8 if max((len(cuts) + 1 for cuts in found), default=1) < 127 else np.intp
+        return frame, columns, values
 
-    def _cut_points_of(self, columns: list[np.ndarray], y) -> list[np.ndarray]:
-        """The ascending cut points of each of these numeric columns (floats, NaN where missing)."""
-        return [self._cut_points(values, y) for values in columns]
+    def _cut_points_of(self, values: np.ndarray, y) -> list[np.ndarray]:
+        """The ascending cut points of each row of ``values`` (a numeric column's floats, NaN where missing)."""
+        return [self._cut_points(row, y) for row in values]
 
     def transform(self, X):
         check_is_fitted(self, "cut_points_")
@@ -93,18 +114,40 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = column_arrays(frame)
-        for j, cuts in enumerate(self.cut_points_):
-            if cuts is not None:
-                values = _numbers(columns[j], frame.columns, j)
-                codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
-                codes[np.isnan(values)] = -1
-                columns[j] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
-        # the frame straight from its columns: DataFrame(dict) would check every column again and
-        # build a new Index of the names (as long as discretising a small fold)
-        return pd.DataFrame._from_arrays(columns, columns=frame.columns, index=frame.index, verify_integrity=False)
+        return self._intervals(frame, columns, _numbers(columns, self._numeric, frame.columns))
+
+    def _intervals(self, frame, columns, values):
+        """The frame with each numeric column (a row of ``values``) replaced by its intervals."""
+        from pgm_models._discretize_kernels import interval_codes  # numba: imported on the first transform
+
+        codes = np.empty(values.shape, dtype=self._codes_dtype)
+        interval_codes(values, self._cuts, self._cut_ends, codes)  # the first cut ≥ x: x ≤ c goes left
+        columns = list(columns)
+        for row, j in enumerate(self._numeric):
+            # codes in range by construction: pandas' constructor would check them and the dtype again
+            columns[j] = pd.Categorical._simple_new(codes[row], self._interval_dtypes[j])
+        return _frame(columns, frame.columns, frame.index)
 
     def get_feature_names_out(self, input_features=None):
         return self.feature_names_in_
+
+
+def _frame(arrays, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
+    """A DataFrame of these 1-D column arrays, one block each, built straight from its blocks:
+    ``DataFrame(dict)`` checks every column again and builds a new Index of the names, and even
+    ``DataFrame._from_arrays`` sorts the arrays into blocks by dtype (together as long as
+    discretising a small fold)."""
+    blocks = tuple(new_block_2d(ensure_block_shape(array, ndim=2), BlockPlacement(slice(j, j + 1))) for j, array in enumerate(arrays))
+    manager = BlockManager(blocks, [columns, index], verify_integrity=False)
+    return pd.DataFrame._from_mgr(manager, axes=manager.axes)
+
+
+def _is_numeric(dtype) -> bool:
+    """A column that is discretised: numbers, not booleans (a NumPy dtype by its kind, 1 µs less
+    than pandas' check of any dtype)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iufc"
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -128,12 +171,16 @@ def _as_frame(X) -> pd.DataFrame:
     return pd.DataFrame(array)
 
 
-def _numbers(column, names: pd.Index, j: int) -> np.ndarray:
-    """Column ``j`` as floats, NaN where missing; ±inf is an error that names the column (looked
-    up only then: indexing an Index of strings costs more than converting the column)."""
-    values = np.asarray(column, dtype=float) if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
-    if np.isinf(values).any():
-        raise ValueError(f"column {names[j]!r} has an infinite value (NaN or inf): a missing value must be NaN")
+def _numbers(columns, numeric: np.ndarray, names: pd.Index) -> np.ndarray:
+    """The ``numeric`` columns as the rows of one float array, NaN where missing; ±inf is an error
+    that names the column (checked once for all the columns, looked up only then)."""
+    values = np.empty((len(numeric), len(columns[0]) if columns else 0))
+    for row, j in enumerate(numeric):
+        column = columns[j]
+        values[row] = column if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
+    infinite = np.isinf(values)
+    if infinite.any():
+        raise ValueError(f"column {names[numeric[infinite.any(axis=1).argmax()]]!r} has an infinite value (NaN or inf): a missing value must be NaN")
     return values
 
 
@@ -172,18 +219,25 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
-def _x_ln_x(n: int) -> np.ndarray:
-    """m ln m for every count m = 0..n (0 ln 0 = 0), the terms of Weka's entropy of counts: the MDL
-    search looks every count up instead of taking a logarithm per cut."""
+@functools.lru_cache(maxsize=8)
+def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """m ln m (0 ln 0 = 0) and log2 m for every count m = 0..n, the terms of Weka's entropy of
+    counts and of its MDL cost: the search looks every one up instead of taking a logarithm. Made
+    once per number of rows (a cross-validation's folds have one or two) and read-only."""
     m = np.arange(n + 1.0)
-    return m * np.log(np.where(m < 1, 1.0, m))
+    tables = m * np.log(np.where(m < 1, 1.0, m)), np.log2(np.where(m < 1, 1.0, m))
+    for table in tables:
+        table.flags.writeable = False
+    return tables
 
 
 @functools.lru_cache(maxsize=16)
 def _log2_class_cost(n_classes: int) -> np.ndarray:
     """log2(3^k − 2) for k = 0..n_classes, the MDL cost of the classes on the two sides of a cut
     (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53)."""
-    return np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+    cost = np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+    cost.flags.writeable = False
+    return cost
 
 
 _LN2 = np.log(2)
@@ -192,20 +246,17 @@ _LN2 = np.log(2)
 class MDLDiscretizer(_Discretizer):
     """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize.
 
-    Weka's recursive ``cutPointsForSubset`` on each column's sorted rows, computed breadth-first
-    on the distinct values of all columns at once. Every column is sorted once and its class
-    counts accumulated per distinct value (``cum[g]``: the counts of the values before the g-th),
-    so the rows of a subset [g0, g1) of distinct values left of a cut before value g count
-    ``cum[g] − cum[g0]``; a cut between two equal values is no candidate, so only the boundaries
-    between distinct values are scored. One round scores every candidate cut of every open subset
-    in a few array operations: the conditional entropy (n_L H(left) + n_R H(right)) / n with
-    H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first
-    strictly smallest of a subset is its best cut, kept when its gain beats the MDL cost
-    (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the
-    classes present; a kept cut opens both its sides for the next round.
+    Weka's recursive ``cutPointsForSubset`` on each column's sorted values, compiled
+    (``pgm_models._discretize_kernels``): the class counts before each distinct value, then on each
+    subset of distinct values the conditional entropy (n_L H(left) + n_R H(right)) / n of every
+    cut between two distinct values, with H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of
+    a zero count are 0). The first strictly smallest is the subset's best cut, kept when its gain
+    beats the MDL cost (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k
+    counting the classes present; a kept cut splits both its sides again. The first fit in a
+    process imports numba (see ``pgm_models._discretize_kernels``).
     """
 
-    def fit(self, X, y=None):
+    def _fit(self, X, y):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
         # class indices found once for every column: a Categorical's codes (their declared order,
@@ -217,86 +268,17 @@ class MDLDiscretizer(_Discretizer):
             classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
-        return super().fit(X, classes)
+        return super()._fit(X, classes)
 
-    def _cut_points_of(self, columns, y):
-        # the columns searched together, as many at a time as make about _BATCH_VALUES values:
-        # the search's arrays stay that size however wide the data
-        per_batch = max(1, _BATCH_VALUES // len(y))
-        return [cuts for i in range(0, len(columns), per_batch) for cuts in _mdl_cut_points(columns[i : i + per_batch], y)]
+    def _cut_points_of(self, values, y):
+        from pgm_models._discretize_kernels import mdl_cut_points  # numba: imported on the first MDL fit
 
-
-_BATCH_VALUES = 1 << 20
-
-
-def _mdl_cut_points(columns: list[np.ndarray], y: np.ndarray) -> list[np.ndarray]:
-    """Each column's MDL cut points, ascending: rounds of ``_best_mdl_cuts`` on the open subsets
-    of all the columns' distinct values until no subset is left to split."""
-    distinct, cum, segments, offsets = _distinct_class_counts(np.vstack(columns), y)
-    x_ln_x, class_cost = _x_ln_x(len(y)), _log2_class_cost(len(cum) - 1)
-    cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
-    while len(segments):
-        chosen = _best_mdl_cuts(cum, segments, x_ln_x, class_cost)
-        kept = segments[chosen >= 0]
-        split = chosen[chosen >= 0]
-        cuts.append(split)
-        segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
-        segments = segments[segments[:, 1] - segments[:, 0] >= 2]
-    after = np.sort(np.concatenate(cuts))
-    values = (distinct[after - 1] + distinct[after]) / 2.0
-    return np.split(values, np.searchsorted(after, offsets[1:-1]))
-
-
-def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
-    """Each column (a row of ``values``) sorted, its present values grouped by distinct value and
-    the groups of all columns numbered in one sequence. Returns the distinct values; ``cum``, the
-    class counts (one row per class, then a row counting rows) before each group; the [first, end)
-    groups of each column with at least two distinct values; the first group of each column and
-    the end."""
-    n_classes = int(y.max()) + 1
-    order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
-    # one take at flat positions (take_along_axis builds broadcast index arrays: twice as long)
-    sorted_values = values.ravel().take(order + (np.arange(len(values)) * values.shape[1])[:, None])
-    present = ~np.isnan(sorted_values)
-    first = np.empty(values.shape, dtype=bool)  # the first row of a distinct value
-    first[:, 0] = True
-    np.not_equal(sorted_values[:, 1:], sorted_values[:, :-1], out=first[:, 1:])
-    first &= present
-    group = np.cumsum(first) - 1  # each row's distinct value, numbered across the columns
-    offsets = np.concatenate(([0], np.cumsum(np.count_nonzero(first, axis=1))))
-    cum = np.zeros((n_classes + 1, offsets[-1] + 1), dtype=np.intp)
-    counts = np.bincount(y[order][present] * offsets[-1] + group[present.ravel()], minlength=n_classes * offsets[-1])
-    np.cumsum(counts.reshape(n_classes, -1), axis=1, out=cum[:-1, 1:])
-    cum[-1] = cum[:-1].sum(axis=0)
-    segments = np.column_stack((offsets[:-1], offsets[1:]))
-    return sorted_values[first], cum, segments[segments[:, 1] - segments[:, 0] >= 2], offsets
-
-
-def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
-    """Weka's cutPointsForSubset on each subset [g0, g1) of distinct values (rows of
-    ``segments``, each with ≥ 2 values): the group right of its accepted cut, or −1."""
-    g0, g1 = segments.T
-    n_candidates = g1 - g0 - 1
-    owner = np.repeat(np.arange(len(segments)), n_candidates)
-    start = np.cumsum(n_candidates) - n_candidates  # each subset's first candidate
-    g0_owner = g0[owner]
-    cut = np.arange(len(owner)) + (g0_owner + 1 - start[owner])  # the group right of each candidate
-    m = len(cut)
-    # class and row counts of every cut's left and right side and of every whole subset (the
-    # columns), and their entropies in one operation; the classes' terms summed in order, as Weka
-    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(cum, np.concatenate((g0_owner, cut, g0)), axis=1)
-    terms = x_ln_x[sides]
-    class_terms = terms[0]
-    for row in terms[1:-1]:
-        class_terms = class_terms + row
-    entropy = (terms[-1] - class_terms) / (sides[-1] * _LN2)
-    n = sides[-1, 2 * m :]
-    conditional = (sides[-1, :m] * entropy[:m] + sides[-1, m : 2 * m] * entropy[m : 2 * m]) / n[owner]
-    # the first strictly smallest of each subset: argmin's choice
-    smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start)[owner])
-    best = smallest[np.concatenate(([True], owner[smallest[1:]] != owner[smallest[:-1]]))]
-    best_entropy, prior_entropy = conditional[best], entropy[2 * m :]
-    k, k_left, k_right = np.count_nonzero(sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))], axis=0).reshape(3, -1)
-    delta = class_cost[k] - (k * prior_entropy - k_right * entropy[m + best] - k_left * entropy[best])
-    accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n)
-    return np.where(accepted, cut[best], -1)
+        # each column's values class by class, each class's run sorted (NaN last): NumPy's sort
+        # of the values, with no argsort
+        class_ends = np.cumsum(np.bincount(y))
+        by_class = values.take(np.argsort(y, kind="stable"), axis=1)
+        for start, end in zip(np.concatenate(([0], class_ends[:-1])).tolist(), class_ends.tolist()):
+            by_class[:, start:end].sort(axis=1)
+        cuts, n_cuts = mdl_cut_points(by_class, class_ends, *_mdl_tables(len(y)), _log2_class_cost(len(class_ends)), _LN2)
+        ends = np.cumsum(n_cuts).tolist()
+        return [cuts[end - n : end] for n, end in zip(n_cuts.tolist(), ends)]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import EqualFrequencyDiscretizer, MDLDiscretizer, _interval_labels
+from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer, _interval_labels
 
 LN2 = float(np.log(2))
 
@@ -153,18 +153,39 @@ def test_interval_names_follow_the_fit_cut_points_not_an_earlier_fit(zero):
         assert list(discretizer.transform(X)["x"].cat.categories) == _interval_labels(cuts.tolist())
 
 
-def test_columns_searched_in_batches_find_the_same_cuts(monkeypatch):
-    """Wide data are searched a few columns at a time (memory); batches of 2 of 5 columns give
-    every column the cut points of the row-by-row reference."""
-    from pgm_models import discretize
-
+def test_more_cut_points_than_columns_each_to_its_column():
+    """The compiled search writes every column's cut points end to end into a buffer that grows
+    (first as long as the columns): 20 columns of several cuts each, interleaved with columns of
+    none, each get the row-by-row reference's cut points."""
     rng = np.random.default_rng(1)
-    classes = pd.factorize(rng.integers(0, 3, 120))[0]  # numbered in order of appearance, as the fit's
-    X = pd.DataFrame({f"x{j}": rng.integers(0, 10, 120) + j * classes for j in range(5)}, dtype=float)
-    monkeypatch.setattr(discretize, "_BATCH_VALUES", 2 * len(X))
+    classes = pd.factorize(rng.integers(0, 4, 400))[0]  # numbered in order of appearance, as the fit's
+    X = pd.DataFrame({f"x{j}": rng.integers(0, 40, 400) + (j % 2) * 10.0 * classes for j in range(40)}, dtype=float)
     found = MDLDiscretizer().fit(X, classes).cut_points_
-    assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 3) for c in X.columns]
-    assert sum(len(cuts) > 0 for cuts in found) >= 3
+    assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 4) for c in X.columns]
+    assert sum(len(cuts) for cuts in found) > 40 and sum(len(cuts) == 0 for cuts in found) >= 10
+
+
+@pytest.mark.parametrize("n_bins", [5, 34, 120])
+def test_interval_codes_are_searchsorted_ones(n_bins):
+    """The compiled interval codes count the cut points below a value in passes up to
+    LINEAR_CUTS cut points and search above it (33 and 119 cuts; 120 bins fit int8 codes, 34 do
+    too): both are NumPy's searchsorted(side="left") column by column, on the cut points
+    themselves, outside the training range and at NaN (−1)."""
+    from pgm_models._discretize_kernels import LINEAR_CUTS
+
+    rng = np.random.default_rng(n_bins)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.integers(0, 50, 300).astype(float)})
+    discretizer = EqualWidthDiscretizer(n_bins=n_bins).fit(X)
+    cuts = discretizer.cut_points_
+    queried = pd.DataFrame({"a": np.concatenate((cuts[0], [-9.0, 9.0, np.nan], rng.normal(size=50))),
+                            "b": np.concatenate((cuts[1], [-1.0, 99.0, np.nan], rng.integers(0, 50, 50)))})
+    out = discretizer.transform(queried)
+    for column, column_cuts in zip(X.columns, cuts):
+        values = queried[column].to_numpy()
+        expected = np.where(np.isnan(values), -1, np.searchsorted(column_cuts, values, side="left"))
+        np.testing.assert_array_equal(out[column].cat.codes.to_numpy(), expected)
+    assert (len(cuts[0]) > LINEAR_CUTS) == (n_bins > LINEAR_CUTS + 1)
+    pd.testing.assert_frame_equal(discretizer.fit_transform(X), discretizer.transform(X))  # one read of the frame, the same intervals
 
 
 def test_transform_keeps_columns_that_share_a_name():
