@@ -27,12 +27,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from pandas._libs.internals import BlockPlacement
-from pandas.core.internals.blocks import ensure_block_shape, new_block_2d
+from pandas.core.internals.blocks import ExtensionBlock, ensure_block_shape, new_block_2d
 from pandas.core.internals.managers import BlockManager
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._frames import categorical_codes, column_arrays
+from pgm_models._frames import categorical_codes, column_arrays, index_values
 from pgm_models._param_names import ParamNamesOnce
 
 
@@ -49,12 +49,14 @@ def _interval_labels(cuts) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _interval_dtype(cuts: bytes) -> pd.CategoricalDtype:
-    """The Categorical dtype of the intervals between these cut points (float64 bytes: -0.0 and
-    0.0 stay apart), shared by every fit that finds the same ones: dtypes are immutable, building
-    one from strings costs more than finding a fold's cut points, and cross-validation finds the
-    same intervals again (a column without a cut, refits of a fold)."""
-    return pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
+def _no_intervals(cuts: bytes) -> pd.Categorical:
+    """An empty Categorical of the intervals between these cut points (float64 bytes: -0.0 and
+    0.0 stay apart); a transform's column is made from it with its codes. Its dtype is shared by
+    every fit that finds the same cut points: dtypes are immutable, building one from strings
+    costs more than finding a fold's cut points, and cross-validation finds the same intervals
+    again (a column without a cut, refits of a fold)."""
+    dtype = pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
+    return pd.Categorical._simple_new(np.empty(0, dtype=np.int8), dtype)  # codes of pandas' width for these categories
 
 
 class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
@@ -82,7 +84,7 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
         if frame.shape[0] == 0:
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        self.feature_names_in_ = index_values(frame.columns).astype(object)  # the names converted once per Index
         self.n_features_in_ = frame.shape[1]
         columns = column_arrays(frame)
         self._numeric = np.flatnonzero([_is_numeric(c.dtype) for c in columns])
@@ -93,15 +95,15 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         self.cut_points_ = [None] * len(columns)
         for j, cuts in zip(self._numeric, self._cut_points_of(values, target)):
             self.cut_points_[j] = cuts
+        found = [np.asarray(self.cut_points_[j], dtype=float) for j in self._numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
-        self._interval_dtypes = [None if cuts is None else _interval_dtype(np.asarray(cuts, dtype=float).tobytes()) for cuts in self.cut_points_]
-        # the numeric columns' cut points end to end, for the compiled interval codes; the codes'
-        # dtype is pandas' for the most intervals (int8 below 127: no copy into the Categoricals)
-        found = [np.asarray(self.cut_points_[j], dtype=float) for j in self._numeric]
+        self._no_intervals = [_no_intervals(cuts.tobytes()) for cuts in found]
+        # the cut points end to end, for the compiled interval codes; the codes' width is pandas'
+        # for the most intervals (int8 below 127: no copy into the Categoricals)
         self._cuts = np.concatenate(found) if found else np.empty(0)
         self._cut_ends = np.cumsum([len(cuts) for cuts in found], dtype=np.intp)
-        self._codes_dtype = np.int8 if max((len(cuts) + 1 for cuts in found), default=1) < 127 else np.intp
+        self._codes_dtype = np.result_type(np.int8, *(categorical_codes(empty) for empty in self._no_intervals))
         return frame, columns, values
 
     def _cut_points_of(self, values: np.ndarray, y) -> list[np.ndarray]:
@@ -123,9 +125,9 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         codes = np.empty(values.shape, dtype=self._codes_dtype)
         interval_codes(values, self._cuts, self._cut_ends, codes)  # the first cut ≥ x: x ≤ c goes left
         columns = list(columns)
-        for row, j in enumerate(self._numeric):
-            # codes in range by construction: pandas' constructor would check them and the dtype again
-            columns[j] = pd.Categorical._simple_new(codes[row], self._interval_dtypes[j])
+        for row, (j, empty) in enumerate(zip(self._numeric, self._no_intervals)):
+            # codes in range by construction: pandas' constructors would check them and the dtype again
+            columns[j] = empty._from_backing_data(codes[row].astype(categorical_codes(empty).dtype, copy=False))
         return _frame(columns, frame.columns, frame.index)
 
     def get_feature_names_out(self, input_features=None):
@@ -137,9 +139,16 @@ def _frame(arrays, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
     ``DataFrame(dict)`` checks every column again and builds a new Index of the names, and even
     ``DataFrame._from_arrays`` sorts the arrays into blocks by dtype (together as long as
     discretising a small fold)."""
-    blocks = tuple(new_block_2d(ensure_block_shape(array, ndim=2), BlockPlacement(slice(j, j + 1))) for j, array in enumerate(arrays))
+    blocks = tuple(ExtensionBlock(array, place, 2) if isinstance(array, pd.Categorical) else new_block_2d(ensure_block_shape(array, ndim=2), place)
+                   for array, place in zip(arrays, _placements(len(arrays))))
     manager = BlockManager(blocks, [columns, index], verify_integrity=False)
     return pd.DataFrame._from_mgr(manager, axes=manager.axes)
+
+
+@functools.lru_cache(maxsize=64)
+def _placements(n_columns: int) -> tuple:
+    """Each column's block placement (immutable), made once per number of columns."""
+    return tuple(BlockPlacement(slice(j, j + 1)) for j in range(n_columns))
 
 
 def _is_numeric(dtype) -> bool:
@@ -263,7 +272,7 @@ class MDLDiscretizer(_Discretizer):
         # Weka's class order; factorize costs 27 µs, a tenth of a small fold's discretisation),
         # else in order of appearance
         if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
-            classes = categorical_codes(y.array).astype(np.intp)
+            classes = categorical_codes(y.array)  # int8 for a few classes: their stable argsort is a third faster
         else:
             classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
