@@ -30,10 +30,10 @@ from pandas._libs.internals import BlockPlacement
 from pandas.core.internals.blocks import ExtensionBlock, ensure_block_shape, new_block_2d
 from pandas.core.internals.managers import BlockManager
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._frames import categorical_codes, column_arrays, index_values
 from pgm_models._param_names import ParamNamesOnce
+from pgm_models._validation import check_fitted
 
 
 def _interval_labels(cuts) -> list[str]:
@@ -111,7 +111,7 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         return [self._cut_points(row, y) for row in values]
 
     def transform(self, X):
-        check_is_fitted(self, "cut_points_")
+        check_fitted(self, "cut_points_")
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
