@@ -120,11 +120,12 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
 
     def _intervals(self, frame, columns, values):
         """The frame with each numeric column (a row of ``values``) replaced by its intervals."""
-        from pgm_models._discretize_kernels import interval_codes  # numba: imported on the first transform
-
-        codes = np.empty(values.shape, dtype=self._codes_dtype)
-        interval_codes(values, self._cuts, self._cut_ends, codes)  # the first cut ≥ x: x ≤ c goes left
         columns = list(columns)
+        if len(values):  # else no numeric column: every column passes through
+            from pgm_models._discretize_kernels import interval_codes  # numba: imported on the first transform
+
+            codes = np.empty(values.shape, dtype=self._codes_dtype)
+            interval_codes(values, self._cuts, self._cut_ends, codes)  # the first cut ≥ x: x ≤ c goes left
         for row, (j, empty) in enumerate(zip(self._numeric, self._no_intervals)):
             # codes in range by construction: pandas' constructors would check them and the dtype again
             columns[j] = empty._from_backing_data(codes[row].astype(categorical_codes(empty).dtype, copy=False))
@@ -280,6 +281,8 @@ class MDLDiscretizer(_Discretizer):
         return super()._fit(X, classes)
 
     def _cut_points_of(self, values, y):
+        if not len(values):
+            return []
         from pgm_models._discretize_kernels import mdl_cut_points  # numba: imported on the first MDL fit
 
         # each column's values class by class, each class's run sorted (NaN last): NumPy's sort
