@@ -49,7 +49,7 @@ def _interval_labels(cuts) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _no_intervals(cuts: bytes) -> pd.Categorical:
+def _intervals_template(cuts: bytes) -> pd.Categorical:
     """An empty Categorical of the intervals between these cut points (float64 bytes: -0.0 and
     0.0 stay apart); a transform's column is made from it with its codes. Its dtype is shared by
     every fit that finds the same cut points: dtypes are immutable, building one from strings
@@ -87,7 +87,7 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         self.feature_names_in_ = index_values(frame.columns).astype(object)  # the names converted once per Index
         self.n_features_in_ = frame.shape[1]
         columns = column_arrays(frame)
-        self._numeric = np.flatnonzero([_is_numeric(c.dtype) for c in columns])
+        self._numeric = [j for j, column in enumerate(columns) if _is_numeric(column.dtype)]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
@@ -98,12 +98,12 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         found = [np.asarray(self.cut_points_[j], dtype=float) for j in self._numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
-        self._no_intervals = [_no_intervals(cuts.tobytes()) for cuts in found]
+        self._templates = [_intervals_template(cuts.tobytes()) for cuts in found]
         # the cut points end to end, for the compiled interval codes; the codes' width is pandas'
         # for the most intervals (int8 below 127: no copy into the Categoricals)
         self._cuts = np.concatenate(found) if found else np.empty(0)
-        self._cut_ends = np.cumsum([len(cuts) for cuts in found], dtype=np.intp)
-        self._codes_dtype = np.result_type(np.int8, *(categorical_codes(empty) for empty in self._no_intervals))
+        self._cut_ends = np.array([len(cuts) for cuts in found], dtype=np.intp).cumsum()
+        self._codes_dtype = max((categorical_codes(empty).dtype for empty in self._templates), key=lambda dtype: dtype.itemsize, default=np.dtype(np.int8))
         return frame, columns, values
 
     def _cut_points_of(self, values: np.ndarray, y) -> list[np.ndarray]:
@@ -126,7 +126,7 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
 
             codes = np.empty(values.shape, dtype=self._codes_dtype)
             interval_codes(values, self._cuts, self._cut_ends, codes)  # the first cut ≥ x: x ≤ c goes left
-        for row, (j, empty) in enumerate(zip(self._numeric, self._no_intervals)):
+        for row, (j, empty) in enumerate(zip(self._numeric, self._templates)):
             # codes in range by construction: pandas' constructors would check them and the dtype again
             columns[j] = empty._from_backing_data(codes[row].astype(categorical_codes(empty).dtype, copy=False))
         return _frame(columns, frame.columns, frame.index)
@@ -181,7 +181,7 @@ def _as_frame(X) -> pd.DataFrame:
     return pd.DataFrame(array)
 
 
-def _numbers(columns, numeric: np.ndarray, names: pd.Index) -> np.ndarray:
+def _numbers(columns, numeric: list[int], names: pd.Index) -> np.ndarray:
     """The ``numeric`` columns as the rows of one float array, NaN where missing; ±inf is an error
     that names the column (checked once for all the columns, looked up only then)."""
     values = np.empty((len(numeric), len(columns[0]) if columns else 0))
@@ -285,12 +285,13 @@ class MDLDiscretizer(_Discretizer):
             return []
         from pgm_models._discretize_kernels import mdl_cut_points  # numba: imported on the first MDL fit
 
-        # each column's values class by class, each class's run sorted (NaN last): NumPy's sort
-        # of the values, with no argsort
-        class_ends = np.cumsum(np.bincount(y))
+        # each column's values class by class (y's stable argsort), each class's run sorted in
+        # place, NaN last: NumPy's SIMD sort of the values (their argsort took three times as long)
+        class_ends = np.bincount(y).cumsum()
         by_class = values.take(np.argsort(y, kind="stable"), axis=1)
-        for start, end in zip(np.concatenate(([0], class_ends[:-1])).tolist(), class_ends.tolist()):
+        ends = class_ends.tolist()
+        for start, end in zip([0, *ends[:-1]], ends):
             by_class[:, start:end].sort(axis=1)
-        cuts, n_cuts = mdl_cut_points(by_class, class_ends, *_mdl_tables(len(y)), _log2_class_cost(len(class_ends)), _LN2)
-        ends = np.cumsum(n_cuts).tolist()
+        cuts, n_cuts = mdl_cut_points(by_class, class_ends, *_mdl_tables(len(y)), _log2_class_cost(len(ends)), _LN2)
+        ends = n_cuts.cumsum().tolist()
         return [cuts[end - n : end] for n, end in zip(n_cuts.tolist(), ends)]
