@@ -79,35 +79,51 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
     after = np.empty(n_rows, np.intp)  # the distinct value right of each kept cut
     left_terms = np.empty(n_rows, np.float64)
     right_terms = np.empty(n_rows, np.float64)
+    run_value = np.empty(n_rows + n_classes, np.float64)  # each class's distinct values, then +inf
+    run_count = np.zeros(n_rows + n_classes, np.intp)
     head = np.empty(n_classes, np.intp)
-    stop = np.empty(n_classes, np.intp)
+    head_value = np.empty(n_classes, np.float64)
     rows = cum[n_classes]
     for j in range(n_columns):
         values = by_class[j]
+        # each class's run of ascending values as (distinct value, count) pairs, then the runs
+        # merged, all without data-dependent branches: with them, the fold's values mispredicted
+        # (52 µs a diabetes fold against 46, rotating over the 10 folds)
+        r = -1
         for k in range(n_classes):
-            head[k] = class_ends[k - 1] if k else 0
-            stop[k] = class_ends[k]
-            while stop[k] > head[k] and np.isnan(values[stop[k] - 1]):
-                stop[k] -= 1
-        # merge the classes' ascending runs: each distinct value and its count in every class
+            first, stop = class_ends[k - 1] if k else 0, class_ends[k]
+            while stop > first and np.isnan(values[stop - 1]):
+                stop -= 1
+            head[k] = r + 1
+            for i in range(first, stop):
+                r += (i == first) | (values[i] != values[i - 1])
+                run_value[r] = values[i]
+                run_count[r] += 1
+            r += 1
+            run_value[r] = np.inf
+            run_count[r] = 0
+        # merge the classes' runs: each distinct value and its count in every class
+        for k in range(n_classes):
+            head_value[k] = run_value[head[k]]
         cum[:, 0] = 0
         n_groups = 0
         while True:
-            smallest = -1
+            smallest = np.inf
             for k in range(n_classes):
-                if head[k] < stop[k] and (smallest < 0 or values[head[k]] < distinct[n_groups]):
-                    smallest = k
-                    distinct[n_groups] = values[head[k]]
-            if smallest < 0:
+                smallest = min(smallest, head_value[k])
+            if smallest == np.inf:
                 break
+            distinct[n_groups] = smallest
             n_groups += 1
             rows[n_groups] = rows[n_groups - 1]
             for k in range(n_classes):
-                first = head[k]
-                while head[k] < stop[k] and values[head[k]] == distinct[n_groups - 1]:
-                    head[k] += 1
-                cum[k, n_groups] = cum[k, n_groups - 1] + head[k] - first
-                rows[n_groups] += head[k] - first
+                here = head_value[k] == smallest
+                count = run_count[head[k]] * here
+                cum[k, n_groups] = cum[k, n_groups - 1] + count
+                rows[n_groups] += count
+                head[k] += here
+                head_value[k] = run_value[head[k]]
+        run_count[: r + 1] = 0
         kept, depth = 0, 0
         if n_groups >= 2:
             stack[0, 0], stack[0, 1], depth = 0, n_groups, 1
