@@ -5,8 +5,9 @@ For the search NumPy sorts each column's values class by class (its SIMD sort: a
 all the rows took three times as long); the kernel merges the classes' sorted runs into each
 distinct value's class counts and runs Weka's recursive cutPointsForSubset on them with a stack.
 Compiled with numba (a core dependency, ``pgm_models._numba``): the first use in a process
-imports numba and loads the kernels from numba's disk cache (about 0.7 s); the first on a
-machine compiles them (about 4 s on a 2-core machine).
+imports numba and loads the kernels from numba's disk cache (0.4–0.9 s on the shared 2-core
+machine, numba's import 0.36 s of it); the first on a machine compiles them (7 s at load 2,
+12 s at load 5).
 
 Every number of the search is the float that Weka's formulas give in the order Weka adds them:
 the logarithms come from NumPy's tables (``x_ln_x``, ``log2``, ``class_cost``: the kernel takes
