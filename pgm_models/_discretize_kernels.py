@@ -1,13 +1,15 @@
 """The discretizers' compiled kernels: Weka's MDL cut-point search (``MDLDiscretizer``) and
-the intervals of values (every discretizer's transform).
+the intervals of values (every discretizer's transform), used once numba is loaded in the
+process (``pgm_models._numba.loaded``; else ``pgm_models.discretize``'s NumPy paths, the same
+numbers).
 
 For the search NumPy sorts each column's values class by class (its SIMD sort: an argsort of
 all the rows took three times as long); the kernel merges the classes' sorted runs into each
 distinct value's class counts and runs Weka's recursive cutPointsForSubset on them with a stack.
-Compiled with numba (a core dependency, ``pgm_models._numba``): the first use in a process
-imports numba and loads the kernels from numba's disk cache (0.4–0.9 s on the shared 2-core
-machine, numba's import 0.36 s of it); the first on a machine compiles them (7 s at load 2,
-12 s at load 5).
+Compiled with numba (a core dependency, ``pgm_models._numba``): loading them from numba's disk
+cache in a process that has imported numba takes under 0.1 s (numba's import itself, 0.36 s, is
+what a lone fit does not pay); the first use on a machine compiles them (7 s at load 2, 12 s at
+load 5, on the shared 2-core machine).
 
 Every number of the search is the float that Weka's formulas give in the order Weka adds them:
 the logarithms come from NumPy's tables (``x_ln_x``, ``log2``, ``class_cost``: the kernel takes

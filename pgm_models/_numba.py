@@ -1,20 +1,31 @@
-"""The package's compiled kernels' decorator (numba, a PyMC dependency through PyTensor).
+"""The package's compiled kernels: their decorator (numba, a PyMC dependency through PyTensor) and
+when the small-data paths use them.
 
-Imported only by the kernel modules (``semi_naive._bitsets``, ``semi_naive._aode_kernel``,
-``naive_bayes._kernels``), which the models import where they first need them: importing numba
-and loading a cached kernel costs a process's first such call about 0.5 s, and a machine's first
-call compiles the kernel (a few seconds) into numba's on-disk cache.
+The kernels (``semi_naive._bitsets``, ``semi_naive._aode_kernel``, ``naive_bayes._kernels``) save
+tenths of a millisecond per fit, while importing numba costs a process about 0.5 s and a
+machine's first call compiles them (a few seconds). So the small-data paths use them only once
+numba is loaded in the process (:func:`loaded`): PyMC loads it (any NUTS sampling, any PyMC model),
+and so does ``import numba``, as a process that fits thousands of small models (a grid search,
+an ensemble) may do. A lone fit never pays numba's import. Large data, whose kernels save more
+than the import costs (the bit-set pair counts), load numba themselves.
 """
 
 from __future__ import annotations
 
-import numba
+import sys
+
+
+def loaded() -> bool:
+    """Whether numba is already imported in this process (by PyMC, PyTensor or the user)."""
+    return "numba" in sys.modules
 
 
 def compiled(function):
     """``function`` compiled once and kept in numba's on-disk cache (beside its module, else in the
     user's cache folder); where neither can be written (numba refuses such a cache when the
     function is defined), compiled in each process instead."""
+    import numba
+
     try:
         return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
