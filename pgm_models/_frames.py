@@ -17,14 +17,13 @@ def column_arrays(frame: pd.DataFrame) -> list:
     """The columns' own arrays, in column order (extension arrays such as a Categorical stay
     themselves, NumPy columns are 1-D views): read-only use only (no copy-on-write).
 
-    A frame of one-dimensional blocks (each an extension array: every column of a frame of
-    Categoricals) is read block by block through pandas' column-to-block map; any other layout
-    through pandas' column iterator."""
+    Read block by block through pandas' column-to-block map: a one-dimensional block (an
+    extension array: every column of a frame of Categoricals) is the column, a two-dimensional
+    one holds the column at its row (pandas' column iterator, which does the same per column
+    through its methods, took three times as long on 8 numeric columns)."""
     manager = frame._mgr
-    blocks = manager.blocks
-    if len(blocks) == frame.shape[1] and all(block.values.ndim == 1 for block in blocks):
-        return [blocks[b].values for b in manager.blknos.tolist()]
-    return list(frame._iter_column_arrays())
+    values = [block.values for block in manager.blocks]
+    return [values[b] if values[b].ndim == 1 else values[b][at] for b, at in zip(manager.blknos.tolist(), manager.blklocs.tolist())]
 
 
 def categorical_codes(column: pd.Categorical):

@@ -26,11 +26,15 @@ import functools
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from pandas._libs.internals import BlockPlacement
+from pandas.core.internals.blocks import ExtensionBlock, ensure_block_shape, new_block_2d
+from pandas.core.internals.managers import BlockManager
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._frames import categorical_codes, column_arrays
+from pgm_models import _numba
+from pgm_models._frames import categorical_codes, column_arrays, index_values
 from pgm_models._param_names import ParamNamesOnce
+from pgm_models._validation import check_fitted
 
 
 def _interval_labels(cuts) -> list[str]:
@@ -46,12 +50,14 @@ def _interval_labels(cuts) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _interval_dtype(cuts: bytes) -> pd.CategoricalDtype:
-    """The Categorical dtype of the intervals between these cut points (float64 bytes: -0.0 and
-    0.0 stay apart), shared by every fit that finds the same ones: dtypes are immutable, building
-    one from strings costs more than finding a fold's cut points, and cross-validation finds the
-    same intervals again (a column without a cut, refits of a fold)."""
-    return pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
+def _intervals_template(cuts: bytes) -> pd.Categorical:
+    """An empty Categorical of the intervals between these cut points (float64 bytes: -0.0 and
+    0.0 stay apart); a transform's column is made from it with its codes. Its dtype is shared by
+    every fit that finds the same cut points: dtypes are immutable, building one from strings
+    costs more than finding a fold's cut points, and cross-validation finds the same intervals
+    again (a column without a cut, refits of a fold)."""
+    dtype = pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
+    return pd.Categorical._simple_new(np.empty(0, dtype=np.int8), dtype)  # codes of pandas' width for these categories
 
 
 class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
@@ -64,47 +70,107 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
+        self._fit(X, y)
+        return self
+
+    def fit_transform(self, X, y=None):
+        # the training rows' intervals from the values the fit read (TransformerMixin's fit then
+        # transform would read and check the frame twice)
+        return self._intervals(*self._fit(X, y))
+
+    def _fit(self, X, y):
+        """Fit; returns the frame, its columns' arrays and its numeric columns' values."""
         frame = _as_frame(X)
         if frame.shape[1] == 0:
             raise ValueError(f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required.")
         if frame.shape[0] == 0:
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
-        self.feature_names_in_ = np.asarray(frame.columns, dtype=object)
+        self.feature_names_in_ = index_values(frame.columns).astype(object)  # the names converted once per Index
         self.n_features_in_ = frame.shape[1]
         columns = column_arrays(frame)
-        numeric = [pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype) for c in columns]
+        self._numeric = [j for j, column in enumerate(columns) if _is_numeric(column.dtype)]
         target = None if y is None else np.asarray(y)
         if target is not None and len(target) != len(frame):
             raise ValueError(f"X has {len(frame)} rows but y has {len(target)}")
-        found = iter(self._cut_points_of([_numbers(columns[j], frame.columns, j) for j in np.flatnonzero(numeric)], target))
-        self.cut_points_ = [next(found) if is_numeric else None for is_numeric in numeric]
+        values = _numbers(columns, self._numeric, frame.columns)
+        self.cut_points_ = [None] * len(columns)
+        for j, cuts in zip(self._numeric, self._cut_points_of(values, target)):
+            self.cut_points_[j] = cuts
+        found = [np.asarray(self.cut_points_[j], dtype=float) for j in self._numeric]
         # one dtype per column, made once: every transform's output shares it, so a model fitted
         # downstream recognises its own domain without comparing the labels
-        self._interval_dtypes = [None if cuts is None else _interval_dtype(np.asarray(cuts, dtype=float).tobytes()) for cuts in self.cut_points_]
-        return self
+        self._templates = [_intervals_template(cuts.tobytes()) for cuts in found]
+        # the cut points end to end, for the compiled interval codes; the codes' width is pandas'
+        # for the most intervals (int8 below 127: no copy into the Categoricals)
+        self._cuts = np.concatenate(found) if found else np.empty(0)
+        self._cut_ends = np.array([len(cuts) for cuts in found], dtype=np.intp).cumsum()
+        self._codes_dtype = max((categorical_codes(empty).dtype for empty in self._templates), key=lambda dtype: dtype.itemsize, default=np.dtype(np.int8))
+        return frame, columns, values
 
-    def _cut_points_of(self, columns: list[np.ndarray], y) -> list[np.ndarray]:
-        """The ascending cut points of each of these numeric columns (floats, NaN where missing)."""
-        return [self._cut_points(values, y) for values in columns]
+    def _cut_points_of(self, values: np.ndarray, y) -> list[np.ndarray]:
+        """The ascending cut points of each row of ``values`` (a numeric column's floats, NaN where missing)."""
+        return [self._cut_points(row, y) for row in values]
 
     def transform(self, X):
-        check_is_fitted(self, "cut_points_")
+        check_fitted(self, "cut_points_")
         frame = _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = column_arrays(frame)
-        for j, cuts in enumerate(self.cut_points_):
-            if cuts is not None:
-                values = _numbers(columns[j], frame.columns, j)
-                codes = np.searchsorted(cuts, values, side="left")  # first cut ≥ x: x ≤ c goes left
-                codes[np.isnan(values)] = -1
-                columns[j] = pd.Categorical.from_codes(codes, dtype=self._interval_dtypes[j], validate=False)  # in range by construction
-        # the frame straight from its columns: DataFrame(dict) would check every column again and
-        # build a new Index of the names (as long as discretising a small fold)
-        return pd.DataFrame._from_arrays(columns, columns=frame.columns, index=frame.index, verify_integrity=False)
+        return self._intervals(frame, columns, _numbers(columns, self._numeric, frame.columns))
+
+    def _intervals(self, frame, columns, values):
+        """The frame with each numeric column (a row of ``values``) replaced by its intervals."""
+        columns = list(columns)
+        codes = self._interval_codes(values)
+        for row, (j, empty) in enumerate(zip(self._numeric, self._templates)):
+            # codes in range by construction: pandas' constructors would check them and the dtype again
+            columns[j] = empty._from_backing_data(codes[row].astype(categorical_codes(empty).dtype, copy=False))
+        return _frame(columns, frame.columns, frame.index)
+
+    def _interval_codes(self, values):
+        """Each value's interval (a row of ``values`` per numeric column): the number of its
+        column's cut points below it (the first cut ≥ x: x ≤ c goes left), −1 where missing.
+        Compiled once numba is loaded in the process (``pgm_models._numba.loaded``), else NumPy's
+        searchsorted column by column: the same codes."""
+        codes = np.empty(values.shape, dtype=self._codes_dtype)
+        if _numba.loaded() and len(values):
+            from pgm_models._discretize_kernels import interval_codes
+
+            interval_codes(values, self._cuts, self._cut_ends, codes)
+            return codes
+        for row, j in enumerate(self._numeric):
+            codes[row] = np.searchsorted(self.cut_points_[j], values[row], side="left")
+        codes[np.isnan(values)] = -1
+        return codes
 
     def get_feature_names_out(self, input_features=None):
         return self.feature_names_in_
+
+
+def _frame(arrays, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
+    """A DataFrame of these 1-D column arrays, one block each, built straight from its blocks:
+    ``DataFrame(dict)`` checks every column again and builds a new Index of the names, and even
+    ``DataFrame._from_arrays`` sorts the arrays into blocks by dtype (together as long as
+    discretising a small fold)."""
+    blocks = tuple(ExtensionBlock(array, place, 2) if isinstance(array, pd.Categorical) else new_block_2d(ensure_block_shape(array, ndim=2), place)
+                   for array, place in zip(arrays, _placements(len(arrays))))
+    manager = BlockManager(blocks, [columns, index], verify_integrity=False)
+    return pd.DataFrame._from_mgr(manager, axes=manager.axes)
+
+
+@functools.lru_cache(maxsize=64)
+def _placements(n_columns: int) -> tuple:
+    """Each column's block placement (immutable), made once per number of columns."""
+    return tuple(BlockPlacement(slice(j, j + 1)) for j in range(n_columns))
+
+
+def _is_numeric(dtype) -> bool:
+    """A column that is discretised: numbers, not booleans (a NumPy dtype by its kind, 1 µs less
+    than pandas' check of any dtype)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iufc"
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -128,12 +194,16 @@ def _as_frame(X) -> pd.DataFrame:
     return pd.DataFrame(array)
 
 
-def _numbers(column, names: pd.Index, j: int) -> np.ndarray:
-    """Column ``j`` as floats, NaN where missing; ±inf is an error that names the column (looked
-    up only then: indexing an Index of strings costs more than converting the column)."""
-    values = np.asarray(column, dtype=float) if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
-    if np.isinf(values).any():
-        raise ValueError(f"column {names[j]!r} has an infinite value (NaN or inf): a missing value must be NaN")
+def _numbers(columns, numeric: list[int], names: pd.Index) -> np.ndarray:
+    """The ``numeric`` columns as the rows of one float array, NaN where missing; ±inf is an error
+    that names the column (checked once for all the columns, looked up only then)."""
+    values = np.empty((len(numeric), len(columns[0]) if columns else 0))
+    for row, j in enumerate(numeric):
+        column = columns[j]
+        values[row] = column if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
+    infinite = np.isinf(values)
+    if infinite.any():
+        raise ValueError(f"column {names[numeric[infinite.any(axis=1).argmax()]]!r} has an infinite value (NaN or inf): a missing value must be NaN")
     return values
 
 
@@ -172,18 +242,25 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
-def _x_ln_x(n: int) -> np.ndarray:
-    """m ln m for every count m = 0..n (0 ln 0 = 0), the terms of Weka's entropy of counts: the MDL
-    search looks every count up instead of taking a logarithm per cut."""
+@functools.lru_cache(maxsize=8)
+def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """m ln m (0 ln 0 = 0) and log2 m for every count m = 0..n, the terms of Weka's entropy of
+    counts and of its MDL cost: the search looks every one up instead of taking a logarithm. Made
+    once per number of rows (a cross-validation's folds have one or two) and read-only."""
     m = np.arange(n + 1.0)
-    return m * np.log(np.where(m < 1, 1.0, m))
+    tables = m * np.log(np.where(m < 1, 1.0, m)), np.log2(np.where(m < 1, 1.0, m))
+    for table in tables:
+        table.flags.writeable = False
+    return tables
 
 
 @functools.lru_cache(maxsize=16)
 def _log2_class_cost(n_classes: int) -> np.ndarray:
     """log2(3^k − 2) for k = 0..n_classes, the MDL cost of the classes on the two sides of a cut
     (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53)."""
-    return np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+    cost = np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+    cost.flags.writeable = False
+    return cost
 
 
 _LN2 = np.log(2)
@@ -192,48 +269,72 @@ _LN2 = np.log(2)
 class MDLDiscretizer(_Discretizer):
     """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize.
 
-    Weka's recursive ``cutPointsForSubset`` on each column's sorted rows, computed breadth-first
-    on the distinct values of all columns at once. Every column is sorted once and its class
-    counts accumulated per distinct value (``cum[g]``: the counts of the values before the g-th),
-    so the rows of a subset [g0, g1) of distinct values left of a cut before value g count
-    ``cum[g] − cum[g0]``; a cut between two equal values is no candidate, so only the boundaries
-    between distinct values are scored. One round scores every candidate cut of every open subset
-    in a few array operations: the conditional entropy (n_L H(left) + n_R H(right)) / n with
-    H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first
-    strictly smallest of a subset is its best cut, kept when its gain beats the MDL cost
-    (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the
-    classes present; a kept cut opens both its sides for the next round.
+    Weka's recursive ``cutPointsForSubset`` on each column's sorted values: the class counts
+    before each distinct value, then on each subset of distinct values the conditional entropy
+    (n_L H(left) + n_R H(right)) / n of every cut between two distinct values, with
+    H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first strictly
+    smallest is the subset's best cut, kept when its gain beats the MDL cost
+    (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the classes
+    present; a kept cut splits both its sides again.
+
+    Once numba is loaded in the process (``pgm_models._numba.loaded``: PyMC loads it) the search
+    is one compiled kernel per fit (``pgm_models._discretize_kernels``: a diabetes CV fold 0.8 →
+    0.05 ms); else it runs breadth-first in NumPy on the distinct values of all columns at once
+    (each column sorted once and its class counts accumulated per distinct value, ``cum[g]`` the
+    counts of the values before the g-th, every candidate cut of every open subset scored in a few
+    array operations per round). Both give the same cut points, to the bit.
     """
 
-    def fit(self, X, y=None):
+    def _fit(self, X, y):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
         # class indices found once for every column: a Categorical's codes (their declared order,
         # Weka's class order; factorize costs 27 µs, a tenth of a small fold's discretisation),
         # else in order of appearance
         if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
-            classes = categorical_codes(y.array).astype(np.intp)
+            classes = categorical_codes(y.array)  # int8 for a few classes: their stable argsort is a third faster
         else:
             classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
             raise ValueError("y has missing labels; MDL discretisation needs every row's class")
-        return super().fit(X, classes)
+        return super()._fit(X, classes)
 
-    def _cut_points_of(self, columns, y):
-        # the columns searched together, as many at a time as make about _BATCH_VALUES values:
-        # the search's arrays stay that size however wide the data
-        per_batch = max(1, _BATCH_VALUES // len(y))
-        return [cuts for i in range(0, len(columns), per_batch) for cuts in _mdl_cut_points(columns[i : i + per_batch], y)]
+    def _cut_points_of(self, values, y):
+        if not len(values):
+            return []
+        if _numba.loaded():
+            return _compiled_mdl_cut_points(values, y)
+        # in NumPy, the columns searched together, as many at a time as make about _BATCH_VALUES
+        # values: the search's arrays stay that size however wide the data
+        per_batch, y = max(1, _BATCH_VALUES // len(y)), y.astype(np.intp, copy=False)
+        return [cuts for i in range(0, len(values), per_batch) for cuts in _mdl_cut_points(values[i : i + per_batch], y)]
+
+
+def _compiled_mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """Each column's (row of ``values``) MDL cut points, ascending, by the compiled search."""
+    from pgm_models._discretize_kernels import mdl_cut_points
+
+    # each column's values class by class (y's stable argsort), each class's run sorted in place,
+    # NaN last: NumPy's SIMD sort of the values (their argsort took three times as long)
+    class_ends = np.bincount(y).cumsum()
+    by_class = values.take(np.argsort(y, kind="stable"), axis=1)
+    ends = class_ends.tolist()
+    for start, end in zip([0, *ends[:-1]], ends):
+        by_class[:, start:end].sort(axis=1)
+    cuts, n_cuts = mdl_cut_points(by_class, class_ends, *_mdl_tables(len(y)), _log2_class_cost(len(ends)), _LN2)
+    ends = n_cuts.cumsum().tolist()
+    return [cuts[end - n : end] for n, end in zip(n_cuts.tolist(), ends)]
 
 
 _BATCH_VALUES = 1 << 20
 
 
-def _mdl_cut_points(columns: list[np.ndarray], y: np.ndarray) -> list[np.ndarray]:
-    """Each column's MDL cut points, ascending: rounds of ``_best_mdl_cuts`` on the open subsets
-    of all the columns' distinct values until no subset is left to split."""
-    distinct, cum, segments, offsets = _distinct_class_counts(np.vstack(columns), y)
-    x_ln_x, class_cost = _x_ln_x(len(y)), _log2_class_cost(len(cum) - 1)
+def _mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """Each column's (row of ``values``) MDL cut points, ascending, in NumPy: rounds of
+    ``_best_mdl_cuts`` on the open subsets of all the columns' distinct values until no subset is
+    left to split."""
+    distinct, cum, segments, offsets = _distinct_class_counts(values, y)
+    x_ln_x, class_cost = _mdl_tables(len(y))[0], _log2_class_cost(len(cum) - 1)
     cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
     while len(segments):
         chosen = _best_mdl_cuts(cum, segments, x_ln_x, class_cost)
@@ -243,8 +344,8 @@ def _mdl_cut_points(columns: list[np.ndarray], y: np.ndarray) -> list[np.ndarray
         segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
         segments = segments[segments[:, 1] - segments[:, 0] >= 2]
     after = np.sort(np.concatenate(cuts))
-    values = (distinct[after - 1] + distinct[after]) / 2.0
-    return np.split(values, np.searchsorted(after, offsets[1:-1]))
+    midpoints = (distinct[after - 1] + distinct[after]) / 2.0
+    return np.split(midpoints, np.searchsorted(after, offsets[1:-1]))
 
 
 def _distinct_class_counts(values: np.ndarray, y: np.ndarray):

@@ -1,16 +1,33 @@
 """The vectorised MDL search against a row-by-row reference of Weka's cutPointsForSubset, and the
 transform against the interval mapping written out column by column."""
 
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pgm_models import _numba
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import EqualFrequencyDiscretizer, MDLDiscretizer, _interval_labels
+from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer, _interval_labels
 
 LN2 = float(np.log(2))
+WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
+
+
+@contextmanager
+def numba_loaded(loaded: bool):
+    """The discretizers' compiled kernels run once numba is loaded in the process, else NumPy:
+    either path, whatever the tests before have imported."""
+    with mock.patch.object(_numba, "loaded", lambda: loaded):
+        yield
+
+
+PATHS = [pytest.param(False, id="numpy"), pytest.param(True, id="compiled")]
 
 
 def weka_cut_points(values, classes, n_classes):
@@ -83,11 +100,25 @@ def labelled_columns(draw):
 @given(labelled_columns())
 def test_cut_points_equal_weka_row_by_row(data):
     X, classes = data
-    found = MDLDiscretizer().fit(X, classes).cut_points_
     codes = pd.factorize(classes)[0]  # class indices in order of appearance, as the fit's
-    for column, cuts in zip(X.columns, found):
-        expected = weka_cut_points(X[column].to_numpy(), codes, codes.max() + 1)
-        assert cuts.tolist() == expected, column  # equal floats, not close ones
+    for loaded in (False, True):  # the NumPy search and the compiled one
+        with numba_loaded(loaded):
+            found = MDLDiscretizer().fit(X, classes).cut_points_
+        for column, cuts in zip(X.columns, found):
+            expected = weka_cut_points(X[column].to_numpy(), codes, codes.max() + 1)
+            assert cuts.tolist() == expected, (column, loaded)  # equal floats, not close ones
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+@pytest.mark.parametrize("dataset", ["iris", "diabetes"])
+def test_both_searches_give_weka_s_cut_points(dataset, loaded):
+    """weka.filters.supervised.attribute.Discretize 3.6.14's fixtures, by the NumPy search and by
+    the compiled one."""
+    X, y = load_dataset(dataset)
+    reference = pd.read_csv(WEKA / f"mdl_cut_points_{dataset}.csv", keep_default_na=False)
+    with numba_loaded(loaded):
+        found = MDLDiscretizer().fit(X, y).cut_points_
+    assert [cuts.tolist() for cuts in found] == [[float(c) for c in text.split()] for text in reference["cut_points"]]
 
 
 def test_data_drawn_like_the_examples_give_0_to_3_cuts():
@@ -154,17 +185,57 @@ def test_interval_names_follow_the_fit_cut_points_not_an_earlier_fit(zero):
 
 
 def test_columns_searched_in_batches_find_the_same_cuts(monkeypatch):
-    """Wide data are searched a few columns at a time (memory); batches of 2 of 5 columns give
-    every column the cut points of the row-by-row reference."""
+    """Wide data are searched in NumPy a few columns at a time (memory); batches of 2 of 5 columns
+    give every column the cut points of the row-by-row reference."""
     from pgm_models import discretize
 
     rng = np.random.default_rng(1)
     classes = pd.factorize(rng.integers(0, 3, 120))[0]  # numbered in order of appearance, as the fit's
     X = pd.DataFrame({f"x{j}": rng.integers(0, 10, 120) + j * classes for j in range(5)}, dtype=float)
     monkeypatch.setattr(discretize, "_BATCH_VALUES", 2 * len(X))
-    found = MDLDiscretizer().fit(X, classes).cut_points_
+    with numba_loaded(False):
+        found = MDLDiscretizer().fit(X, classes).cut_points_
     assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 3) for c in X.columns]
     assert sum(len(cuts) > 0 for cuts in found) >= 3
+
+
+def test_more_cut_points_than_columns_each_to_its_column():
+    """The compiled search writes every column's cut points end to end into a buffer that grows
+    (first as long as the columns): 20 columns of several cuts each, interleaved with columns of
+    none, each get the row-by-row reference's cut points."""
+    rng = np.random.default_rng(1)
+    classes = pd.factorize(rng.integers(0, 4, 400))[0]  # numbered in order of appearance, as the fit's
+    X = pd.DataFrame({f"x{j}": rng.integers(0, 40, 400) + (j % 2) * 10.0 * classes for j in range(40)}, dtype=float)
+    with numba_loaded(True):
+        found = MDLDiscretizer().fit(X, classes).cut_points_
+    assert [cuts.tolist() for cuts in found] == [weka_cut_points(X[c].to_numpy(), classes, 4) for c in X.columns]
+    assert sum(len(cuts) for cuts in found) > 40 and sum(len(cuts) == 0 for cuts in found) >= 10
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+@pytest.mark.parametrize("n_bins", [5, 34, 120])
+def test_interval_codes_are_searchsorted_ones(n_bins, loaded):
+    """The compiled interval codes count the cut points below a value in passes up to
+    LINEAR_CUTS cut points and search above it (33 and 119 cuts; 120 bins fit int8 codes, 34 do
+    too): both are NumPy's searchsorted(side="left") column by column (the path without numba),
+    on the cut points themselves, outside the training range and at NaN (−1)."""
+    from pgm_models._discretize_kernels import LINEAR_CUTS
+
+    rng = np.random.default_rng(n_bins)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.integers(0, 50, 300).astype(float)})
+    discretizer = EqualWidthDiscretizer(n_bins=n_bins).fit(X)
+    cuts = discretizer.cut_points_
+    queried = pd.DataFrame({"a": np.concatenate((cuts[0], [-9.0, 9.0, np.nan], rng.normal(size=50))),
+                            "b": np.concatenate((cuts[1], [-1.0, 99.0, np.nan], rng.integers(0, 50, 50)))})
+    with numba_loaded(loaded):
+        out = discretizer.transform(queried)
+        again = discretizer.fit_transform(X)
+    for column, column_cuts in zip(X.columns, cuts):
+        values = queried[column].to_numpy()
+        expected = np.where(np.isnan(values), -1, np.searchsorted(column_cuts, values, side="left"))
+        np.testing.assert_array_equal(out[column].cat.codes.to_numpy(), expected)
+    assert (len(cuts[0]) > LINEAR_CUTS) == (n_bins > LINEAR_CUTS + 1)
+    pd.testing.assert_frame_equal(again, discretizer.transform(X))  # one read of the frame, the same intervals
 
 
 def test_transform_keeps_columns_that_share_a_name():

@@ -172,9 +172,9 @@ def test_the_benchmark_stage_breakdown_adds_up():
     stages = stage_breakdown(MODELS["mdl-aode"][1], modulo_folds(X, y, 2), rounds=1)
     names, ms = zip(*stages)
     assert names[1:6] == ("Pipeline's own (the whole less the same steps called directly)", "the same steps called directly",
-                          "  discretizer fit", "  discretizer transform, training rows", "  discretizer transform, test rows")
+                          "  discretizer fit_transform, training rows", "    of which the fit", "  discretizer transform, test rows")
     assert ms[1] == pytest.approx(ms[0] - ms[2], abs=1e-12)
-    assert "  AODE: predict_proba" in names and "discretizer fit" in format_breakdown(stages)
+    assert "  AODE: predict_proba" in names and "discretizer fit_transform" in format_breakdown(stages)
 
 
 def test_available_memory_is_read_at_most_once_a_second(monkeypatch):
