@@ -47,7 +47,7 @@ class DirichletBlocks:
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
             group = f"stacked_prob_{values}"
-            model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model, name, c.shape, dims)])
+            model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
             model.add_coord(f"{group}_value", np.arange(values))
             stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
                                    dims=(f"{group}_row", f"{group}_value"))
@@ -68,14 +68,34 @@ class DirichletBlocks:
                            observed=observed, dims=(f"stacked_prob_{values}_row", f"stacked_prob_{values}_value"))
 
 
-def _row_labels(model, name: str, shape: tuple, dims: tuple) -> list[str]:
-    """``name[a, b]`` for each index (a, b) of the block's leading axes, by their coords (positions
+def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
+    """``name[a, b]`` for each index (a, b) of the block's leading axes, by their ``coords`` (positions
     where a dim has none); ``name`` alone for a block of one row."""
-    axes = [list(model.coords[dim]) if model.coords.get(dim) is not None else list(range(size))
-            for dim, size in zip(dims[:-1], shape[:-1])]
+    axes = [list(coords[dim]) if coords.get(dim) is not None else list(range(size)) for dim, size in zip(dims[:-1], shape[:-1])]
     if not axes:
         return [name]
     return [f"{name}[{', '.join(str(axis[i]) for axis, i in zip(axes, index))}]" for index in np.ndindex(*shape[:-1])]
+
+
+def with_stacked_draws(posterior, names: list[str]):
+    """``posterior`` (an xarray Dataset of draws over ("chain", "draw") holding the blocks ``names``,
+    in the order given to DirichletBlocks) with the ``stacked_prob_{V}`` that DirichletBlocks stacks
+    from them, so that PyMC's forward sampling (``pm.sample_posterior_predictive``) reads every block
+    from the draws rather than resampling its stacked variable from the prior; unchanged unless it
+    holds every block."""
+    if not all(name in posterior for name in names):
+        return posterior
+    coords = {dim: list(np.asarray(posterior.coords[dim])) for dim in posterior.coords}
+    groups = {}
+    for name in names:
+        groups.setdefault(posterior[name].shape[-1], []).append(posterior[name])
+    for values, members in sorted(groups.items()):
+        group = f"stacked_prob_{values}"
+        stacked = np.concatenate([draws.to_numpy().reshape(draws.shape[:2] + (-1, values)) for draws in members], axis=2)
+        labels = [label for draws in members for label in _row_labels(coords, draws.name, draws.shape[2:], draws.dims[2:])]
+        posterior = posterior.assign({group: (("chain", "draw", f"{group}_row", f"{group}_value"), stacked)}).assign_coords(
+            {f"{group}_row": labels, f"{group}_value": np.arange(values)})
+    return posterior
 
 
 def class_block(estimator) -> tuple:

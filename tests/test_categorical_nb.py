@@ -189,8 +189,9 @@ def test_counts_and_rows_forms_have_the_same_posterior(weather):
     model = CategoricalNB(alpha=1.5).fit(X, y)
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
     # outlook and temperature (3 values each) are one stacked Dirichlet and Multinomial (pgm_models._dirichlet_blocks)
-    assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "feature_count_stacked_0"}
-    assert list(counts_model.coords["feature_prob_stacked_0_block"]) == ["outlook", "temperature"]
+    assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "stacked_prob_3", "stacked_count_3"}
+    assert list(counts_model.coords["stacked_prob_3_row"]) == [f"feature_prob_{name}[{k}]" for name in ("outlook", "temperature")
+                                                               for k in ("no", "yes")]
     assert counts_model.named_vars_to_dims["feature_prob_outlook"] == ("class", "outlook_value")
     assert list(counts_model.coords["outlook_value"]) == ["sunny", "overcast", "rainy"]
     difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
+from pgm_models._dirichlet_blocks import DirichletBlocks, class_block, with_stacked_draws
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
@@ -205,6 +205,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value"))
             for name, block in self._blocks()
         }
+
+    def _with_stacked_draws(self, posterior):
+        return with_stacked_draws(posterior, ["class_prob", *(f"feature_prob_{name}" for name, _ in self._blocks())])
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and θ_jk ~ Dirichlet(alpha_j) for each attribute, stacked by
