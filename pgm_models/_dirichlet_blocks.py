@@ -52,10 +52,12 @@ class DirichletBlocks:
             stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
                                    dims=(f"{group}_row", f"{group}_value"))
             start = 0
-            for name, concentration, dims in members:
-                rows = math.prod(concentration.shape[:-1])
-                self.prob[name] = pm.Deterministic(name, stacked[start:start + rows].reshape(concentration.shape), dims=dims)
-                start += rows
+            for i, (name, concentration, dims) in enumerate(members):
+                # the last block's rows open-ended: the expand function's rows then join into Θ_V
+                # with no row count in its graph (pgm_models._numba_rewrites.join_whole_rows)
+                stop = start + math.prod(concentration.shape[:-1]) if i < len(members) - 1 else None
+                self.prob[name] = pm.Deterministic(name, stacked[start:stop].reshape(concentration.shape), dims=dims)
+                start = stop
 
     def observe(self, counts: dict):
         """N_j ~ Multinomial(Σ_s N_j[..., s], θ_j) observed at ``counts[name]`` (whole numbers, the

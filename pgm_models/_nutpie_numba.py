@@ -174,7 +174,7 @@ def _data_as_shared(model):
     return model_from_fgraph(fgraph, mutate_fgraph=True)
 
 
-def _functions(model, mode):
+def _functions(model, mode, order: list[str]):
     """nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
     and the expand function take each free variable's unconstrained value (not the flat vector) and
     the model's data (not shared variables) as arguments, of types with no sizes (an axis of length 1
@@ -198,7 +198,9 @@ def _functions(model, mode):
     logp = pytensor.graph.rewrite_graph(model.logp(), include=rewrites)
     gradients = pytensor.gradient.grad(logp, value_vars)
     names = [var.name for var in value_vars]
-    remaining = [var for var in model.unobserved_value_vars if var.name not in names]
+    # the named values in the order of ``order`` (the model's; its copy's may differ): the stacked
+    # Dirichlet blocks' rows in order join into whole arrays (_numba_rewrites.join_whole_rows)
+    remaining = sorted((var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name))
     expanded = pytensor.tensor.concatenate([var.ravel() for var in [*value_vars, *remaining]])
     data = [var for var in graph_inputs([logp, *gradients, expanded]) if isinstance(var, SharedVariable)]
     arguments = [var.type.clone(shape=tuple(1 if size == 1 else None for size in var.type.shape))(name=var.name)
@@ -265,7 +267,8 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
                                                              return_transformed=True))
     types = numba.types
     with _numba_opt(numba_opt):
-        logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode())
+        logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode(),
+                                                                        [var.name for var in model.unobserved_value_vars])
         names, slices, shapes = shape_info
         n_values = len(arguments) - len(arrays)
         n_dim, n_expanded = slices[n_values - 1].stop if n_values else 0, slices[-1].stop if slices else 0

@@ -244,8 +244,8 @@ def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models,
 def test_nominal_models_with_the_same_dirichlet_groups_share_one_compiled_log_density(fitted_models):
     """CategoricalNB and TAN on weather both stack their priors into groups of 2 and 3 values, of
     other row counts (pgm_models._dirichlet_blocks): one PyTensor cache key for their log density
-    and gradient (the sizes are data), so the second loads the first's compiled function; SPODE
-    adds a group of 6 values (class × outlook), another structure."""
+    and gradient (the sizes are data) and one for their expand function, so the second loads the
+    first's compiled functions; SPODE adds a group of 6 values (class × outlook), another structure."""
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
     from pgm_models._nutpie_numba import _contiguous_constants_mode, _data_as_shared, _functions
@@ -254,7 +254,9 @@ def test_nominal_models_with_the_same_dirichlet_groups_share_one_compiled_log_de
     for name in ("CategoricalNB", "TAN", "SPODE"):
         model = fitted_models[name].pymc_model("counts")
         sizes[name] = tuple(rv.shape.eval()[0] for rv in model.free_RVs)
-        logp_fn = _functions(_data_as_shared(model), _contiguous_constants_mode())[0]
-        keys[name] = CACHED_SRC_FUNCTIONS[logp_fn.vm.jit_fn.py_func]
+        functions = _functions(_data_as_shared(model), _contiguous_constants_mode(), [var.name for var in model.unobserved_value_vars])
+        keys[name] = [CACHED_SRC_FUNCTIONS[function.vm.jit_fn.py_func] for function in functions[:2]]
     assert sizes["CategoricalNB"] != sizes["TAN"] and len(sizes["SPODE"]) == 3
-    assert keys["CategoricalNB"] == keys["TAN"] != keys["SPODE"]
+    assert keys["CategoricalNB"][0] == keys["TAN"][0] != keys["SPODE"][0]
+    # the expand functions too: each group's blocks join into the whole group (_numba_rewrites.join_whole_rows)
+    assert keys["CategoricalNB"][1] == keys["TAN"][1] != keys["SPODE"][1]
