@@ -8,16 +8,19 @@ PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the
 they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
 functions themselves and a second process loads the whole model in a fraction of a second.
 
-The PyTensor functions come from nutpie's ``_make_functions`` (private; ``pyproject.toml`` pins
-nutpie < 0.17), as nutpie's numba backend builds them: the log density and its gradient in the
-flat unconstrained vector, and the "expand" function that maps that vector to the model's named
+The PyTensor functions are built as nutpie's numba backend builds them (``_functions``, after
+nutpie's private ``_make_functions``; ``pyproject.toml`` pins nutpie < 0.17): the log density and
+its gradient, and the "expand" function that maps the unconstrained point to the model's named
 values (free variables in their constrained space and Deterministics), joined in one vector.
 
 They are compiled from a copy of the model whose data are shared variables (``_data_as_shared``),
-so the data are arguments of the compiled functions, not constants folded into them: the C
-callbacks read the arrays' addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's
-numba backend does for shared data, there through closures numba cannot cache), and one cached
-compilation serves every data set of the model's structure and shapes.
+so the data are arguments of the compiled functions, not constants folded into them, and so are the
+sizes: the functions take each free variable's unconstrained value rather than nutpie's flat
+vector, with types of no fixed size, and the C callbacks cut the flat vector into them and read the
+data's addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's numba backend does for
+shared data, there through closures numba cannot cache). One cached compilation serves every data
+set of the model's structure, whatever its sizes: CategoricalNB's and TAN's Dirichlet groups
+(``pgm_models._dirichlet_blocks``) on vote, 33 and 63 rows of two values, are one compiled function.
 
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
@@ -127,8 +130,7 @@ def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str |
     # __name__: numba's cache rebuilds a function's environment by importing its module
     environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn,
                    "address_as_void_pointer": address_as_void_pointer}
-    # the source too: it holds the model's sizes and its data's ranks and dtypes, which PyTensor's
-    # key of jit_fn may leave out
+    # the source too: it holds the data's ranks and dtypes, which PyTensor's key of jit_fn may leave out
     key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
     return numba.cfunc(signature, cache=key is not None)(function)
@@ -254,8 +256,10 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     PyTensor NUMBA-mode log density, gradient and expand function of ``model``, compiled or loaded
     from PyTensor's cache under numba's optimisation level ``numba_opt`` (default: numba's). The
     model's data (observed values, array-valued prior parameters, ``pm.Data``) are arguments of the
-    compiled functions, not part of them: a model of the same structure on other data of the same
-    shapes loads the same compiled code. ``progress(done, total)`` is told nutpie's count of
+    compiled functions, not part of them, and so are the sizes of the free variables and the data:
+    a model of the same structure on other data, of any sizes, loads the same compiled code
+    (where its sizes are not constants of its graph: a random variable's size stays one).
+    ``progress(done, total)`` is told nutpie's count of
     draws done over all chains (tuning included) every 0.1 s while it samples."""
     import numba
     from nutpie.compile_pymc import _prepare_dims_and_coords, _rv_dict_to_flat_array_wrapper, _wrap_with_lock
