@@ -181,8 +181,9 @@ def _functions(model, mode, order: list[str]):
     and the expand function take each free variable's unconstrained value (not the flat vector) and
     the model's data (not shared variables) as arguments, of types with no sizes (an axis of length 1
     keeps it: PyTensor broadcasts only along those): (logp function, expand function, their
-    arguments (value variables, then data), the data's values, nutpie's shape_info, the flat
-    initial point function of ``initial_point``).
+    arguments (value variables, then data), the data's values, nutpie's shape_info (names, slices
+    and shapes in the expanded vector: the free variables' values first, then the named values
+    in the order of ``order``)).
 
     So the compiled functions, and PyTensor's cache keys of them, depend on the model's structure
     only: the Dirichlet groups of CategoricalNB and TAN (``pgm_models._dirichlet_blocks``) on 33 and
