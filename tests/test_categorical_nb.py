@@ -214,6 +214,18 @@ def test_rows_form_generates_synthetic_datasets(weather):
     assert float(y_rate) == pytest.approx(10 / 16, abs=0.05)  # E[π_yes] = (9+1)/(14+2)
 
 
+def test_forward_sampling_reads_every_table_from_the_exact_draws(weather):
+    """The exact draws carry the stacked Dirichlet groups, so PyMC's forward sampling recomputes each
+    table from the draws (resampling a group missing from them would draw its tables from the prior)."""
+    X, y = weather
+    model = CategoricalNB().fit(X, y)
+    draws = model.posterior_draws(50, random_seed=2)
+    names = ["class_prob", "feature_prob_outlook", "feature_prob_windy"]
+    forward = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3)
+    for name in names:
+        np.testing.assert_allclose(forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12)
+
+
 def test_pymc_model_needs_a_proper_prior_and_whole_counts(weather):
     X, y = weather
     with pytest.raises(ValueError, match="alpha=0: the PyMC model needs a proper prior"):
