@@ -1,81 +1,107 @@
-"""Many independent Dirichlet blocks (one per attribute) as few PyMC variables.
+"""Many independent Dirichlet blocks (one per attribute, and the class prior) as few PyMC variables.
 
 A model over nominal attributes has one Dirichlet per attribute, θ_j ~ Dirichlet(α_j) with
 θ_j of shape (..., V_j), and in the counts form one Multinomial per attribute, N_j ~
 Multinomial(N_j·, θ_j). Written one PyMC variable per attribute, the log density's gradient is
 a graph of about 60 nodes per attribute (the simplex transform, its Jacobian, the Multinomial's
 parameter checks), and PyTensor's C backend pays a fixed overhead per node: on vote (16
-attributes) one gradient was 997 nodes and 480 µs. Blocks of the same shape are independent
-Dirichlets along a batch axis, so they are stacked into one variable Θ of shape
-(blocks, ..., V) with the same density
+attributes) one gradient was 997 nodes and 480 µs. Every row θ_j[i] of every block is an
+independent Dirichlet over V_j values, so all the rows of all the blocks with V values are stacked
+into one variable Θ_V of shape (rows, V), the blocks' leading axes flattened, with the same density
 
-    log p(Θ) = Σ_j log Dirichlet(θ_j | α_j),   log p(N | Θ) = Σ_j log Multinomial(N_j | N_j·, θ_j),
+    log p(Θ_V) = Σ_r log Dirichlet(Θ_V[r] | α_V[r]),   log p(N_V | Θ_V) = Σ_r log Multinomial(N_V[r] | N_V[r]·, Θ_V[r]),
 
 and the graph no longer grows with the number of attributes (vote: 112 nodes, 57 µs).
 
-Each block keeps its own name, coords and dims as a ``pm.Deterministic`` (θ_j = Θ[i]), so the
-InferenceData, ``az.summary`` and :func:`pgm_models.verify.check_posterior` see the same
-variables as before; the stacked variable ``{prefix}_stacked_{g}`` is stored beside them. A
-block whose shape no other block has stays a plain Dirichlet under its own name.
+The groups are canonical: one rank-2 variable ``stacked_prob_{V}`` per number of values V, whatever
+the blocks' own ranks (CategoricalNB's (class, value) tables, SPODE's and TAN's (class, parent value,
+value) tables, a class prior over (class,)). So the nominal models' log densities are made of the
+same operations on arrays of the same ranks, and numba compiles each of them once for all the models
+(a PyTensor op's numba function is cached by the op and its inputs' broadcasting, not their sizes).
+
+Each block keeps its own name, coords and dims as a ``pm.Deterministic`` (θ_j = Θ_V[rows of j]
+reshaped), so the InferenceData, ``az.summary`` and :func:`pgm_models.verify.check_posterior` see the
+same variables as with one Dirichlet per block; ``stacked_prob_{V}`` is stored beside them, its rows
+labelled ``name[label, ...]`` by each block's coords.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 
 class DirichletBlocks:
-    """The priors θ_j ~ Dirichlet(α_j) of ``blocks`` = [(name, α_j, dims_j)], created in the
-    current PyMC model as ``{prefix}_{name}``; ``prob[name]`` is θ_j (a tensor of dims_j)."""
+    """The priors θ_j ~ Dirichlet(α_j) of ``blocks`` = [(name, α_j, dims_j)] (α_j of any rank ≥ 1,
+    its last axis the values), created in the current PyMC model as ``stacked_prob_{V}`` for each
+    number of values V and a Deterministic ``name`` per block; ``prob[name]`` is θ_j (dims_j)."""
 
-    def __init__(self, prefix: str, blocks):
-        import pymc as pm
-
-        self.prefix, self.prob, self._groups = prefix, {}, []
-        shapes = {}
-        for name, concentration, dims in blocks:
-            shapes.setdefault(np.shape(concentration), []).append((name, np.asarray(concentration, dtype=float), tuple(dims)))
-        for members in shapes.values():
-            if len(members) == 1:
-                name, concentration, dims = members[0]
-                self.prob[name] = pm.Dirichlet(f"{prefix}_{name}", a=concentration, dims=dims)
-                self._groups.append(([name], None))
-                continue
-            stacked = pm.Dirichlet(f"{prefix}_stacked_{len(self._groups)}", a=np.stack([c for _, c, _ in members]),
-                                   dims=self._stacked_dims(len(self._groups), members))
-            for i, (name, _, dims) in enumerate(members):
-                self.prob[name] = pm.Deterministic(f"{prefix}_{name}", stacked[i], dims=dims)
-            self._groups.append(([name for name, _, _ in members], stacked))
-
-    def _stacked_dims(self, group: int, members) -> tuple:
-        """(the block axis, then each axis's dim where every block shares it, else a new dim
-        indexed 0, 1, ...: the blocks' own labels are on their Deterministics)."""
-        import pymc as pm
-
-        model, name = pm.modelcontext(None), f"{self.prefix}_stacked_{group}"
-        model.add_coord(f"{name}_block", [block for block, _, _ in members])
-        dims = [f"{name}_block"]
-        for axis, (size, names) in enumerate(zip(members[0][1].shape, zip(*(member_dims for _, _, member_dims in members)))):
-            if len(set(names)) == 1:
-                dims.append(names[0])
-            else:
-                dims.append(f"{name}_axis{axis}")
-                model.add_coord(dims[-1], np.arange(size))
-        return tuple(dims)
-
-    def observe(self, prefix: str, counts: dict):
-        """N_j ~ Multinomial(Σ_s N_j[..., s], θ_j) observed at ``counts[name]`` (whole numbers),
-        one PyMC variable per group of blocks, named like the priors with ``prefix``."""
+    def __init__(self, blocks):
         import pymc as pm
 
         model = pm.modelcontext(None)
-        for group, (names, stacked) in enumerate(self._groups):
-            if stacked is None:
-                name = names[0]
-                prob = self.prob[name]
-                pm.Multinomial(f"{prefix}_{name}", n=counts[name].sum(axis=-1), p=prob, observed=counts[name],
-                               dims=model.named_vars_to_dims[prob.name])
-            else:
-                observed = np.stack([counts[name] for name in names])
-                pm.Multinomial(f"{prefix}_stacked_{group}", n=observed.sum(axis=-1), p=stacked, observed=observed,
-                               dims=model.named_vars_to_dims[stacked.name])
+        self.prob, self._groups = {}, {}
+        for name, concentration, dims in blocks:
+            concentration = np.asarray(concentration, dtype=float)
+            self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
+        for values, members in sorted(self._groups.items()):
+            group = f"stacked_prob_{values}"
+            model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
+            model.add_coord(f"{group}_value", np.arange(values))
+            stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
+                                   dims=(f"{group}_row", f"{group}_value"))
+            start = 0
+            for i, (name, concentration, dims) in enumerate(members):
+                # the last block's rows open-ended: the expand function's rows then join into Θ_V
+                # with no row count in its graph (pgm_models._numba_rewrites.join_whole_rows)
+                stop = start + math.prod(concentration.shape[:-1]) if i < len(members) - 1 else None
+                self.prob[name] = pm.Deterministic(name, stacked[start:stop].reshape(concentration.shape), dims=dims)
+                start = stop
+
+    def observe(self, counts: dict):
+        """N_j ~ Multinomial(Σ_s N_j[..., s], θ_j) observed at ``counts[name]`` (whole numbers, the
+        shape of block ``name``), one PyMC variable ``stacked_count_{V}`` per group, rows as its prior's."""
+        import pymc as pm
+
+        for values, members in sorted(self._groups.items()):
+            observed = np.concatenate([np.asarray(counts[name]).reshape(-1, values) for name, _, _ in members])
+            pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[f"stacked_prob_{values}"],
+                           observed=observed, dims=(f"stacked_prob_{values}_row", f"stacked_prob_{values}_value"))
+
+
+def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
+    """``name[a, b]`` for each index (a, b) of the block's leading axes, by their ``coords`` (positions
+    where a dim has none); ``name`` alone for a block of one row."""
+    axes = [list(coords[dim]) if coords.get(dim) is not None else list(range(size)) for dim, size in zip(dims[:-1], shape[:-1])]
+    if not axes:
+        return [name]
+    return [f"{name}[{', '.join(str(axis[i]) for axis, i in zip(axes, index))}]" for index in np.ndindex(*shape[:-1])]
+
+
+def with_stacked_draws(posterior, names: list[str]):
+    """``posterior`` (an xarray Dataset of draws over ("chain", "draw") holding the blocks ``names``,
+    in the order given to DirichletBlocks) with the ``stacked_prob_{V}`` that DirichletBlocks stacks
+    from them, so that PyMC's forward sampling (``pm.sample_posterior_predictive``) reads every block
+    from the draws rather than resampling its stacked variable from the prior; unchanged unless it
+    holds every block."""
+    if not all(name in posterior for name in names):
+        return posterior
+    coords = {dim: list(np.asarray(posterior.coords[dim])) for dim in posterior.coords}
+    groups = {}
+    for name in names:
+        groups.setdefault(posterior[name].shape[-1], []).append(posterior[name])
+    for values, members in sorted(groups.items()):
+        group = f"stacked_prob_{values}"
+        stacked = np.concatenate([draws.to_numpy().reshape(draws.shape[:2] + (-1, values)) for draws in members], axis=2)
+        labels = [label for draws in members for label in _row_labels(coords, draws.name, draws.shape[2:], draws.dims[2:])]
+        posterior = posterior.assign({group: (("chain", "draw", f"{group}_row", f"{group}_value"), stacked)}).assign_coords(
+            {f"{group}_row": labels, f"{group}_value": np.arange(values)})
+    return posterior
+
+
+def class_block(estimator) -> tuple:
+    """The class prior π ~ Dirichlet(class_alpha) of base's ``_class_model`` as a block
+    ("class_prob", α, ("class",)), for a model whose class prior joins its attributes' blocks."""
+    estimator._check_proper_prior()
+    return "class_prob", estimator._class_prior.concentration, ("class",)

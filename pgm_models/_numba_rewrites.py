@@ -19,9 +19,12 @@ vector, which the transforms map into the support):
   simplex transform's Jacobian joins to its log-sum-exp) becomes that constant, a contiguous
   array (PyTensor keeps such ``Alloc``s unfolded to save memory on big shapes; these are small).
 * ``join_whole_rows``: in the "expand" function, which flattens and joins every named value,
-  the stacked Dirichlet blocks' ``pm.Deterministic`` rows (θ_j = Θ[j], ``_dirichlet_blocks``) are
-  ``Θ[0].ravel(), Θ[1].ravel(), ...``: a run of consecutive rows of one array is that array's
-  slice, raveled once (Θ is C-contiguous in its graph, so the values are in the same order).
+  the stacked Dirichlet blocks' ``pm.Deterministic`` rows (θ_j = Θ_V[a:b] reshaped,
+  ``_dirichlet_blocks``) are ``Θ_V[:b₁].ravel(), Θ_V[b₁:b₂].ravel(), ..., Θ_V[bₙ:].ravel()``: a run
+  of consecutive rows of one array is that array's slice, raveled once (Θ_V is C-contiguous in
+  its graph, so the values are in the same order), and a run over all its rows is Θ_V itself, with
+  no row count in the graph: the expand functions of models whose groups differ only in their
+  row counts are then one compiled function.
 """
 
 from __future__ import annotations
@@ -77,9 +80,9 @@ def _destroyed(fgraph, variable) -> bool:
 
 
 def join_whole_rows(fgraph) -> None:
-    """In each ``Join`` along axis 0 of vectors, replace a run of ``X[i].ravel()``,
-    ``X[i + 1].ravel()``, ... (constant integer rows of one array X) by ``X[i:j].ravel()``
-    (by ``X.ravel()`` when the run covers X)."""
+    """In each ``Join`` along axis 0 of vectors, replace a run of ``X[r₀:r₁].ravel()``,
+    ``X[r₁:r₂].ravel()``, ... (constant rows of one array X, a single row ``X[i]`` as ``X[i:i+1]``)
+    by ``X[r₀:rₙ].ravel()``, by ``X.ravel()`` when the run goes from row 0 (or no start) to no stop."""
     from pytensor.graph.basic import Constant
     from pytensor.tensor.basic import Join
 
@@ -88,15 +91,15 @@ def join_whole_rows(fgraph) -> None:
                 and node in fgraph.apply_nodes):
             continue
         axis, *parts = node.inputs
-        merged, run = [], None  # run: [X, first row, next row]
+        merged, run = [], None  # run: [X, start, stop]
         for part in parts:
-            row = _raveled_row(part)
-            if run is not None and row is not None and row[0] is run[0] and row[1] == run[2]:
-                run[2] += 1
+            rows = _raveled_rows(part)
+            if run is not None and rows is not None and rows[0] is run[0] and run[2] is not None and rows[1] == run[2]:
+                run[2] = rows[2]
                 continue
             if run is not None:
                 merged.append(_rows(*run))
-            run = [row[0], row[1], row[1] + 1] if row is not None else None
+            run = list(rows) if rows is not None else None
             if run is None:
                 merged.append(part)
         if run is not None:
@@ -106,12 +109,13 @@ def join_whole_rows(fgraph) -> None:
             fgraph.replace(out, node.op(axis, *merged) if len(merged) > 1 else merged[0], reason="join_whole_rows")
 
 
-def _raveled_row(variable):
-    """(X, i) if ``variable`` is ``X[i].ravel()`` (``X[i]`` itself for a matrix X) with a
-    constant integer i ≥ 0, else None."""
+def _raveled_rows(variable):
+    """(X, start, stop) if ``variable`` is ``X[start:stop].ravel()`` (stop None: to the end) or
+    ``X[i].ravel()`` (i, i + 1) with constant integers ≥ 0, ``X[...]`` itself where X is a matrix;
+    else None."""
     from pytensor.graph.basic import Constant
     from pytensor.tensor.shape import Reshape
-    from pytensor.tensor.subtensor import Subtensor
+    from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 
     node = variable.owner
     if node is not None and isinstance(node.op, Reshape) and node.outputs[0].ndim == 1:
@@ -119,16 +123,22 @@ def _raveled_row(variable):
         if not (isinstance(shape, Constant) and np.array_equal(shape.data, [-1])):
             return None
         node = node.inputs[0].owner
-    if (node is None or not isinstance(node.op, Subtensor) or len(node.op.idx_list) != 1
-            or isinstance(node.op.idx_list[0], slice) or len(node.inputs) != 2):
+    if node is None or not isinstance(node.op, Subtensor) or len(node.op.idx_list) != 1:
         return None
-    array, index = node.inputs
-    if not isinstance(index, Constant) or np.ndim(index.data) != 0 or int(index.data) < 0:
+    (index,) = indices_from_subtensor(node.inputs[1:], node.op.idx_list)
+    bounds = (index.start, index.stop, index.step) if isinstance(index, slice) else (index, None, None)
+    if not all(bound is None or (isinstance(bound, Constant) and np.ndim(bound.data) == 0 and int(bound.data) >= 0)
+               for bound in bounds) or bounds[2] is not None:
         return None
-    return array, int(index.data)
+    start, stop = (None if bound is None else int(bound.data) for bound in bounds[:2])
+    if not isinstance(index, slice):
+        if start is None:
+            return None
+        stop = start + 1
+    return node.inputs[0], start or 0, stop
 
 
-def _rows(array, start: int, stop: int):
+def _rows(array, start: int, stop: int | None):
     """``array[start:stop].ravel()``, or ``array.ravel()`` when that is the whole array."""
-    whole = start == 0 and array.type.shape[0] == stop
+    whole = start == 0 and (stop is None or array.type.shape[0] == stop)
     return (array if whole else array[start:stop]).ravel()

@@ -8,16 +8,19 @@ PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the
 they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
 functions themselves and a second process loads the whole model in a fraction of a second.
 
-The PyTensor functions come from nutpie's ``_make_functions`` (private; ``pyproject.toml`` pins
-nutpie < 0.17), as nutpie's numba backend builds them: the log density and its gradient in the
-flat unconstrained vector, and the "expand" function that maps that vector to the model's named
+The PyTensor functions are built as nutpie's numba backend builds them (``_functions``, after
+nutpie's private ``_make_functions``; ``pyproject.toml`` pins nutpie < 0.17): the log density and
+its gradient, and the "expand" function that maps the unconstrained point to the model's named
 values (free variables in their constrained space and Deterministics), joined in one vector.
 
 They are compiled from a copy of the model whose data are shared variables (``_data_as_shared``),
-so the data are arguments of the compiled functions, not constants folded into them: the C
-callbacks read the arrays' addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's
-numba backend does for shared data, there through closures numba cannot cache), and one cached
-compilation serves every data set of the model's structure and shapes.
+so the data are arguments of the compiled functions, not constants folded into them, and so are the
+sizes: the functions take each free variable's unconstrained value rather than nutpie's flat
+vector, with types of no fixed size, and the C callbacks cut the flat vector into them and read the
+data's addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's numba backend does for
+shared data, there through closures numba cannot cache). One cached compilation serves every data
+set of the model's structure, whatever its sizes: CategoricalNB's and TAN's Dirichlet groups
+(``pgm_models._dirichlet_blocks``) on vote, 33 and 63 rows of two values, are one compiled function.
 
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
@@ -30,6 +33,7 @@ PyTensor's rewrites build) are made contiguous copies as the last graph rewrite.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from hashlib import sha256
@@ -40,21 +44,22 @@ import numpy as np
 from nutpie import _lib
 from nutpie.compile_pymc import CompiledPyMCModel, address_as_void_pointer
 
-# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py), with the model's data
-# arrays read from ``user_data_`` (``{data}``: see _callback_source) and passed to the PyTensor function
-# after the point; the sizes, dtypes and ranks are literals, the data's addresses and shapes are not,
-# so one source (and one cache entry) serves every data set of the model's structure.
+# The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py), reading every size from
+# ``user_data_`` (``meta``, see _user_data): the length of the flat vector, each free variable's
+# slice of it and shape, and each data array's address and shape. The sources hold only ranks,
+# dtypes and the number of arguments, so one source (and one cache entry) serves every model of the
+# same structure, whatever its sizes.
 _LOGP_SOURCE = """
 def nutpie_logp(dim, x_, out_, logp_, user_data_):
-    if dim != {n_dim}:
+    meta = numba.carray(user_data_, ({n_meta},), np.int64)
+    if dim != meta[0]:
         return -1
-    x = numba.carray(x_, ({n_dim},))
-    out = numba.carray(out_, ({n_dim},))
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (dim,))
     logp = numba.carray(logp_, ())
-{data}    value, gradient = jit_fn(x{arguments})
+{values}{data}    value, {gradients} = jit_fn({arguments})
     logp[()] = value
-    out[...] = gradient
-    if not np.all(np.isfinite(out)):
+{store}    if not np.all(np.isfinite(out)):
         return 3
     if not np.isfinite(logp[()]):
         return 4
@@ -62,11 +67,12 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
 """
 _EXPAND_SOURCE = """
 def nutpie_expand(dim, expanded, x_, out_, user_data_):
-    if dim != {n_dim} or expanded != {n_expanded}:
+    meta = numba.carray(user_data_, ({n_meta},), np.int64)
+    if dim != meta[0] or expanded != meta[1]:
         return -1
-    x = numba.carray(x_, ({n_dim},))
-    out = numba.carray(out_, ({n_expanded},))
-{data}    (values,) = jit_fn(x{arguments})
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (expanded,))
+{values}{data}    (values,) = jit_fn({arguments})
     out[...] = values
     return 0
 """
@@ -124,8 +130,7 @@ def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str |
     # __name__: numba's cache rebuilds a function's environment by importing its module
     environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn,
                    "address_as_void_pointer": address_as_void_pointer}
-    # the source too: it holds the model's sizes and its data's ranks and dtypes, which PyTensor's
-    # key of jit_fn may leave out
+    # the source too: it holds the data's ranks and dtypes, which PyTensor's key of jit_fn may leave out
     key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
     return numba.cfunc(signature, cache=key is not None)(function)
@@ -171,31 +176,80 @@ def _data_as_shared(model):
     return model_from_fgraph(fgraph, mutate_fgraph=True)
 
 
-def _user_data(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[int]]:
-    """What nutpie hands the C callbacks as ``user_data_``: one int64 vector holding, for each
-    array, its address and its shape; and where each array's entry starts in it."""
-    starts = np.cumsum([0] + [1 + a.ndim for a in arrays]).tolist()
-    user_data = np.zeros(max(starts[-1], 1), dtype=np.int64)  # nutpie needs an address even without data
-    for array, start in zip(arrays, starts):
-        user_data[start:start + 1 + array.ndim] = [array.ctypes.data, *array.shape]
-    return user_data, starts[:-1]
+def _functions(model, mode, order: list[str]):
+    """nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
+    and the expand function take each free variable's unconstrained value (not the flat vector) and
+    the model's data (not shared variables) as arguments, of types with no sizes (an axis of length 1
+    keeps it: PyTensor broadcasts only along those): (logp function, expand function, their
+    arguments (value variables, then data), the data's values, nutpie's shape_info (names, slices
+    and shapes in the expanded vector: the free variables' values first, then the named values
+    in the order of ``order``)).
+
+    So the compiled functions, and PyTensor's cache keys of them, depend on the model's structure
+    only: the Dirichlet groups of CategoricalNB and TAN (``pgm_models._dirichlet_blocks``) on 33 and
+    63 rows are one compiled log density. The flat vector's slices and the values' shapes are
+    read by the C callbacks from ``user_data`` (``_user_data``)."""
+    import pytensor
+    from nutpie.compile_pymc import _compute_shapes
+    from pymc.pytensorf import compile as compile_pymc
+    from pytensor.compile.sharedvalue import SharedVariable
+    from pytensor.graph.traversal import graph_inputs
+
+    shapes = _compute_shapes(model)
+    value_vars = [model.rvs_to_values[rv] for rv in model.free_RVs]
+    rewrites = ["canonicalize", "stabilize"] + ([] if model.check_bounds else ["local_remove_check_parameter"])
+    logp = pytensor.graph.rewrite_graph(model.logp(), include=rewrites)
+    gradients = pytensor.gradient.grad(logp, value_vars)
+    names = [var.name for var in value_vars]
+    # the named values in the order of ``order`` (the model's; its copy's may differ): the stacked
+    # Dirichlet blocks' rows in order join into whole arrays (_numba_rewrites.join_whole_rows)
+    remaining = sorted((var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name))
+    expanded = pytensor.tensor.concatenate([var.ravel() for var in [*value_vars, *remaining]])
+    data = [var for var in graph_inputs([logp, *gradients, expanded]) if isinstance(var, SharedVariable)]
+    arguments = [var.type.clone(shape=tuple(1 if size == 1 else None for size in var.type.shape))(name=var.name)
+                 for var in [*value_vars, *data]]
+    replace = dict(zip([*value_vars, *data], arguments))
+    (logp, *gradients), expanded = (pytensor.clone_replace(outputs, replace=replace, rebuild_strict=False)
+                                    for outputs in ([logp, *gradients], expanded))
+    with model:
+        logp_fn = compile_pymc(arguments, [logp, *gradients], mode=mode, on_unused_input="ignore")
+        expand_fn = compile_pymc(arguments, [expanded], mode=mode, on_unused_input="ignore")
+    all_names = names + [var.name for var in remaining]
+    all_shapes = [tuple(shapes[name]) for name in all_names]
+    stops = np.cumsum([math.prod(shape) for shape in all_shapes]).tolist()
+    all_slices = [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, all_shapes)]
+    return (logp_fn, expand_fn, arguments, [np.array(var.get_value(borrow=True), order="C") for var in data],
+            (all_names, all_slices, all_shapes))
 
 
-def _callback_source(template: str, function, inputs: list, arrays: list[np.ndarray], starts: list[int],
-                     n_meta: int, **sizes) -> str:
-    """``template`` with the lines that read the PyTensor function's data arguments (its shared
-    variables, in its order) from ``user_data_`` as arrays of the data's dtypes and ranks."""
-    lines, arguments = [], []
-    for i, var in enumerate(function.get_shared()):
-        index = inputs.index(var)
-        array, start = arrays[index], starts[index]
-        shape = "".join(f"data[{start + 1 + axis}], " for axis in range(array.ndim))
+def _user_data(n_dim: int, n_expanded: int, slices: list[slice], shapes: list[tuple], arrays: list[np.ndarray]):
+    """What nutpie hands the C callbacks as ``user_data_``: one int64 vector of the flat vector's
+    length, the expanded vector's, each free variable's start, stop and shape in the flat vector,
+    and each data array's address and shape; and where each variable's and array's entry starts."""
+    entries = [[n_dim, n_expanded]] + [[s.start, s.stop, *shape] for s, shape in zip(slices, shapes)]
+    entries += [[array.ctypes.data, *array.shape] for array in arrays]
+    starts = np.cumsum([0] + [len(entry) for entry in entries]).tolist()
+    return np.array([number for entry in entries for number in entry], dtype=np.int64), starts[1:-1]
+
+
+def _callback_source(template: str, arguments: list, arrays: list[np.ndarray], starts: list[int], n_meta: int,
+                     n_gradients: int = 0) -> str:
+    """``template`` with the lines that read the function's arguments from ``user_data_`` (``meta``):
+    each free variable's value as its slice of ``x`` (and its gradient as that of ``out``) in its
+    shape, each data array at its address as an array of its dtype and rank."""
+    n_values = len(arguments) - len(arrays)
+    values, data, store = [], [], []
+    for i, (var, start) in enumerate(zip(arguments[:n_values], starts)):
+        shape = "".join(f"meta[{start + 2 + axis}], " for axis in range(var.type.ndim))
+        values.append(f"    v{i} = x[meta[{start}]:meta[{start + 1}]].reshape(({shape}))\n")
+        store.append(f"    out[meta[{start}]:meta[{start + 1}]].reshape(({shape}))[...] = g{i}\n")
+    for i, (array, start) in enumerate(zip(arrays, starts[n_values:])):
+        shape = "".join(f"meta[{start + 1 + axis}], " for axis in range(array.ndim))
         dtype = "bool_" if array.dtype == bool else array.dtype.name
-        lines.append(f"    d{i} = numba.carray(address_as_void_pointer(data[{start}]), ({shape}), np.{dtype})\n")
-        arguments.append(f", d{i}")
-    if lines:
-        lines.insert(0, f"    data = numba.carray(user_data_, ({n_meta},), np.int64)\n")
-    return template.format(data="".join(lines), arguments="".join(arguments), **sizes)
+        data.append(f"    d{i} = numba.carray(address_as_void_pointer(meta[{start}]), ({shape}), np.{dtype})\n")
+    return template.format(n_meta=n_meta, values="".join(values), data="".join(data), store="".join(store[:n_gradients]),
+                           gradients="".join(f"g{i}, " for i in range(n_gradients)),
+                           arguments=", ".join([f"v{i}" for i in range(n_values)] + [f"d{i}" for i in range(len(arrays))]))
 
 
 def compile_model(model, *, progress=None, numba_opt: int | None = None):
@@ -203,11 +257,13 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     PyTensor NUMBA-mode log density, gradient and expand function of ``model``, compiled or loaded
     from PyTensor's cache under numba's optimisation level ``numba_opt`` (default: numba's). The
     model's data (observed values, array-valued prior parameters, ``pm.Data``) are arguments of the
-    compiled functions, not part of them: a model of the same structure on other data of the same
-    shapes loads the same compiled code. ``progress(done, total)`` is told nutpie's count of
+    compiled functions, not part of them, and so are the sizes of the free variables and the data:
+    a model of the same structure on other data, of any sizes, loads the same compiled code
+    (where its sizes are not constants of its graph: a random variable's size stays one).
+    ``progress(done, total)`` is told nutpie's count of
     draws done over all chains (tuning included) every 0.1 s while it samples."""
     import numba
-    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock
+    from nutpie.compile_pymc import _prepare_dims_and_coords, _rv_dict_to_flat_array_wrapper, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
@@ -216,21 +272,23 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
                                                              return_transformed=True))
     types = numba.types
     with _numba_opt(numba_opt):
-        n_dim, n_expanded, logp_pt, expand_pt, flat_initial_point, shape_info = _make_functions(
-            _data_as_shared(model), mode=_contiguous_constants_mode(), compute_grad=True, join_expanded=True,
-            pymc_initial_point_fn=initial_point_fn)
-        inputs = list(dict.fromkeys([*logp_pt.get_shared(), *expand_pt.get_shared()]))
-        arrays = [np.array(var.get_value(borrow=True), order="C") for var in inputs]  # (ascontiguousarray makes 0-d 1-d)
-        user_data, starts = _user_data(arrays)
-        logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
+        logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode(),
+                                                                        [var.name for var in model.unobserved_value_vars])
+        names, slices, shapes = shape_info
+        n_values = len(arguments) - len(arrays)
+        n_dim, n_expanded = slices[n_values - 1].stop if n_values else 0, slices[-1].stop if slices else 0
+        user_data, starts = _user_data(n_dim, n_expanded, slices[:n_values], shapes[:n_values], arrays)
+        flat_initial_point = _rv_dict_to_flat_array_wrapper(initial_point_fn, names=names[:n_values], shapes=shapes[:n_values])
         double = types.CPointer(types.double)
-        logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, logp_pt, inputs, arrays, starts, len(user_data), n_dim=n_dim),
+        # the callbacks call PyTensor's compiled graph itself, not the star-args wrapper that
+        # PyTensor's linker jits around it (numba would compile that wrapper too, ~4 s per function)
+        logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
+        logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, arguments, arrays, starts, len(user_data), n_gradients=n_values),
                                "nutpie_logp", types.int64(types.uint64, double, double, double, types.voidptr),
-                               logp_jit, CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
-        expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, expand_pt, inputs, arrays, starts, len(user_data),
-                                                  n_dim=n_dim, n_expanded=n_expanded),
+                               logp_jit.py_func.__globals__["jitable_func"], CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
+        expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, arguments, arrays, starts, len(user_data)),
                                  "nutpie_expand", types.int64(types.uint64, types.uint64, double, double, types.voidptr),
-                                 expand_jit, CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
+                                 expand_jit.py_func.__globals__["jitable_func"], CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
     dims, coords = _prepare_dims_and_coords(model, shape_info)
     return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
                           _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},

@@ -391,7 +391,12 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
             chain=np.arange(chains), draw=np.arange(n)
         )
-        return az.InferenceData(posterior=posterior)
+        return az.InferenceData(posterior=self._with_stacked_draws(posterior))
+
+    def _with_stacked_draws(self, posterior):
+        """``posterior`` and the PyMC model's free variables that stack several parameters
+        (``pgm_models._dirichlet_blocks``), for the models that have them."""
+        return posterior
 
     # ------------------------------------------------------------------ PyMC
     @available_if(_has_pymc_model)

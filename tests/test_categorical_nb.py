@@ -189,8 +189,9 @@ def test_counts_and_rows_forms_have_the_same_posterior(weather):
     model = CategoricalNB(alpha=1.5).fit(X, y)
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
     # outlook and temperature (3 values each) are one stacked Dirichlet and Multinomial (pgm_models._dirichlet_blocks)
-    assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "feature_count_stacked_0"}
-    assert list(counts_model.coords["feature_prob_stacked_0_block"]) == ["outlook", "temperature"]
+    assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "stacked_prob_3", "stacked_count_3"}
+    assert list(counts_model.coords["stacked_prob_3_row"]) == [f"feature_prob_{name}[{k}]" for name in ("outlook", "temperature")
+                                                               for k in ("no", "yes")]
     assert counts_model.named_vars_to_dims["feature_prob_outlook"] == ("class", "outlook_value")
     assert list(counts_model.coords["outlook_value"]) == ["sunny", "overcast", "rainy"]
     difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)
@@ -211,6 +212,18 @@ def test_rows_form_generates_synthetic_datasets(weather):
     posterior = pm.sample_posterior_predictive(model.posterior_draws(200, random_seed=2), model=rows_model, random_seed=3)
     y_rate = (posterior.posterior_predictive["y"] == model.classes_.tolist().index("yes")).mean()
     assert float(y_rate) == pytest.approx(10 / 16, abs=0.05)  # E[π_yes] = (9+1)/(14+2)
+
+
+def test_forward_sampling_reads_every_table_from_the_exact_draws(weather):
+    """The exact draws carry the stacked Dirichlet groups, so PyMC's forward sampling recomputes each
+    table from the draws (resampling a group missing from them would draw its tables from the prior)."""
+    X, y = weather
+    model = CategoricalNB().fit(X, y)
+    draws = model.posterior_draws(50, random_seed=2)
+    names = ["class_prob", "feature_prob_outlook", "feature_prob_windy"]
+    forward = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3)
+    for name in names:
+        np.testing.assert_allclose(forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12)
 
 
 def test_pymc_model_needs_a_proper_prior_and_whole_counts(weather):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pymc as pm
 import pytest
 from scipy import stats
 from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -138,6 +139,18 @@ def test_gamma_poisson_block_by_hand():
     with pytest.raises(ValueError, match=r"class 2, count column 'visits': the mle rate is undefined.*'mean', 'map' or 'predictive'"):
         empty.predict_proba(new, estimate="mle")
     assert np.isfinite(empty.predict_proba(new)).all()
+
+
+def test_forward_sampling_reads_the_categorical_tables_from_the_exact_draws(mixed):
+    """As CategoricalNB's: the exact draws carry the stacked Dirichlet group of the categorical
+    columns, so PyMC's forward sampling recomputes the tables from the draws, not from the prior."""
+    X, y = mixed
+    model = MixedNB(column_types={"visits": "poisson"}).fit(X, y)
+    draws = model.posterior_draws(50, random_seed=2)
+    forward = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=["feature_prob_colour"],
+                                             random_seed=3)
+    np.testing.assert_allclose(forward.posterior_predictive["feature_prob_colour"].to_numpy(),
+                               draws.posterior["feature_prob_colour"].to_numpy(), rtol=1e-12)
 
 
 def test_counts_and_rows_forms_have_the_same_posterior(mixed):

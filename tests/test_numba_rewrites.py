@@ -45,6 +45,25 @@ def test_join_whole_rows_merges_runs_of_consecutive_rows_of_one_array():
                                          np.arange(3, 12), np.arange(6, 12)])
 
 
+def test_join_whole_rows_merges_consecutive_slices_into_the_whole_array():
+    """The Dirichlet groups' blocks as Deterministics, Θ[:1], Θ[1:3], Θ[3:] raveled: one Θ.ravel(),
+    with no row count left in the graph; a run that stops short keeps its slice."""
+    from pytensor.graph.basic import Constant
+
+    x = pt.dmatrix("x")
+    fgraph = FunctionGraph([x], [pt.concatenate([x[:1].ravel(), x[1:3].ravel(), x[3:].ravel(), x[1:2].ravel(), x[2:3].ravel()])],
+                           clone=True)
+    point = np.arange(10.0).reshape(5, 2)
+    (before,) = _evaluate(fgraph, point)
+    join_whole_rows(fgraph)
+    (join,) = _ops(fgraph, Join)
+    whole, part = join.inputs[1:]
+    assert whole.owner.inputs[0] is fgraph.inputs[0]  # x.ravel() itself
+    assert sorted(int(c.data) for c in part.owner.inputs[0].owner.inputs if isinstance(c, Constant)) == [1, 3]  # x[1:3]
+    np.testing.assert_array_equal(_evaluate(fgraph, point)[0], before)
+    np.testing.assert_array_equal(before, np.r_[np.arange(10.0), 2, 3, 4, 5])
+
+
 def test_fold_constant_allocs_folds_small_constant_broadcasts_only():
     x, n = pt.dmatrix("x"), pt.lscalar("n")
     small = pt.alloc(pt.constant(0.5), 3, 2)   # constant value and shape: folded

@@ -199,3 +199,64 @@ def test_another_row_count_loads_the_compiled_model_and_gives_its_own_density():
         np.testing.assert_allclose(logp, model.compile_logp(mode="FAST_COMPILE")({"mu": point}), rtol=1e-12)
         np.testing.assert_allclose(gradient, -point + (rows - point).sum(axis=0), rtol=1e-12)
     assert len(recorder.buffer) == 0
+
+
+def _call(compiled, x):
+    """nutpie's two C callbacks at the flat unconstrained point ``x``: (log density, gradient, expanded)."""
+    import ctypes
+
+    pointer = ctypes.POINTER(ctypes.c_double)
+    gradient, logp, expanded = np.zeros(compiled.n_dim), np.zeros(()), np.zeros(compiled.n_expanded)
+    assert compiled.compiled_logp_func.ctypes(compiled.n_dim, x.ctypes.data_as(pointer), gradient.ctypes.data_as(pointer),
+                                              logp.ctypes.data_as(pointer), compiled.user_data.ctypes.data) == 0
+    assert compiled.compiled_expand_func.ctypes(compiled.n_dim, compiled.n_expanded, x.ctypes.data_as(pointer),
+                                                expanded.ctypes.data_as(pointer), compiled.user_data.ctypes.data) == 0
+    return float(logp), gradient, expanded
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "SPODE", "TAN"])
+def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models, name):
+    """At random unconstrained points, the C callbacks (sizes read from user_data) give the log
+    density and gradient of PyMC's own C-backend functions of the model to 1e-12, and the expand
+    callback every free variable and Deterministic (the stacked Dirichlet groups' blocks) in
+    nutpie's layout."""
+    from pgm_models._nutpie_numba import compile_model
+
+    model = fitted_models[name].pymc_model("counts")
+    compiled = compile_model(model)
+    names, slices, shapes = compiled.shape_info
+    value_names = [var.name for var in model.value_vars]
+    # the flat vector's layout is the compiled copy's order of the free variables
+    logp, dlogp = model.compile_logp(), model.compile_dlogp(vars=[rv for n in names for rv in model.free_RVs if model.rvs_to_values[rv].name == n])
+    values = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        x = rng.normal(size=compiled.n_dim)
+        point = {n: x[s].reshape(shape) for n, s, shape in zip(names, slices, shapes) if n in value_names}
+        value, gradient, expanded = _call(compiled, x)
+        np.testing.assert_allclose(value, logp(point), rtol=1e-12)
+        np.testing.assert_allclose(gradient, dlogp(point), rtol=1e-12, atol=1e-12 * np.abs(gradient).max())
+        reference = dict(zip([var.name for var in model.unobserved_value_vars], values(point)))
+        for n, s, shape in zip(names, slices, shapes):
+            np.testing.assert_allclose(expanded[s].reshape(shape), reference[n], rtol=1e-12, atol=1e-15)
+
+
+def test_nominal_models_with_the_same_dirichlet_groups_share_one_compiled_log_density(fitted_models):
+    """CategoricalNB and TAN on weather both stack their priors into groups of 2 and 3 values, of
+    other row counts (pgm_models._dirichlet_blocks): one PyTensor cache key for their log density
+    and gradient (the sizes are data) and one for their expand function, so the second loads the
+    first's compiled functions; SPODE adds a group of 6 values (class × outlook), another structure."""
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    from pgm_models._nutpie_numba import _contiguous_constants_mode, _data_as_shared, _functions
+
+    keys, sizes = {}, {}
+    for name in ("CategoricalNB", "TAN", "SPODE"):
+        model = fitted_models[name].pymc_model("counts")
+        sizes[name] = tuple(rv.shape.eval()[0] for rv in model.free_RVs)
+        functions = _functions(_data_as_shared(model), _contiguous_constants_mode(), [var.name for var in model.unobserved_value_vars])
+        keys[name] = [CACHED_SRC_FUNCTIONS[function.vm.jit_fn.py_func] for function in functions[:2]]
+    assert sizes["CategoricalNB"] != sizes["TAN"] and len(sizes["SPODE"]) == 3
+    assert keys["CategoricalNB"][0] == keys["TAN"][0] != keys["SPODE"][0]
+    # the expand functions too: each group's blocks join into the whole group (_numba_rewrites.join_whole_rows)
+    assert keys["CategoricalNB"][1] == keys["TAN"][1] != keys["SPODE"][1]

@@ -16,33 +16,43 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 @pytest.fixture(scope="module")
 def categorical(fitted_models):
-    """CategoricalNB on weather: outlook and temperature (3 values) stack into one Dirichlet,
-    humidity and windy (2 values) into another."""
+    """CategoricalNB on weather: the class prior (play: 2 values), humidity and windy (2 values)
+    stack into one Dirichlet of 5 rows, outlook and temperature (3 values) into one of 4."""
     return fitted_models["CategoricalNB"]
 
 
 def test_stacked_blocks_have_the_per_attribute_density(categorical):
     """log p = log Dir(π | α_class) + log Mult(N_k | π) + Σ_jk [log Dir(θ_jk | α) + log Mult(N_kj | θ_jk)],
-    evaluated by scipy at random probabilities, equals the model's logp (no Jacobian)."""
+    evaluated by scipy at random probabilities, equals the model's logp (no Jacobian); each
+    attribute's Deterministic is its rows of its group, in the documented order (class prior,
+    then the attributes, each by class)."""
     model = categorical.pymc_model("counts")
-    assert {name: list(model.coords[f"{name}_block"]) for name in ("feature_prob_stacked_0", "feature_prob_stacked_1")} == {
-        "feature_prob_stacked_0": ["outlook", "temperature"], "feature_prob_stacked_1": ["humidity", "windy"]}
+    classes, blocks = list(categorical.classes_), dict(categorical._blocks())
+    rows = {values: [f"{name}[{k}]" for name in names for k in classes]
+            for values, names in ((2, ["feature_prob_humidity", "feature_prob_windy"]), (3, ["feature_prob_outlook", "feature_prob_temperature"]))}
+    rows[2].insert(0, "class_prob")
+    assert [rv.name for rv in model.free_RVs] == ["stacked_prob_2", "stacked_prob_3"]
+    assert {values: list(model.coords[f"stacked_prob_{values}_row"]) for values in (2, 3)} == rows
     logp = model.compile_logp(jacobian=False)
+    deterministics = model.compile_fn([model[f"feature_prob_{name}"] for name in blocks] + [model["class_prob"]],
+                                      inputs=model.free_RVs, mode="FAST_COMPILE")
     rng = np.random.default_rng(3)
     for _ in range(3):
-        shapes = {rv.name: tuple(rv.shape.eval()) for rv in model.free_RVs}
-        values = {name: rng.dirichlet(np.ones(shape[-1]), size=shape[:-1]) for name, shape in shapes.items()}
-        point = {model.rvs_to_values[rv].name: model.rvs_to_transforms[rv].forward(values[rv.name], *rv.owner.inputs).eval()
+        values = {values: rng.dirichlet(np.ones(values), size=len(rows[values])) for values in (2, 3)}
+        point = {model.rvs_to_values[rv].name: model.rvs_to_transforms[rv].forward(values[rv.type.shape[-1]], *rv.owner.inputs).eval()
                  for rv in model.free_RVs}
-        expected = stats.dirichlet.logpdf(values["class_prob"], categorical._class_prior.concentration)
-        expected += stats.multinomial.logpmf(categorical.class_count_, categorical.class_count_.sum(), values["class_prob"])
+        expected = stats.dirichlet.logpdf(values[2][0], categorical._class_prior.concentration)
+        expected += stats.multinomial.logpmf(categorical.class_count_, categorical.class_count_.sum(), values[2][0])
         prior = categorical._feature_prior.concentration
-        for group, names in ((0, ["outlook", "temperature"]), (1, ["humidity", "windy"])):
-            for i, name in enumerate(names):
-                block = dict(categorical._blocks())[name]
-                for k in range(len(categorical.classes_)):
-                    theta, counts = values[f"feature_prob_stacked_{group}"][i, k], categorical.feature_count_[k, block]
-                    expected += stats.dirichlet.logpdf(theta, prior[k, block]) + stats.multinomial.logpmf(counts, counts.sum(), theta)
+        *features, class_prob = deterministics({f"stacked_prob_{v}": values[v] for v in (2, 3)})
+        np.testing.assert_array_equal(class_prob, values[2][0])
+        for (name, block), theta in zip(blocks.items(), features):
+            group = values[len(categorical.categories_[list(blocks).index(name)])]
+            first = rows[theta.shape[-1]].index(f"feature_prob_{name}[{classes[0]}]")
+            np.testing.assert_array_equal(theta, group[first:first + len(classes)])
+            for k in range(len(classes)):
+                counts = categorical.feature_count_[k, block]
+                expected += stats.dirichlet.logpdf(theta[k], prior[k, block]) + stats.multinomial.logpmf(counts, counts.sum(), theta[k])
         np.testing.assert_allclose(logp(point), expected, rtol=1e-10)
 
 
@@ -60,8 +70,9 @@ def test_each_backend_samples_the_stacked_model_with_its_names_coords_and_dims(s
     result = check_posterior(categorical, idata, family_error=1e-6)
     assert result.passed, result
     assert_names_like_the_exact_draws(categorical, idata)
-    # each attribute's Deterministic is its slice of the stacked variable, draw for draw
-    stacked = idata.posterior["feature_prob_stacked_0"].sel(feature_prob_stacked_0_block="temperature")
+    # each attribute's Deterministic is its rows of the stacked variable, draw for draw
+    rows = [f"feature_prob_temperature[{k}]" for k in categorical.classes_]
+    stacked = idata.posterior["stacked_prob_3"].sel(stacked_prob_3_row=rows)
     np.testing.assert_array_equal(stacked.to_numpy(), idata.posterior["feature_prob_temperature"].to_numpy())
 
 

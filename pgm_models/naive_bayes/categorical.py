@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models import _numba
-from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models._dirichlet_blocks import DirichletBlocks, class_block, with_stacked_draws
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
@@ -230,27 +230,30 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             for name, block in self._blocks()
         }
 
-    def _feature_priors(self):
-        """θ_jk ~ Dirichlet(alpha_j) for each attribute (attributes with as many values stacked
-        into one PyMC variable: ``pgm_models._dirichlet_blocks``)."""
+    def _with_stacked_draws(self, posterior):
+        return with_stacked_draws(posterior, ["class_prob", *(f"feature_prob_{name}" for name, _ in self._blocks())])
+
+    def _priors(self):
+        """π ~ Dirichlet(class_alpha) and θ_jk ~ Dirichlet(alpha_j) for each attribute, stacked by
+        their numbers of values (``pgm_models._dirichlet_blocks``)."""
         prior = self._feature_prior.concentration
-        return DirichletBlocks("feature_prob", [(name, prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
+        return DirichletBlocks([class_block(self), *((f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value"))
+                                                     for name, block in self._blocks())])
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); (N_kjs)_s ~ Multinomial(N_kj, θ_jk) for each class and attribute."""
-        self._class_model(model, observe_counts=True)
         counts = integer_counts(self.feature_count_, "attribute counts")
-        self._feature_priors().observe("feature_count", {name: counts[:, block] for name, block in self._blocks()})
+        self._priors().observe({"class_prob": integer_counts(self.class_count_, "class counts"),
+                                **{f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()}})
 
     def _rows_model(self, model, codes, class_index):
         """y_i ~ Categorical(π); x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
         import pymc as pm
 
-        class_prob = self._class_model(model, observe_counts=False)
-        feature_prob = self._feature_priors().prob
+        prob = self._priors().prob
         model.add_coord("row", np.arange(len(class_index)))
-        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
+        y = pm.Categorical("y", p=prob["class_prob"], observed=class_index, dims="row")
         for (name, _), column in zip(self._blocks(), codes.T):
             rows = np.flatnonzero(column >= 0)
             model.add_coord(f"{name}_row", rows)
-            pm.Categorical(f"x_{name}", p=feature_prob[name][y[rows]], observed=column[rows], dims=f"{name}_row")
+            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row")

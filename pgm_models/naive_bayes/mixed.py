@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models._dirichlet_blocks import DirichletBlocks, with_stacked_draws
 from pgm_models._validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
@@ -168,6 +168,10 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _feature_posterior(self):
         return {name: value for block in self._blocks.values() for name, value in block.posterior().items()}
 
+    def _with_stacked_draws(self, posterior):
+        block = self._blocks.get("categorical")
+        return posterior if block is None else with_stacked_draws(posterior, [f"feature_prob_{name}" for name, _ in block._blocks()])
+
     def _check_proper_prior(self):
         super()._check_proper_prior()
         if any(kind in self._blocks for kind in ("categorical", "bernoulli")) and np.any(np.asarray(self.alpha, float) <= 0):
@@ -275,12 +279,12 @@ class _CategoricalBlock:
     def _priors(self):
         prior = self.prior.concentration
         # columns with as many values share one stacked PyMC variable (pgm_models._dirichlet_blocks)
-        return DirichletBlocks("feature_prob", [(name, prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
+        return DirichletBlocks([(f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
 
     def counts_model(self):
         """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
         counts = integer_counts(self.counts, "categorical counts")
-        self._priors().observe("feature_count", {name: counts[:, block] for name, block in self._blocks()})
+        self._priors().observe({f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()})
 
     def rows_model(self, model, codes, y):
         """x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
@@ -290,7 +294,7 @@ class _CategoricalBlock:
         for (name, _), column in zip(self._blocks(), codes.T):
             rows = np.flatnonzero(column >= 0)
             model.add_coord(f"{name}_row", rows)
-            pm.Categorical(f"x_{name}", p=prob[name][y[rows]], observed=column[rows], dims=f"{name}_row")
+            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row")
 
 
 class _NumericBlock:

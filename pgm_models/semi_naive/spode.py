@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models._dirichlet_blocks import DirichletBlocks, with_stacked_draws
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.evidence import _is_learned
@@ -179,42 +179,38 @@ class SPODE(SemiNaiveBayes):
             )
         return parameters
 
-    def _priors(self):
-        import pymc as pm
+    def _with_stacked_draws(self, posterior):
+        return with_stacked_draws(posterior, ["joint_prob", *(f"feature_prob_{name}" for _, name in self._children())])
 
+    def _priors(self):
         self._check_proper_prior()
         parent = self._parent_index()
         parent_name = self._feature_names()[parent]
-        joint = pm.Dirichlet("joint_prob", a=self._joint_concentration(), dims="class_parent")
-        # children with as many values share one stacked PyMC variable (pgm_models._dirichlet_blocks)
-        children = DirichletBlocks("feature_prob", [(name, self._child_concentration(j), ("class", f"{parent_name}_value", f"{name}_value"))
-                                                    for j, name in self._children()])
-        return joint, children
+        # stacked by their numbers of values into few PyMC variables (pgm_models._dirichlet_blocks)
+        return DirichletBlocks([("joint_prob", self._joint_concentration(), ("class_parent",)),
+                                *((f"feature_prob_{name}", self._child_concentration(j), ("class", f"{parent_name}_value", f"{name}_value"))
+                                  for j, name in self._children())])
 
     def _check_proper_prior(self):
         if np.min(self._per_cell(1)) <= 0:
             raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
 
     def _counts_model(self, model):
-        import pymc as pm
-
-        joint_prob, feature_prob = self._priors()
         joint, children = self._counts()
-        joint = integer_counts(joint, "counts")
-        pm.Multinomial("joint_count", n=joint.sum(), p=joint_prob, observed=joint, dims="class_parent")
-        feature_prob.observe("feature_count", {name: integer_counts(children[j], "counts") for j, name in self._children()})
+        self._priors().observe({"joint_prob": integer_counts(joint, "counts"),
+                                **{f"feature_prob_{name}": integer_counts(children[j], "counts") for j, name in self._children()}})
 
     def _rows_model(self, model, codes, class_index):
         import pymc as pm
 
-        joint_prob, feature_prob = self._priors()
+        prob = self._priors().prob
         parent = self._parent_index()
         known = np.flatnonzero(codes[:, parent] >= 0)
         model.add_coord("row", known)
         size = self.n_categories_[parent]
-        cell = pm.Categorical("y_parent", p=joint_prob, observed=class_index[known] * size + codes[known, parent], dims="row")
+        cell = pm.Categorical("y_parent", p=prob["joint_prob"], observed=class_index[known] * size + codes[known, parent], dims="row")
         y, x_parent = cell // size, cell % size
         for j, name in self._children():
             rows = np.flatnonzero(codes[known, j] >= 0)
             model.add_coord(f"{name}_row", known[rows])
-            pm.Categorical(f"x_{name}", p=feature_prob.prob[name][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")
+            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")

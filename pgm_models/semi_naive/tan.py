@@ -23,7 +23,7 @@ import copy
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models._dirichlet_blocks import DirichletBlocks, class_block, with_stacked_draws
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.evidence import _is_learned
@@ -253,12 +253,15 @@ class TAN(SemiNaiveBayes):
         return (full, features) if all_classes else (own_column(full, class_index), own_column(features, class_index))
 
     # ------------------------------------------------------------------ PyMC
-    def _feature_priors(self):
-        """φ_j ~ Dirichlet(alpha) given (class, tree parent) for each attribute (attributes of the
-        same shape stacked into one PyMC variable: ``pgm_models._dirichlet_blocks``)."""
+    def _with_stacked_draws(self, posterior):
+        return with_stacked_draws(posterior, ["class_prob", *(f"feature_prob_{name}" for name in self._feature_names())])
+
+    def _priors(self):
+        """π ~ Dirichlet(class_alpha) and φ_j ~ Dirichlet(alpha) given (class, tree parent) for each
+        attribute, stacked by their numbers of values (``pgm_models._dirichlet_blocks``)."""
         names = self._feature_names()
-        return DirichletBlocks("feature_prob", [(names[j], np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]), self._dims(j))
-                                                for j in range(self.n_features_in_)])
+        return DirichletBlocks([class_block(self), *((f"feature_prob_{names[j]}", np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]),
+                                                      self._dims(j)) for j in range(self.n_features_in_))])
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
@@ -267,23 +270,22 @@ class TAN(SemiNaiveBayes):
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); each attribute's counts given (class, tree parent) ~ Multinomial."""
-        self._class_model(model, observe_counts=True)
         names = self._feature_names()
-        counts = {names[j]: integer_counts(self._conditional_counts(j), "counts") for j in range(self.n_features_in_)}
-        self._feature_priors().observe("feature_count", counts)
+        counts = {f"feature_prob_{names[j]}": integer_counts(self._conditional_counts(j), "counts") for j in range(self.n_features_in_)}
+        self._priors().observe({"class_prob": integer_counts(self.class_count_, "class counts"), **counts})
 
     def _rows_model(self, model, codes, class_index):
         """y_i ~ Categorical(π); x_ij ~ Categorical(φ_j[y_i, x_i,parent(j)]) where both are observed."""
         import pymc as pm
 
-        class_prob = self._class_model(model, observe_counts=False)
+        prob = self._priors().prob
         names = self._feature_names()
         model.add_coord("row", np.arange(len(class_index)))
-        y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
-        feature_prob = self._feature_priors().prob
+        y = pm.Categorical("y", p=prob["class_prob"], observed=class_index, dims="row")
         for j in range(self.n_features_in_):
             parent = self.tree_parent_[j]
             rows = np.flatnonzero((codes[:, j] >= 0) & ((codes[:, parent] >= 0) if parent >= 0 else True))
             model.add_coord(f"{names[j]}_row", rows)
-            p = feature_prob[names[j]][y[rows]] if parent < 0 else feature_prob[names[j]][y[rows], codes[rows, parent]]
+            feature_prob = prob[f"feature_prob_{names[j]}"]
+            p = feature_prob[y[rows]] if parent < 0 else feature_prob[y[rows], codes[rows, parent]]
             pm.Categorical(f"x_{names[j]}", p=p, observed=codes[rows, j], dims=f"{names[j]}_row")
