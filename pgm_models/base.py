@@ -136,7 +136,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     _pymc_model = True  # pymc_model, sample_posterior and find_map
     # the mass matrix nutpie adapts under sampler="nutpie-numba": a diagonal plus a low-rank part
     # (the posterior's correlated directions) unless a subclass's posterior needs only the diagonal,
-    # which costs half as much per tuning step (BENCHMARKS.md, "ESS per second: the mass matrix per model")
+    # which is cheaper per step, in tuning most (BENCHMARKS.md, "ESS per second: the mass matrix per model")
     _nutpie_low_rank = True
 
     # ------------------------------------------------------------------ fitting
