@@ -337,9 +337,10 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, find_observations
 
     # nutpie's mass matrix adapted as a diagonal plus a low-rank part from the draws' and gradients'
-    # leading directions: on SPODE/vote the diagonal alone left a min bulk ESS of ~840 of 4000 draws,
-    # on LogisticRegression/iris R-hat 1.013 (the class vectors' common shift); the low-rank
-    # matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
+    # leading directions unless the caller asks for the diagonal alone (the model classes that
+    # need no more do: ``BayesianClassifier._nutpie_low_rank``): on SPODE/vote the diagonal alone
+    # left a min bulk ESS of ~840 of 4000 draws, on LogisticRegression/iris R-hat 1.013 (the class
+    # vectors' common shift); the low-rank matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
     if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
         raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
     if chains < 1 or draws < 1:
@@ -350,10 +351,21 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
         raise TypeError(f"sampler='nutpie-numba': nutpie.sample has no setting {', '.join(map(repr, sorted(unknown)))}")
     compiled = compile_model(model, progress=progress, numba_opt=numba_opt)
     seed = None if random_seed is None else int(np.random.default_rng(random_seed).integers(2**31))
+    # sampling_time as PyMC's: the chains' start and run, not the trace's conversion to InferenceData;
+    # nutpie's blocking wait() does both, so its background sampler's inner wait is timed alone.
+    # The tuning draws are not converted (save_warmup=False): pm.sample drops them too
+    nutpie_kwargs.setdefault("save_warmup", False)
     start = time.perf_counter()
-    idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False,
-                          **({"cores": cores} if cores is not None else {}), **nutpie_kwargs)
-    idata.posterior.attrs["sampling_time"] = time.perf_counter() - start
+    background = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False,
+                               blocking=False, **({"cores": cores} if cores is not None else {}), **nutpie_kwargs)
+    try:
+        background._sampler.wait(None)
+    except BaseException:
+        background.cancel()
+        raise
+    sampling_time = time.perf_counter() - start
+    idata = background.wait()
+    idata.posterior.attrs["sampling_time"] = sampling_time
     if progress is not None:  # nutpie's last report may predate the last draw
         progress(chains * (tune + draws), chains * (tune + draws))
     idata.posterior.attrs["tuning_steps"] = tune

@@ -134,6 +134,10 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     _generative = True
     _closed_form = True  # analytic_posterior and exact posterior_draws
     _pymc_model = True  # pymc_model, sample_posterior and find_map
+    # the mass matrix nutpie adapts under sampler="nutpie-numba": a diagonal plus a low-rank part
+    # (the posterior's correlated directions) unless a subclass's posterior needs only the diagonal,
+    # which is cheaper per step, in tuning most (BENCHMARKS.md, "ESS per second: the mass matrix per model")
+    _nutpie_low_rank = True
 
     # ------------------------------------------------------------------ fitting
     @_dask_aware
@@ -452,10 +456,15 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         (compare them with the closed form using ``pgm_models.verify.check_posterior``). Four
         chains by default: split R-hat ≤ 1.01 over many parameters needs them.
         ``sampler`` is the NUTS backend, one of ``pgm_models.sampling.SAMPLERS`` (default
-        ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``."""
+        ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``. Under "nutpie-numba" nutpie adapts
+        the mass matrix the class declares (``_nutpie_low_rank``: low-rank or diagonal)."""
         from pgm_models import sampling
 
-        return sampling.sample(self._sampling_model(), sampler=sampler or sampling.DEFAULT_SAMPLER, draws=draws,
+        sampler = sampler or sampling.DEFAULT_SAMPLER
+        if sampler == "nutpie-numba":  # settings given in nuts_sampler_kwargs win
+            pm_sample_kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": self._nutpie_low_rank,
+                                                       **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}
+        return sampling.sample(self._sampling_model(), sampler=sampler, draws=draws,
                                chains=chains, random_seed=random_seed, **pm_sample_kwargs)
 
     def _sampling_model(self):

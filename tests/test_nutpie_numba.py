@@ -103,6 +103,27 @@ def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_
     assert idata.posterior.attrs["sampling_time"] > 0
 
 
+
+@pytest.mark.parametrize("name, low_rank", [("CategoricalNB", False), ("TAN", False), ("GaussianNB", False),
+                                            ("SPODE", True), ("BernoulliNB", True)])
+def test_each_class_gets_the_mass_matrix_it_declares_and_the_backends_tuning_steps(fitted_models, name, low_rank):
+    from pgm_models.sampling import DEFAULT_TUNE
+
+    # nutpie stores the adapted mass matrix when asked: eigenvalues for the low-rank one, the
+    # inverse diagonal for the diagonal one
+    idata = fitted_models[name].sample_posterior(draws=5, chains=1, sampler="nutpie-numba", random_seed=1,
+                                                 nuts_sampler_kwargs={"store_mass_matrix": True})
+    stats = set(idata.sample_stats.data_vars)
+    assert ("mass_matrix_eigvals" in stats, "mass_matrix_inv" in stats) == (low_rank, not low_rank)
+    assert idata.posterior.attrs["tuning_steps"] == DEFAULT_TUNE["nutpie-numba"] < 1000
+
+
+def test_a_mass_matrix_given_in_nuts_sampler_kwargs_wins_over_the_class(fitted_models):
+    idata = fitted_models["CategoricalNB"].sample_posterior(
+        draws=5, tune=5, chains=1, sampler="nutpie-numba", random_seed=1,
+        nuts_sampler_kwargs={"store_mass_matrix": True, "low_rank_modified_mass_matrix": True})
+    assert "mass_matrix_eigvals" in idata.sample_stats
+
 @pytest.mark.nuts
 def test_the_same_seed_gives_the_same_draws_and_another_seed_others(fitted_models):
     model = fitted_models["BernoulliNB"]

@@ -67,6 +67,9 @@ class GaussianNB(GaussianClassifier):
     "evidence" was asked for.
     """
 
+    # nutpie's diagonal mass matrix (GaussianNB/iris: the low-rank one's min bulk ESS at half its CPU seconds; BENCHMARKS.md)
+    _nutpie_low_rank = False
+
     evidence_parameters = ("mean_strength", "var_strength", "prior_var")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,

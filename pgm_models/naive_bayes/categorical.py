@@ -97,6 +97,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     feature_concentration_ : (K, T) posterior concentrations alpha_j + N_kjs
     """
 
+    # nutpie's diagonal mass matrix (CategoricalNB/vote: the low-rank one's min bulk ESS at 0.65× its CPU seconds; BENCHMARKS.md)
+    _nutpie_low_rank = False
+
     def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
         self.alpha = alpha
         self.class_alpha = class_alpha
