@@ -30,14 +30,16 @@ import importlib.util
 import os
 
 SAMPLERS = ("pymc", "nutpie-numba", "nutpie", "numpyro", "blackjax")
-# nutpie on cached numba code: per model on vote/iris 7–141× PyMC's min bulk ESS per second, and
+# nutpie on cached numba code: per model on vote/iris 4.3–42× PyMC's min bulk ESS per second, and
 # 2–3× faster than PyMC per sample_posterior call on new data of a known structure (BENCHMARKS.md)
 DEFAULT_SAMPLER = "nutpie-numba"
-# tuning steps per chain where a backend's default is not pm.sample's 1000: nutpie adapts its step
-# size and mass matrix from the draws' and gradients' spread and settles in fewer; after 200 every
-# zoo model of vote and iris passed check_posterior over 6 seeds each, with min bulk ESS and max
-# R-hat as after 1000 (BENCHMARKS.md, "ESS per second: the mass matrix per model")
-DEFAULT_TUNE = {"nutpie-numba": 200}
+# tuning steps per chain where a backend's default is not pm.sample's 1000: nutpie's own default, 300.
+# nutpie adapts its step size and mass matrix from the draws' and gradients' spread and settles in
+# fewer steps than PyMC: with 300 (and with 200) every zoo model of vote and iris passed
+# check_posterior over 6 seeds each, with min bulk ESS and max R-hat as after 1000 (BENCHMARKS.md, "ESS
+# per second: the mass matrix per model"); 300 rather than the 200 measured fastest keeps nutpie's
+# margin for models and data sets not measured here
+DEFAULT_TUNE = {"nutpie-numba": 300}
 _PACKAGES = {"pymc": ("pymc",), "nutpie-numba": ("nutpie",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
 
 
