@@ -16,8 +16,9 @@ import sys
 
 
 def loaded() -> bool:
-    """Whether numba is already imported in this process (by PyMC, PyTensor or the user)."""
-    return "numba" in sys.modules
+    """Whether numba is already imported in this process (by PyMC, PyTensor or the user); a module
+    blocked by ``sys.modules["numba"] = None`` is not."""
+    return sys.modules.get("numba") is not None
 
 
 def compiled(function):

@@ -139,8 +139,9 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
 
             interval_codes(values, self._cuts, self._cut_ends, codes)
             return codes
-        for row, j in enumerate(self._numeric):
-            codes[row] = np.searchsorted(self.cut_points_[j], values[row], side="left")
+        for row, (start, end) in enumerate(zip([0, *self._cut_ends[:-1].tolist()], self._cut_ends.tolist())):
+            # the fitted cut points, as the compiled codes read them
+            codes[row] = np.searchsorted(self._cuts[start:end], values[row], side="left")
         codes[np.isnan(values)] = -1
         return codes
 
@@ -153,7 +154,9 @@ def _frame(arrays, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
     ``DataFrame(dict)`` checks every column again and builds a new Index of the names, and even
     ``DataFrame._from_arrays`` sorts the arrays into blocks by dtype (together as long as
     discretising a small fold)."""
-    blocks = tuple(ExtensionBlock(array, place, 2) if isinstance(array, pd.Categorical) else new_block_2d(ensure_block_shape(array, ndim=2), place)
+    # a NumPy column passes through from the input: copied, since a block built here holds no
+    # copy-on-write reference to the input's (writing to either frame would change the other)
+    blocks = tuple(ExtensionBlock(array, place, 2) if isinstance(array, pd.Categorical) else new_block_2d(ensure_block_shape(array.copy(), ndim=2), place)
                    for array, place in zip(arrays, _placements(len(arrays))))
     manager = BlockManager(blocks, [columns, index], verify_integrity=False)
     return pd.DataFrame._from_mgr(manager, axes=manager.axes)

@@ -152,3 +152,29 @@ print("ok")
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_aode_compiled_scores_of_a_class_of_zero_probability_are_minus_infinity_as_numpys(monkeypatch):
+    """A declared class with no training rows and α = 1e-320 over 20 000 rows: its joint underflows to 0 under every
+    parent, so its log score is −∞ and its probability 0 on both paths (the compiled log-sum-exp once
+    gave exp(−∞ − −∞) = NaN for the whole row)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(rng.integers(0, 3, 20000), list("abc")) for j in range(3)})
+    y = pd.Series(pd.Categorical.from_codes(rng.integers(0, 2, 20000), ["k0", "k1", "never"]))
+    compiled, numpy_path = _both_paths(monkeypatch, aode, "COMPILED_SCORING", lambda: AODE(alpha=1e-320).fit(X, y),
+                                       lambda m: (m.predict_proba(X[:5]), m.predict_joint_log_proba(X[:5])))
+    assert not np.isnan(compiled[0]).any() and (compiled[0][:, 2] == 0).all() and (compiled[1][:, 2] == -np.inf).all()
+    assert np.abs(compiled[0] - numpy_path[0]).max() <= 1e-15
+
+
+def test_a_blocked_numba_module_is_not_loaded(monkeypatch):
+    """``sys.modules["numba"] = None`` (how an optional dependency is blocked) leaves the NumPy paths:
+    CategoricalNB and AODE fit and predict as without numba."""
+    from pgm_models import _numba
+
+    X, y = load_dataset("weather.nominal")
+    expected = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+    monkeypatch.setitem(sys.modules, "numba", None)
+    assert not _numba.loaded()
+    for model, probabilities in zip((CategoricalNB, AODE), expected):
+        assert np.abs(model().fit(X, y).predict_proba(X) - probabilities).max() <= 1e-15

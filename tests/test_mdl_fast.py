@@ -243,3 +243,19 @@ def test_transform_keeps_columns_that_share_a_name():
     out = MDLDiscretizer().fit(X, [0, 0, 1, 1]).transform(X)
     assert list(out.columns) == ["x", "x", "kind"]
     assert [out.iloc[:, j].tolist() for j in range(2)] == [["(-inf-2.5]"] * 2 + ["(2.5-inf)"] * 2, ["(-inf-3.5]"] * 2 + ["(3.5-inf)"] * 2]
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+def test_columns_passed_through_are_the_outputs_own(loaded):
+    """A bool and a datetime column pass through a discretizer as copies: writing to the input
+    after transform, or to the output after fit_transform, leaves the other frame as it was."""
+    with numba_loaded(loaded):
+        X = pd.DataFrame({"x": np.arange(8.0), "flag": [True] * 8, "when": pd.to_datetime(["2020-01-01"] * 8)})
+        y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+        out = MDLDiscretizer().fit(X, y).transform(X)
+        X.loc[0, "flag"], X.loc[0, "when"] = False, pd.Timestamp("1999-01-01")
+        assert out.loc[0, "flag"] and out.loc[0, "when"] == pd.Timestamp("2020-01-01")
+        X = pd.DataFrame({"x": np.arange(8.0), "flag": [True] * 8})
+        out = MDLDiscretizer().fit_transform(X, y)
+        out.loc[0, "flag"] = False
+        assert X.loc[0, "flag"]

@@ -116,6 +116,9 @@ def aode_log_scores(log_joint, log_child, frequency, codes, value_starts, freque
                     score = score + log_joint[k, cells[a]] + log_weights[a]
                 parent_scores[a] = score
                 peak = max(peak, score)
+            if peak == -np.inf:  # every eligible parent's term is 0 (a class of zero probability): exp(−∞ − −∞) is NaN
+                scores[n, k] = -np.inf
+                continue
             total = 0.0
             for a in range(n_features):
                 if eligible[a]:
