@@ -370,7 +370,9 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None):
         """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
         same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws);
-        ``var_names``: only these parameters (default: all)."""
+        ``var_names``: only these parameters (default: all), kept with the free variables that stack
+        several parameters (``stacked_prob_{V}``, ``pgm_models._dirichlet_blocks``), from which PyMC's
+        forward sampling reads every table: they are drawn whole, so every parameter is drawn."""
         import arviz as az
 
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
@@ -382,8 +384,6 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         joint_draws = {}  # variables of one joint posterior are drawn together, not marginally
         draws = {}
         for name, (posterior, _) in parameters.items():
-            if var_names is not None and name not in var_names:
-                continue
             if isinstance(posterior, Marginal):
                 key = id(posterior.joint)
                 if key not in joint_draws:
@@ -395,7 +395,10 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
             chain=np.arange(chains), draw=np.arange(n)
         )
-        return az.InferenceData(posterior=self._with_stacked_draws(posterior))
+        posterior = self._with_stacked_draws(posterior)
+        if var_names is not None:
+            posterior = posterior[[name for name in posterior.data_vars if name in var_names or name not in parameters]]
+        return az.InferenceData(posterior=posterior)
 
     def _with_stacked_draws(self, posterior):
         """``posterior`` and the PyMC model's free variables that stack several parameters

@@ -224,6 +224,10 @@ def test_forward_sampling_reads_every_table_from_the_exact_draws(weather):
     forward = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3)
     for name in names:
         np.testing.assert_allclose(forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12)
+    # draws of some tables only (var_names) keep their groups too: the class prior is read from them
+    some = model.posterior_draws(50, random_seed=2, var_names=["class_prob"])
+    forward = pm.sample_posterior_predictive(some, model=model.pymc_model("rows", X, y), var_names=["class_prob"], random_seed=3)
+    np.testing.assert_allclose(forward.posterior_predictive["class_prob"].to_numpy(), some.posterior["class_prob"].to_numpy(), rtol=1e-12)
 
 
 def test_pymc_model_needs_a_proper_prior_and_whole_counts(weather):
