@@ -179,8 +179,9 @@ def _data_as_shared(model):
 def _functions(model, mode, order: list[str]):
     """nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
     and the expand function take each free variable's unconstrained value (not the flat vector) and
-    the model's data (not shared variables) as arguments, of types with no sizes (an axis of length 1
-    keeps it: PyTensor broadcasts only along those): (logp function, expand function, their
+    the model's data (not shared variables) as arguments, in a model made of Dirichlet groups of
+    types with no sizes (an axis of length 1 keeps it: PyTensor broadcasts only along those), in
+    other models of the values' own types: (logp function, expand function, their
     arguments (value variables, then data), the data's values, nutpie's shape_info (names, slices
     and shapes in the expanded vector: the free variables' values first, then the named values
     in the order of ``order``)).
@@ -191,6 +192,8 @@ def _functions(model, mode, order: list[str]):
     read by the C callbacks from ``user_data`` (``_user_data``)."""
     import pytensor
     from nutpie.compile_pymc import _compute_shapes
+
+    from pgm_models._dirichlet_blocks import is_group
     from pymc.pytensorf import compile as compile_pymc
     from pytensor.compile.sharedvalue import SharedVariable
     from pytensor.graph.traversal import graph_inputs
@@ -206,7 +209,11 @@ def _functions(model, mode, order: list[str]):
     remaining = sorted((var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name))
     expanded = pytensor.tensor.concatenate([var.ravel() for var in [*value_vars, *remaining]])
     data = [var for var in graph_inputs([logp, *gradients, expanded]) if isinstance(var, SharedVariable)]
-    arguments = [var.type.clone(shape=tuple(1 if size == 1 else None for size in var.type.shape))(name=var.name)
+    # sizes become arguments only in models made of Dirichlet groups, whose structure other models
+    # share: elsewhere (LDA, QDA) unknown sizes made PyTensor add broadcast checks whose form varied
+    # from process to process, and with it the cache key (LDA compiled again in every process)
+    sized = not all(is_group(rv.name) for rv in model.free_RVs)
+    arguments = [var.type.clone(shape=var.type.shape if sized else tuple(1 if size == 1 else None for size in var.type.shape))(name=var.name)
                  for var in [*value_vars, *data]]
     replace = dict(zip([*value_vars, *data], arguments))
     (logp, *gradients), expanded = (pytensor.clone_replace(outputs, replace=replace, rebuild_strict=False)
