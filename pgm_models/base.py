@@ -35,6 +35,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from pgm_models._dirichlet_blocks import with_stacked_draws
 from pgm_models._frames import categorical_codes, index_values
 from pgm_models._param_names import ParamNamesOnce
 from pgm_models._shared_priors import shared_prior
@@ -372,7 +373,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws);
         ``var_names``: only these parameters (default: all), kept with the free variables that stack
         several parameters (``stacked_prob_{V}``, ``pgm_models._dirichlet_blocks``), from which PyMC's
-        forward sampling reads every table: they are drawn whole, so every parameter is drawn."""
+        forward sampling reads every table: those are drawn whole, with every parameter they stack."""
         import arviz as az
 
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
@@ -383,7 +384,10 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(random_seed)
         joint_draws = {}  # variables of one joint posterior are drawn together, not marginally
         draws = {}
+        stacked = self._stacked_blocks()  # drawn whole: PyMC's forward sampling reads every table from their groups
         for name, (posterior, _) in parameters.items():
+            if var_names is not None and name not in var_names and name not in stacked:
+                continue
             if isinstance(posterior, Marginal):
                 key = id(posterior.joint)
                 if key not in joint_draws:
@@ -395,15 +399,16 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
             chain=np.arange(chains), draw=np.arange(n)
         )
-        posterior = self._with_stacked_draws(posterior)
+        if stacked:
+            posterior = with_stacked_draws(posterior, stacked)
         if var_names is not None:
             posterior = posterior[[name for name in posterior.data_vars if name in var_names or name not in parameters]]
         return az.InferenceData(posterior=posterior)
 
-    def _with_stacked_draws(self, posterior):
-        """``posterior`` and the PyMC model's free variables that stack several parameters
-        (``pgm_models._dirichlet_blocks``), for the models that have them."""
-        return posterior
+    def _stacked_blocks(self) -> list[str]:
+        """The parameters the PyMC model stacks into ``stacked_prob_{V}`` groups
+        (``pgm_models._dirichlet_blocks``), in the order given to DirichletBlocks: none here."""
+        return []
 
     # ------------------------------------------------------------------ PyMC
     @available_if(_has_pymc_model)

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models import _numba
-from pgm_models._dirichlet_blocks import DirichletBlocks, class_block, with_stacked_draws
+from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
@@ -233,8 +233,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             for name, block in self._blocks()
         }
 
-    def _with_stacked_draws(self, posterior):
-        return with_stacked_draws(posterior, ["class_prob", *(f"feature_prob_{name}" for name, _ in self._blocks())])
+    def _stacked_blocks(self):
+        return ["class_prob", *(f"feature_prob_{name}" for name, _ in self._blocks())]
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and θ_jk ~ Dirichlet(alpha_j) for each attribute, stacked by

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pgm_models._dirichlet_blocks import DirichletBlocks, with_stacked_draws
+from pgm_models._dirichlet_blocks import DirichletBlocks
 from pgm_models._validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
@@ -168,9 +168,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _feature_posterior(self):
         return {name: value for block in self._blocks.values() for name, value in block.posterior().items()}
 
-    def _with_stacked_draws(self, posterior):
+    def _stacked_blocks(self):
         block = self._blocks.get("categorical")
-        return posterior if block is None else with_stacked_draws(posterior, [f"feature_prob_{name}" for name, _ in block._blocks()])
+        return [] if block is None else [f"feature_prob_{name}" for name, _ in block._blocks()]
 
     def _check_proper_prior(self):
         super()._check_proper_prior()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks, with_stacked_draws
+from pgm_models._dirichlet_blocks import DirichletBlocks
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.evidence import _is_learned
@@ -179,8 +179,8 @@ class SPODE(SemiNaiveBayes):
             )
         return parameters
 
-    def _with_stacked_draws(self, posterior):
-        return with_stacked_draws(posterior, ["joint_prob", *(f"feature_prob_{name}" for _, name in self._children())])
+    def _stacked_blocks(self):
+        return ["joint_prob", *(f"feature_prob_{name}" for _, name in self._children())]
 
     def _priors(self):
         self._check_proper_prior()

@@ -23,7 +23,7 @@ import copy
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks, class_block, with_stacked_draws
+from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.evidence import _is_learned
@@ -256,8 +256,8 @@ class TAN(SemiNaiveBayes):
         return (full, features) if all_classes else (own_column(full, class_index), own_column(features, class_index))
 
     # ------------------------------------------------------------------ PyMC
-    def _with_stacked_draws(self, posterior):
-        return with_stacked_draws(posterior, ["class_prob", *(f"feature_prob_{name}" for name in self._feature_names())])
+    def _stacked_blocks(self):
+        return ["class_prob", *(f"feature_prob_{name}" for name in self._feature_names())]
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and φ_j ~ Dirichlet(alpha) given (class, tree parent) for each
