@@ -190,7 +190,10 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
                 place -= 1
             after[place] = cut
         for c in range(kept):
-            cuts[total + c] = (distinct[after[c] - 1] + distinct[after[c]]) / 2.0
+            below, above = distinct[after[c] - 1], distinct[after[c]]
+            midpoint = (below + above) / 2.0
+            # two values beyond half the largest float: halves first, as the NumPy path
+            cuts[total + c] = midpoint if not np.isinf(midpoint) else below / 2.0 + above / 2.0
         total += kept
         n_cuts[j] = kept
     return cuts[:total], n_cuts

@@ -87,6 +87,7 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
             raise ValueError(f"X has 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required.")
         self.feature_names_in_ = index_values(frame.columns).astype(object)  # the names converted once per Index
         self.n_features_in_ = frame.shape[1]
+        self._fitted_columns = frame.columns if isinstance(X, pd.DataFrame) else None
         columns = column_arrays(frame)
         self._numeric = [j for j, column in enumerate(columns) if _is_numeric(column.dtype)]
         target = None if y is None else np.asarray(y)
@@ -113,11 +114,29 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         check_fitted(self, "cut_points_")
-        frame = _as_frame(X)
+        frame = self._by_name(X) if isinstance(X, pd.DataFrame) else _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
         columns = column_arrays(frame)
         return self._intervals(frame, columns, _numbers(columns, self._numeric, frame.columns))
+
+    def _by_name(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame``'s columns in the fitted order, matched by name when fit read a DataFrame (the
+        cut points belong to names, not to positions): the fitted names in another order are
+        reordered, as the models match them; a name unseen in fit or a fitted one missing is an
+        error that names it. An array, or a frame after a fit on an array, goes by position."""
+        fitted = self._fitted_columns
+        if fitted is None or frame.columns.is_(fitted) or frame.columns.equals(fitted):
+            return frame
+        unseen = [name for name in frame.columns if name not in fitted]
+        missing = [name for name in fitted if name not in frame.columns]
+        if unseen or missing:
+            raise ValueError("The feature names should match those that were passed during fit: "
+                             + "; ".join(f"{what} {names}" for what, names in
+                                         (("unseen at fit time:", unseen), ("seen at fit time, yet now missing:", missing)) if names))
+        if not (fitted.is_unique and frame.columns.is_unique):
+            raise ValueError(f"columns that share a name cannot be matched by name: pass them in the fitted order {list(fitted)}")
+        return frame[list(fitted)]
 
     def _intervals(self, frame, columns, values):
         """The frame with each numeric column (a row of ``values``) replaced by its intervals."""
@@ -230,7 +249,12 @@ class EqualWidthDiscretizer(_BinnedDiscretizer):
         low, high = np.nanmin(values), np.nanmax(values)
         if not np.isfinite(low) or high == low:
             return np.array([])
-        return low + (high - low) * np.arange(1, n_bins) / n_bins
+        with np.errstate(over="ignore"):
+            width = high - low
+        if np.isinf(width):  # a range beyond the largest float: weighted ends stay finite
+            share = np.arange(1, n_bins) / n_bins
+            return low * (1 - share) + high * share
+        return low + width * np.arange(1, n_bins) / n_bins
 
 
 class EqualFrequencyDiscretizer(_BinnedDiscretizer):
@@ -260,8 +284,11 @@ def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=16)
 def _log2_class_cost(n_classes: int) -> np.ndarray:
     """log2(3^k − 2) for k = 0..n_classes, the MDL cost of the classes on the two sides of a cut
-    (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53)."""
-    cost = np.array([0.0] + [np.log2(3.0**k - 2) for k in range(1, n_classes + 1)])
+    (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53). From k = 600
+    it is k log2 3, equal to double precision: 3.0**k overflows at k = 647, where Weka's
+    ``Math.pow`` becomes infinite and so does its cost (Weka then keeps no cut); here the cost
+    stays the finite number it is."""
+    cost = np.array([0.0] + [np.log2(3.0**k - 2) if k < 600 else k * np.log2(3.0) for k in range(1, n_classes + 1)])
     cost.flags.writeable = False
     return cost
 
@@ -347,7 +374,11 @@ def _mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
         segments = np.concatenate((np.column_stack((kept[:, 0], split)), np.column_stack((split, kept[:, 1]))))
         segments = segments[segments[:, 1] - segments[:, 0] >= 2]
     after = np.sort(np.concatenate(cuts))
-    midpoints = (distinct[after - 1] + distinct[after]) / 2.0
+    below, above = distinct[after - 1], distinct[after]
+    with np.errstate(over="ignore"):
+        midpoints = (below + above) / 2.0
+    overflowed = np.isinf(midpoints)  # two values beyond half the largest float: halves first
+    midpoints[overflowed] = below[overflowed] / 2.0 + above[overflowed] / 2.0
     return np.split(midpoints, np.searchsorted(after, offsets[1:-1]))
 
 

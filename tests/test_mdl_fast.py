@@ -259,3 +259,46 @@ def test_columns_passed_through_are_the_outputs_own(loaded):
         out = MDLDiscretizer().fit_transform(X, y)
         out.loc[0, "flag"] = False
         assert X.loc[0, "flag"]
+
+
+@pytest.mark.parametrize("Discretizer", [MDLDiscretizer, EqualWidthDiscretizer])
+def test_a_frame_is_matched_by_column_name(Discretizer):
+    """The cut points belong to the names fit read: the same columns in another order get their
+    own intervals (output in the fitted order), other names are an error that names them; an
+    array goes by position."""
+    X = pd.DataFrame({"a": np.r_[np.zeros(10), np.ones(10)], "b": np.arange(20.0) * 100})
+    y = np.r_[np.zeros(10), np.ones(10)]
+    discretizer = Discretizer().fit(X, y)
+    expected = discretizer.transform(X)
+    pd.testing.assert_frame_equal(discretizer.transform(X[["b", "a"]]), expected)
+    pd.testing.assert_frame_equal(discretizer.transform(X.to_numpy()), expected.set_axis([0, 1], axis=1))
+    with pytest.raises(ValueError, match=r"unseen at fit time: \['c'\]; seen at fit time, yet now missing: \['a'\]"):
+        discretizer.transform(X.rename(columns={"a": "c"}))
+    shared = X.assign(c=X["a"]).set_axis(["x", "x", "c"], axis=1)
+    with pytest.raises(ValueError, match="share a name"):
+        Discretizer().fit(shared, y).transform(shared.iloc[:, [2, 0, 1]])
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+def test_mdl_with_more_classes_than_3_to_the_k_fits_a_float(loaded):
+    """700 classes, each on its own value twice: 3^700 overflows a float (Weka's cost becomes
+    infinite and it keeps no cut); here the cost is k log2 3 and the classes are cut apart where
+    the MDL test accepts it: every cut a midpoint between two classes' values, both paths alike."""
+    values = np.repeat(np.arange(700.0), 2)
+    with numba_loaded(loaded):
+        cuts = MDLDiscretizer().fit(pd.DataFrame({"x": values}), values.astype(int)).cut_points_[0]
+    assert len(cuts) > 0 and np.all(cuts % 1 == 0.5) and np.all(np.diff(cuts) > 0)
+    with numba_loaded(not loaded):
+        np.testing.assert_array_equal(MDLDiscretizer().fit(pd.DataFrame({"x": values}), values.astype(int)).cut_points_[0], cuts)
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+def test_cut_points_between_huge_values_are_finite(loaded):
+    """Midpoints and widths of values beyond half the largest float are taken by halves."""
+    huge = np.finfo(float).max
+    X = pd.DataFrame({"x": [0.9 * huge] * 4 + [huge] * 4})
+    with numba_loaded(loaded):
+        (cut,) = MDLDiscretizer().fit(X, [0] * 4 + [1] * 4).cut_points_[0]
+    assert cut == 0.9 * huge / 2 + huge / 2 and 0.9 * huge < cut < huge
+    cuts = EqualWidthDiscretizer(n_bins=4).fit(pd.DataFrame({"x": [-huge, huge]})).cut_points_[0]
+    np.testing.assert_allclose(cuts, [-huge / 2, 0.0, huge / 2], atol=1e-300)
