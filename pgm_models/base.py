@@ -245,7 +245,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
                 f"Expected a 2-D X (rows × features), got {np.ndim(X)}-D. Reshape your data: X.reshape(-1, 1) "
                 "for a single feature or X.reshape(1, -1) for a single row"
             )
-        if np.shape(X)[1] == 0:
+        if (len(X.columns) if isinstance(X, pd.DataFrame) else np.shape(X)[1]) == 0:  # np.shape of a frame: 1.5 µs
             raise ValueError(f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required.")
         fitted_columns = getattr(self, "_fitted_columns", None)
         if not reset and fitted_columns is not None and isinstance(X, pd.DataFrame) and X.columns.is_(fitted_columns):

