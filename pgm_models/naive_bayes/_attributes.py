@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from pgm_models._frames import categorical_codes, column_arrays, index_values
+from pgm_models._frames import categorical_codes_of, column_arrays, index_values
 from pgm_models._validation import check_concentration, column_name
 
 HANDLE_UNKNOWN = ("missing", "error")
@@ -64,7 +64,7 @@ class CategoricalAttributes:
         if all(map(operator.is_, column_dtypes, dtypes)):
             # every column a Categorical of its fitted domain's own dtype (a fold of the training
             # frame, the training frame itself): its codes are the codes, none outside the domain
-            return _stacked([categorical_codes(c) for c in columns])
+            return _stacked(categorical_codes_of(columns))
         if isinstance(X, pd.DataFrame) and _one_integer_dtype(columns):
             # integer columns (Parquet's, say) in the fitted order: one array, for the integer-codes path
             X = _stacked(columns, columns[0].dtype)

@@ -64,8 +64,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         copies = self._tensor_copies + self._needs_complete_counts
         check_memory(
             copies * math.prod(shape),
-            f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
-            f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
+            lambda: f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+                    f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         self.pair_count_ = np.zeros(shape)
