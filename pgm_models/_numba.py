@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 
 def loaded() -> bool:
     """Whether numba is already imported in this process (by PyMC, PyTensor or the user); a module
@@ -31,3 +33,9 @@ def compiled(function):
         return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
         return numba.njit(nogil=True)(function)
+
+
+def kernel_codes(codes):
+    """Integer codes as the kernels take them: int8 (a batch of Categoricals' codes being counted) as
+    they are, any other integer dtype widened to intp, so that each kernel compiles for two dtypes."""
+    return codes if codes.dtype == np.int8 else np.asarray(codes, dtype=np.intp)

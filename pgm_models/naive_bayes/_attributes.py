@@ -63,8 +63,11 @@ class CategoricalAttributes:
         dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
         if all(map(operator.is_, column_dtypes, dtypes)):
             # every column a Categorical of its fitted domain's own dtype (a fold of the training
-            # frame, the training frame itself): its codes are the codes, none outside the domain
-            return _stacked(categorical_codes_of(columns))
+            # frame, the training frame itself): its codes are the codes, none outside the domain;
+            # a batch being counted keeps their own dtype (int8 below 128 values: written and read
+            # an eighth of intp's bytes), as integer codes do below
+            narrow = training and hasattr(self, "_fit_weight")
+            return _stacked(categorical_codes_of(columns), None if narrow else np.intp)
         if isinstance(X, pd.DataFrame) and _one_integer_dtype(columns):
             # integer columns (Parquet's, say) in the fitted order: one array, for the integer-codes path
             X = _stacked(columns, columns[0].dtype)
@@ -146,7 +149,7 @@ def _columns(X) -> list:
     return list(array.T)
 
 
-def _stacked(codes: list, dtype=np.intp) -> np.ndarray:
+def _stacked(codes: list, dtype=np.intp) -> np.ndarray:  # dtype None: the codes' own (common) dtype
     """(N, F) integer codes from the F attributes' code arrays, laid out attribute by attribute
     (Fortran order): each column one contiguous copy, cast as it is copied. np.column_stack writes
     each row's F codes apart (Categorical codes are int8) and a cast copies them again: 3 times as

@@ -144,8 +144,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             from pgm_models.naive_bayes._kernels import add_value_counts
 
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
-            # every integer dtype widened to intp: one compiled signature
-            add_value_counts(np.asarray(codes, dtype=np.intp), layout.value_starts, class_index, weight, counts)
+            add_value_counts(_numba.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
             return counts
         unit = bool((weight == 1).all())
         if codes.size >= JOINT_MIN_VALUES and unit:
