@@ -263,7 +263,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
             X = X[list(names)]
         if reset and isinstance(X, pd.DataFrame) and _all_str(X.columns):
             # what validate_data sets for string column names, without its dataframe-protocol round trip (~0.4 ms a fit)
-            self.n_features_in_, self.feature_names_in_ = X.shape[1], index_values(X.columns).copy()  # its own, writable
+            self.n_features_in_, self.feature_names_in_ = len(X.columns), index_values(X.columns).copy()  # its own, writable
         else:
             validate_data(self, X, reset=reset, skip_check_array=True)
         if reset:
@@ -283,8 +283,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         encoded = self._encode(as_array_like(X), reset=False, training=False)
         # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
         # under a PosteriorDraw every row must see the same draw, so all rows form one block
-        rows = max(1, _n_rows(encoded)) if isinstance(estimate, PosteriorDraw) else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
         n_rows = _n_rows(encoded)
+        rows = max(1, n_rows) if isinstance(estimate, PosteriorDraw) or n_rows <= 256 else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
         if n_rows <= rows:  # one block, not sliced: a slice of a sparse matrix copies it
             return self._joint_log_likelihood(encoded, estimate)
         return np.concatenate([self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)])
@@ -513,7 +513,7 @@ def _shifted_exp(scores: np.ndarray):
     peak = scores[:, 0].copy()
     for column in scores.T[1:]:
         np.maximum(peak, column, out=peak)
-    if not math.isfinite(peak.sum()):  # one reduction; the masks only where a row may need them
+    if not math.isfinite(np.add.reduce(peak)):  # one reduction (not through .sum()'s wrapper); the masks only where a row may need them
         scores[np.isneginf(peak)] = 0.0
         peak[~np.isfinite(peak)] = 0.0
     scores -= peak[:, None]

@@ -141,6 +141,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
                 raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
         for name in ("m",) if _is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
+            if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): np.isfinite of it costs 1 µs
+                continue
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
 
