@@ -18,11 +18,15 @@ from pgm_models._numba import compiled
 @compiled
 def add_value_counts(codes, offsets, class_index, weight, counts):
     """Add ``weight[n]`` to ``counts[class_index[n], offsets[j] + codes[n, j]]`` for every row n and
-    attribute j whose code is not −1 (missing): ``counts`` (K, T)."""
-    for j in range(codes.shape[1]):  # attribute by attribute: the codes are stacked so (Fortran order)
-        for n in range(codes.shape[0]):
+    attribute j whose code is not −1 (missing): ``counts`` (K, T). Row by row, so that the F additions
+    of a row go to F different cells and need not wait on each other (attribute by attribute, rows that
+    share a cell came one after another: 1.5 times as long on a vote fold); each cell belongs to one
+    attribute, so its weights are still added in row order."""
+    for n in range(codes.shape[0]):
+        row, w = counts[class_index[n]], weight[n]
+        for j in range(codes.shape[1]):
             if codes[n, j] >= 0:
-                counts[class_index[n], offsets[j] + codes[n, j]] += weight[n]
+                row[offsets[j] + codes[n, j]] += w
 
 
 @compiled
