@@ -55,7 +55,7 @@ class CategoricalAttributes:
             # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
             self.categories_, self._domain_dtypes, sizes = _domains(columns, column_dtypes, declared, names, weight)
             self.n_categories_ = np.array(sizes)
-            for j in [j for j, size in enumerate(sizes) if size == 0]:
+            for j in [j for j, size in enumerate(sizes) if size == 0] if 0 in sizes else ():
                 raise ValueError(
                     f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
                     "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"

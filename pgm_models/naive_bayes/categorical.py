@@ -111,7 +111,15 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return codes  # one value, or none, per attribute's block
 
     def _n_design_columns(self):
-        return int(self.n_categories_.sum())
+        return len(self._value_layout().value_cells)
+
+    def _value_layout(self) -> PairLayout:
+        """The attributes' cells (``PairLayout.of_sizes`` of ``n_categories_``: shared, read-only), looked
+        up once per fit (the tuple of sizes and its hash cost 1 µs a look-up, several a small fold)."""
+        known = getattr(self, "_layout_of", None)
+        if known is None or known[0] is not self.n_categories_:  # a new fit has a new n_categories_
+            known = self._layout_of = (self.n_categories_, PairLayout.of_sizes(tuple(self.n_categories_.tolist())))
+        return known[1]
 
     def _feature_blocks(self):
         return self.n_categories_
@@ -139,7 +147,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attribute j lands, with no mask, in the missing cell before it (of attribute j − 1, or
         for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
         weights are counted unweighted (no weight to repeat per key)."""
-        layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
+        layout = self._value_layout()
         if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and _numba.loaded():  # one slice of rows below: the same sums, in the same order
             from pgm_models.naive_bayes._kernels import add_value_counts
 
@@ -212,7 +220,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             return super()._joint_log_likelihood(codes, estimate)
         from pgm_models.naive_bayes._kernels import log_sums, mean_tables
 
-        layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))  # made once, read-only
+        layout = self._value_layout()
         tables, valid = mean_tables(self._class_prior.concentration + self.class_count_,
                                     self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
         if not valid:  # a concentration the posterior refuses (the template's path names it), or very long sums
@@ -225,7 +233,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         if COMPILED_LOOPS and _numba.loaded():
             from pgm_models.naive_bayes._kernels import log_sums
 
-            offsets = PairLayout.of_sizes(tuple(self.n_categories_.tolist())).value_starts  # the layout's: made once, read-only
+            offsets = self._value_layout().value_starts
             return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets, -1)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
