@@ -149,8 +149,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         weights are counted unweighted (no weight to repeat per key)."""
         layout = self._value_layout()
         if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and _numba.loaded():  # one slice of rows below: the same sums, in the same order
-            from pgm_models.naive_bayes._kernels import add_value_counts
-
+            add_value_counts = _numba.kernels("pgm_models.naive_bayes._kernels").add_value_counts
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
             add_value_counts(_numba.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
             return counts
@@ -218,21 +217,19 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         (a vote fold's predict_proba 0.06 → 0.045 ms)."""
         if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
             return super()._joint_log_likelihood(codes, estimate)
-        from pgm_models.naive_bayes._kernels import log_sums, mean_tables
-
+        kernels = _numba.kernels("pgm_models.naive_bayes._kernels")
         layout = self._value_layout()
-        tables, valid = mean_tables(self._class_prior.concentration + self.class_count_,
+        tables, valid = kernels.mean_tables(self._class_prior.concentration + self.class_count_,
                                     self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
         if not valid:  # a concentration the posterior refuses (the template's path names it), or very long sums
             return super()._joint_log_likelihood(codes, estimate)
-        return log_sums(log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1)
+        return kernels.log_sums(log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1)
 
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
         few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
         if COMPILED_LOOPS and _numba.loaded():
-            from pgm_models.naive_bayes._kernels import log_sums
-
+            log_sums = _numba.kernels("pgm_models.naive_bayes._kernels").log_sums
             offsets = self._value_layout().value_starts
             return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets, -1)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:

@@ -242,8 +242,7 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
     ``value_starts[j] + v``, a missing one in ``missing_cells[j]`` or, where that is −1, none), by the bit sets of
     ``pgm_models.semi_naive._bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
     then read from its on-disk cache), a chunk of rows at a time."""
-    from pgm_models.semi_naive._bitsets import add_value_pair_counts
-
+    add_value_pair_counts = _numba.kernels("pgm_models.semi_naive._bitsets").add_value_pair_counts
     counts = np.zeros((n_classes, n_values, n_values))
     n_features = max(1, codes.shape[1])
     rows = 64 * max(1, min(BITSET_BYTES // (8 * n_classes * n_values), CHUNK_CODE_BYTES // (64 * 8 * n_features)))

@@ -145,15 +145,14 @@ class AODE(SemiNaiveBayes):
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
         if self._compiled_scoring(estimate):
-            from pgm_models.semi_naive._aode_kernel import aode_log_scores, aode_probabilities
-
+            kernels = _numba.kernels("pgm_models.semi_naive._aode_kernel")
             layout, n_values = self._layout, len(self._layout.value_cells)
             joint_alpha = np.array(self._joint_prior().concentration.reshape(n_values, len(self.classes_)))  # (value cell, class)
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
-            joint, child, frequency = aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
+            joint, child, frequency = kernels.aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
                                                          layout.attribute_of_value_cell, joint_alpha, child_alpha)
             # every integer dtype widened to intp: one compiled signature
-            averaged, fallback = aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
+            averaged, fallback = kernels.aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
                                                  np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
                                                  self._log_weights())
         else:
