@@ -7,6 +7,7 @@ more there than the arithmetic, so the columns are read off the frame's blocks d
 
 from __future__ import annotations
 
+import operator
 import weakref
 
 import numpy as np
@@ -22,14 +23,25 @@ def column_arrays(frame: pd.DataFrame) -> list:
     one holds the column at its row (pandas' column iterator, which does the same per column
     through its methods, took three times as long on 8 numeric columns)."""
     manager = frame._mgr
-    values = [block.values for block in manager.blocks]
+    values = list(map(_VALUES, manager.blocks))
+    if values and max(map(_NDIM, values)) == 1:  # one column to a block (a frame of Categoricals): the blocks in column order
+        return list(map(values.__getitem__, manager.blknos.tolist()))
     return [values[b] if values[b].ndim == 1 else values[b][at] for b, at in zip(manager.blknos.tolist(), manager.blklocs.tolist())]
+
+
+_VALUES, _NDIM, _CODES = operator.attrgetter("values"), operator.attrgetter("ndim"), operator.attrgetter("_codes")
 
 
 def categorical_codes(column: pd.Categorical):
     """A Categorical's integer codes, not copied (its ``codes`` property makes a read-only view
     of them, 1.4 µs a column): the caller must not write into them."""
     return column._codes
+
+
+def categorical_codes_of(columns: list) -> list:
+    """``categorical_codes`` of each Categorical of a list (one C-level map: a Python call per column
+    cost a small fold 2 µs a frame)."""
+    return list(map(_CODES, columns))
 
 
 _INDEX_VALUES: dict = {}  # id(Index) → (weak reference to it, its values)

@@ -12,7 +12,10 @@ than the import costs (the bit-set pair counts), load numba themselves.
 
 from __future__ import annotations
 
+import importlib
 import sys
+
+import numpy as np
 
 
 def loaded() -> bool:
@@ -31,3 +34,16 @@ def compiled(function):
         return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
         return numba.njit(nogil=True)(function)
+
+
+def kernel_codes(codes):
+    """Integer codes as the kernels take them: int8 (a batch of Categoricals' codes being counted) as
+    they are, any other integer dtype widened to intp, so that each kernel compiles for two dtypes."""
+    return codes if codes.dtype == np.int8 else np.asarray(codes, dtype=np.intp)
+
+
+def kernels(name: str):
+    """The module of compiled kernels ``name``, imported at its first use (importing it loads numba) and
+    then read from ``sys.modules`` (an import statement in the calling function cost 1 µs a call)."""
+    module = sys.modules.get(name)
+    return module if module is not None else importlib.import_module(name)

@@ -24,11 +24,12 @@ def shared_prior(key: tuple, make, owner):
     caller's array (one changed in place later would change the prior of every fit with the
     key's old values). Only the package's own classes share: a subclass of ``owner``'s class
     outside it may make its prior from parameters of its own, which the key does not name."""
-    if (not type(owner).__module__.startswith("pgm_models.")
-            or sum(len(part) for part in key if isinstance(part, bytes)) > KEY_BYTES_KEPT):
+    if not type(owner).__module__.startswith("pgm_models."):
         return make()
-    prior = PRIORS.get(key)
+    prior = PRIORS.get(key)  # a key found was kept, so its size was checked then
     if prior is None:
+        if sum(len(part) for part in key if isinstance(part, bytes)) > KEY_BYTES_KEPT:
+            return make()
         prior = make()
         prior.concentration.flags.writeable = False
         if len(PRIORS) >= PRIORS_KEPT:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from pgm_models._frames import categorical_codes, column_arrays, index_values
+from pgm_models._frames import categorical_codes_of, column_arrays, index_values
 from pgm_models._validation import check_concentration, column_name
 
 HANDLE_UNKNOWN = ("missing", "error")
@@ -48,18 +48,26 @@ class CategoricalAttributes:
         domains, which is X itself in its own dtype if that casts safely to intp (int8 codes
         widened to intp were a third of CategoricalNB's fit; the counting reads them narrow)."""
         columns, names = self._checked_columns(X, reset)
+        column_dtypes = list(map(_DTYPE, columns))  # read once: a Categorical's dtype is a property
         if reset:
             declared = self._declared_sizes(len(columns))
             weight = getattr(self, "_fit_weight", None)
             # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
-            self.categories_, self._domain_dtypes = _domains(columns, declared, names, weight)
-            sizes = [len(c) for c in self.categories_]
+            self.categories_, self._domain_dtypes, sizes = _domains(columns, column_dtypes, declared, names, weight)
             self.n_categories_ = np.array(sizes)
-            for j in [j for j, size in enumerate(sizes) if size == 0]:
+            for j in [j for j, size in enumerate(sizes) if size == 0] if 0 in sizes else ():
                 raise ValueError(
                     f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
                     "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"
                 )
+        dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
+        if all(map(operator.is_, column_dtypes, dtypes)):
+            # every column a Categorical of its fitted domain's own dtype (a fold of the training
+            # frame, the training frame itself): its codes are the codes, none outside the domain;
+            # a batch being counted keeps their own dtype (int8 below 128 values: written and read
+            # an eighth of intp's bytes), as integer codes do below
+            narrow = training and hasattr(self, "_fit_weight")
+            return _stacked(categorical_codes_of(columns), None if narrow else np.intp)
         if isinstance(X, pd.DataFrame) and _one_integer_dtype(columns):
             # integer columns (Parquet's, say) in the fitted order: one array, for the integer-codes path
             X = _stacked(columns, columns[0].dtype)
@@ -76,16 +84,11 @@ class CategoricalAttributes:
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
             outside = np.flatnonzero((codes == _OUTSIDE).any(axis=0))
         else:
-            dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
-            if all(map(operator.is_, map(_DTYPE, columns), dtypes)):
-                # every column a Categorical of its fitted domain's own dtype (a fold of the training
-                # frame, the training frame itself): its codes are the codes, none outside the domain
-                return _stacked([categorical_codes(c) for c in columns])
             per_column = [_codes_in(c, self.categories_[j], column_name(names, j), dtypes[j]) for j, c in enumerate(columns)]
             codes = _stacked(per_column)
             # looked for in each column's own codes (int8 for a Categorical's), not in the stacked intp array;
             # a column of the fitted domain's dtype has only codes of that domain
-            outside = [j for j, c in enumerate(per_column) if columns[j].dtype is not dtypes[j] and c.min(initial=0) == _OUTSIDE]
+            outside = [j for j, c in enumerate(per_column) if column_dtypes[j] is not dtypes[j] and c.min(initial=0) == _OUTSIDE]
         weight = getattr(self, "_fit_weight", None) if training else None
         for j in outside:
             self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j), weight)
@@ -146,14 +149,13 @@ def _columns(X) -> list:
     return list(array.T)
 
 
-def _stacked(codes: list, dtype=np.intp) -> np.ndarray:
+def _stacked(codes: list, dtype=np.intp) -> np.ndarray:  # dtype None: the codes' own (common) dtype
     """(N, F) integer codes from the F attributes' code arrays, laid out attribute by attribute
-    (Fortran order): each column one contiguous copy. np.column_stack writes each row's F codes
-    apart (Categorical codes are int8) and a cast copies them again: 3 times as long at 45 000 × 30."""
-    stacked = np.empty((len(codes), len(codes[0])), dtype=dtype)
-    for j, column in enumerate(codes):
-        stacked[j] = column
-    return stacked.T
+    (Fortran order): each column one contiguous copy, cast as it is copied. np.column_stack writes
+    each row's F codes apart (Categorical codes are int8) and a cast copies them again: 3 times as
+    long at 45 000 × 30; one ``np.array`` of the list takes 0.6 of a Python loop of row assignments
+    on a small fold (vote: 16 columns)."""
+    return np.array(codes, dtype=dtype).T
 
 
 def _one_integer_dtype(columns) -> bool:
@@ -203,25 +205,40 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
     return codes
 
 
-def _domains(columns, declared, names, weight) -> tuple[list, list]:
-    """Each attribute's ``_domain`` and its Categorical dtype (None for other columns); the columns
-    of one Categorical dtype (load_arff gives the attributes with the same values one dtype) share
-    one array of its categories: converting them costs 11 µs a column, a tenth of a small fit. A
-    column's name is looked up only for a column that is not a Categorical (whose domain cannot
-    fail): naming each column cost as much as the rest of this."""
-    by_dtype, domains, dtypes = {}, [], []
-    for j, column in enumerate(columns):
-        dtype = column.dtype
+def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list]:
+    """Each attribute's ``_domain``, its Categorical dtype (None for other columns) and its size;
+    the columns of one Categorical dtype (load_arff gives the attributes with the same values one
+    dtype) share one array of its categories: converting them costs 11 µs a column, a tenth of a
+    small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
+    cross-validation) takes that fit's domains (``_CATEGORICAL_DOMAINS``). A column's name is looked
+    up only for a column that is not a Categorical (whose domain cannot fail): naming each column
+    cost as much as the rest of this."""
+    key = tuple(map(id, dtypes))
+    known = _CATEGORICAL_DOMAINS.get(key)
+    if known is not None:  # the entry holds those dtypes, so these ids are still theirs
+        return list(known[1]), dtypes, known[2]
+    by_dtype, domains, kept = {}, [], []
+    for j, (column, dtype) in enumerate(zip(columns, dtypes)):
         if isinstance(dtype, pd.CategoricalDtype):
             domain = by_dtype.get(id(dtype))
             if domain is None:
                 domain = by_dtype[id(dtype)] = index_values(dtype.categories)
             domains.append(domain)
-            dtypes.append(dtype)
+            kept.append(dtype)
         else:
             domains.append(_domain(column, declared[j], column_name(names, j), weight))
-            dtypes.append(None)
-    return domains, dtypes
+            kept.append(None)
+    sizes = [len(domain) for domain in domains]
+    if all(d is not None for d in kept):
+        if len(_CATEGORICAL_DOMAINS) >= _CATEGORICAL_DOMAINS_KEPT:
+            _CATEGORICAL_DOMAINS.clear()
+        _CATEGORICAL_DOMAINS[key] = (kept, domains, sizes)  # shared read-only: the estimator keeps its own lists
+    return list(domains), kept, sizes
+
+
+# dtype ids → (the Categorical dtypes, their domains, sizes) of frames of Categoricals already fitted
+_CATEGORICAL_DOMAINS: dict = {}
+_CATEGORICAL_DOMAINS_KEPT = 64
 
 
 def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from pgm_models import _numba
 from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
-from pgm_models.conjugate import Dirichlet
+from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
@@ -111,7 +111,15 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return codes  # one value, or none, per attribute's block
 
     def _n_design_columns(self):
-        return int(self.n_categories_.sum())
+        return len(self._value_layout().value_cells)
+
+    def _value_layout(self) -> PairLayout:
+        """The attributes' cells (``PairLayout.of_sizes`` of ``n_categories_``: shared, read-only), looked
+        up once per fit (the tuple of sizes and its hash cost 1 µs a look-up, several a small fold)."""
+        known = getattr(self, "_layout_of", None)
+        if known is None or known[0] is not self.n_categories_:  # a new fit has a new n_categories_
+            known = self._layout_of = (self.n_categories_, PairLayout.of_sizes(tuple(self.n_categories_.tolist())))
+        return known[1]
 
     def _feature_blocks(self):
         return self.n_categories_
@@ -139,13 +147,11 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attribute j lands, with no mask, in the missing cell before it (of attribute j − 1, or
         for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
         weights are counted unweighted (no weight to repeat per key)."""
-        layout = PairLayout.of_sizes(tuple(self.n_categories_.tolist()))
+        layout = self._value_layout()
         if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and _numba.loaded():  # one slice of rows below: the same sums, in the same order
-            from pgm_models.naive_bayes._kernels import add_value_counts
-
+            add_value_counts = _numba.kernels("pgm_models.naive_bayes._kernels").add_value_counts
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
-            # every integer dtype widened to intp: one compiled signature
-            add_value_counts(np.asarray(codes, dtype=np.intp), layout.value_starts, class_index, weight, counts)
+            add_value_counts(_numba.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
             return counts
         unit = bool((weight == 1).all())
         if codes.size >= JOINT_MIN_VALUES and unit:
@@ -202,14 +208,30 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return np.broadcast_to(cells, (len(self.classes_), cells.size))
 
     # ------------------------------------------------------------------ scoring
+    def _joint_log_likelihood(self, codes, estimate):
+        """The template's log p(y = k) + Σ_j log θ̂[k, x_j]; under the posterior mean with the compiled
+        loops, the class and attribute tables are read off the posterior concentrations in one pass
+        (``_kernels.mean_tables``, ``Dirichlet.mean``'s sums in its order), logged by one NumPy call,
+        and the class prior's log is added after each row's attribute terms: the template's
+        numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
+        (a vote fold's predict_proba 0.06 → 0.045 ms)."""
+        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
+            return super()._joint_log_likelihood(codes, estimate)
+        kernels = _numba.kernels("pgm_models.naive_bayes._kernels")
+        layout = self._value_layout()
+        tables, valid = kernels.mean_tables(self._class_prior.concentration + self.class_count_,
+                                    self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
+        if not valid:  # a concentration the posterior refuses (the template's path names it), or very long sums
+            return super()._joint_log_likelihood(codes, estimate)
+        return kernels.log_sums(log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1)
+
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
         few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
         if COMPILED_LOOPS and _numba.loaded():
-            from pgm_models.naive_bayes._kernels import log_sums
-
-            offsets = PairLayout.of_sizes(tuple(self.n_categories_.tolist())).value_starts  # the layout's: made once, read-only
-            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets)
+            log_sums = _numba.kernels("pgm_models.naive_bayes._kernels").log_sums
+            offsets = self._value_layout().value_starts
+            return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets, -1)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
             return one_hot_log_sums(self._feature_log_prob(estimate), codes, self._offsets())
         return log_linear(self._design(codes), self._feature_log_prob(estimate))

@@ -64,8 +64,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         copies = self._tensor_copies + self._needs_complete_counts
         check_memory(
             copies * math.prod(shape),
-            f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
-            f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
+            lambda: f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+                    f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         self.pair_count_ = np.zeros(shape)
@@ -141,6 +141,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
                 raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
         for name in ("m",) if _is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
+            if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): np.isfinite of it costs 1 µs
+                continue
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
 

@@ -116,14 +116,15 @@ def _read_available_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def check_memory(n_floats: int, what: str, remedy: str) -> None:
-    """Refuse, before allocating it, a float64 working set that cannot fit in memory."""
+def check_memory(n_floats: int, what, remedy: str) -> None:
+    """Refuse, before allocating it, a float64 working set that cannot fit in memory; ``what`` names
+    it, or is a function that does (called only to refuse: formatting the name cost a small fit 2–3 µs)."""
     needed, available = 8 * n_floats, available_memory()
     if needed > available / 2:  # near the limit a reading up to a second old will not do
         available = available_memory(max_age=0)
     if needed > available:
         raise ValueError(
-            f"{what} needs {needed / 2**30:.3g} GiB of memory, more than the {available / 2**30:.3g} GiB available; {remedy}"
+            f"{what() if callable(what) else what} needs {needed / 2**30:.3g} GiB of memory, more than the {available / 2**30:.3g} GiB available; {remedy}"
         )
 
 
@@ -241,16 +242,15 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
     ``value_starts[j] + v``, a missing one in ``missing_cells[j]`` or, where that is −1, none), by the bit sets of
     ``pgm_models.semi_naive._bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
     then read from its on-disk cache), a chunk of rows at a time."""
-    from pgm_models.semi_naive._bitsets import add_value_pair_counts
-
+    add_value_pair_counts = _numba.kernels("pgm_models.semi_naive._bitsets").add_value_pair_counts
     counts = np.zeros((n_classes, n_values, n_values))
     n_features = max(1, codes.shape[1])
     rows = 64 * max(1, min(BITSET_BYTES // (8 * n_classes * n_values), CHUNK_CODE_BYTES // (64 * 8 * n_features)))
     for start in range(0, len(codes), rows):
-        # one compiled kernel for every integer dtype: each chunk is widened to intp on its own
+        # two compiled kernels, int8 and intp: other dtypes are widened a chunk at a time
         # (widening the whole block wrote, and in a dask worker faulted in, 8 bytes a value:
         # 4 M rows × 10 attributes of int8 counted 21 → 25 M rows/s)
-        chunk = np.asarray(codes[start : start + rows], dtype=np.intp)
+        chunk = _numba.kernel_codes(codes[start : start + rows])
         classes = np.asarray(class_index[start : start + rows], dtype=np.intp)
         add_value_pair_counts(chunk, value_starts, missing_cells, classes, counts)
     return counts
