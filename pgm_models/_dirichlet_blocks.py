@@ -47,16 +47,14 @@ class DirichletBlocks:
             concentration = np.asarray(concentration, dtype=float)
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
-            group = f"stacked_prob_{values}"  # (is_group)
+            group = f"stacked_prob_{values}"
             model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
             model.add_coord(f"{group}_value", np.arange(values))
             stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
                                    dims=(f"{group}_row", f"{group}_value"))
             start = 0
-            for i, (name, concentration, dims) in enumerate(members):
-                # the last block's rows open-ended: the expand function's rows then join into Θ_V
-                # with no row count in its graph (pgm_models._numba_rewrites.join_whole_rows)
-                stop = start + math.prod(concentration.shape[:-1]) if i < len(members) - 1 else None
+            for name, concentration, dims in members:
+                stop = start + math.prod(concentration.shape[:-1])
                 self.prob[name] = pm.Deterministic(name, stacked[start:stop].reshape(concentration.shape), dims=dims)
                 start = stop
 
@@ -69,12 +67,6 @@ class DirichletBlocks:
             observed = np.concatenate([np.asarray(counts[name]).reshape(-1, values) for name, _, _ in members])
             pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[f"stacked_prob_{values}"],
                            observed=observed, dims=(f"stacked_prob_{values}_row", f"stacked_prob_{values}_value"))
-
-
-def is_group(name: str) -> bool:
-    """Whether ``name`` is a stacked group ``stacked_prob_{V}`` of DirichletBlocks."""
-    prefix = "stacked_prob_"
-    return name.startswith(prefix) and name[len(prefix):].isdigit()
 
 
 def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
