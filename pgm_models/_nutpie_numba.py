@@ -27,8 +27,9 @@ terms (a Dirichlet prior, the simplex transform's Jacobian, a Multinomial of cou
 compiled as a function of one group's arrays of no fixed sizes (``_group_functions``: its terms and
 their gradient; its probabilities) that C callbacks of one source for all such models call once per
 group; the expand callback gathers the named values (the groups' probabilities and the blocks'
-Deterministics, rows of them) from the groups' probabilities by an index (``_groups_layout``). numba compiles that function and those callbacks
-once per machine, whatever the model: a second nominal model compiles nothing.
+Deterministics, rows of them) from the groups' probabilities by an index (``_groups_layout``).
+numba compiles those functions and callbacks once per machine: a second nominal model, of any
+groups, compiles nothing.
 
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
@@ -85,7 +86,6 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
     out[...] = values
     return 0
 """
-_PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 # The C callbacks of a Dirichlet-only counts model (``_dirichlet_blocks.counts_groups``): the same
 # source for every such model, so one compilation per machine. ``meta`` (``_groups_user_data``):
 # [n_dim, n_expanded, len(meta), n_groups, n_source, address of the expand index], then per group
@@ -105,9 +105,9 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
         start, rows, values = meta[at], meta[at + 1], meta[at + 2]
         stop = start + rows * (values - 1)
         value, gradient = jit_fn(x[start:stop].reshape((rows, values - 1)),
-                                    numba.carray(address_as_void_pointer(meta[at + 3]), (rows, values), np.float64),
-                                    numba.carray(address_as_void_pointer(meta[at + 4]), (rows, values), np.int64),
-                                    numba.carray(address_as_void_pointer(meta[at + 5]), (rows,), np.int64))
+                                 numba.carray(address_as_void_pointer(meta[at + 3]), (rows, values), np.float64),
+                                 numba.carray(address_as_void_pointer(meta[at + 4]), (rows, values), np.int64),
+                                 numba.carray(address_as_void_pointer(meta[at + 5]), (rows,), np.int64))
         total += value[()]
         out[start:stop].reshape((rows, values - 1))[...] = gradient
     logp[()] = total
@@ -139,6 +139,8 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
         out[i] = source[index[i]]
     return 0
 """
+
+_PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 
 
 # numba's optimisation level is one setting for the process: blocks that change it run one at a
