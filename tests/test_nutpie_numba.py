@@ -271,7 +271,7 @@ from pgm_models import CategoricalNB, SPODE, TAN, _nutpie_numba
 from pgm_models.datasets import load_dataset
 for name in sys.argv[1:]:
     estimator = {"CategoricalNB": CategoricalNB(), "SPODE": SPODE(parent="outlook"), "TAN": TAN()}[name]
-    model = estimator.fit(*load_dataset("vote" if name == "CategoricalNB" else "weather")).pymc_model("counts")
+    model = estimator.fit(*load_dataset("vote" if name == "CategoricalNB" else "weather.nominal")).pymc_model("counts")
     with event.install_recorder("numba:compile") as recorder:
         _nutpie_numba.compile_model(model)
     print(len(recorder.buffer))
