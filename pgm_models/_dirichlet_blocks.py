@@ -28,6 +28,7 @@ labelled ``name[label, ...]`` by each block's coords.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,16 +47,14 @@ class DirichletBlocks:
             concentration = np.asarray(concentration, dtype=float)
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
-            group = f"stacked_prob_{values}"  # (is_group)
+            group = f"stacked_prob_{values}"
             model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
             model.add_coord(f"{group}_value", np.arange(values))
             stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
                                    dims=(f"{group}_row", f"{group}_value"))
             start = 0
-            for i, (name, concentration, dims) in enumerate(members):
-                # the last block's rows open-ended: the expand function's rows then join into Θ_V
-                # with no row count in its graph (pgm_models._numba_rewrites.join_whole_rows)
-                stop = start + math.prod(concentration.shape[:-1]) if i < len(members) - 1 else None
+            for name, concentration, dims in members:
+                stop = start + math.prod(concentration.shape[:-1])
                 self.prob[name] = pm.Deterministic(name, stacked[start:stop].reshape(concentration.shape), dims=dims)
                 start = stop
 
@@ -68,12 +67,6 @@ class DirichletBlocks:
             observed = np.concatenate([np.asarray(counts[name]).reshape(-1, values) for name, _, _ in members])
             pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[f"stacked_prob_{values}"],
                            observed=observed, dims=(f"stacked_prob_{values}_row", f"stacked_prob_{values}_value"))
-
-
-def is_group(name: str) -> bool:
-    """Whether ``name`` is a stacked group ``stacked_prob_{V}`` of DirichletBlocks."""
-    prefix = "stacked_prob_"
-    return name.startswith(prefix) and name[len(prefix):].isdigit()
 
 
 def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
@@ -111,3 +104,55 @@ def class_block(estimator) -> tuple:
     ("class_prob", α, ("class",)), for a model whose class prior joins its attributes' blocks."""
     estimator._check_proper_prior()
     return "class_prob", estimator._class_prior.concentration, ("class",)
+
+
+@dataclass(frozen=True)
+class CountsGroup:
+    """One group of a Dirichlet-only counts model: the free variable Θ_V ~ Dirichlet(α) of shape
+    (rows, V) under PyMC's simplex transform (``value``: its unconstrained value's name), observed
+    through N ~ Multinomial(n, Θ_V): α (float64), N and n (int64) as C-contiguous arrays."""
+
+    rv: object
+    value: str
+    transform: object
+    concentration: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray
+
+
+def counts_groups(model) -> list[CountsGroup] | None:
+    """The groups of ``model`` in the order of its free variables if it is made of them alone, as
+    the counts form of DirichletBlocks builds it: every free variable a matrix Θ ~ Dirichlet(α) of
+    constant α under the simplex transform, observed by exactly one Multinomial of constant n and
+    counts whose p is Θ itself, no other observed variable and no potential; None otherwise. Its log
+    density is then the sum over the groups of each one's Dirichlet, Jacobian and Multinomial terms."""
+    from pymc.logprob.transforms import SimplexTransform
+    from pytensor.graph.basic import Constant
+    from pytensor.tensor.random.basic import DirichletRV, MultinomialRV
+
+    if model.potentials or not model.free_RVs:
+        return None
+    observed = {}
+    for obs in model.observed_RVs:
+        node = obs.owner
+        if not isinstance(node.op, MultinomialRV):
+            return None
+        totals, p = node.op.dist_params(node)
+        value = model.rvs_to_values[obs]
+        if p in observed or not (isinstance(totals, Constant) and isinstance(value, Constant)):
+            return None
+        observed[p] = (value.data, totals.data)
+    groups = []
+    for rv in model.free_RVs:
+        node, transform = rv.owner, model.rvs_to_transforms[rv]
+        (concentration,) = node.op.dist_params(node) if isinstance(node.op, DirichletRV) else (None,)
+        if (not isinstance(transform, SimplexTransform) or rv.ndim != 2 or rv not in observed
+                or not isinstance(concentration, Constant) or concentration.type.ndim != 2):
+            return None
+        counts, totals = observed.pop(rv)
+        if np.shape(counts) != concentration.type.shape or np.shape(totals) != np.shape(counts)[:1]:
+            return None
+        groups.append(CountsGroup(rv, model.rvs_to_values[rv].name, transform,
+                                  np.ascontiguousarray(concentration.data, dtype=np.float64),
+                                  np.ascontiguousarray(counts, dtype=np.int64), np.ascontiguousarray(totals, dtype=np.int64)))
+    return groups if not observed else None

@@ -19,8 +19,17 @@ sizes: the functions take each free variable's unconstrained value rather than n
 vector, with types of no fixed size, and the C callbacks cut the flat vector into them and read the
 data's addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's numba backend does for
 shared data, there through closures numba cannot cache). One cached compilation serves every data
-set of the model's structure, whatever its sizes: CategoricalNB's and TAN's Dirichlet groups
-(``pgm_models._dirichlet_blocks``) on vote, 33 and 63 rows of two values, are one compiled function.
+set of the model's structure, whatever its sizes.
+
+A model made of Dirichlet groups alone (``pgm_models._dirichlet_blocks.counts_groups``: the counts
+form of CategoricalNB, SPODE and TAN) has a log density that is a sum over its groups of the same
+terms (a Dirichlet prior, the simplex transform's Jacobian, a Multinomial of counts), so it is
+compiled as a function of one group's arrays of no fixed sizes (``_group_functions``: its terms and
+their gradient; its probabilities) that C callbacks of one source for all such models call once per
+group; the expand callback gathers the named values (the groups' probabilities and the blocks'
+Deterministics, rows of them) from the groups' probabilities by an index (``_groups_layout``).
+numba compiles those functions and callbacks once per machine: a second nominal model, of any
+groups, compiles nothing.
 
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
@@ -33,6 +42,7 @@ PyTensor's rewrites build) are made contiguous copies as the last graph rewrite.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import threading
 import time
@@ -76,6 +86,60 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
     out[...] = values
     return 0
 """
+# The C callbacks of a Dirichlet-only counts model (``_dirichlet_blocks.counts_groups``): the same
+# source for every such model, so one compilation per machine. ``meta`` (``_groups_user_data``):
+# [n_dim, n_expanded, len(meta), n_groups, n_source, address of the expand index], then per group
+# [start in x, rows, V, addresses of α, N and n]. ``jit_fn`` is one of ``_group_functions``.
+_GROUPS_LOGP_SOURCE = """
+def nutpie_logp(dim, x_, out_, logp_, user_data_):
+    head = numba.carray(user_data_, (3,), np.int64)
+    meta = numba.carray(user_data_, (head[2],), np.int64)
+    if dim != meta[0]:
+        return -1
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (dim,))
+    logp = numba.carray(logp_, ())
+    total = 0.0
+    for group in range(meta[3]):
+        at = 6 + 6 * group
+        start, rows, values = meta[at], meta[at + 1], meta[at + 2]
+        stop = start + rows * (values - 1)
+        value, gradient = jit_fn(x[start:stop].reshape((rows, values - 1)),
+                                 numba.carray(address_as_void_pointer(meta[at + 3]), (rows, values), np.float64),
+                                 numba.carray(address_as_void_pointer(meta[at + 4]), (rows, values), np.int64),
+                                 numba.carray(address_as_void_pointer(meta[at + 5]), (rows,), np.int64))
+        total += value[()]
+        out[start:stop].reshape((rows, values - 1))[...] = gradient
+    logp[()] = total
+    if not np.all(np.isfinite(out)):
+        return 3
+    if not np.isfinite(logp[()]):
+        return 4
+    return 0
+"""
+_GROUPS_EXPAND_SOURCE = """
+def nutpie_expand(dim, expanded, x_, out_, user_data_):
+    head = numba.carray(user_data_, (3,), np.int64)
+    meta = numba.carray(user_data_, (head[2],), np.int64)
+    if dim != meta[0] or expanded != meta[1]:
+        return -1
+    x = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (expanded,))
+    source = np.empty(meta[4])
+    source[:dim] = x
+    filled = dim
+    for group in range(meta[3]):
+        at = 6 + 6 * group
+        start, rows, values = meta[at], meta[at + 1], meta[at + 2]
+        (prob,) = jit_fn(x[start:start + rows * (values - 1)].reshape((rows, values - 1)))
+        source[filled:filled + rows * values].reshape((rows, values))[...] = prob
+        filled += rows * values
+    index = numba.carray(address_as_void_pointer(meta[5]), (expanded,), np.int64)
+    for i in range(expanded):
+        out[i] = source[index[i]]
+    return 0
+"""
+
 _PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 
 
@@ -121,12 +185,32 @@ def _contiguous_constants_mode():
     return get_mode("NUMBA").register((ContiguousConstants(), 1000), *numba_rewrites())
 
 
-def _cached_cfunc(source: str, name: str, signature, jit_fn, pytensor_key: str | None):
-    """``numba.cfunc`` of ``source`` calling ``jit_fn``, cached under PyTensor's numba folder when
-    ``jit_fn`` is itself cached there (``pytensor_key``; a graph numba cannot cache has none)."""
+def _jitable(function):
+    """(PyTensor's compiled graph of ``function``, its key in PyTensor's numba cache or None where numba
+    cannot cache it). The C callbacks call that graph itself, not the star-args wrapper that
+    PyTensor's linker jits around it (numba would compile that wrapper too, ~4 s per function)."""
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    jit_fn = function.vm.jit_fn
+    return jit_fn.py_func.__globals__["jitable_func"], CACHED_SRC_FUNCTIONS.get(jit_fn.py_func)
+
+
+def _signatures() -> tuple:
+    """numba's signatures of nutpie's C callbacks: (log density + gradient, expand)."""
+    from numba import types
+
+    double = types.CPointer(types.double)
+    return (types.int64(types.uint64, double, double, double, types.voidptr),
+            types.int64(types.uint64, types.uint64, double, double, types.voidptr))
+
+
+def _cached_cfunc(source: str, name: str, signature, jitable):
+    """``numba.cfunc`` of ``source`` calling ``jit_fn`` (``jitable``: it and its PyTensor key), cached
+    under PyTensor's numba folder when ``jit_fn`` is itself cached there."""
     import numba
     from pytensor.link.numba.cache import compile_numba_function_src
 
+    jit_fn, pytensor_key = jitable
     # __name__: numba's cache rebuilds a function's environment by importing its module
     environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn,
                    "address_as_void_pointer": address_as_void_pointer}
@@ -179,21 +263,14 @@ def _data_as_shared(model):
 def _functions(model, mode, order: list[str]):
     """nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
     and the expand function take each free variable's unconstrained value (not the flat vector) and
-    the model's data (not shared variables) as arguments, in a model made of Dirichlet groups of
-    types with no sizes (an axis of length 1 keeps it: PyTensor broadcasts only along those), in
-    other models of the values' own types: (logp function, expand function, their
-    arguments (value variables, then data), the data's values, nutpie's shape_info (names, slices
-    and shapes in the expanded vector: the free variables' values first, then the named values
-    in the order of ``order``)).
-
-    So the compiled functions, and PyTensor's cache keys of them, depend on the model's structure
-    only: the Dirichlet groups of CategoricalNB and TAN (``pgm_models._dirichlet_blocks``) on 33 and
-    63 rows are one compiled log density. The flat vector's slices and the values' shapes are
-    read by the C callbacks from ``user_data`` (``_user_data``)."""
+    the model's data (not shared variables) as arguments, of the values' own types: (logp function,
+    expand function, their arguments (value variables, then data), the data's values, nutpie's
+    shape_info (names, slices and shapes in the expanded vector: the free variables' values first,
+    then the named values in the order of ``order``)). The flat vector's slices and the values'
+    shapes are read by the C callbacks from ``user_data`` (``_user_data``)."""
     import pytensor
     from nutpie.compile_pymc import _compute_shapes
 
-    from pgm_models._dirichlet_blocks import is_group
     from pymc.pytensorf import compile as compile_pymc
     from pytensor.compile.sharedvalue import SharedVariable
     from pytensor.graph.traversal import graph_inputs
@@ -204,17 +281,13 @@ def _functions(model, mode, order: list[str]):
     logp = pytensor.graph.rewrite_graph(model.logp(), include=rewrites)
     gradients = pytensor.gradient.grad(logp, value_vars)
     names = [var.name for var in value_vars]
-    # the named values in the order of ``order`` (the model's; its copy's may differ): the stacked
-    # Dirichlet blocks' rows in order join into whole arrays (_numba_rewrites.join_whole_rows)
+    # the named values in the order of ``order`` (the model's; its copy's may differ)
     remaining = sorted((var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name))
     expanded = pytensor.tensor.concatenate([var.ravel() for var in [*value_vars, *remaining]])
     data = [var for var in graph_inputs([logp, *gradients, expanded]) if isinstance(var, SharedVariable)]
-    # sizes become arguments only in models made of Dirichlet groups, whose structure other models
-    # share: elsewhere (LDA, QDA) unknown sizes made PyTensor add broadcast checks whose form varied
-    # from process to process, and with it the cache key (LDA compiled again in every process)
-    sized = not all(is_group(rv.name) for rv in model.free_RVs)
-    arguments = [var.type.clone(shape=var.type.shape if sized else tuple(1 if size == 1 else None for size in var.type.shape))(name=var.name)
-                 for var in [*value_vars, *data]]
+    # of their own types: with unknown sizes PyTensor added broadcast checks whose form varied from
+    # process to process (LDA, QDA), and with it the cache key (LDA compiled again in every process)
+    arguments = [var.type(name=var.name) for var in [*value_vars, *data]]
     replace = dict(zip([*value_vars, *data], arguments))
     (logp, *gradients), expanded = (pytensor.clone_replace(outputs, replace=replace, rebuild_strict=False)
                                     for outputs in ([logp, *gradients], expanded))
@@ -227,6 +300,78 @@ def _functions(model, mode, order: list[str]):
     all_slices = [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, all_shapes)]
     return (logp_fn, expand_fn, arguments, [np.array(var.get_value(borrow=True), order="C") for var in data],
             (all_names, all_slices, all_shapes))
+
+
+@functools.cache
+def _group_functions():
+    """One group's terms of a Dirichlet-only counts model's log density, and its probabilities, as
+    PyTensor NUMBA functions of arrays of no fixed sizes, the same for every group of every such
+    model (one compilation per machine). Of the unconstrained value z (rows, V - 1) under PyMC's
+    simplex transform, Θ_r = softmax(z_r, -Σ_v z_rv), and α (rows, V), N (rows, V), n (rows,):
+
+        log p = Σ_r [log Dirichlet(Θ_r | α_r) + log |det ∂Θ_r/∂z_r| + log Multinomial(N_r | n_r, Θ_r)]
+              = Σ_r [log Γ(Σ_v α_rv) - Σ_v log Γ(α_rv) + log Γ(n_r + 1) - Σ_v log Γ(N_rv + 1) + log V + Σ_v (α_rv + N_rv) log Θ_rv],
+
+    the Jacobian being log V + Σ_v log Θ_rv (the transform is the additive log-ratio's, whose
+    Jacobian is Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v of determinant V). The first gives
+    (log p, ∂ log p / ∂z), the second Θ of z. Written in this form rather than as PyMC's three terms,
+    the log density is 25 nodes instead of 69 and numba compiles it in half the time."""
+    import pytensor
+    import pytensor.tensor as pt
+    from pymc.pytensorf import compile as compile_pymc
+
+    value, concentration = pt.matrix("value"), pt.matrix("concentration")
+    counts, totals = pt.matrix("counts", dtype="int64"), pt.vector("totals", dtype="int64")
+    # PyMC's SimplexTransform.backward before its normalisation
+    logits = pt.concatenate([value, -value.sum(-1, keepdims=True)], axis=-1)
+    logp = (pt.gammaln(concentration.sum(-1)) - pt.gammaln(concentration).sum(-1) + pt.gammaln(totals + 1)
+            - pt.gammaln(counts + 1).sum(-1) + pt.log(concentration.shape[-1])
+            + ((concentration + counts) * pt.special.log_softmax(logits, axis=-1)).sum(-1)).sum()
+    mode = _contiguous_constants_mode()
+    return (compile_pymc([value, concentration, counts, totals], [logp, pytensor.gradient.grad(logp, value)], mode=mode),
+            compile_pymc([value], [pt.special.softmax(logits, axis=-1)], mode=mode))
+
+
+def _groups_layout(model, groups):
+    """nutpie's shape_info of a Dirichlet-only counts model (the groups' unconstrained values, then
+    every other named value in the model's order) and the expand index: the named values as
+    entries of the source vector [x, Θ_1.ravel(), Θ_2.ravel(), ...] that the expand callback fills
+    (x: nutpie's flat vector, Θ_g: group g's constrained value); None unless every named value
+    is such an index map (each entry one entry of the source, as the blocks' rows slices are).
+
+    The index is found by evaluating the named values with each Θ_g holding its entries' numbers
+    k in the source, and again with 2k + 1: an index map gives the numbers and 2 × them + 1."""
+    import pytensor
+
+    n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
+    names = [g.value for g in groups]
+    remaining = [var.name for var in model.unobserved_value_vars if var.name not in names]
+    starts = np.cumsum([n_dim] + [g.concentration.size for g in groups]).tolist()
+    numbers = [np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
+               for start, g in zip(starts, groups)]
+    outputs = [model[name] for name in remaining]
+    found = [pytensor.function([], pytensor.clone_replace(outputs, replace={g.rv: pytensor.tensor.constant(k * scale + shift)
+                                                                            for g, k in zip(groups, numbers)}),
+                               mode="FAST_COMPILE")()
+             for scale, shift in ((1, 0), (2, 1))]
+    if not all(np.array_equal(second, 2 * first + 1) and np.all((first >= 0) & (first < starts[-1]) & (first == np.round(first)))
+               for first, second in zip(*found)):
+        return None
+    shapes = [(g.concentration.shape[0], g.concentration.shape[1] - 1) for g in groups] + [np.shape(v) for v in found[0]]
+    stops = np.cumsum([math.prod(shape) for shape in shapes]).tolist()
+    index = np.concatenate([np.arange(n_dim)] + [np.ravel(v) for v in found[0]]).astype(np.int64)
+    return (names + remaining, [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, shapes)], shapes), index, starts[-1]
+
+
+def _groups_user_data(groups, n_dim: int, index: np.ndarray, n_source: int) -> np.ndarray:
+    """``meta`` of the groups' C callbacks (_GROUPS_LOGP_SOURCE)."""
+    entries = [n_dim, len(index), 6 + 6 * len(groups), len(groups), n_source, index.ctypes.data]
+    start = 0
+    for g in groups:
+        rows, values = g.concentration.shape
+        entries += [start, rows, values, g.concentration.ctypes.data, g.counts.ctypes.data, g.totals.ctypes.data]
+        start += rows * (values - 1)
+    return np.array(entries, dtype=np.int64)
 
 
 def _user_data(n_dim: int, n_expanded: int, slices: list[slice], shapes: list[tuple], arrays: list[np.ndarray]):
@@ -266,43 +411,53 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     model's data (observed values, array-valued prior parameters, ``pm.Data``) are arguments of the
     compiled functions, not part of them, and so are the sizes of the free variables and the data:
     a model of the same structure on other data, of any sizes, loads the same compiled code
-    (where its sizes are not constants of its graph: a random variable's size stays one).
-    ``progress(done, total)`` is told nutpie's count of
+    (where its sizes are not constants of its graph: a random variable's size stays one). A
+    Dirichlet-only counts model (``_dirichlet_blocks.counts_groups``: CategoricalNB, SPODE, TAN)
+    is compiled as functions of one group's arrays (``_group_functions``) called per group, the
+    same for all of them. ``progress(done, total)`` is told nutpie's count of
     draws done over all chains (tuning included) every 0.1 s while it samples."""
-    import numba
     from nutpie.compile_pymc import _prepare_dims_and_coords, _rv_dict_to_flat_array_wrapper, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
-    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    from pgm_models._dirichlet_blocks import counts_groups
 
     # what nutpie.compile_pymc_model starts from: PyMC's support points, jittered
     initial_point_fn = _wrap_with_lock(make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs),
                                                              return_transformed=True))
-    types = numba.types
+    logp_signature, expand_signature = _signatures()
     with _numba_opt(numba_opt):
-        logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode(),
-                                                                        [var.name for var in model.unobserved_value_vars])
-        names, slices, shapes = shape_info
-        n_values = len(arguments) - len(arrays)
-        n_dim, n_expanded = slices[n_values - 1].stop if n_values else 0, slices[-1].stop if slices else 0
-        user_data, starts = _user_data(n_dim, n_expanded, slices[:n_values], shapes[:n_values], arrays)
-        flat_initial_point = _rv_dict_to_flat_array_wrapper(initial_point_fn, names=names[:n_values], shapes=shapes[:n_values])
-        double = types.CPointer(types.double)
-        # the callbacks call PyTensor's compiled graph itself, not the star-args wrapper that
-        # PyTensor's linker jits around it (numba would compile that wrapper too, ~4 s per function)
-        logp_jit, expand_jit = logp_pt.vm.jit_fn, expand_pt.vm.jit_fn
-        logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, arguments, arrays, starts, len(user_data), n_gradients=n_values),
-                               "nutpie_logp", types.int64(types.uint64, double, double, double, types.voidptr),
-                               logp_jit.py_func.__globals__["jitable_func"], CACHED_SRC_FUNCTIONS.get(logp_jit.py_func))
-        expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, arguments, arrays, starts, len(user_data)),
-                                 "nutpie_expand", types.int64(types.uint64, types.uint64, double, double, types.voidptr),
-                                 expand_jit.py_func.__globals__["jitable_func"], CACHED_SRC_FUNCTIONS.get(expand_jit.py_func))
+        groups = counts_groups(model)
+        layout = None if groups is None else _groups_layout(model, groups)
+        if layout is not None:
+            shape_info, index, n_source = layout
+            n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
+            user_data = _groups_user_data(groups, n_dim, index, n_source)
+            logp_pt, expand_pt = _group_functions()
+            logp_c = _cached_cfunc(_GROUPS_LOGP_SOURCE, "nutpie_logp", logp_signature, _jitable(logp_pt))
+            expand_c = _cached_cfunc(_GROUPS_EXPAND_SOURCE, "nutpie_expand", expand_signature, _jitable(expand_pt))
+            data = (index, *(array for g in groups for array in (g.concentration, g.counts, g.totals)))
+        else:
+            logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode(),
+                                                                            [var.name for var in model.unobserved_value_vars])
+            n_values = len(arguments) - len(arrays)
+            slices, shapes = shape_info[1:]
+            n_dim = slices[n_values - 1].stop if n_values else 0
+            user_data, starts = _user_data(n_dim, slices[-1].stop if slices else 0, slices[:n_values], shapes[:n_values], arrays)
+            logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, arguments, arrays, starts, len(user_data), n_gradients=n_values),
+                                   "nutpie_logp", logp_signature, _jitable(logp_pt))
+            expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, arguments, arrays, starts, len(user_data)),
+                                     "nutpie_expand", expand_signature, _jitable(expand_pt))
+            data = tuple(arrays)
+    names, slices, shapes = shape_info
+    n_values = len(model.free_RVs)
+    flat_initial_point = _rv_dict_to_flat_array_wrapper(initial_point_fn, names=names[:n_values], shapes=shapes[:n_values])
     dims, coords = _prepare_dims_and_coords(model, shape_info)
     return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
                           _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
                           compiled_logp_func=logp_c, compiled_expand_func=expand_c,
                           initial_point_func=flat_initial_point, shared_data={}, user_data=user_data,
-                          n_expanded=n_expanded, shape_info=shape_info, logp_func=logp_pt, expand_func=expand_pt,
-                          progress=progress, data=tuple(arrays))
+                          n_expanded=slices[-1].stop if slices else 0, shape_info=shape_info, logp_func=logp_pt,
+                          expand_func=expand_pt, progress=progress, data=data)
 
 
 def _nutpie_settings(low_rank: bool) -> list[str]:

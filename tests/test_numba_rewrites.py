@@ -8,9 +8,9 @@ import pytensor
 import pytensor.tensor as pt
 from pytensor.compile.mode import Mode
 from pytensor.graph.fg import FunctionGraph
-from pytensor.tensor.basic import Alloc, Join
+from pytensor.tensor.basic import Alloc
 
-from pgm_models._numba_rewrites import fold_constant_allocs, join_whole_rows, numba_rewrites
+from pgm_models._numba_rewrites import fold_constant_allocs, numba_rewrites
 
 
 def _evaluate(fgraph, *values):
@@ -19,49 +19,6 @@ def _evaluate(fgraph, *values):
 
 def _ops(fgraph, kind):
     return [node for node in fgraph.apply_nodes if isinstance(node.op, kind)]
-
-
-def test_join_whole_rows_merges_runs_of_consecutive_rows_of_one_array():
-    """The stacked Dirichlet blocks' rows Θ[j] as the expand function joins them, raveled (rows
-    of a 3-d array) or not (rows of a matrix)."""
-    x, v = pt.dvector("x"), pt.dvector("v")
-    matrix, stacked = x.reshape((4, 3)), x.reshape((4, 3, 1))
-    fgraph = FunctionGraph([x], [pt.concatenate([matrix[i] for i in range(4)])], clone=True)
-    join_whole_rows(fgraph)
-    assert not _ops(fgraph, Join)
-    np.testing.assert_array_equal(_evaluate(fgraph, np.arange(12.0))[0], np.arange(12.0))
-    parts = [v, stacked.ravel(), *(stacked[i].ravel() for i in range(4)),  # every row: stacked itself
-             stacked[2].ravel(), stacked[3].ravel(),  # rows 2-3: stacked[2:4]
-             stacked[3].ravel(), stacked[1].ravel(),  # out of order: kept as they are
-             stacked[1:].ravel(), stacked[2:].ravel()]  # slices, not rows: kept
-    fgraph = FunctionGraph([x, v], [pt.concatenate(parts)], clone=True)
-    point = (np.arange(12.0), np.array([-1.0, -2.0]))
-    (before,) = _evaluate(fgraph, *point)
-    join_whole_rows(fgraph)
-    (join,) = _ops(fgraph, Join)
-    assert len(join.inputs) - 1 == 8  # v, stacked twice, stacked[2:4], stacked[3], stacked[1], the two slices
-    np.testing.assert_array_equal(_evaluate(fgraph, *point)[0], before)
-    np.testing.assert_array_equal(before, np.r_[-1, -2, np.arange(12), np.arange(12), np.arange(6, 12), 9, 10, 11, 3, 4, 5,
-                                         np.arange(3, 12), np.arange(6, 12)])
-
-
-def test_join_whole_rows_merges_consecutive_slices_into_the_whole_array():
-    """The Dirichlet groups' blocks as Deterministics, Θ[:1], Θ[1:3], Θ[3:] raveled: one Θ.ravel(),
-    with no row count left in the graph; a run that stops short keeps its slice."""
-    from pytensor.graph.basic import Constant
-
-    x = pt.dmatrix("x")
-    fgraph = FunctionGraph([x], [pt.concatenate([x[:1].ravel(), x[1:3].ravel(), x[3:].ravel(), x[1:2].ravel(), x[2:3].ravel()])],
-                           clone=True)
-    point = np.arange(10.0).reshape(5, 2)
-    (before,) = _evaluate(fgraph, point)
-    join_whole_rows(fgraph)
-    (join,) = _ops(fgraph, Join)
-    whole, part = join.inputs[1:]
-    assert whole.owner.inputs[0] is fgraph.inputs[0]  # x.ravel() itself
-    assert sorted(int(c.data) for c in part.owner.inputs[0].owner.inputs if isinstance(c, Constant)) == [1, 3]  # x[1:3]
-    np.testing.assert_array_equal(_evaluate(fgraph, point)[0], before)
-    np.testing.assert_array_equal(before, np.r_[np.arange(10.0), 2, 3, 4, 5])
 
 
 def test_fold_constant_allocs_folds_small_constant_broadcasts_only():

@@ -262,25 +262,69 @@ def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models,
             np.testing.assert_allclose(expanded[s].reshape(shape), reference[n], rtol=1e-12, atol=1e-15)
 
 
-def test_nominal_models_with_the_same_dirichlet_groups_share_one_compiled_log_density(fitted_models):
-    """CategoricalNB and TAN on weather both stack their priors into groups of 2 and 3 values, of
-    other row counts (pgm_models._dirichlet_blocks): one PyTensor cache key for their log density
-    and gradient (the sizes are data) and one for their expand function, so the second loads the
-    first's compiled functions; SPODE adds a group of 6 values (class × outlook), another structure."""
-    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+# Compiles (or loads) argv[1:] in turn, CategoricalNB on vote, the others on weather (other groups,
+# other row counts and numbers of values), and prints how many functions numba compiled per model.
+_NOMINAL_COMPILES = """
+import sys
+from numba.core import event
+from pgm_models import CategoricalNB, SPODE, TAN, _nutpie_numba
+from pgm_models.datasets import load_dataset
+for name in sys.argv[1:]:
+    estimator = {"CategoricalNB": CategoricalNB(), "SPODE": SPODE(parent="outlook"), "TAN": TAN()}[name]
+    model = estimator.fit(*load_dataset("vote" if name == "CategoricalNB" else "weather.nominal")).pymc_model("counts")
+    with event.install_recorder("numba:compile") as recorder:
+        _nutpie_numba.compile_model(model)
+    print(len(recorder.buffer))
+"""
 
-    from pgm_models._nutpie_numba import _contiguous_constants_mode, _data_as_shared, _functions
 
-    keys, sizes = {}, {}
-    for name in ("CategoricalNB", "TAN", "SPODE"):
-        model = fitted_models[name].pymc_model("counts")
-        sizes[name] = tuple(rv.shape.eval()[0] for rv in model.free_RVs)
-        functions = _functions(_data_as_shared(model), _contiguous_constants_mode(), [var.name for var in model.unobserved_value_vars])
-        keys[name] = [CACHED_SRC_FUNCTIONS[function.vm.jit_fn.py_func] for function in functions[:2]]
-    assert sizes["CategoricalNB"] != sizes["TAN"] and len(sizes["SPODE"]) == 3
-    assert keys["CategoricalNB"][0] == keys["TAN"][0] != keys["SPODE"][0]
-    # the expand functions too: each group's blocks join into the whole group (_numba_rewrites.join_whole_rows)
-    assert keys["CategoricalNB"][1] == keys["TAN"][1] != keys["SPODE"][1]
+def test_nominal_models_load_the_group_function_another_nominal_model_compiled():
+    """CategoricalNB on vote (one group of 2 values) compiled in one process (or loaded, if the
+    suite compiled the group function already); SPODE and TAN on weather (groups of 2, 3 and 6
+    values, other row counts) in a second process on the same compile folder compile nothing:
+    every Dirichlet-only model is the one compiled group function and the same two C callbacks."""
+    import pytensor
+
+    environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={pytensor.config.base_compiledir}"}
+    compiles = []
+    for names in (["CategoricalNB"], ["SPODE", "TAN"]):
+        result = subprocess.run([sys.executable, "-c", _NOMINAL_COMPILES, *names], env=environment, capture_output=True,
+                                text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+        assert result.returncode == 0, result.stderr[-2000:]
+        compiles.append([int(n) for n in result.stdout.split()[-len(names):]])
+    assert compiles[1] == [0, 0], compiles
+
+
+def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models, training_data):
+    """counts_groups finds the groups of the nominal models' counts form (their α, counts and totals
+    as the model holds them) and nothing in a model with another kind of variable (LDA, the rows
+    form's Categorical observations); a Deterministic that is not a choice of the groups' entries
+    (2Θ) leaves no expand index, so such a model keeps the general path."""
+    import pymc as pm
+
+    from pgm_models._dirichlet_blocks import counts_groups
+    from pgm_models._nutpie_numba import _groups_layout
+
+    model = fitted_models["SPODE"].pymc_model("counts")
+    groups = counts_groups(model)
+    assert [g.value for g in groups] == [model.rvs_to_values[rv].name for rv in model.free_RVs]
+    for g in groups:
+        name = g.rv.name.replace("prob", "count")
+        np.testing.assert_array_equal(g.counts, model.rvs_to_values[model[name]].data)
+        np.testing.assert_array_equal(g.totals, g.counts.sum(axis=1))
+        assert g.concentration.shape == g.counts.shape and np.all(g.concentration > 0)
+    assert counts_groups(fitted_models["LDA"].pymc_model("counts")) is None
+    assert counts_groups(fitted_models["CategoricalNB"].pymc_model("rows", *training_data["CategoricalNB"])) is None
+    with pm.Model() as model:
+        prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
+        pm.Multinomial("count", n=np.array([4, 2]), p=prob, observed=np.array([[1, 2, 1], [0, 0, 2]]))
+        pm.Deterministic("first", prob[0])
+    (group,) = counts_groups(model)
+    names, slices, shapes = _groups_layout(model, [group])[0]
+    assert names == ["prob_simplex__", "prob", "first"] and shapes == [(2, 2), (2, 3), (3,)]
+    with model:
+        pm.Deterministic("double", 2 * prob)
+    assert _groups_layout(model, [group]) is None
 
 
 _LDA_COMPILES = """
