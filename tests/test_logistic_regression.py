@@ -113,11 +113,11 @@ def test_mean_and_predictive_need_the_posterior_draws(binary):
         model.predict_proba(X, estimate="predictive")
 
 
-def test_discriminative_model_has_no_counts_form_partial_fit_or_joint(binary):
+def test_discriminative_model_has_no_partial_fit_or_joint(binary):
     X, y = binary
     model = LogisticRegression().fit(X, y)
-    with pytest.raises(ValueError, match="no sufficient statistics: only form='rows'"):
-        model.pymc_model("counts")
+    with pytest.raises(ValueError, match="form='sufficient' is not one of"):
+        model.pymc_model("sufficient")
     assert not hasattr(model, "partial_fit")
     assert not hasattr(model, "predict_joint_log_proba")
     assert not hasattr(model, "analytic_posterior")
@@ -158,3 +158,44 @@ def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypat
     assert [call.get("init") for call in calls] == ["jitter+adapt_full", "adapt_diag", None, None, None]
     assert [call["sampler"] for call in calls] == ["pymc", "pymc", "nutpie-numba", sampling.DEFAULT_SAMPLER, "pymc"]
     assert model.idata_ == "idata"
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weighted):
+    """The counts form (distinct rows once, with their class counts) and the rows form have the
+    same log density and gradient (to 1e-10) at random points; the rounded petal features repeat
+    rows, some of two classes; the counts are checked against a count by hand."""
+    import scipy.sparse as sp
+
+    X, y = iris
+    keep = y != "setosa" if classes == 2 else slice(None)
+    X, y = np.round(X[keep, 2:]), y[keep]
+    weight = np.random.default_rng(0).uniform(0.5, 2, len(y)) if weighted else None
+    model = LogisticRegression().fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=weight)
+    rows, counts = model.pymc_model("rows"), model.pymc_model("counts")
+    distinct = counts.coords["distinct_row"]
+    assert len(distinct) == len(np.unique(X, axis=0)) < len(y) / 4
+    expected = np.array([[np.sum((weight if weighted else 1) * np.all(X == X[u], axis=1) * (y == k)) for k in model.classes_]
+                         for u in distinct])
+    np.testing.assert_allclose(counts.rvs_to_values[counts["class_count"]].data, expected, rtol=1e-12)
+    assert (expected > 0).sum(axis=1).max() == 2  # distinct rows of two classes
+    logp, dlogp = (rows.compile_logp(), counts.compile_logp()), (rows.compile_dlogp(), counts.compile_dlogp())
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        point = {name: rng.normal(size=np.shape(value)) for name, value in counts.initial_point().items()}
+        assert abs(logp[0](point) - logp[1](point)) < 1e-10
+        np.testing.assert_allclose(dlogp[0](point), dlogp[1](point), atol=1e-10)
+
+
+def test_distinct_rows_in_order_of_first_occurrence():
+    import scipy.sparse as sp
+
+    from pgm_models.discriminative.logistic_regression import _distinct_rows
+
+    X = np.array([[1.0, 0], [0, 2], [1, 0], [0, 0], [0, 2], [0, 0]])
+    for matrix in (X, sp.csr_matrix(X), sp.csc_matrix(X)):
+        first, distinct = _distinct_rows(matrix)
+        np.testing.assert_array_equal(first, [0, 1, 3])
+        np.testing.assert_array_equal(distinct, [0, 1, 0, 2, 1, 2])
