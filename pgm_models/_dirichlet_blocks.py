@@ -124,7 +124,8 @@ def counts_groups(model) -> list[CountsGroup] | None:
     """The groups of ``model`` in the order of its free variables if it is made of them alone, as
     the counts form of DirichletBlocks builds it: every free variable a matrix Θ ~ Dirichlet(α) of
     constant α under the simplex transform, observed by exactly one Multinomial of constant n and
-    counts whose p is Θ itself, no other observed variable and no potential; None otherwise. Its log
+    counts whose p is Θ itself (counts ≥ 0 summing to n, α > 0), no other observed variable and no
+    potential; None otherwise. Its log
     density is then the sum over the groups of each one's Dirichlet, Jacobian and Multinomial terms."""
     from pymc.logprob.transforms import SimplexTransform
     from pytensor.graph.basic import Constant
@@ -151,6 +152,10 @@ def counts_groups(model) -> list[CountsGroup] | None:
             return None
         counts, totals = observed.pop(rv)
         if np.shape(counts) != concentration.type.shape or np.shape(totals) != np.shape(counts)[:1]:
+            return None
+        # the closed-form terms hold where PyMC's densities are finite: data they would reject
+        # (PyMC: -inf or an error) keeps PyMC's own graph
+        if not ((np.asarray(counts) >= 0).all() and (np.sum(counts, axis=1) == totals).all() and (concentration.data > 0).all()):
             return None
         groups.append(CountsGroup(rv, model.rvs_to_values[rv].name, transform,
                                   np.ascontiguousarray(concentration.data, dtype=np.float64),

@@ -325,6 +325,11 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
     with model:
         pm.Deterministic("double", 2 * prob)
     assert _groups_layout(model, [group]) is None
+    # counts that do not sum to n: PyMC's density is -inf there, the closed-form terms would not be
+    with pm.Model() as model:
+        prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
+        pm.Multinomial("count", n=np.array([4, 2]), p=prob, observed=np.array([[1, 2, 0], [0, 0, 2]]))
+    assert counts_groups(model) is None
 
 
 _LDA_COMPILES = """
