@@ -151,8 +151,10 @@ class AODE(SemiNaiveBayes):
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
             joint, child, frequency = kernels.aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
                                                          layout.attribute_of_value_cell, joint_alpha, child_alpha)
+            with np.errstate(divide="ignore"):  # a probability of 0 (a class of weight 0) is log 0 = -inf, as NumPy's path scores it
+                np.log(joint, out=joint), np.log(child, out=child)
             # every integer dtype widened to intp: one compiled signature
-            averaged, fallback = kernels.aode_log_scores(np.log(joint, out=joint), np.log(child, out=child), frequency,
+            averaged, fallback = kernels.aode_log_scores(joint, child, frequency,
                                                  np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
                                                  self._log_weights())
         else:
