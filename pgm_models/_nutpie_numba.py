@@ -339,17 +339,21 @@ def _groups_layout(model, groups):
     (x: nutpie's flat vector, Θ_g: group g's constrained value); None unless every named value
     is such an index map (each entry one entry of the source, as the blocks' rows slices are).
 
-    The index is found by evaluating the named values with each Θ_g holding its entries' numbers
-    k in the source, and again with 2k + 1: an index map gives the numbers and 2 × them + 1."""
+    A named value is an index map when every operation between the groups and it selects or
+    rearranges entries (``_picks_entries``); the index is then found by evaluating the named values
+    with each Θ_g holding its entries' numbers k in the source (exact: no arithmetic touches them),
+    and checked again with 2k + 1."""
     import pytensor
 
+    outputs = [model[var.name] for var in model.unobserved_value_vars if var.name not in {g.value for g in groups}]
+    if not _picks_entries([g.rv for g in groups], outputs):
+        return None
     n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
     names = [g.value for g in groups]
     remaining = [var.name for var in model.unobserved_value_vars if var.name not in names]
     starts = np.cumsum([n_dim] + [g.concentration.size for g in groups]).tolist()
     numbers = [np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
                for start, g in zip(starts, groups)]
-    outputs = [model[name] for name in remaining]
     found = [pytensor.function([], pytensor.clone_replace(outputs, replace={g.rv: pytensor.tensor.constant(k * scale + shift)
                                                                             for g, k in zip(groups, numbers)}),
                                mode="FAST_COMPILE")()
@@ -361,6 +365,28 @@ def _groups_layout(model, groups):
     stops = np.cumsum([math.prod(shape) for shape in shapes]).tolist()
     index = np.concatenate([np.arange(n_dim)] + [np.ravel(v) for v in found[0]]).astype(np.int64)
     return (names + remaining, [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, shapes)], shapes), index, starts[-1]
+
+
+def _picks_entries(inputs: list, outputs: list) -> bool:
+    """Whether every operation on a path from ``inputs`` to ``outputs`` only selects or rearranges
+    entries (indexing, reshapes, transposes, joins), so that each output entry is one input entry:
+    a rounding or an affine map of an entry can map the numbers an index is read from onto
+    numbers again, so the structure is checked, not values."""
+    from pytensor.compile.ops import DeepCopyOp, ViewOp
+    from pytensor.graph.traversal import graph_inputs, io_toposort
+    from pytensor.tensor.basic import Join
+    from pytensor.tensor.elemwise import DimShuffle
+    from pytensor.tensor.shape import Reshape, SpecifyShape
+    from pytensor.tensor.subtensor import AdvancedSubtensor, AdvancedSubtensor1, Subtensor
+
+    picks = (Subtensor, AdvancedSubtensor, AdvancedSubtensor1, Reshape, DimShuffle, Join, SpecifyShape, DeepCopyOp, ViewOp)
+    dependent = set(inputs)
+    for node in io_toposort(list(graph_inputs(outputs)), outputs):
+        if any(var in dependent for var in node.inputs):
+            if not isinstance(node.op, picks):
+                return False
+            dependent.update(node.outputs)
+    return True
 
 
 def _groups_user_data(groups, n_dim: int, index: np.ndarray, n_source: int) -> np.ndarray:

@@ -199,3 +199,6 @@ def test_distinct_rows_in_order_of_first_occurrence():
         first, distinct = _distinct_rows(matrix)
         np.testing.assert_array_equal(first, [0, 1, 3])
         np.testing.assert_array_equal(distinct, [0, 1, 0, 2, 1, 2])
+    # a sparse matrix that stores one cell in two entries (1 + 1) and one stored zero: the same rows
+    stored = sp.csr_matrix((np.array([1.0, 1.0, 2.0, 0.0]), np.array([0, 0, 0, 1]), np.array([0, 2, 4])), shape=(2, 2))
+    np.testing.assert_array_equal(_distinct_rows(stored)[1], [0, 0])

@@ -322,9 +322,25 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
     (group,) = counts_groups(model)
     names, slices, shapes = _groups_layout(model, [group])[0]
     assert names == ["prob_simplex__", "prob", "first"] and shapes == [(2, 2), (2, 3), (3,)]
-    with model:
-        pm.Deterministic("double", 2 * prob)
-    assert _groups_layout(model, [group]) is None
+    # values that are not entries of the groups, even where they map entry numbers onto entry
+    # numbers (review: a rounding, an affine map of one entry)
+    for make in (lambda: 2 * prob, lambda: 2 * prob[0, 0] + 1, lambda: pm.math.round(prob), lambda: pm.math.maximum(prob, 1e-9)):
+        with pm.Model() as model:
+            prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
+            pm.Multinomial("count", n=np.array([4, 2]), p=prob, observed=np.array([[1, 2, 1], [0, 0, 2]]))
+            pm.Deterministic("other", make())
+        (group,) = counts_groups(model)
+        assert _groups_layout(model, [group]) is None
+    # entries picked, reversed, joined, reshaped and transposed: an index map, read exactly
+    with pm.Model() as model:
+        prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
+        pm.Multinomial("count", n=np.array([4, 2]), p=prob, observed=np.array([[1, 2, 1], [0, 0, 2]]))
+        pm.Deterministic("rows", pm.math.concatenate([prob[1], prob[0, ::-1]]).reshape((2, 3)).T)
+    (group,) = counts_groups(model)
+    (names, slices, shapes), index, n_source = _groups_layout(model, [group])
+    source = np.r_[np.zeros(4), np.arange(1.0, 7.0) / 21]  # x (4 entries), then Θ
+    theta = source[4:].reshape(2, 3)
+    np.testing.assert_array_equal(source[index][slices[2]].reshape(shapes[2]), np.r_[theta[1], theta[0, ::-1]].reshape(2, 3).T)
     # counts that do not sum to n: PyMC's density is -inf there, the closed-form terms would not be
     with pm.Model() as model:
         prob = pm.Dirichlet("prob", a=np.ones((2, 3)))

@@ -283,3 +283,26 @@ def test_parameter_names_of_a_replaced_init_are_read_again():
     Scaled.__init__ = __init__
     assert "scale" in Scaled._get_param_names()
     assert Scaled().set_params(scale=3).scale == 3
+
+
+def test_the_categorical_domains_of_a_fit_leave_with_their_data():
+    """A frame of Categoricals reuses the domains of an earlier fit of the same dtypes
+    (naive_bayes._attributes._CATEGORICAL_DOMAINS), and holds its categories only as long as
+    the dtypes live (review: 200 000 categories were kept after the data and model were gone)."""
+    import gc
+    import weakref
+
+    from pgm_models import CategoricalNB
+    from pgm_models.naive_bayes import _attributes
+
+    categories = [f"v{i}" for i in range(1000)]
+    X = pd.DataFrame({"a": pd.Categorical.from_codes(np.arange(10) % 3, categories)})
+    first = CategoricalNB().fit(X, np.arange(10) % 2)
+    again = CategoricalNB().fit(X.iloc[:6], np.arange(6) % 2)  # the same dtype: the first fit's domain
+    assert list(again.n_categories_) == list(first.n_categories_) == [1000] and again.categories_[0][999] == "v999"
+    held = weakref.ref(X["a"].dtype)
+    key = (id(X["a"].dtype),)
+    assert key in _attributes._CATEGORICAL_DOMAINS
+    del X, first, again
+    gc.collect()
+    assert held() is None and key not in _attributes._CATEGORICAL_DOMAINS

@@ -290,8 +290,8 @@ def _distinct_rows(X):
     a dense or sparse matrix."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()  # one stored entry per cell, indices sorted: equal rows are equal bytes
         X.eliminate_zeros()
-        X.sort_indices()
         groups = {}
         distinct = np.array([groups.setdefault((X.indices[a:b].tobytes(), X.data[a:b].tobytes()), len(groups))
                              for a, b in zip(X.indptr[:-1], X.indptr[1:])], dtype=np.intp)

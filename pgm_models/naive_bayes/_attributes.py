@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 import warnings
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -215,7 +216,7 @@ def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list
     cost as much as the rest of this."""
     key = tuple(map(id, dtypes))
     known = _CATEGORICAL_DOMAINS.get(key)
-    if known is not None:  # the entry holds those dtypes, so these ids are still theirs
+    if known is not None and all(ref() is dtype for ref, dtype in zip(known[0], dtypes)):  # an id can be reused
         return list(known[1]), dtypes, known[2]
     by_dtype, domains, kept = {}, [], []
     for j, (column, dtype) in enumerate(zip(columns, dtypes)):
@@ -232,11 +233,14 @@ def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list
     if all(d is not None for d in kept):
         if len(_CATEGORICAL_DOMAINS) >= _CATEGORICAL_DOMAINS_KEPT:
             _CATEGORICAL_DOMAINS.clear()
-        _CATEGORICAL_DOMAINS[key] = (kept, domains, sizes)  # shared read-only: the estimator keeps its own lists
+        # the entry leaves with any of its dtypes (weak references: a large domain is not kept after its data)
+        drop = lambda _, key=key: _CATEGORICAL_DOMAINS.pop(key, None)  # noqa: E731
+        _CATEGORICAL_DOMAINS[key] = ([weakref.ref(dtype, drop) for dtype in kept], domains, sizes)  # shared read-only
     return list(domains), kept, sizes
 
 
-# dtype ids → (the Categorical dtypes, their domains, sizes) of frames of Categoricals already fitted
+# dtype ids → (weak references to the Categorical dtypes, their domains, sizes) of frames of
+# Categoricals already fitted
 _CATEGORICAL_DOMAINS: dict = {}
 _CATEGORICAL_DOMAINS_KEPT = 64
 
