@@ -54,6 +54,13 @@ import numpy as np
 from nutpie import _lib
 from nutpie.compile_pymc import CompiledPyMCModel, address_as_void_pointer
 
+# nutpie's codes after the log density and gradient are written: 3 a gradient, 4 the density not finite
+_LOGP_RETURN = """    if not np.all(np.isfinite(out)):
+        return 3
+    if not np.isfinite(logp[()]):
+        return 4
+    return 0
+"""
 # The C callbacks' bodies: nutpie's numba backend's (nutpie/compile_pymc.py), reading every size from
 # ``user_data_`` (``meta``, see _user_data): the length of the flat vector, each free variable's
 # slice of it and shape, and each data array's address and shape. The sources hold only ranks,
@@ -69,12 +76,7 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
     logp = numba.carray(logp_, ())
 {values}{data}    value, {gradients} = jit_fn({arguments})
     logp[()] = value
-{store}    if not np.all(np.isfinite(out)):
-        return 3
-    if not np.isfinite(logp[()]):
-        return 4
-    return 0
-"""
+{store}""" + _LOGP_RETURN
 _EXPAND_SOURCE = """
 def nutpie_expand(dim, expanded, x_, out_, user_data_):
     meta = numba.carray(user_data_, ({n_meta},), np.int64)
@@ -111,12 +113,7 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
         total += value[()]
         out[start:stop].reshape((rows, values - 1))[...] = gradient
     logp[()] = total
-    if not np.all(np.isfinite(out)):
-        return 3
-    if not np.isfinite(logp[()]):
-        return 4
-    return 0
-"""
+""" + _LOGP_RETURN
 _GROUPS_EXPAND_SOURCE = """
 def nutpie_expand(dim, expanded, x_, out_, user_data_):
     head = numba.carray(user_data_, (3,), np.int64)
