@@ -342,12 +342,12 @@ def _groups_layout(model, groups):
     and checked again with 2k + 1."""
     import pytensor
 
-    outputs = [model[var.name] for var in model.unobserved_value_vars if var.name not in {g.value for g in groups}]
+    names = [g.value for g in groups]
+    remaining = [var.name for var in model.unobserved_value_vars if var.name not in names]
+    outputs = [model[name] for name in remaining]
     if not _picks_entries([g.rv for g in groups], outputs):
         return None
     n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
-    names = [g.value for g in groups]
-    remaining = [var.name for var in model.unobserved_value_vars if var.name not in names]
     starts = np.cumsum([n_dim] + [g.concentration.size for g in groups]).tolist()
     numbers = [np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
                for start, g in zip(starts, groups)]
