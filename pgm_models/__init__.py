@@ -1,7 +1,7 @@
 """pgm_models: generative Bayesian classifiers built on PyMC, with closed-form posteriors and a
 scikit-learn interface."""
 
-import importlib
+import importlib as _importlib
 
 # The estimators are imported on first use (PEP 562): `pgm-models --help` must not wait for PyMC.
 _MODULES = {
@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 def __getattr__(name):
     if name not in _MODULES:
         raise AttributeError(f"module 'pgm_models' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULES[name]), name)
+    value = getattr(_importlib.import_module(_MODULES[name]), name)
     globals()[name] = value
     return value
 

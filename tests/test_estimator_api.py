@@ -133,3 +133,18 @@ def test_sparse_and_dense_input_give_the_same_model():
     dense = MultinomialNB().fit(X_COUNTS, Y)
     sparse = MultinomialNB().fit(sp.csr_matrix(X_COUNTS), Y)
     np.testing.assert_allclose(dense.predict_proba(X_COUNTS), sparse.predict_proba(sp.csr_matrix(X_COUNTS)))
+
+
+def test_the_package_namespace_lists_the_estimators_and_nothing_it_imports():
+    """The estimators load on first use (PEP 562); the module's own imports stay private."""
+    import pgm_models
+
+    import types
+
+    public = {name for name in dir(pgm_models) if not name.startswith("_")}
+    submodules = {name for name in public if isinstance(getattr(pgm_models, name), types.ModuleType)
+                  and getattr(pgm_models, name).__name__ == f"pgm_models.{name}"}
+    assert public - submodules == set(pgm_models.__all__)
+    assert pgm_models.CategoricalNB.__name__ == "CategoricalNB"
+    with pytest.raises(AttributeError, match="no attribute 'importlib'"):
+        pgm_models.importlib
