@@ -160,33 +160,54 @@ def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypat
     assert model.idata_ == "idata"
 
 
-@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("classes", [1, 2, 3])
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weighted):
-    """The counts form (distinct rows once, with their class counts) and the rows form have the
-    same log density and gradient (to 1e-10) at random points; the rounded petal features repeat
-    rows, some of two classes; the counts are checked against a count by hand."""
+@pytest.mark.parametrize("intercept_prior_sd", [10.0, None])
+@pytest.mark.parametrize("whitened", [True, False])
+def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weighted, intercept_prior_sd, whitened, monkeypatch):
+    """The counts form (distinct rows once, with their class counts) has the rows form's log
+    density: unwhitened (past ``WHITENING_LIMIT``) the same function of the same variables, with the
+    same gradient (to 1e-10); whitened, the rows form's density at the weights and intercept the
+    whitened coordinates map to, plus the constant log |det diag(s) V| = m Σ log s of a linear map
+    (to 1e-10 across points; to 1e-6 in value, since PyTensor takes the log of a Python-float sd
+    in float32). The rounded petal features, with a collinear third column, repeat rows, some of two
+    classes; the counts are checked against a count by hand."""
     import scipy.sparse as sp
 
+    from pgm_models.discriminative import logistic_regression
+
+    if not whitened:
+        monkeypatch.setattr(logistic_regression, "WHITENING_LIMIT", 0)
     X, y = iris
-    keep = y != "setosa" if classes == 2 else slice(None)
+    keep = {1: y == "Iris-setosa", 2: y != "Iris-setosa", 3: slice(None)}[classes]
     X, y = np.round(X[keep, 2:]), y[keep]
+    X = np.hstack([X, 2 * X[:, :1]])
     weight = np.random.default_rng(0).uniform(0.5, 2, len(y)) if weighted else None
-    model = LogisticRegression().fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=weight)
+    model = LogisticRegression(intercept_prior_sd=intercept_prior_sd).fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=weight)
     rows, counts = model.pymc_model("rows"), model.pymc_model("counts")
+    assert model._nutpie_low_rank is not whitened
+    assert ("whitened_coef" in counts.named_vars) is whitened
     distinct = counts.coords["distinct_row"]
     assert len(distinct) == len(np.unique(X, axis=0)) < len(y) / 4
     expected = np.array([[np.sum((weight if weighted else 1) * np.all(X == X[u], axis=1) * (y == k)) for k in model.classes_]
                          for u in distinct])
     np.testing.assert_allclose(counts.rvs_to_values[counts["class_count"]].data, expected, rtol=1e-12)
-    assert (expected > 0).sum(axis=1).max() == 2  # distinct rows of two classes
+    assert (expected > 0).sum(axis=1).max() == (1 if classes == 1 else 2)  # distinct rows of two classes
+    coefficients = counts.compile_fn(counts.replace_rvs_by_values([counts["weights"], counts["intercept"]]), on_unused_input="ignore")
     logp, dlogp = (rows.compile_logp(), counts.compile_logp()), (rows.compile_dlogp(), counts.compile_dlogp())
+    scales = [1.0] * X.shape[1] + ([] if intercept_prior_sd is None else [intercept_prior_sd])
+    jacobian = model._n_vectors * np.sum(np.log(scales)) if whitened else 0.0
     rng = np.random.default_rng(1)
+    differences = []
     for _ in range(3):
         point = {name: rng.normal(size=np.shape(value)) for name, value in counts.initial_point().items()}
-        assert abs(logp[0](point) - logp[1](point)) < 1e-10
-        np.testing.assert_allclose(dlogp[0](point), dlogp[1](point), atol=1e-10)
+        weights, intercept = coefficients(point)
+        differences.append(logp[1](point) - logp[0]({"weights": weights, "intercept": intercept}))
+        if not whitened:
+            np.testing.assert_allclose(dlogp[0](point), dlogp[1](point), atol=1e-10)
+    assert np.ptp(differences) < 1e-10
+    assert abs(differences[0] - jacobian) < 1e-6
 
 
 def test_distinct_rows_in_order_of_first_occurrence():

@@ -33,6 +33,7 @@ from pgm_models._validation import (
     as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
 )
 from pgm_models.base import BayesianClassifier
+from pgm_models.discriminative._whitening import WHITENING_LIMIT, helmert, whitened_design
 
 
 # Parameters up to which PyMC's NUTS adapts a dense mass matrix for this model (sample_posterior)
@@ -60,6 +61,14 @@ class LogisticRegression(BayesianClassifier):
 
     _generative = False
     _closed_form = False
+
+    @property
+    def _nutpie_low_rank(self) -> bool:
+        """nutpie's mass matrix: diagonal for the whitened counts form, whose posterior is close to
+        isotropic (vote: 7 leapfrog steps per draw and 2.4× the min bulk ESS per second of the
+        low-rank matrix on the unwhitened form, BENCHMARKS.md); low-rank for the correlated
+        weights of a design too large to whiten."""
+        return not _whitenable(self._training[0][_distinct_rows(self._training[0])[0]])
 
     def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10):
         self.prior_sd = prior_sd
@@ -219,18 +228,14 @@ class LogisticRegression(BayesianClassifier):
             X, rows = X[first], {"distinct_row": first}
         else:
             rows = {"row": np.arange(len(index))}
+        whitened = form == "counts" and _whitenable(X)
+        if whitened:
+            rows.update(whitened_vector=np.arange(self._n_vectors), whitened_direction=np.arange(X.shape[1] + (self.intercept_prior_sd is not None)))
         with pm.Model(coords={**self._coords(), **rows}) as model:
-            weights = pm.Normal("weights", 0.0, self.prior_sd, dims=("vector", "feature"))
-            if self.intercept_prior_sd is None:
-                intercept = pm.Flat("intercept", dims="vector")
+            if whitened:
+                logits = self._whitened_logits(X)
             else:
-                intercept = pm.Normal("intercept", 0.0, self.intercept_prior_sd, dims="vector")
-            if sp.issparse(X):  # a sparse product: the rows are not densified
-                import pytensor.sparse
-
-                logits = pytensor.sparse.structured_dot(pytensor.sparse.as_sparse_variable(sp.csr_matrix(X)), weights.T) + intercept
-            else:
-                logits = pm.math.dot(X, weights.T) + intercept
+                logits = self._logits(X)
             if form == "counts":  # log p(k | x) = t_k − log Σ_j exp(t_j), with t = (0, t_1) for two classes
                 if self._binary:
                     t = logits[:, 0][:, None]  # (distinct_row, 1), broadcastable against the two classes
@@ -248,6 +253,58 @@ class LogisticRegression(BayesianClassifier):
             else:  # a weighted likelihood is not a distribution of the data
                 pm.Potential("weighted_log_likelihood", (weight * pm.logp(likelihood.dist(**parameters), target)).sum())
         return model
+
+    def _logits(self, X):
+        """The free ``weights`` (vector, feature) ~ N(0, prior_sd²) and ``intercept`` (vector) ~
+        N(0, intercept_prior_sd²) (flat if None) of the current PyMC model, and the logits X Wᵀ + b."""
+        import pymc as pm
+
+        weights = pm.Normal("weights", 0.0, self.prior_sd, dims=("vector", "feature"))
+        if self.intercept_prior_sd is None:
+            intercept = pm.Flat("intercept", dims="vector")
+        else:
+            intercept = pm.Normal("intercept", 0.0, self.intercept_prior_sd, dims="vector")
+        if sp.issparse(X):  # a sparse product: the rows are not densified
+            import pytensor.sparse
+
+            return pytensor.sparse.structured_dot(pytensor.sparse.as_sparse_variable(sp.csr_matrix(X)), weights.T) + intercept
+        return pm.math.dot(X, weights.T) + intercept
+
+    def _whitened_logits(self, X):
+        """``_logits``' prior in whitened coordinates (``_whitening``): the free
+        ``whitened_coef`` z (whitened_vector, whitened_direction) ~ N(0, I), and θ_k = (w_k, b_k) =
+        diag(s) V (H z)_k as the Deterministics ``weights`` and ``intercept``, with s the prior sds,
+        [X, 1] diag(s) = U S Vᵀ and H the vectors' Helmert rotation: the same prior exactly
+        (an isotropic Normal rotated, then scaled), so the log density differs from ``_logits``'
+        by the constant m Σ log s. The logits are (U S) z_{k, :r}: the directions of S = 0 and,
+        for a softmax over m > 1 vectors, H's common vector leave the product. A flat intercept
+        stays flat as ``shifted_intercept`` b' = b + x̄ᵀw, the weights whitened on the centred
+        X − x̄ (a shift of a flat variable: Jacobian 1), and b = b' − x̄ᵀw."""
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+        p, m, flat = X.shape[1], self._n_vectors, self.intercept_prior_sd is None
+        if flat:
+            centre = X.mean(axis=0)
+            design, scale = X - centre, np.full(p, float(self.prior_sd))
+        else:
+            design, scale = np.hstack([X, np.ones((len(X), 1))]), np.r_[np.full(p, float(self.prior_sd)), self.intercept_prior_sd]
+        product, rotation = whitened_design(design, scale)
+        across, rank = helmert(m), product.shape[1]
+        whitened = pm.Normal("whitened_coef", 0.0, 1.0, dims=("whitened_vector", "whitened_direction"))
+        coef = pt.dot(pt.dot(across, whitened), rotation.T) * scale
+        weights = pm.Deterministic("weights", coef[:, :p], dims=("vector", "feature"))
+        if flat:
+            shifted = pm.Flat("shifted_intercept", dims="vector")
+            pm.Deterministic("intercept", shifted - pt.dot(weights, centre), dims="vector")
+        else:
+            pm.Deterministic("intercept", coef[:, p], dims="vector")
+        if self._binary or m == 1:
+            logits = pt.dot(product, whitened[:, :rank].T)
+        else:  # H's first column is constant: its vector shifts every class's logit alike, which the softmax ignores
+            logits = pt.dot(pt.dot(product, whitened[1:, :rank].T), across[:, 1:].T)
+        return logits + shifted if flat else logits
 
     def _sampling_model(self):
         return self.pymc_model("counts")
@@ -277,7 +334,7 @@ class LogisticRegression(BayesianClassifier):
         import pymc as pm
 
         find_map_kwargs.setdefault("progressbar", False)
-        point = pm.find_MAP(model=self._sampling_model(), include_transformed=False, **find_map_kwargs)
+        point = pm.find_MAP(model=self.pymc_model("rows"), include_transformed=False, **find_map_kwargs)
         coords = self._coords()
         return xr.Dataset(
             {"weights": (("vector", "feature"), point["weights"]), "intercept": (("vector",), point["intercept"])},
@@ -299,6 +356,13 @@ def _distinct_rows(X):
     _, first, inverse = np.unique(np.asarray(X), axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # the distinct rows in the order they first occur
     return first[order], np.argsort(order)[inverse.ravel()]
+
+
+def _whitenable(X) -> bool:
+    """Whether the counts form of the distinct rows X (n × p) is whitened: the SVD's dense design
+    and rotation, n (p + 1) + (p + 1)² cells, within ``WHITENING_LIMIT``."""
+    d = X.shape[1] + 1
+    return X.shape[0] * d + d * d <= WHITENING_LIMIT
 
 
 def _counts_logp(counts, class_logits, normaliser):
