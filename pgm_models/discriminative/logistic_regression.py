@@ -11,7 +11,8 @@ gradient of the negative log posterior), which is the L2-penalised logistic fit 
 scikit-learn's ``LogisticRegression(C=prior_sd²)`` with an unpenalised intercept when
 ``intercept_prior_sd=None``. ``sample_posterior`` runs NUTS on the PyMC model (its counts form:
 each distinct row of X once, with the counts of its classes; there are no sufficient statistics
-smaller than the distinct rows) and keeps the draws in ``idata_``; then
+smaller than the distinct rows; written in whitened coordinates, ``_whitening``, in which the
+posterior is close to isotropic) and keeps the draws in ``idata_``; then
 ``estimate="mean"`` plugs in the posterior-mean weights and ``estimate="predictive"`` averages
 p(y | x, w) over the draws. ``estimate="mle"`` drops the prior (it diverges on separable data).
 """
@@ -210,7 +211,10 @@ class LogisticRegression(BayesianClassifier):
         the rows form's Σ_i w_i log p(y_i | x_i) exactly (the rows in order: no multinomial
         coefficient), with log p(k | x) = t_k − log Σ_j exp(t_j), t = (0, t_1) for two classes.
         Its gradient costs the distinct rows (vote's 304 training rows: 247) and one softplus and
-        one sigmoid each (PyMC's Bernoulli evaluates both of its branches for every row)."""
+        one sigmoid each (PyMC's Bernoulli evaluates both of its branches for every row). Its
+        coefficients are whitened (``_whitened_logits``: the free ``whitened_coef``, with
+        ``weights`` and ``intercept`` as Deterministics) unless the distinct rows' dense design is
+        past ``WHITENING_LIMIT`` (then they are ``_logits``' free variables, as in the rows form)."""
         import pymc as pm
 
         check_is_fitted(self, "classes_")
