@@ -263,11 +263,13 @@ class LogisticRegression(BayesianClassifier):
         N(0, intercept_prior_sd²) (flat if None) of the current PyMC model, and the logits X Wᵀ + b."""
         import pymc as pm
 
-        weights = pm.Normal("weights", 0.0, self.prior_sd, dims=("vector", "feature"))
+        # float64 sds: PyTensor makes a Python float that float32 holds exactly (1.0, 10.0) a float32
+        # constant, and its log σ in float32 moved the log density by ~3e-8
+        weights = pm.Normal("weights", 0.0, np.float64(self.prior_sd), dims=("vector", "feature"))
         if self.intercept_prior_sd is None:
             intercept = pm.Flat("intercept", dims="vector")
         else:
-            intercept = pm.Normal("intercept", 0.0, self.intercept_prior_sd, dims="vector")
+            intercept = pm.Normal("intercept", 0.0, np.float64(self.intercept_prior_sd), dims="vector")
         if sp.issparse(X):  # a sparse product: the rows are not densified
             import pytensor.sparse
 
