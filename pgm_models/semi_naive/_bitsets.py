@@ -58,20 +58,14 @@ def add_value_pair_counts(codes, value_starts, missing_cells, class_index, count
                 words[value_starts[j] + code] |= bit
             elif missing_cells[j] >= 0:
                 words[missing_cells[j]] |= bit
-    # cell s against every cell t ≥ s a word at a time: the T − s words of a word's cells are
-    # contiguous, so the AND and POPCNT run over them as vectors (a loop over one pair's few words at a
-    # time, on a cell-major copy, took twice as long on a small fold: vote's 391 rows, 4 words)
-    totals = np.empty(n_values, np.uint64)
+    bits = np.ascontiguousarray(by_word.transpose((0, 2, 1)))  # (class, cell, word): each cell's words contiguous
     for k in range(n_classes):
         n_words = (seen[k] + 63) // 64
         for s in range(n_values):
-            totals[s:] = 0
-            for w in range(n_words):
-                words = by_word[k, w]
-                mask = words[s]
-                for t in range(s, n_values):
-                    totals[t] += _popcount(mask & words[t])
-            counts[k, s, s] += totals[s]
-            for t in range(s + 1, n_values):
-                counts[k, s, t] += totals[t]
-                counts[k, t, s] += totals[t]
+            for t in range(s, n_values):
+                total = np.uint64(0)
+                for w in range(n_words):
+                    total += _popcount(bits[k, s, w] & bits[k, t, w])
+                counts[k, s, t] += total
+                if t != s:
+                    counts[k, t, s] += total
