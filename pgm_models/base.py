@@ -428,7 +428,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         ``form="counts"`` observes the sufficient statistics kept by ``fit``, so its gradient
         costs O(parameters). ``form="rows"`` observes every row of (X, y), which must be given
         (the estimator keeps only sufficient statistics); sample its prior or posterior
-        predictive to generate synthetic datasets. Both have the same posterior: their log
+        predictive to generate synthetic datasets (the posterior's from :meth:`pymc_trace` of the
+        draws). Both have the same posterior: their log
         densities differ by a constant that depends only on the data.
         """
         import pymc as pm
