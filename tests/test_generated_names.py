@@ -116,3 +116,16 @@ def test_sample_posterior_holds_each_parameter_once(sampler):
     idata = model.sample_posterior(draws=20, tune=20, chains=2, cores=1, sampler=sampler, random_seed=5)
     assert_names_like_the_exact_draws(model, idata)
     assert len(az.summary(idata, kind="stats")) == 2 + 2 * (2 + 3)
+
+
+def test_spodes_joint_cells_have_one_label_each():
+    """SPODE labels joint_prob's cells 'class, parent value': class 'a, b' with value 'c' and class
+    'a' with value 'b, c' would both be 'a, b, c', two cells under one coordinate."""
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame({"p": rng.choice(["b, c", "c"], 40), "z": rng.choice(["u", "v"], 40)})
+    model = SPODE(parent="p").fit(X, rng.choice(["a, b", "a"], 40))
+    message = r"'a, b, c' would label both \[\('a', 'b, c'\), \('a, b', 'c'\)\]"
+    for build in (model.analytic_posterior, lambda: model.posterior_draws(5), model.pymc_model):
+        with pytest.raises(ValueError, match=message):
+            build()
+    model.predict_proba(X)  # the labels name the posterior's cells; predictions need none
