@@ -56,10 +56,10 @@ class DirichletBlocks:
             concentration = np.asarray(concentration, dtype=float)
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
-            group, dims = group_name(values), group_dims(values)
-            model.add_coord(dims[0], [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
-            model.add_coord(dims[1], np.arange(values))
-            stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]), dims=dims)
+            rows, value = group_dims(values)
+            model.add_coord(rows, [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
+            model.add_coord(value, np.arange(values))
+            stacked = pm.Dirichlet(group_name(values), a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]), dims=(rows, value))
             start = 0
             for name, concentration, dims in members:
                 stop = start + math.prod(concentration.shape[:-1])
