@@ -21,8 +21,17 @@ same operations on arrays of the same ranks, and numba compiles each of them onc
 
 Each block keeps its own name, coords and dims as a ``pm.Deterministic`` (θ_j = Θ_V[rows of j]
 reshaped), so the InferenceData, ``az.summary`` and :func:`pgm_models.verify.check_posterior` see the
-same variables as with one Dirichlet per block; ``stacked_prob_{V}`` is stored beside them, its rows
-labelled ``name[label, ...]`` by each block's coords.
+same variables as with one Dirichlet per block. The groups themselves stay out of the InferenceData
+that ``sample_posterior`` and ``posterior_draws`` return (``az.summary`` would list every probability
+twice, once under the group's name); PyMC's forward sampling needs them, as it resamples a free
+variable missing from the draws from its prior: ``estimator.pymc_trace(idata)`` adds them back
+(:func:`with_stacked_draws`).
+
+The groups' names cannot collide with the names the models derive from the data: those are
+``feature_prob_<column>`` and ``x_<column>`` for variables, ``<column>_value`` and ``<column>_row``
+for dims, while a group is ``stacked_prob_{V}`` observed by ``stacked_count_{V}``, over the dims
+``stacked_prob_{V}_rows`` (labelled ``name[label, ...]`` by each block's coords) and
+``stacked_prob_{V}_values``.
 """
 
 from __future__ import annotations
@@ -47,11 +56,10 @@ class DirichletBlocks:
             concentration = np.asarray(concentration, dtype=float)
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
-            group = f"stacked_prob_{values}"
-            model.add_coord(f"{group}_row", [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
-            model.add_coord(f"{group}_value", np.arange(values))
-            stacked = pm.Dirichlet(group, a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]),
-                                   dims=(f"{group}_row", f"{group}_value"))
+            rows, value = group_dims(values)
+            model.add_coord(rows, [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
+            model.add_coord(value, np.arange(values))
+            stacked = pm.Dirichlet(group_name(values), a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]), dims=(rows, value))
             start = 0
             for name, concentration, dims in members:
                 stop = start + math.prod(concentration.shape[:-1])
@@ -65,8 +73,25 @@ class DirichletBlocks:
 
         for values, members in sorted(self._groups.items()):
             observed = np.concatenate([np.asarray(counts[name]).reshape(-1, values) for name, _, _ in members])
-            pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[f"stacked_prob_{values}"],
-                           observed=observed, dims=(f"stacked_prob_{values}_row", f"stacked_prob_{values}_value"))
+            pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[group_name(values)],
+                           observed=observed, dims=group_dims(values))
+
+
+def group_name(values: int) -> str:
+    """The name of the group of the rows with ``values`` values."""
+    return f"stacked_prob_{values}"
+
+
+def group_dims(values: int) -> tuple[str, str]:
+    """The dims of the group of the rows with ``values`` values: its rows, their values."""
+    return f"stacked_prob_{values}_rows", f"stacked_prob_{values}_values"
+
+
+def without_groups(posterior):
+    """``posterior`` (an xarray Dataset) without the groups' draws and their coords: the draws of
+    the named blocks alone, each once."""
+    groups = [name for name, draws in posterior.data_vars.items() if draws.ndim >= 2 and draws.dims[-2:] == group_dims(draws.shape[-1])]
+    return posterior.drop_vars(groups + [dim for name in groups for dim in posterior[name].dims[-2:] if dim in posterior.coords])
 
 
 def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
@@ -80,22 +105,24 @@ def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
 
 def with_stacked_draws(posterior, names: list[str]):
     """``posterior`` (an xarray Dataset of draws over ("chain", "draw") holding the blocks ``names``,
-    in the order given to DirichletBlocks) with the ``stacked_prob_{V}`` that DirichletBlocks stacks
-    from them, so that PyMC's forward sampling (``pm.sample_posterior_predictive``) reads every block
-    from the draws rather than resampling its stacked variable from the prior; unchanged unless it
-    holds every block."""
-    if not all(name in posterior for name in names):
-        return posterior
+    in the order given to DirichletBlocks) with the groups ``stacked_prob_{V}`` that DirichletBlocks
+    stacks from them, so that PyMC's forward sampling (``pm.sample_posterior_predictive``) reads
+    every block from the draws rather than resampling its group from the prior. A ValueError
+    names the blocks it lacks (their groups cannot be rebuilt)."""
+    missing = [name for name in names if name not in posterior]
+    if missing:
+        raise ValueError(f"the draws lack {missing}: PyMC's forward sampling would draw them from the prior "
+                         "(draw every parameter: posterior_draws without var_names)")
     coords = {dim: list(np.asarray(posterior.coords[dim])) for dim in posterior.coords}
     groups = {}
     for name in names:
         groups.setdefault(posterior[name].shape[-1], []).append(posterior[name])
     for values, members in sorted(groups.items()):
-        group = f"stacked_prob_{values}"
+        rows, value = group_dims(values)
         stacked = np.concatenate([draws.to_numpy().reshape(draws.shape[:2] + (-1, values)) for draws in members], axis=2)
         labels = [label for draws in members for label in _row_labels(coords, draws.name, draws.shape[2:], draws.dims[2:])]
-        posterior = posterior.assign({group: (("chain", "draw", f"{group}_row", f"{group}_value"), stacked)}).assign_coords(
-            {f"{group}_row": labels, f"{group}_value": np.arange(values)})
+        posterior = posterior.assign({group_name(values): (("chain", "draw", rows, value), stacked)}).assign_coords(
+            {rows: labels, value: np.arange(values)})
     return posterior
 
 

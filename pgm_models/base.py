@@ -372,9 +372,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None):
         """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
         same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws);
-        ``var_names``: only these parameters (default: all), kept with the free variables that stack
-        several parameters (``stacked_prob_{V}``, ``pgm_models._dirichlet_blocks``), from which PyMC's
-        forward sampling reads every table: those are drawn whole, with every parameter they stack."""
+        ``var_names``: only these parameters (default: all). For PyMC's forward sampling pass
+        :meth:`pymc_trace` of them."""
         import arviz as az
 
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
@@ -385,9 +384,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(random_seed)
         joint_draws = {}  # variables of one joint posterior are drawn together, not marginally
         draws = {}
-        stacked = self._stacked_blocks()  # drawn whole: PyMC's forward sampling reads every table from their groups
         for name, (posterior, _) in parameters.items():
-            if var_names is not None and name not in var_names and name not in stacked:
+            if var_names is not None and name not in var_names:
                 continue
             if isinstance(posterior, Marginal):
                 key = id(posterior.joint)
@@ -400,11 +398,22 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
             chain=np.arange(chains), draw=np.arange(n)
         )
-        if stacked:
-            posterior = with_stacked_draws(posterior, stacked)
-        if var_names is not None:
-            posterior = posterior[[name for name in posterior.data_vars if name in var_names or name not in parameters]]
         return az.InferenceData(posterior=posterior)
+
+    @available_if(_has_pymc_model)
+    def pymc_trace(self, idata):
+        """``idata`` (``sample_posterior``'s or ``posterior_draws``' InferenceData) for PyMC's forward
+        sampling, ``pm.sample_posterior_predictive(model.pymc_trace(idata), model=model.pymc_model(...))``:
+        a copy whose posterior holds too the free variables that stack several parameters
+        (``stacked_prob_{V}``, ``pgm_models._dirichlet_blocks``), left out of ``idata`` so that
+        ``az.summary`` lists each parameter once. Without them PyMC would draw every table they
+        stack from the prior; a ValueError if ``idata`` lacks a table they stack."""
+        stacked = self._stacked_blocks()
+        if not stacked:
+            return idata
+        trace = idata.copy()
+        trace.posterior = with_stacked_draws(trace.posterior, stacked)
+        return trace
 
     def _stacked_blocks(self) -> list[str]:
         """The parameters the PyMC model stacks into ``stacked_prob_{V}`` groups
@@ -419,7 +428,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         ``form="counts"`` observes the sufficient statistics kept by ``fit``, so its gradient
         costs O(parameters). ``form="rows"`` observes every row of (X, y), which must be given
         (the estimator keeps only sufficient statistics); sample its prior or posterior
-        predictive to generate synthetic datasets. Both have the same posterior: their log
+        predictive to generate synthetic datasets (the posterior's from :meth:`pymc_trace` of the
+        draws). Both have the same posterior: their log
         densities differ by a constant that depends only on the data.
         """
         import pymc as pm

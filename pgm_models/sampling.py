@@ -12,8 +12,9 @@ PyMC drives through ``pm.sample(nuts_sampler=...)``.
     "numpyro"   NumPyro's NUTS on the model's JAX graph, chains vectorised
     "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
 
-All five return ``arviz.InferenceData`` with the model's variable names, coords and dims and
-``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). "nutpie-numba"
+All five return ``arviz.InferenceData`` with the model's variable names, coords and dims (each once:
+not the stacked Dirichlet groups of ``pgm_models._dirichlet_blocks``, whose blocks are there by their
+own names) and ``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). "nutpie-numba"
 and "pymc" are always installed; the others are optional (``pip install -e ".[samplers]"``:
 numpyro, blackjax < 1.3 and jax, which the "nutpie" backend needs too). BENCHMARKS.md measures
 each on every model of the zoo: compile seconds, sampling seconds and min bulk ESS per second.
@@ -128,7 +129,8 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
         if chains is None:  # pm.sample's meaning: as many as the cores, at least 2
             chains = max(2, usable_cores() if cores is None else cores)
         return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
-                                                          random_seed=random_seed, progress=progress, **nutpie_kwargs))
+                                                          random_seed=random_seed, progress=progress, **nutpie_kwargs),
+                                     keep_tuning=False)
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}
@@ -140,15 +142,22 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
     if progress is not None and sampler != "pymc":  # PyMC's callback has reported the last iteration
         progress(chains * (tune + draws), chains * (tune + draws))
     # PyMC's own sampler returns tuning draws only when asked (discard_tuned_samples=False)
-    return idata if sampler == "pymc" else _model_variables_only(idata)
+    return _model_variables_only(idata, keep_tuning=sampler == "pymc")
 
 
-def _model_variables_only(idata):
-    """``idata`` as PyMC's own NUTS returns it: the model's variables, not their unconstrained
-    "…__" forms (nutpie keeps them; ``check_sampler`` would judge them too), and no tuning draws."""
-    transformed = [name for name in idata.posterior.data_vars if name.endswith("__")]
-    idata.posterior = idata.posterior.drop_vars(transformed)
+def _model_variables_only(idata, keep_tuning: bool):
+    """``idata`` with the model's named variables, each once: not their unconstrained "…__" forms
+    (nutpie keeps them; ``check_sampler`` would judge them too), nor the stacked Dirichlet groups
+    (``pgm_models._dirichlet_blocks``: their blocks are there by name, and ``az.summary`` would
+    list every probability twice); the tuning draws only if ``keep_tuning`` (as PyMC's own NUTS,
+    when asked to)."""
+    from pgm_models._dirichlet_blocks import without_groups
+
     for group in ("warmup_posterior", "warmup_sample_stats"):
-        if group in idata.groups():
+        if group in idata.groups() and not keep_tuning:
             del idata[group]
+    for group in ("posterior", "warmup_posterior"):
+        if group in idata.groups():
+            draws = without_groups(idata[group])
+            setattr(idata, group, draws.drop_vars([name for name in draws.data_vars if name.endswith("__")]))
     return idata

@@ -41,7 +41,6 @@ def test_before_statistic_is_arviz_mcse_on_the_same_draws(fitted_models):
     model = fitted_models["CategoricalNB"]
     idata = model.posterior_draws(500, random_seed=2, chains=4)
     analytic = model.analytic_posterior("sd")
-    # the model's parameters (the exact draws also hold their stacked groups, stacked_prob_{V})
     summary = az.summary(idata, var_names=list(analytic.data_vars), kind="all", round_to="none")
     sd = np.concatenate([analytic[n].values.ravel() for n in analytic.data_vars])
     mean = np.concatenate([model.analytic_posterior("mean")[n].values.ravel() for n in analytic.data_vars])

@@ -142,12 +142,12 @@ def test_gamma_poisson_block_by_hand():
 
 
 def test_forward_sampling_reads_the_categorical_tables_from_the_exact_draws(mixed):
-    """As CategoricalNB's: the exact draws carry the stacked Dirichlet group of the categorical
-    columns, so PyMC's forward sampling recomputes the tables from the draws, not from the prior."""
+    """As CategoricalNB's: pymc_trace adds the stacked Dirichlet group of the categorical columns to
+    the exact draws, so PyMC's forward sampling recomputes the tables from the draws, not from the prior."""
     X, y = mixed
     model = MixedNB(column_types={"visits": "poisson"}).fit(X, y)
     draws = model.posterior_draws(50, random_seed=2)
-    forward = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=["feature_prob_colour"],
+    forward = pm.sample_posterior_predictive(model.pymc_trace(draws), model=model.pymc_model("rows", X, y), var_names=["feature_prob_colour"],
                                              random_seed=3)
     np.testing.assert_allclose(forward.posterior_predictive["feature_prob_colour"].to_numpy(),
                                draws.posterior["feature_prob_colour"].to_numpy(), rtol=1e-12)

@@ -189,6 +189,12 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         import pymc as pm
 
         class_prob = self._class_model(model, observe_counts=False)
+        categorical = self._blocks.get("categorical")
+        # a categorical column's observed variable x_<column> and a numeric kind's x_<kind> share one namespace
+        clashes = [] if categorical is None else [name for name, _ in categorical._blocks() if name in self._blocks.keys() - {"categorical"}]
+        if clashes:
+            raise ValueError(f"the categorical column {clashes[0]!r} would be observed by the PyMC variable 'x_{clashes[0]}', the name of "
+                             f"the {clashes[0]} columns' observed variable: rename the column for form='rows'")
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         for kind, block in self._blocks.items():

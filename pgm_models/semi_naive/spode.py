@@ -164,7 +164,13 @@ class SPODE(SemiNaiveBayes):
         coords = {"class": self.classes_}
         for j, name in enumerate(names):
             coords[f"{name}_value"] = np.asarray(self.categories_[j])
-        coords["class_parent"] = [f"{k}, {v}" for k in self.classes_.tolist() for v in self.categories_[parent].tolist()]
+        pairs = [(k, v) for k in self.classes_.tolist() for v in self.categories_[parent].tolist()]
+        coords["class_parent"] = [f"{k}, {v}" for k, v in pairs]
+        if len(set(coords["class_parent"])) < len(pairs):  # a label or value holding ", ": one label, two cells of joint_prob
+            label = next(label for i, label in enumerate(coords["class_parent"]) if label in coords["class_parent"][:i])
+            raise ValueError(f"joint_prob's cells are labelled 'class, {names[parent]} value', and {label!r} would label both "
+                             f"{[pair for pair, other in zip(pairs, coords['class_parent']) if other == label]}: "
+                             "rename the class labels or the values")
         return coords
 
     def _parameters(self):
