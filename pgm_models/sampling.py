@@ -149,15 +149,17 @@ def _model_variables_only(idata, keep_tuning: bool):
     """``idata`` with the model's named variables, each once: not their unconstrained "…__" forms
     (nutpie keeps them; ``check_sampler`` would judge them too), nor the stacked Dirichlet groups
     (``pgm_models._dirichlet_blocks``: their blocks are there by name, and ``az.summary`` would
-    list every probability twice); the tuning draws only if ``keep_tuning`` (as PyMC's own NUTS,
-    when asked to)."""
+    list every probability twice), nor LogisticRegression's whitened coordinates (its weights and
+    intercept are there, and they are what the rows form's forward sampling reads); the tuning
+    draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to)."""
     from pgm_models._dirichlet_blocks import without_groups
+    from pgm_models.discriminative._whitening import without_whitened
 
     for group in ("warmup_posterior", "warmup_sample_stats"):
         if group in idata.groups() and not keep_tuning:
             del idata[group]
     for group in ("posterior", "warmup_posterior"):
         if group in idata.groups():
-            draws = without_groups(idata[group])
+            draws = without_whitened(without_groups(idata[group]))
             setattr(idata, group, draws.drop_vars([name for name in draws.data_vars if name.endswith("__")]))
     return idata

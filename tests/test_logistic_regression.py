@@ -268,6 +268,8 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
 
     idata = model.sample_posterior(draws=1000, chains=4, random_seed=20261123)
     assert check_sampler(idata, ["weights", "intercept"]).passed
+    assert set(idata.posterior.data_vars) == {"weights", "intercept"}  # not the whitened coordinates
+    assert not {"whitened_vector", "whitened_direction"} & set(idata.posterior.coords)
     import arviz as az
 
     draws = np.column_stack([idata.posterior["weights"].values.reshape(-1, 2), idata.posterior["intercept"].values.reshape(-1)])
@@ -275,3 +277,24 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
     z = (draws.mean(axis=0) - exact_mean) / (exact_sd / np.sqrt(np.minimum(ess, len(draws))))
     assert np.all(np.abs(z) <= 5), z
     np.testing.assert_allclose(draws.std(axis=0), exact_sd, rtol=0.1)  # a 10 % error is ≥ 7 of its sds (√(2 ESS) ≥ 77)
+
+
+def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
+    """sampling._model_variables_only drops the whitened counts form's own free variables (a flat
+    intercept's shift too) and their dims, and keeps every other variable and coord."""
+    import xarray as xr
+
+    from pgm_models.sampling import _model_variables_only
+
+    X, y = binary
+    model = LogisticRegression(intercept_prior_sd=None).fit(X, y).pymc_model("counts")
+    assert {"whitened_coef", "shifted_intercept"} <= set(model.named_vars)
+    draws = {name: np.zeros((1, 2) + tuple(len(model.coords[dim]) for dim in model.named_vars_to_dims[name]))
+             for name in ("whitened_coef", "shifted_intercept", "weights", "intercept")}
+    posterior = xr.Dataset({name: (("chain", "draw") + model.named_vars_to_dims[name], value) for name, value in draws.items()},
+                           coords={dim: list(model.coords[dim]) for dim in ("vector", "feature", "whitened_vector", "whitened_direction")})
+    import arviz as az
+
+    kept = _model_variables_only(az.InferenceData(posterior=posterior), keep_tuning=False).posterior
+    assert set(kept.data_vars) == {"weights", "intercept"}
+    assert set(kept.coords) == {"vector", "feature"}

@@ -24,6 +24,18 @@ import numpy as np
 # the SVD costs n·d·min(n, d) ≤ 2·10⁹ flops (about a second) and U S is a dense n × rank matrix of
 # at most 16 MB; a larger (typically sparse, text) design keeps its sparse product
 WHITENING_LIMIT = 2_000_000
+# The whitened coordinates' dims (coefficient vector, direction), and the free variables of
+# LogisticRegression's whitened counts form that are not its named coefficients (a flat
+# intercept's shift b' = b + x̄ᵀw with them): no other model has variables of these names
+WHITENED_DIMS = ("whitened_vector", "whitened_direction")
+WHITENED_VARIABLES = ("whitened_coef", "shifted_intercept")
+
+
+def without_whitened(posterior):
+    """``posterior`` (an xarray Dataset) without the draws of ``WHITENED_VARIABLES`` and the coords
+    of ``WHITENED_DIMS`` (the coefficients they map to stay)."""
+    whitened = [name for name in WHITENED_VARIABLES if name in posterior.data_vars]
+    return posterior.drop_vars(whitened + [dim for dim in WHITENED_DIMS if whitened and dim in posterior.coords])
 
 
 def whitened_design(design: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

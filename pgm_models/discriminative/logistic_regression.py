@@ -34,7 +34,7 @@ from pgm_models._validation import (
     as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
 )
 from pgm_models.base import BayesianClassifier
-from pgm_models.discriminative._whitening import WHITENING_LIMIT, helmert, whitened_design
+from pgm_models.discriminative._whitening import WHITENED_DIMS, WHITENING_LIMIT, helmert, whitened_design
 
 
 # Parameters up to which PyMC's NUTS adapts a dense mass matrix for this model (sample_posterior)
@@ -234,7 +234,7 @@ class LogisticRegression(BayesianClassifier):
             rows = {"row": np.arange(len(index))}
         whitened = form == "counts" and _whitenable(X)
         if whitened:
-            rows.update(whitened_vector=np.arange(self._n_vectors), whitened_direction=np.arange(X.shape[1] + (self.intercept_prior_sd is not None)))
+            rows.update(zip(WHITENED_DIMS, (np.arange(self._n_vectors), np.arange(X.shape[1] + (self.intercept_prior_sd is not None)))))
         with pm.Model(coords={**self._coords(), **rows}) as model:
             if whitened:
                 logits = self._whitened_logits(X)
@@ -298,7 +298,7 @@ class LogisticRegression(BayesianClassifier):
             design, scale = np.hstack([X, np.ones((len(X), 1))]), np.r_[np.full(p, float(self.prior_sd)), self.intercept_prior_sd]
         product, rotation = whitened_design(design, scale)
         across, rank = helmert(m), product.shape[1]
-        whitened = pm.Normal("whitened_coef", 0.0, 1.0, dims=("whitened_vector", "whitened_direction"))
+        whitened = pm.Normal("whitened_coef", 0.0, 1.0, dims=WHITENED_DIMS)
         coef = pt.dot(pt.dot(across, whitened), rotation.T) * scale
         weights = pm.Deterministic("weights", coef[:, :p], dims=("vector", "feature"))
         if flat:
