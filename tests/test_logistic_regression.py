@@ -185,7 +185,6 @@ def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weigh
     weight = np.random.default_rng(0).uniform(0.5, 2, len(y)) if weighted else None
     model = LogisticRegression(intercept_prior_sd=intercept_prior_sd).fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=weight)
     rows, counts = model.pymc_model("rows"), model.pymc_model("counts")
-    assert model._nutpie_low_rank is not whitened
     assert ("whitened_coef" in counts.named_vars) is whitened
     distinct = counts.coords["distinct_row"]
     assert len(distinct) == len(np.unique(X, axis=0)) < len(y) / 4

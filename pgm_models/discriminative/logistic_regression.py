@@ -63,14 +63,6 @@ class LogisticRegression(BayesianClassifier):
     _generative = False
     _closed_form = False
 
-    @property
-    def _nutpie_low_rank(self) -> bool:
-        """nutpie's mass matrix: diagonal for the whitened counts form, whose posterior is close to
-        isotropic (vote: 7 leapfrog steps per draw and 2.4× the min bulk ESS per second of the
-        low-rank matrix on the unwhitened form, BENCHMARKS.md); low-rank for the correlated
-        weights of a design too large to whiten."""
-        return not _whitenable(self._training[0][_distinct_rows(self._training[0])[0]])
-
     def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10):
         self.prior_sd = prior_sd
         self.intercept_prior_sd = intercept_prior_sd
