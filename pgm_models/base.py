@@ -520,8 +520,8 @@ def _shifted_exp(scores: np.ndarray):
     class, possible only with alpha = 0) becomes uniform rather than NaN. The maxima and sums
     run column by column and through a product: a reduction along a short last axis is several
     times slower. ``scores`` is overwritten."""
-    peak = scores[:, 0].copy()
-    for column in scores.T[1:]:
+    peak = np.maximum(scores[:, 0], scores[:, -1])  # a new array: two classes take one call, no copy
+    for column in scores.T[1:-1]:
         np.maximum(peak, column, out=peak)
     if not math.isfinite(np.add.reduce(peak)):  # one reduction (not through .sum()'s wrapper); the masks only where a row may need them
         scores[np.isneginf(peak)] = 0.0

@@ -85,9 +85,11 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _count(self, codes, class_index, weight):
         n_classes, rows = len(self.classes_), self._pair_rows()
+        bit_sets = counted_by_bit_sets(self._layout, len(codes), n_classes, weight)
         # the compiled bit sets call no BLAS (setting its threads took 5–10 µs)
-        with nullcontext() if counted_by_bit_sets(self._layout, len(codes), n_classes, weight) else self._blas_threads():
-            self.pair_count_ = _added(getattr(self, "pair_count_", None), pair_counts(self._layout, codes, class_index, weight, n_classes, rows))
+        with nullcontext() if bit_sets else self._blas_threads():
+            self.pair_count_ = _added(getattr(self, "pair_count_", None),
+                                      pair_counts(self._layout, codes, class_index, weight, n_classes, rows, bit_sets))
             if self._needs_complete_counts:
                 complete = (codes >= 0).all(axis=1)
                 self.complete_pair_count_ = _added(getattr(self, "complete_pair_count_", None), pair_counts(
@@ -203,10 +205,12 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _child_prior(self):
         """Dirichlet over each child's r_j values for every (class, parent cell): (K, T, T)."""
         sizes, n_classes = self._layout.sizes, len(self.classes_)
-        n_values = int(sizes.sum())
-        return self._shared_prior(
-            "child", lambda: Dirichlet(np.broadcast_to(self._child_alpha(np.arange(n_values)), (n_classes, n_values, n_values)), sizes)
-        )
+
+        def make():  # the sizes' sum only when made: a shared prior is looked up at every prediction
+            n_values = int(sizes.sum())
+            return Dirichlet(np.broadcast_to(self._child_alpha(np.arange(n_values)), (n_classes, n_values, n_values)), sizes)
+
+        return self._shared_prior("child", make)
 
     # ------------------------------------------------------------------ estimates
     def _log_joint(self, estimate):

@@ -151,7 +151,7 @@ DIRECT_PRODUCT_WORK = 1 << 25
 COMPILED_SMALL_COUNTS = True
 
 
-def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows=slice(None)) -> np.ndarray:
+def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows=slice(None), bit_sets=None) -> np.ndarray:
     """The K × T' × T' tensor C of one batch: per class, Dᵀ diag(w) D with a dense one-hot D
     (a BLAS product), one block of rows and one class at a time. ``pair_rows`` (a slice of the T'
     cells) keeps only those rows s of C[k, s, t]: K × |rows| × T'.
@@ -168,13 +168,14 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     Other weights put every cell in the product (a count derived by subtraction would carry a
     rounding error where it should be 0), and so does small data (``DIRECT_PRODUCT_WORK``), whose
     unit-weight rows are counted by the bit sets over every cell instead (``counted_by_bit_sets``):
-    the same whole-number counts."""
+    the same whole-number counts. ``bit_sets``: ``counted_by_bit_sets`` of these rows where the caller
+    has it (None: found here; reading every weight again cost a small fit 1–2 µs)."""
     if len(codes) * layout.n_cells**2 > DIRECT_PRODUCT_WORK:
         if np.array_equal(weight, np.round(weight)):
             derived = _derived_pair_counts(layout, codes, class_index, weight, n_classes, pair_rows)
             if derived is not None:
                 return derived
-    elif counted_by_bit_sets(layout, len(codes), n_classes, weight):
+    elif counted_by_bit_sets(layout, len(codes), n_classes, weight) if bit_sets is None else bit_sets:
         # every cell's bits set directly (a missing value's in its missing cell): no derivation
         return _bit_counts(codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells)[:, pair_rows]
     return _products(codes, layout.starts, layout.missing_cells, layout.n_cells, pair_rows, class_index, weight, n_classes)
