@@ -297,3 +297,20 @@ def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
     kept = _model_variables_only(az.InferenceData(posterior=posterior), keep_tuning=False).posterior
     assert set(kept.data_vars) == {"weights", "intercept"}
     assert set(kept.coords) == {"vector", "feature"}
+
+
+def test_helmert_is_orthogonal_with_a_constant_first_column_and_the_design_factorises():
+    from pgm_models.discriminative._whitening import helmert, whitened_design
+
+    for k in (1, 2, 3, 7):
+        H = helmert(k)
+        np.testing.assert_allclose(H.T @ H, np.eye(k), atol=1e-15)
+        np.testing.assert_allclose(H[:, 0], np.full(k, 1 / np.sqrt(k)))
+    np.testing.assert_allclose(helmert(3)[:, 1], [1 / np.sqrt(2), -1 / np.sqrt(2), 0])  # entry 1 against entry 0
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 3)).astype(float)
+    design, scale = np.column_stack([X, 1 - X[:, 0], np.ones(30)]), np.array([1.0, 1.0, 1.0, 1.0, 10.0])  # column 3 + column 0 = column 4
+    product, V = whitened_design(design, scale)
+    assert product.shape == (30, 4)  # rank 4 of 5: the null direction left out
+    np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-14)
+    np.testing.assert_allclose(product @ V[:, :4].T, design * scale, atol=1e-12)
