@@ -314,3 +314,12 @@ def test_helmert_is_orthogonal_with_a_constant_first_column_and_the_design_facto
     assert product.shape == (30, 4)  # rank 4 of 5: the null direction left out
     np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-14)
     np.testing.assert_allclose(product @ V[:, :4].T, design * scale, atol=1e-12)
+
+
+def test_flat_intercepts_of_several_classes_are_not_sampled(iris):
+    """Their common shift, which the softmax ignores, has a flat posterior: a clear error, not drifting chains."""
+    X, y = iris
+    model = LogisticRegression(intercept_prior_sd=None).fit(X, y)
+    with pytest.raises(ValueError, match="intercept_prior_sd=None with 3 classes has an improper posterior"):
+        model.sample_posterior(draws=10)
+    assert model.predict(X[:1]).tolist() == [y[0]]  # the MAP fit is unaffected

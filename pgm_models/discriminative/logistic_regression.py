@@ -47,7 +47,9 @@ class LogisticRegression(BayesianClassifier):
     Parameters
     ----------
     prior_sd : σ > 0 of the weights' N(0, σ²) prior (scikit-learn's C = σ²).
-    intercept_prior_sd : sd of the intercepts' Normal prior, or None for a flat prior.
+    intercept_prior_sd : sd of the intercepts' Normal prior, or None for a flat prior (which
+        ``sample_posterior`` refuses with more than two classes: the posterior of the intercepts'
+        common shift is then flat, improper).
     estimate : {"map" (default), "mle", "mean", "predictive"}; "mean" and "predictive" need
         ``sample_posterior`` to have run.
     max_iter, tol : of the L-BFGS optimiser (tol bounds the projected gradient); stopping at
@@ -320,6 +322,10 @@ class LogisticRegression(BayesianClassifier):
         from pgm_models.sampling import DEFAULT_SAMPLER
 
         check_is_fitted(self, "classes_")
+        if self.intercept_prior_sd is None and self._n_vectors > 1:
+            raise ValueError(f"intercept_prior_sd=None with {len(self.classes_)} classes has an improper posterior: the softmax "
+                             "ignores the intercepts' common shift, which a flat prior leaves flat; give intercept_prior_sd a "
+                             "value to sample (the MAP fit is unaffected)")
         coords = self._coords()
         n_parameters = len(coords["vector"]) * (len(coords["feature"]) + 1)
         if (sampler or DEFAULT_SAMPLER) == "pymc" and n_parameters <= DENSE_MASS_MATRIX_LIMIT:
