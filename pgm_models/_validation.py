@@ -128,6 +128,17 @@ def check_unique_columns(X) -> None:
         raise ValueError(f"X has repeated column name(s) {repeated}: every column needs its own name")
 
 
+def check_names_apart(parameters: dict) -> None:
+    """A ValueError if a parameter's name is also a dimension's name: both come from column names
+    (column 'a_value''s table ``feature_prob_a_value`` is column 'feature_prob_a''s values' dim),
+    and xarray would refuse the draws or PyMC's InferenceData silently drop the table.
+    ``parameters``: name → (distribution, dims), as ``_parameters()``."""
+    clash = sorted(set(parameters) & {dim for _, dims in parameters.values() for dim in dims})
+    if clash:
+        raise ValueError(f"the parameter name(s) {clash} are also the name(s) of a dimension (one column's table "
+                         "'feature_prob_<column>' and another column's values '<column>_value'): rename one of those columns")
+
+
 def check_n_rows(X_rows: int, y_rows: int) -> None:
     if X_rows == 0:
         raise ValueError("X is empty (0 rows): at least one row is needed")

@@ -47,6 +47,7 @@ from pgm_models._validation import (
     check_labels,
     check_n_draws,
     check_n_rows,
+    check_names_apart,
     check_unique_columns,
     check_sample_weight,
     sorted_classes,
@@ -351,6 +352,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         }
 
     def _dataset(self, values_by_name, leading_dims=()):
+        check_names_apart(self._parameters())
         coords = self._coords()
         return xr.Dataset(
             {
@@ -480,6 +482,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         from pgm_models import sampling
 
         sampler = sampler or sampling.DEFAULT_SAMPLER
+        if self._closed_form:
+            check_names_apart(self._parameters())
         if sampler == "nutpie-numba":  # settings given in nuts_sampler_kwargs win
             pm_sample_kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": self._nutpie_low_rank,
                                                        **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}

@@ -129,3 +129,18 @@ def test_spodes_joint_cells_have_one_label_each():
         with pytest.raises(ValueError, match=message):
             build()
     model.predict_proba(X)  # the labels name the posterior's cells; predictions need none
+
+
+@pytest.mark.parametrize("Model", ["CategoricalNB", "TAN", "MixedNB"])
+def test_a_table_named_like_another_columns_values_is_an_error_naming_both(Model):
+    """Column 'a_value''s table feature_prob_a_value is column 'feature_prob_a''s values' dim:
+    xarray refused the exact draws, and PyMC's InferenceData silently dropped the table."""
+    import pgm_models
+
+    X = pd.DataFrame({"a_value": ["x", "y", "x", "y"], "feature_prob_a": ["p", "p", "q", "q"]})
+    model = getattr(pgm_models, Model)().fit(X, ["c", "d", "d", "c"])
+    message = r"\['feature_prob_a_value'\] are also the name\(s\) of a dimension"
+    with pytest.raises(ValueError, match=message):
+        model.posterior_draws(n=10)
+    with pytest.raises(ValueError, match=message):
+        model.sample_posterior(draws=10, sampler="pymc")
