@@ -1,6 +1,7 @@
 """PyMC's chains run in parallel on every CPU the process may use (PyMC's own default halves the
 CPU count, assuming hyper-threads, and ran four chains one after another on a 2-core machine)."""
 
+import arviz as az
 import os
 
 import pymc as pm
@@ -19,7 +20,7 @@ def bernoulli(fitted_models):
 @pytest.mark.parametrize("chains", [1, 4, 64])
 def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, chains, bernoulli):
     seen = {}
-    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs) or az.InferenceData())
     sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=chains)
     assert seen["cores"] == min(chains, len(os.sched_getaffinity(0)))
     assert sampling.usable_cores() == len(os.sched_getaffinity(0))
@@ -27,7 +28,7 @@ def test_pymc_runs_as_many_chains_at_once_as_the_process_has_cpus(monkeypatch, c
 
 def test_an_explicit_core_count_is_kept(monkeypatch, bernoulli):
     seen = {}
-    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs) or az.InferenceData())
     sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=4, cores=3)
     assert seen["cores"] == 3
 
@@ -69,6 +70,6 @@ def test_chains_none_gives_nutpie_as_many_chains_as_cores_and_at_least_two(monke
 
 def test_chains_none_leaves_pymc_one_chain_process_per_cpu(monkeypatch, bernoulli):
     seen = {}
-    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs))
+    monkeypatch.setattr(pm, "sample", lambda **kwargs: seen.update(kwargs) or az.InferenceData())
     sampling.sample(bernoulli._sampling_model(), sampler="pymc", chains=None)
     assert seen["cores"] == len(os.sched_getaffinity(0)) and seen["chains"] is None
