@@ -314,6 +314,14 @@ def test_helmert_is_orthogonal_with_a_constant_first_column_and_the_design_facto
     assert product.shape == (30, 4)  # rank 4 of 5: the null direction left out
     np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-14)
     np.testing.assert_allclose(product @ V[:, :4].T, design * scale, atol=1e-12)
+    wide = rng.normal(size=(3, 6))  # fewer rows than coefficients: V completed by the rows' null space
+    product, V = whitened_design(wide, np.ones(6))
+    assert product.shape == (3, 3)
+    np.testing.assert_allclose(V.T @ V, np.eye(6), atol=1e-14)
+    np.testing.assert_allclose(product @ V[:, :3].T, wide, atol=1e-12)
+    tall = rng.integers(0, 2, (100_000, 2)).astype(float)  # a full U would be 100 000² (80 GB)
+    product, V = whitened_design(tall, np.ones(2))
+    assert product.shape == (100_000, 2) and V.shape == (2, 2)
 
 
 def test_flat_intercepts_of_several_classes_are_not_sampled(iris):

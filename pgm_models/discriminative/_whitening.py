@@ -42,12 +42,17 @@ def whitened_design(design: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, 
     """(U_r S_r, V) for design · diag(scale) = U S Vᵀ: the n × r product that maps the whitened
     coordinates with a nonzero singular value to the logits (r, the rank, by NumPy's
     ``matrix_rank`` tolerance, S₁ · max(n, d) · ε), and V (d × d, orthogonal), whose first r
-    columns are those coordinates' directions."""
+    columns are those coordinates' directions. The SVD is the thin one (U is n × min(n, d), not
+    n × n); with fewer rows than coefficients V is completed by an orthonormal basis of the
+    rest, directions no row sees."""
+    import scipy.linalg
+
     scaled = np.asarray(design, dtype=float) * scale
-    left, singular, right = np.linalg.svd(scaled, full_matrices=True)
+    left, singular, right = np.linalg.svd(scaled, full_matrices=False)
     tolerance = (singular[0] if len(singular) else 0.0) * max(scaled.shape) * np.finfo(float).eps
     rank = int(np.sum(singular > tolerance))
-    return left[:, :rank] * singular[:rank], right.T
+    rotation = right.T if len(right) == scaled.shape[1] else np.column_stack([right.T, scipy.linalg.null_space(right)])
+    return left[:, :rank] * singular[:rank], rotation
 
 
 def helmert(k: int) -> np.ndarray:
