@@ -352,14 +352,14 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         }
 
     def _dataset(self, values_by_name, leading_dims=()):
-        check_names_apart(self._parameters())
-        coords = self._coords()
+        parameters, coords = self._parameters(), self._coords()
+        check_names_apart(parameters)
         return xr.Dataset(
             {
                 name: (leading_dims + dims, values_by_name[name])
-                for name, (_, dims) in self._parameters().items() if name in values_by_name
+                for name, (_, dims) in parameters.items() if name in values_by_name
             },
-            coords={dim: coords[dim] for dim in _used_dims(self._parameters())},
+            coords={dim: coords[dim] for dim in _used_dims(parameters)},
         )
 
     @available_if(_has_closed_form)
