@@ -13,6 +13,7 @@ from sklearn.utils.validation import column_or_1d
 from pgm_models._frames import categorical_codes
 from pgm_models.conjugate import ESTIMATES, PosteriorDraw
 from pgm_models.conjugate.dirichlet import is_finite_nonnegative
+from pgm_models._weights import unit_weights
 
 
 def check_estimate(estimate):
@@ -56,8 +57,9 @@ def check_n_draws(n, name: str) -> int:
 
 
 def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    """The rows' weights as a float array, finite and ≥ 0 and not all 0; ``unit_weights`` when none are given."""
     if sample_weight is None:
-        return np.ones(n_rows)
+        return unit_weights(n_rows)
     weight = np.asarray(sample_weight, dtype=float)
     if weight.ndim == 0:
         weight = np.full(n_rows, float(weight))

@@ -158,7 +158,10 @@ def _sequence_log_evidence(total_concentration, n_draws, n_distinct, block_size,
 def is_finite_nonnegative(array: np.ndarray) -> bool:
     """Whether every entry is finite and ≥ 0: the smallest ≥ 0 (NaN fails it) and the largest
     finite, two reductions (masks cost a tenth of a small fit), by the ufuncs themselves (the
-    array methods' wrappers and NumPy's isfinite on a scalar cost as much as the reductions)."""
+    array methods' wrappers and NumPy's isfinite on a scalar cost as much as the reductions); a few
+    entries (a class posterior's) as Python floats, where one reduction alone took 0.7 µs."""
+    if array.size <= 8:
+        return all(0 <= value < math.inf for value in array.ravel().tolist())  # NaN fails 0 <= value
     return bool(np.minimum.reduce(array, axis=None, initial=np.inf) >= 0) and math.isfinite(np.maximum.reduce(array, axis=None, initial=0.0))
 
 

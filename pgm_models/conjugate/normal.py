@@ -29,6 +29,8 @@ import numpy as np
 from scipy import stats
 from scipy.special import digamma, gammaln, multigammaln
 
+from pgm_models._weights import is_unit_weight
+
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
     """Combine two sets of (n, mean, scatter) along the leading (class) axis; ``full`` scatter
@@ -59,7 +61,7 @@ def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_
     n = np.bincount(class_index, weight, n_classes)
     mean = np.zeros((n_classes, p))
     scatter = np.zeros((n_classes, p, p) if full else (n_classes, p))
-    unit = bool((weight == 1).all())
+    unit = is_unit_weight(weight)
     for k in np.flatnonzero(n > 0):
         rows = class_index == k
         own, own_weight = X[rows], weight[rows]

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models import _numba
+from pgm_models._weights import is_unit_weight
 from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.conjugate import Dirichlet, log_probabilities
@@ -153,7 +154,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
             add_value_counts(_numba.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
             return counts
-        unit = bool((weight == 1).all())
+        unit = is_unit_weight(weight)
         if codes.size >= JOINT_MIN_VALUES and unit:
             return self._unit_counts(codes, class_index)
         n_classes = len(self.classes_)

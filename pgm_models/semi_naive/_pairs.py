@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 from pgm_models import _numba
+from pgm_models._weights import is_unit_weight
 
 
 class PairLayout:
@@ -186,7 +187,7 @@ def counted_by_bit_sets(layout: PairLayout, n_rows: int, n_classes: int, weight)
     sets over every cell (``COMPILED_SMALL_COUNTS``: rows of weight 1, classes × cells within
     ``BITSET_CLASS_CELLS``, numba already loaded), which call no BLAS."""
     return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK and _numba.loaded()
-            and n_classes * layout.n_cells <= BITSET_CLASS_CELLS and bool((weight == 1).all()))
+            and n_classes * layout.n_cells <= BITSET_CLASS_CELLS and is_unit_weight(weight))
 
 
 def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows):
@@ -202,7 +203,7 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     if not (every_row or one_attribute):
         return None
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
-    if every_row and n_classes * n_values <= BITSET_CLASS_CELLS and (weight == 1).all():
+    if every_row and n_classes * n_values <= BITSET_CLASS_CELLS and is_unit_weight(weight):
         values = _bit_counts(codes, layout.value_starts, layout.no_cells, class_index, n_classes, n_values)
     else:
         # a missing value goes to one extra column, which the derivation does not read
@@ -274,7 +275,7 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     class_rows = np.bincount(class_index, minlength=n_classes)
     buffer_rows = max(1, FLOATS_PER_BLOCK // n_columns)
     rows_per_segment = max(1, min(buffer_rows, class_rows.max(initial=1)))
-    unit = bool((weight == 1).all())
+    unit = is_unit_weight(weight)
     whole = rows_per_segment < _FLOAT32_EXACT if unit else (
         np.array_equal(weight, np.round(weight)) and rows_per_segment * weight.max(initial=0) < _FLOAT32_EXACT)
     buffer = np.zeros((min(buffer_rows, len(codes)), n_columns), dtype=np.float32 if whole else np.float64)

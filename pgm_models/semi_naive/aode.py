@@ -147,7 +147,7 @@ class AODE(SemiNaiveBayes):
         if self._compiled_scoring(estimate):
             kernels = _numba.kernels("pgm_models.semi_naive._aode_kernel")
             layout, n_values = self._layout, len(self._layout.value_cells)
-            joint_alpha = np.array(self._joint_prior().concentration.reshape(n_values, len(self.classes_)))  # (value cell, class)
+            joint_alpha = self._joint_prior().concentration.reshape(n_values, len(self.classes_))  # (value cell, class), a view
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
             joint, child, frequency = kernels.aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
                                                          layout.attribute_of_value_cell, joint_alpha, child_alpha)
