@@ -134,6 +134,36 @@ def test_concentration_check_accepts_what_finite_nonnegative_means(value):
             check_concentration(value, "alpha")
 
 
+@pytest.mark.parametrize("size", [1, 2, 8, 9, 40])
+def test_finite_nonnegative_check_of_few_and_many_entries(size):
+    """A few entries are checked as Python floats, more by two reductions: the same answer for a
+    NaN, ±inf or a negative entry anywhere, −0.0, integers and a 2-D array."""
+    from pgm_models.conjugate.dirichlet import is_finite_nonnegative
+
+    assert is_finite_nonnegative(np.zeros(size)) and is_finite_nonnegative(np.full(size, -0.0))
+    assert is_finite_nonnegative(np.arange(size)) and is_finite_nonnegative(np.ones((1, size)))
+    for bad in (np.nan, np.inf, -np.inf, -1e-300):
+        for at in {0, size - 1}:
+            values = np.ones(size)
+            values[at] = bad
+            assert not is_finite_nonnegative(values) and not is_finite_nonnegative(values.reshape(1, -1))
+
+
+def test_unit_weights_are_shared_read_only_and_known_by_identity_or_value():
+    """A fit without sample_weight gets the one read-only array of ones of its length; other arrays
+    of ones are unit weights by value, anything else is not; past UNIT_WEIGHTS_ROWS none is kept."""
+    from pgm_models import _weights
+    from pgm_models._validation import check_sample_weight
+
+    shared = check_sample_weight(None, 391)
+    assert shared is _weights.unit_weights(391) and not shared.flags.writeable and shared.tolist() == [1.0] * 391
+    assert _weights.is_unit_weight(shared) and _weights.is_unit_weight(np.ones(391)) and _weights.is_unit_weight(shared[:5])
+    assert not _weights.is_unit_weight(np.array([1.0, 2.0])) and not _weights.is_unit_weight(np.array([1.0, 0.0]))
+    assert _weights.is_unit_weight(check_sample_weight([1, 1, 1], 3)) and not _weights.is_unit_weight(check_sample_weight(2.0, 3))
+    large = _weights.UNIT_WEIGHTS_ROWS + 1
+    assert _weights.unit_weights(large) is not _weights.unit_weights(large) and _weights.is_unit_weight(_weights.unit_weights(large))
+
+
 @pytest.mark.parametrize("rows", ["all", "one attribute"])
 def test_small_data_counts_every_cell_and_equals_the_derived_counts(rows, monkeypatch):
     """Below DIRECT_PRODUCT_WORK the product spans every cell (the derivation is not called);

@@ -51,26 +51,63 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
 
 
 def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
-    """(n_k, x̄_k, S_k) of one batch. With per-feature scatters a NaN entry is a missing value:
-    n is then (K, p), each feature's own count. Otherwise each class's rows are gathered once
-    and centred on their mean, so the scatter costs one n_k × p product per class (a product
+    """(n_k, x̄_k, S_k) of one batch. With per-feature scatters (``_diagonal_moments``) a NaN entry is
+    a missing value: n is then (K, p), each feature's own count. A full scatter gathers each class's
+    rows once and centres them on their mean, so it costs one n_k × p product per class (a product
     over all rows with the other classes' weights 0 costs K times as much)."""
-    if not full and np.isnan(X).any():
-        return _batch_moments_with_missing(X, class_index, weight, n_classes)
+    if not full:
+        # a NaN makes the sum NaN, and a sum needs no (N × p) mask; a NaN sum without one (inf − inf
+        # of huge values) only takes the missing values' path, exact for any rows
+        if np.isnan(np.add.reduce(X, axis=None)):
+            return _batch_moments_with_missing(X, class_index, weight, n_classes)
+        return _diagonal_moments(X, class_index, weight, n_classes)
     p = X.shape[1]
     n = np.bincount(class_index, weight, n_classes)
     mean = np.zeros((n_classes, p))
-    scatter = np.zeros((n_classes, p, p) if full else (n_classes, p))
+    scatter = np.zeros((n_classes, p, p))
     unit = is_unit_weight(weight)
     for k in np.flatnonzero(n > 0):
         rows = class_index == k
         own, own_weight = X[rows], weight[rows]
         mean[k] = own_weight @ own / n[k]
         centered = own - mean[k]
-        if full:
-            scatter[k] = (centered if unit else centered * own_weight[:, None]).T @ centered
-        else:
-            scatter[k] = own_weight @ centered**2
+        scatter[k] = (centered if unit else centered * own_weight[:, None]).T @ centered
+    return n, mean, scatter
+
+
+# Rows read per chunk by ``_diagonal_moments``: its work arrays, reused by every chunk, stay in cache
+MOMENT_ROWS = 2048
+
+
+def _diagonal_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int):
+    """(n_k, x̄_k, per-feature S_k) of a batch with no missing value, in two passes over chunks of
+    ``MOMENT_ROWS`` rows: the classes' weighted sums Wᵀ X, then their scatter Wᵀ (X − x̄_y)², W the
+    chunk's rows' weights in their classes' columns (one product each for all classes). Gathering each
+    class's rows and centring and squaring them made three (n_k × p) temporaries per class, each
+    faulted in page by page: GaussianNB's fit at 10⁵ × 20 was 0.9 of scikit-learn's."""
+    p, n_rows = X.shape[1], X.shape[0]
+    n = np.bincount(class_index, weight, n_classes)
+    sums, scatter = np.zeros((n_classes, p)), np.zeros((n_classes, p))
+    rows = max(1, min(n_rows, MOMENT_ROWS))
+    by_class, work = np.zeros((rows, n_classes)), np.empty((rows, p))
+    chunks = [(start, min(start + rows, n_rows)) for start in range(0, n_rows, rows)]
+
+    def class_weights(start, end):
+        """The chunk's W, written into ``by_class`` (its last chunk's rows zeroed first)."""
+        own = by_class[: end - start]
+        own.fill(0.0)
+        own[np.arange(end - start), class_index[start:end]] = weight[start:end]
+        return own
+
+    for start, end in chunks:
+        sums += class_weights(start, end).T @ X[start:end]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n[:, None] > 0, sums / n[:, None], 0.0)
+    for start, end in chunks:
+        centred = np.take(mean, class_index[start:end], axis=0, out=work[: end - start])
+        np.subtract(X[start:end], centred, out=centred)
+        centred *= centred
+        scatter += class_weights(start, end).T @ centred
     return n, mean, scatter
 
 
@@ -198,24 +235,34 @@ def normal_log_density_rows(X, mu, var):
     return _rows_by_class(X, mu, np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5), lambda z, k: z)
 
 
+# Rows scored per chunk by ``_rows_by_class``: one (chunk × F) work array reused by every chunk and
+# class stays in cache, where a fresh (N × F) temporary per class was faulted in page by page
+SCORED_ROWS = 2048
+
+
 def _rows_by_class(X, loc, scale, log_constant, weight, transform):
     """(N, K) Σ_j [log_constant_kj − weight_kj · transform(((x_nj − loc_kj)/scale_kj)²)] over the
-    present entries, one class at a time so the temporaries are (N, F), never (N, K, F)."""
-    missing = np.isnan(X)
-    present = None
-    if missing.any():
-        X, present = np.where(missing, 0.0, X), (~missing).astype(float)
+    present entries, a chunk of ``SCORED_ROWS`` rows and one class at a time into one work array,
+    never (N, K, F); ``transform(z, k)`` may work in place."""
     scores = np.empty((X.shape[0], loc.shape[0]))
-    for k in range(loc.shape[0]):
-        z = np.subtract(X, loc[k])
-        z /= scale[k]
-        z *= z
-        z = transform(z, k)
-        if present is None:
-            scores[:, k] = log_constant[k].sum() - z @ weight[k]
-        else:
-            z *= present
-            scores[:, k] = present @ log_constant[k] - z @ weight[k]
+    rows = max(1, min(X.shape[0], SCORED_ROWS))
+    work = np.empty((rows, X.shape[1]))
+    for start in range(0, X.shape[0], rows):
+        chunk, out = X[start : start + rows], scores[start : start + rows]
+        missing = np.isnan(chunk)
+        present = None
+        if missing.any():
+            chunk, present = np.where(missing, 0.0, chunk), (~missing).astype(float)
+        for k in range(loc.shape[0]):
+            z = np.subtract(chunk, loc[k], out=work[: len(chunk)])
+            z /= scale[k]
+            z *= z
+            z = transform(z, k)
+            if present is None:
+                out[:, k] = log_constant[k].sum() - z @ weight[k]
+            else:
+                z *= present
+                out[:, k] = present @ log_constant[k] - z @ weight[k]
     return scores
 
 
