@@ -137,11 +137,11 @@ def test_concentration_check_accepts_what_finite_nonnegative_means(value):
 @pytest.mark.parametrize("size", [1, 2, 8, 9, 40])
 def test_finite_nonnegative_check_of_few_and_many_entries(size):
     """A few entries are checked as Python floats, more by two reductions: the same answer for a
-    NaN, ±inf or a negative entry anywhere, −0.0, integers and a 2-D array."""
+    NaN, ±inf or a negative entry anywhere, −0.0 and a 2-D array."""
     from pgm_models.conjugate.dirichlet import is_finite_nonnegative
 
     assert is_finite_nonnegative(np.zeros(size)) and is_finite_nonnegative(np.full(size, -0.0))
-    assert is_finite_nonnegative(np.arange(size)) and is_finite_nonnegative(np.ones((1, size)))
+    assert is_finite_nonnegative(np.arange(size, dtype=float)) and is_finite_nonnegative(np.ones((1, size)))
     for bad in (np.nan, np.inf, -np.inf, -1e-300):
         for at in {0, size - 1}:
             values = np.ones(size)
