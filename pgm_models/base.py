@@ -38,6 +38,7 @@ from sklearn.utils.validation import validate_data
 from pgm_models._dirichlet_blocks import with_stacked_draws
 from pgm_models._frames import categorical_codes, index_values
 from pgm_models._param_names import ParamNamesOnce
+from pgm_models._scores import add_per_class, subtract_per_row
 from pgm_models._shared_priors import shared_prior
 from pgm_models._validation import (
     as_array_like,
@@ -302,16 +303,14 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
         class_prob = self._class_prior.estimate(self.class_count_, estimate)
         joint = self._feature_log_likelihood(encoded, estimate)
-        joint += log_probabilities(class_prob)  # in place: a new (N, K) array costs its page faults
-        return joint
+        return add_per_class(joint, log_probabilities(class_prob))  # in place: a new (N, K) array costs its page faults
 
     @_dask_aware
     def predict_log_proba(self, X, estimate=None):
         """log P(y = k | x_n). A row that has probability 0 under every class (possible only
         with alpha = 0) gets the uniform distribution rather than NaN."""
         shifted, _, total = _shifted_exp(self._log_posterior_scores(X, estimate))
-        shifted -= np.log(total)[:, None]
-        return shifted
+        return subtract_per_row(shifted, np.log(total))
 
     def _log_posterior_scores(self, X, estimate):
         """log p(x_n, y = k) up to a term that is the same for every class (normalising cancels
@@ -532,7 +531,7 @@ def _shifted_exp(scores: np.ndarray):
     if not math.isfinite(np.add.reduce(peak)):  # one reduction (not through .sum()'s wrapper); the masks only where a row may need them
         scores[np.isneginf(peak)] = 0.0
         peak[~np.isfinite(peak)] = 0.0
-    scores -= peak[:, None]
+    subtract_per_row(scores, peak)
     exp = np.exp(scores)
     return scores, exp, exp @ np.ones(scores.shape[1])
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MixedNB, MultinomialNB
 
 X3 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0], [2.0, 2.0, 0.0], [1.0, 1.0, 1.0]])
 Y = np.array(["a", "b", "a", "b"])
@@ -57,6 +57,10 @@ CASES = [
     # issue 17: values whose squares overflow, parameters out of range, draws, nullable <NA>
     *[(f"values of 1e160 for {M.__name__}", fit(M, HUGE, np.r_[Y, Y]), ValueError,
        r"X has the value 1e\+160 in column 0; Gaussian models need \|x\| ≤ 1e\+150") for M in (GaussianNB, LDA, QDA)],
+    # MixedNB's Gaussian columns as GaussianNB's: one class's overflowing scatter made every class's NaN
+    *[(f"{value} in a Gaussian column of MixedNB", fit(MixedNB, pd.DataFrame({"a": [value, 2.0, 3.0, 1.0], "b": [0.1, 0.5, 0.3, 0.2]})),
+       ValueError, rf"column 'a' is a gaussian column and has a value beyond ±1e\+150 .*rescale the column\): {text}")
+      for value, text in ((1e160, r"1e\+160"), (-1e200, r"-1e\+200"), (np.inf, "inf"))],
     *[(f"reg_param={r} for {M.__name__}", fit(M, reg_param=r), ValueError, rf"reg_param must be a number in \[0, 1\].*got {r}")
       for M in (LDA, QDA) for r in (2.0, -1, np.nan)],
     ("frequency_limit NaN", lambda: AODE(frequency_limit=np.nan).fit(X3, Y).predict(X3), ValueError,

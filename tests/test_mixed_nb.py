@@ -269,3 +269,23 @@ def test_gamma_poisson_verification_statistics_are_scipys():
     np.testing.assert_allclose(posterior.excess_kurtosis(), [stats.gamma(a).stats(moments="k") for a in (0.5, 3.0)], rtol=1e-12)
     assert np.all(np.isinf(posterior.tail_index()))
     assert posterior.in_support(np.array([[0.1, 2.0], [-1e-3, 2.0]]), atol=1e-9).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("estimate", ["mean", "predictive"])
+def test_missing_gaussian_values_only_past_the_first_chunk_of_rows_are_skipped(estimate):
+    """Gaussian columns are scored a chunk of rows at a time (``normal.SCORED_ROWS``); a NaN only in
+    a later chunk (rows 3000 and 4500, none in the first 2048) is skipped as missing there: every
+    score is finite, each row scores as it does alone, and the NaN is not scored as a value (as 0)."""
+    from pgm_models.conjugate import normal
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 5000)
+    X = pd.DataFrame(rng.normal(size=(5000, 3)) + y[:, None], columns=["a", "b", "c"])
+    model = MixedNB(estimate=estimate).fit(X, y)
+    X.iloc[3000, 1] = X.iloc[4500, 2] = np.nan
+    assert normal.SCORED_ROWS < 3000
+    scores = model.predict_joint_log_proba(X)
+    assert np.isfinite(scores).all()
+    for row in (0, 2047, 2048, 3000, 4500, 4999):
+        np.testing.assert_allclose(scores[row], model.predict_joint_log_proba(X.iloc[row : row + 1])[0], rtol=1e-13)
+    assert not np.allclose(scores[3000], model.predict_joint_log_proba(X.iloc[3000:3001].fillna(0.0))[0])

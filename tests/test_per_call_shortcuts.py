@@ -252,3 +252,19 @@ def test_a_memory_request_near_the_cached_reading_reads_again(monkeypatch):
     _pairs.check_memory(2**27, "a small table", "")  # 1 GiB of 8: the first reading serves
     with pytest.raises(ValueError, match="more than the 1 GiB available"):
         _pairs.check_memory(5 * 2**27, "a large table", "use fewer values")  # 5 GiB > 8/2: read again, 1 GiB left
+
+
+@pytest.mark.parametrize("shape", [(39, 2), (255, 3), (256, 3), (3000, 8), (3000, 9)])
+def test_per_class_and_per_row_terms_equal_numpy_broadcasting_bit_for_bit(shape):
+    """Column by column (many rows, few classes) or broadcast: every entry gets the same single
+    addition or subtraction, so the result is NumPy's broadcast to the bit, in place."""
+    from pgm_models._scores import add_per_class, subtract_per_row
+
+    rng = np.random.default_rng(sum(shape))
+    scores, per_class, per_row = rng.normal(size=shape) * 1e3, rng.normal(size=shape[1]), rng.normal(size=shape[0])
+    added = scores.copy()
+    assert add_per_class(added, per_class) is added
+    np.testing.assert_array_equal(added, scores + per_class)
+    subtracted = scores.copy()
+    assert subtract_per_row(subtracted, per_row) is subtracted
+    np.testing.assert_array_equal(subtracted, scores - per_row[:, None])

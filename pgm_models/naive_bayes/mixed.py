@@ -39,7 +39,7 @@ from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows
-from pgm_models.gaussian._base import overall_moments
+from pgm_models.gaussian._base import MAX_ABS_VALUE, overall_moments
 from pgm_models.gaussian.gaussian_nb import plug_in_moments
 from pgm_models.naive_bayes._attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
@@ -225,7 +225,10 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where} is a {kind} column but has a non-numeric value ({error})") from None
     checks = {
-        "gaussian": (np.isinf, "an infinite value"),
+        # as GaussianNB's: squared deviations of larger values overflow, and one class's inf scatter became
+        # NaN in every class's (the moments' one product over the classes, 0 · inf)
+        "gaussian": (lambda v: np.abs(v) > MAX_ABS_VALUE, f"a value beyond ±{MAX_ABS_VALUE:g} (infinite, or too large for "
+                     "its squared deviations to stay finite: rescale the column)"),
         "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
         "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & np.isfinite(v)), "a value that is not a count ≥ 0"),
     }

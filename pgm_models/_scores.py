@@ -1,0 +1,40 @@
+"""Per-class and per-row terms applied in place to an (N, K) array of scores.
+
+NumPy broadcasts a (K,) row, or an (N, 1) column, over (N, K) with one pass of its inner loop per
+row along the short last axis; with many rows and few classes each class's column in turn is
+several times faster (a per-class term on 10 000 × 3: 36 → 12 µs, 1 000 000 × 3: 3.7 → 1.4 ms; a
+per-row term on 10 000 × 3: 22 → 11 µs), while a small batch (a CV fold's test rows) or many
+classes is faster broadcast. Each entry gets the same single operation either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Column by column from this many rows, for at most PER_CLASS_COLUMNS classes
+PER_CLASS_ROWS = 256
+PER_CLASS_COLUMNS = 8
+
+
+def _by_columns(scores: np.ndarray) -> bool:
+    return scores.shape[0] >= PER_CLASS_ROWS and scores.shape[1] <= PER_CLASS_COLUMNS
+
+
+def add_per_class(scores: np.ndarray, per_class: np.ndarray) -> np.ndarray:
+    """``scores += per_class`` in place, ``scores`` (N, K) and ``per_class`` (K,); returns ``scores``."""
+    if _by_columns(scores):
+        for column, value in zip(scores.T, np.asarray(per_class, dtype=scores.dtype).tolist()):
+            column += value
+    else:
+        scores += per_class
+    return scores
+
+
+def subtract_per_row(scores: np.ndarray, per_row: np.ndarray) -> np.ndarray:
+    """``scores -= per_row[:, None]`` in place, ``scores`` (N, K) and ``per_row`` (N,); returns ``scores``."""
+    if _by_columns(scores):
+        for column in scores.T:
+            column -= per_row
+    else:
+        scores -= per_row[:, None]
+    return scores
