@@ -217,14 +217,20 @@ class _DiscriminantAnalysis(GaussianClassifier):
             inverses = [scipy.linalg.lapack.dtrtri(factor, lower=1)[0].T for factor in chol]
             mahalanobis = np.empty((len(X), len(means)))
             rows = max(1, min(len(X), WHITENED_ROWS))
-            centred, z = np.empty((rows, p)), np.empty((rows, p))
-            for start in range(0, len(X), rows):
-                chunk = X[start : start + rows]
-                n = len(chunk)
-                for k, inverse in enumerate(inverses):
-                    np.subtract(chunk, means[k], out=centred[:n])
+            mean_rows, centred, z, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
+            ones = np.ones(p)
+            for k, inverse in enumerate(inverses):
+                # the class mean written into every row once, so that centring a chunk is elementwise (a
+                # (p,) row broadcast over it loops once per row: 2 048 × 20 took 18 µs, elementwise 8)
+                mean_rows[:] = means[k]
+                for start in range(0, len(X), rows):
+                    chunk = X[start : start + rows]
+                    n = len(chunk)
+                    np.subtract(chunk, mean_rows[:n], out=centred[:n])
                     np.matmul(centred[:n], inverse, out=z[:n])
-                    np.einsum("ij,ij->i", z[:n], z[:n], out=mahalanobis[start : start + n, k])
+                    z[:n] *= z[:n]
+                    np.matmul(z[:n], ones, out=squared[:n])  # the rows' sums of squares: one pass, einsum's took 1.5 times as long
+                    mahalanobis[start : start + n, k] = squared[:n]
         mahalanobis *= -0.5  # in place: each new (N, K) array costs its page faults
         return add_per_class(mahalanobis, -(log_det + 0.5 * p * np.log(2 * np.pi)))
 
