@@ -1,5 +1,7 @@
 """Smoke test: the benchmark runs at a tiny size and writes its table."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -153,6 +155,12 @@ def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
     assert vs_warm_weka.main(["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0", "--write", str(out)]) == 0
     text = out.read_text()
     assert "Top costs (own time)" in text and "fit" in text.split("Top costs", 1)[1]
+    # the vote profile per fold: µs own and total and calls per fold (one template fit per fold), not pstats' seconds
+    vote = text.split("Top costs (own time) of 1000 × AODE fit + predict_proba on a vote fold", 1)[1].split("```")[1]
+    rows = [re.fullmatch(r"\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(.+)", line) for line in vote.splitlines()[2:]]
+    fits = [row for row in rows if row and row[4].endswith("(_partial_fit)")]
+    assert len(rows) == 15 and all(rows) and len(fits) == 1
+    assert float(fits[0][3]) == 1.0 and 0 < float(fits[0][1]) <= float(fits[0][2]) < 1e4
     if not vs_warm_weka.weka_available():
         pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| vote |") or line.startswith("| diabetes |")]
