@@ -11,9 +11,9 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import column_or_1d
 
 from pgm_models._frames import categorical_codes
+from pgm_models._weights import unit_weights
 from pgm_models.conjugate import ESTIMATES, PosteriorDraw
 from pgm_models.conjugate.dirichlet import is_finite_nonnegative
-from pgm_models._weights import unit_weights
 
 
 def check_estimate(estimate):

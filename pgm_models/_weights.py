@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# Up to this many rows, the weights of a fit without sample_weight are one shared read-only array of ones
-# per length (``unit_weights``), which ``is_unit_weight`` knows by identity: comparing every weight
-# with 1 cost a small fit 1.3 µs each of the two times it asked. Longer arrays are made afresh (one
-# kept would hold its memory), and compared.
+# Shared up to this many rows; longer arrays are made afresh (one kept would hold its memory) and compared
 UNIT_WEIGHTS_ROWS = 1 << 16
 _UNIT_WEIGHTS: dict = {}  # rows → the shared ones
 _UNIT_WEIGHTS_KEPT = 64  # lengths kept before the cache starts afresh

@@ -55,9 +55,9 @@ from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp,
                                                    wishart_random)
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
-# QDA whitens this many rows at a time into two work arrays reused across the chunks and classes:
-# fresh (N × p) temporaries for every class were faulted in page by page, which took twice as
-# long as the arithmetic (predict_proba on 10 000 × 20, 3 classes: the distances 3.0 → 1.1 ms)
+# QDA whitens this many rows at a time into work arrays reused by every chunk and class: fresh
+# (N × p) temporaries for every class were faulted in page by page, which took twice as long as
+# the arithmetic (predict_proba on 10 000 × 20, 3 classes: the distances 3.0 → 1.1 ms)
 WHITENED_ROWS = 2048
 
 
