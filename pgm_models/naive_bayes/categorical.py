@@ -29,9 +29,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models import _numba
-from pgm_models._weights import is_unit_weight
 from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
 from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
+from pgm_models._weights import is_unit_weight
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._attributes import CategoricalAttributes
