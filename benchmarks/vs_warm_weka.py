@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import functools
-import io
 import os
 import pstats
 import shutil
@@ -384,7 +383,7 @@ def profile_fold(arff: Path, repeats: int, make_model=AODE, top: int = 15) -> st
     for _ in range(repeats):
         make_model().fit(X_train, y_train).predict_proba(X_test)
     profiler.disable()
-    return per_fold_costs(pstats.Stats(profiler, stream=io.StringIO()), repeats, top)
+    return per_fold_costs(pstats.Stats(profiler), repeats, top)
 
 
 def per_fold_costs(stats: pstats.Stats, repeats: int, top: int) -> str:

@@ -85,7 +85,7 @@ def test_moments_merge_exactly_across_batches():
 
 @pytest.mark.parametrize("weights", ["unit", "fractional"])
 def test_per_feature_moments_over_chunks_are_the_weighted_formulas(weights, monkeypatch):
-    """The per-feature moments read chunks of rows (``MOMENT_ROWS``): 5 003 rows in three chunks
+    """The per-feature moments read chunks of rows (``WORK_ROWS``): 5 003 rows in three chunks
     (the last short), at a location of 1e6, give each class's Σw, Σw x / Σw and Σw (x − x̄)², a class
     with no row 0 throughout; a chunk of one row gives the same."""
     from pgm_models.conjugate import normal
@@ -96,9 +96,9 @@ def test_per_feature_moments_over_chunks_are_the_weighted_formulas(weights, monk
     expected_n = np.array([w[c == k].sum() for k in range(3)])
     expected_mean = np.array([w[c == k] @ X[c == k] / expected_n[k] if expected_n[k] else np.zeros(3) for k in range(3)])
     expected_scatter = np.array([w[c == k] @ (X[c == k] - expected_mean[k]) ** 2 for k in range(3)])
-    assert normal.MOMENT_ROWS == 2048
+    assert normal.WORK_ROWS == 2048
     for rows in (2048, 1):
-        monkeypatch.setattr(normal, "MOMENT_ROWS", rows)
+        monkeypatch.setattr(normal, "WORK_ROWS", rows)
         n, mean, scatter = batch_moments(X, c, w, 3, full=False)
         np.testing.assert_allclose(n, expected_n, rtol=1e-12)
         np.testing.assert_allclose(mean, expected_mean, rtol=1e-14)

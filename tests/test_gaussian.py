@@ -55,7 +55,7 @@ def test_qda_joint_log_density_is_each_class_normal_over_chunks_of_rows(estimate
     """QDA whitens the rows a chunk at a time into reused work arrays: 5 003 rows in chunks of 2 048
     (the last one short) score as scipy's multivariate normal of each class's point estimate plus
     the log class probability, row for row."""
-    from pgm_models.gaussian import discriminant
+    from pgm_models.conjugate import normal
 
     rng = np.random.default_rng(11)
     y = rng.integers(0, 3, 5003)
@@ -64,9 +64,9 @@ def test_qda_joint_log_density_is_each_class_normal_over_chunks_of_rows(estimate
     means, covs = model._point(estimate)
     class_log = np.log(model._class_prior.estimate(model.class_count_, estimate))
     expected = np.column_stack([stats.multivariate_normal(means[k], covs[k]).logpdf(X) + class_log[k] for k in range(3)])
-    assert discriminant.WHITENED_ROWS == 2048
+    assert normal.WORK_ROWS == 2048
     np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-11)
-    monkeypatch.setattr(discriminant, "WHITENED_ROWS", 1)  # a chunk of one row: the same numbers
+    monkeypatch.setattr(normal, "WORK_ROWS", 1)  # a chunk of one row: the same numbers
     np.testing.assert_allclose(model.predict_joint_log_proba(X[:7]), expected[:7], rtol=1e-11)
 
 

@@ -273,7 +273,7 @@ def test_gamma_poisson_verification_statistics_are_scipys():
 
 @pytest.mark.parametrize("estimate", ["mean", "predictive"])
 def test_missing_gaussian_values_only_past_the_first_chunk_of_rows_are_skipped(estimate):
-    """Gaussian columns are scored a chunk of rows at a time (``normal.SCORED_ROWS``); a NaN only in
+    """Gaussian columns are scored a chunk of rows at a time (``normal.WORK_ROWS``); a NaN only in
     a later chunk (rows 3000 and 4500, none in the first 2048) is skipped as missing there: every
     score is finite, each row scores as it does alone, and the NaN is not scored as a value (as 0)."""
     from pgm_models.conjugate import normal
@@ -283,7 +283,7 @@ def test_missing_gaussian_values_only_past_the_first_chunk_of_rows_are_skipped(e
     X = pd.DataFrame(rng.normal(size=(5000, 3)) + y[:, None], columns=["a", "b", "c"])
     model = MixedNB(estimate=estimate).fit(X, y)
     X.iloc[3000, 1] = X.iloc[4500, 2] = np.nan
-    assert normal.SCORED_ROWS < 3000
+    assert normal.WORK_ROWS < 3000
     scores = model.predict_joint_log_proba(X)
     assert np.isfinite(scores).all()
     for row in (0, 2047, 2048, 3000, 4500, 4999):

@@ -75,20 +75,22 @@ def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_
     return n, mean, scatter
 
 
-# Rows read per chunk by ``_diagonal_moments``: its work arrays, reused by every chunk, stay in cache
-MOMENT_ROWS = 2048
+# Rows per chunk of the Gaussian models' work arrays (the per-feature moments, the scores of
+# ``_rows_by_class``, QDA's whitening): arrays reused by every chunk and class stay in cache, where a
+# fresh (N × p) temporary per class was faulted in page by page
+WORK_ROWS = 2048
 
 
 def _diagonal_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int):
     """(n_k, x̄_k, per-feature S_k) of a batch with no missing value, in two passes over chunks of
-    ``MOMENT_ROWS`` rows: the classes' weighted sums Wᵀ X, then their scatter Wᵀ (X − x̄_y)², W the
+    ``WORK_ROWS`` rows: the classes' weighted sums Wᵀ X, then their scatter Wᵀ (X − x̄_y)², W the
     chunk's rows' weights in their classes' columns (one product each for all classes). Gathering each
     class's rows and centring and squaring them made three (n_k × p) temporaries per class, each
     faulted in page by page: GaussianNB's fit at 10⁵ × 20 was 0.9 of scikit-learn's."""
     p, n_rows = X.shape[1], X.shape[0]
     n = np.bincount(class_index, weight, n_classes)
     sums, scatter = np.zeros((n_classes, p)), np.zeros((n_classes, p))
-    rows = max(1, min(n_rows, MOMENT_ROWS))
+    rows = max(1, min(n_rows, WORK_ROWS))
     by_class, work = np.zeros((rows, n_classes)), np.empty((rows, p))
     chunks = [(start, min(start + rows, n_rows)) for start in range(0, n_rows, rows)]
 
@@ -235,17 +237,12 @@ def normal_log_density_rows(X, mu, var):
     return _rows_by_class(X, mu, np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5), lambda z, k: z)
 
 
-# Rows scored per chunk by ``_rows_by_class``: one (chunk × F) work array reused by every chunk and
-# class stays in cache, where a fresh (N × F) temporary per class was faulted in page by page
-SCORED_ROWS = 2048
-
-
 def _rows_by_class(X, loc, scale, log_constant, weight, transform):
     """(N, K) Σ_j [log_constant_kj − weight_kj · transform(((x_nj − loc_kj)/scale_kj)²)] over the
-    present entries, a chunk of ``SCORED_ROWS`` rows and one class at a time into one work array,
+    present entries, a chunk of ``WORK_ROWS`` rows and one class at a time into one work array,
     never (N, K, F); ``transform(z, k)`` may work in place."""
     scores = np.empty((X.shape[0], loc.shape[0]))
-    rows = max(1, min(X.shape[0], SCORED_ROWS))
+    rows = max(1, min(X.shape[0], WORK_ROWS))
     work = np.empty((rows, X.shape[1]))
     for start in range(0, X.shape[0], rows):
         chunk, out = X[start : start + rows], scores[start : start + rows]
