@@ -38,7 +38,7 @@ from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, cv_under_loa
 
 def _steps(quick: bool):
     """(name, run(output)) of every benchmark, in the order of BENCHMARKS.md."""
-    from pgm_models.sampling import available_samplers
+    from pgm_models.inference.sampling import available_samplers
 
     def weka_aode(output):
         if aode_vs_weka.WEKA_JAR.exists() and shutil.which("javac"):

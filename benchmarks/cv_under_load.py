@@ -1,5 +1,5 @@
 """10-fold cross-validation with and without two busy processes beside it: a loaded machine
-should slow the package down in proportion, not many-fold (BLAS threads, pgm_models._threads).
+should slow the package down in proportion, not many-fold (BLAS threads, pgm_models._utils.threads).
 
     python -m benchmarks.cv_under_load [--repeats 3] [--min-seconds 2] [--write FILE]
 

@@ -17,12 +17,12 @@ by block by seeded tasks (never whole in one process, except for the in-memory b
    in-memory fit's).
 2. Out of core: the workers write ``--ooc-rows`` rows as Parquet files (int64 columns, the
    data in memory larger than all workers' memory limits together), then fit from the files
-   (``pgm_models.dask_engine.read_table``) on 2 workers capped at ``--memory-limit`` each;
+   (``pgm_models.dask_engine.engine.read_table``) on 2 workers capped at ``--memory-limit`` each;
    peak RSS of each worker against the cap.
 
 Every process runs BLAS single-threaded (threadpoolctl here, OPENBLAS_NUM_THREADS=1 etc. for the
 workers), so one in-memory process is one core, as one worker is, and with the same malloc
-thresholds (``pgm_models.dask_engine.ALLOCATOR``: the workers by ``GLIBC_TUNABLES``, this process
+thresholds (``pgm_models.dask_engine.engine.ALLOCATOR``: the workers by ``GLIBC_TUNABLES``, this process
 by ``mallopt``). Timings: best of ``--repeats``.
 """
 
@@ -110,7 +110,7 @@ def use_worker_allocator() -> None:
     in-memory fit and the workers count with the same allocator (glibc's ``mallopt``)."""
     import ctypes
 
-    from pgm_models.dask_engine import ALLOCATOR
+    from pgm_models.dask_engine.engine import ALLOCATOR
 
     option = {"glibc.malloc.mmap_threshold": -3, "glibc.malloc.trim_threshold": -1}  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD
     libc = ctypes.CDLL(None)
@@ -143,7 +143,7 @@ def reset_peak() -> None:
 def cluster(n_workers: int, memory_limit="auto"):
     from distributed import Client
 
-    from pgm_models.dask_engine import local_cluster
+    from pgm_models.dask_engine.engine import local_cluster
 
     local = local_cluster(n_workers=n_workers, threads_per_worker=1, memory_limit=memory_limit,
                           dashboard_address=":0", silence_logs=logging.ERROR)
@@ -164,7 +164,7 @@ def timed_slices(name: str, X, y):
     (and the dask fit) finds them; handed to it, it skipped the pass over y that both do."""
     import pandas as pd
 
-    from pgm_models.dask_engine import SLICE_VALUES, _slice_rows
+    from pgm_models.dask_engine.engine import SLICE_VALUES, _slice_rows
 
     start = time.perf_counter()
     fitted, first = model(name), SLICE_VALUES // X.shape[1]
@@ -277,7 +277,7 @@ def _run(args, argv) -> int:
     command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
     lines = ["", f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
              f"{args.blocks} blocks)", "", f"Command: `{command}`", "",
-             "Workers: `pgm_models.dask_engine.local_cluster` (malloc thresholds `dask_engine.ALLOCATOR`, not dask's "
+             "Workers: `pgm_models.dask_engine.engine.local_cluster` (malloc thresholds `dask_engine.ALLOCATOR`, not dask's "
              "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time; the in-memory process gets the same "
              "thresholds). "
              f"In memory: one process, the fit alone, on the first {args.memory_rows:,} rows at most, the faster of one `fit` "

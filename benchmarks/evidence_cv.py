@@ -34,8 +34,8 @@ from sklearn.pipeline import make_pipeline
 
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import MDLDiscretizer
-from pgm_models.zoo import _kinds, _TextColumn
+from pgm_models.preprocessing.discretize import MDLDiscretizer
+from pgm_models.app.zoo import _kinds, _TextColumn
 
 from benchmarks import append_section
 

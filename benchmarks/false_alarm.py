@@ -4,7 +4,7 @@
                                      [--doc FILE] [--write FILE]
 
 For every bundled dataset the zoo supports, the zoo's split (stratified, 30 % test, seed 0) and
-each model of :func:`pgm_models.zoo.applicable_models` with a closed form (CategoricalNB, SPODE,
+each model of :func:`pgm_models.app.zoo.applicable_models` with a closed form (CategoricalNB, SPODE,
 TAN on nominal or MDL-binned data; GaussianNB, LDA, QDA on numeric; MultinomialNB, BernoulliNB
 on text), fitted as the zoo fits it: ``--seeds`` sets of exact i.i.d. draws (``posterior_draws``,
 the zoo's 4 × 1000) are checked against the model's own closed form, at the zoo's threshold (1 %
@@ -56,8 +56,8 @@ from scipy.stats import binom, norm
 from sklearn.model_selection import train_test_split
 
 from pgm_models.datasets import list_datasets, load_dataset
-from pgm_models.verify import _ess, _split_chains, check_posterior
-from pgm_models.zoo import _classifier, _most_probable_parent, _verifiable, applicable_models
+from pgm_models.inference.verify import _ess, _split_chains, check_posterior
+from pgm_models.app.zoo import _classifier, _most_probable_parent, _verifiable, applicable_models
 
 DRAWS, CHAINS, FAMILY_ERROR = 1000, 4, 0.01
 TINY = ["textbook-15", "mountain-climbing", "heights-weights", "weather.nominal", "weather.numeric", "contact-lenses"]

@@ -22,7 +22,7 @@ import pandas as pd
 
 from pgm_models import CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import MDLDiscretizer
+from pgm_models.preprocessing.discretize import MDLDiscretizer
 
 from benchmarks import append_section
 

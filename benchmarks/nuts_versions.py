@@ -31,7 +31,7 @@ warnings.simplefilter("ignore")
 import arviz as az
 from sklearn.model_selection import train_test_split
 from pgm_models.datasets import load_dataset
-from pgm_models.zoo import _classifier, _most_probable_parent, applicable_models
+from pgm_models.app.zoo import _classifier, _most_probable_parent, applicable_models
 dataset, wanted, draws = sys.argv[1], sys.argv[2], int(sys.argv[3])
 cores = {} if sys.argv[4] == "default" else {"cores": int(sys.argv[4])}
 X, y = load_dataset(dataset)
@@ -52,7 +52,7 @@ for name, model in applicable_models(X):
 
 def sampled_models(dataset: str) -> list[str]:
     from pgm_models.datasets import load_dataset
-    from pgm_models.zoo import _classifier, applicable_models
+    from pgm_models.app.zoo import _classifier, applicable_models
 
     X, _ = load_dataset(dataset)
     return [name for name, model in applicable_models(X) if hasattr(_classifier(model), "sample_posterior")]

@@ -6,7 +6,7 @@ min bulk ESS per second, on a cold and a warm compile cache.
 
 Each model of ``pgm-models zoo`` on each dataset (fitted on the zoo's training split) is
 sampled by each installed backend with its package defaults (tuning steps included:
-``pgm_models.sampling.DEFAULT_TUNE``), the backends alternating model by model. Every measurement
+``pgm_models.inference.sampling.DEFAULT_TUNE``), the backends alternating model by model. Every measurement
 runs in its own process: "cold" on a new PyTensor base compile folder (C and numba caches; no JAX cache), "warm"
 again on the folder the cold run left. Sampling seconds are the backend's own
 (``posterior.attrs["sampling_time"]``); compile seconds are the rest of ``sample_posterior``
@@ -30,7 +30,7 @@ def _models(dataset):
     from sklearn.model_selection import train_test_split
 
     from pgm_models.datasets import load_dataset
-    from pgm_models.zoo import _classifier, _most_probable_parent, applicable_models
+    from pgm_models.app.zoo import _classifier, _most_probable_parent, applicable_models
 
     X, y = load_dataset(dataset)
     X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
@@ -45,7 +45,7 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
 
     import arviz as az
 
-    from pgm_models.zoo import _classifier, _most_probable_parent
+    from pgm_models.app.zoo import _classifier, _most_probable_parent
 
     warnings.simplefilter("ignore")
     for name, model, X_train, y_train in _models(dataset):
@@ -86,7 +86,7 @@ def _measure(dataset, model_name, sampler, draws, chains, compiledir) -> dict:
 
 
 def main(argv=None) -> int:
-    from pgm_models.sampling import available_samplers
+    from pgm_models.inference.sampling import available_samplers
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["vote", "iris", "reuters-grain-train"])

@@ -18,9 +18,9 @@ import time
 import numpy as np
 
 from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
-from pgm_models.calibration import simulation_based_calibration
+from pgm_models.inference.calibration import simulation_based_calibration
 from pgm_models.datasets import load_dataset
-from pgm_models.hierarchical import HierarchicalNB
+from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 
 from benchmarks import append_section
 

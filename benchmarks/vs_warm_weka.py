@@ -8,7 +8,7 @@ each test row, timed after warm-up passes over all folds, so the JIT has compile
 (what Weka's Experimenter or a 10-fold CV sees). The folds are Weka's (randomize(Random(1)),
 stratify(10)); the harness prints each fold's test rows and pgm_models is timed on exactly those
 rows the same way (fit + predict_proba, after warm-up, in a process that has loaded numba as any
-PyMC use does, so its small-data paths run their compiled kernels: ``pgm_models._numba.loaded``). The two sides alternate, ``--repeats``
+PyMC use does, so its small-data paths run their compiled kernels: ``pgm_models._utils.jit.loaded``). The two sides alternate, ``--repeats``
 times. Cases: CategoricalNB vs NaiveBayes and AODE vs AODE on vote and breast-cancer; MDL
 discretisation + AODE vs FilteredClassifier(supervised Discretize, AODE) on diabetes; AODE on a
 synthetic ``--rows`` × ``--attributes`` nominal set. Reported per fold: median fit + predict
@@ -55,12 +55,12 @@ from sklearn.utils.validation import validate_data
 from benchmarks import append_section
 from benchmarks.aode_vs_weka import WEKA_JAR, write_synthetic
 from pgm_models import AODE, CategoricalNB
-from pgm_models._frames import categorical_codes, column_arrays
-from pgm_models._validation import check_labels
+from pgm_models._utils.frames import categorical_codes, column_arrays
+from pgm_models._utils.validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
-from pgm_models.discretize import MDLDiscretizer
-from pgm_models.naive_bayes._attributes import _stacked
-from pgm_models.semi_naive._pairs import counted_by_bit_sets, pair_counts
+from pgm_models.preprocessing.discretize import MDLDiscretizer
+from pgm_models.discrete.attributes import _stacked
+from pgm_models.discrete.pairs import counted_by_bit_sets, pair_counts
 
 HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
 MODELS = {"nb": ("CategoricalNB", CategoricalNB), "aode": ("AODE", AODE),

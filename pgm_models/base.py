@@ -35,15 +35,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from pgm_models._dirichlet_blocks import with_stacked_draws
-from pgm_models._frames import categorical_codes, index_values
-from pgm_models._param_names import ParamNamesOnce
-from pgm_models._scores import add_per_class, subtract_per_row
-from pgm_models._shared_priors import shared_prior
-from pgm_models._validation import (
+from pgm_models.conjugate.blocks import with_stacked_draws
+from pgm_models._utils.frames import categorical_codes, index_values
+from pgm_models._utils.param_names import ParamNamesOnce
+from pgm_models._utils.scores import add_per_class, subtract_per_row
+from pgm_models._utils.shared_priors import shared_prior
+from pgm_models._utils.validation import (
     as_array_like,
     check_concentration,
-    check_estimate,
     check_fitted,
     check_labels,
     check_n_draws,
@@ -53,8 +52,9 @@ from pgm_models._validation import (
     check_sample_weight,
     sorted_classes,
 )
+from pgm_models.conjugate.dirichlet import check_estimate
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.decision import bayes_decision
+from pgm_models._utils.decision import bayes_decision
 
 FORMS = ("counts", "rows")
 # Rows are scored in blocks whose temporaries hold about this many floats (8 MB): small enough
@@ -202,7 +202,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         if reset:
             self.classes_ = classes
             self.class_count_ = np.zeros(len(classes))
-            # every fit with these classes and class_alpha has this prior: made once (pgm_models._shared_priors)
+            # every fit with these classes and class_alpha has this prior: made once (pgm_models._utils.shared_priors)
             self._class_prior = shared_prior(("class", len(classes), class_alpha.shape, class_alpha.tobytes()),
                                              lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (len(classes),))), self)
         class_index = self._class_index(labels)
@@ -408,7 +408,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         """``idata`` (``sample_posterior``'s or ``posterior_draws``' InferenceData) for PyMC's forward
         sampling, ``pm.sample_posterior_predictive(model.pymc_trace(idata), model=model.pymc_model(...))``:
         a copy whose posterior holds too the free variables that stack several parameters
-        (``stacked_prob_{V}``, ``pgm_models._dirichlet_blocks``), left out of ``idata`` so that
+        (``stacked_prob_{V}``, ``pgm_models.conjugate.blocks``), left out of ``idata`` so that
         ``az.summary`` lists each parameter once. Without them PyMC would draw every table they
         stack from the prior; a ValueError if ``idata`` lacks a table they stack."""
         stacked = self._stacked_blocks()
@@ -420,7 +420,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
 
     def _stacked_blocks(self) -> list[str]:
         """The parameters the PyMC model stacks into ``stacked_prob_{V}`` groups
-        (``pgm_models._dirichlet_blocks``), in the order given to DirichletBlocks: none here."""
+        (``pgm_models.conjugate.blocks``), in the order given to DirichletBlocks: none here."""
         return []
 
     # ------------------------------------------------------------------ PyMC
@@ -475,12 +475,12 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     @available_if(_has_pymc_model)
     def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
         """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
-        (compare them with the closed form using ``pgm_models.verify.check_posterior``). Four
+        (compare them with the closed form using ``pgm_models.inference.verify.check_posterior``). Four
         chains by default: split R-hat ≤ 1.01 over many parameters needs them.
-        ``sampler`` is the NUTS backend, one of ``pgm_models.sampling.SAMPLERS`` (default
+        ``sampler`` is the NUTS backend, one of ``pgm_models.inference.sampling.SAMPLERS`` (default
         ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``. Under "nutpie-numba" nutpie adapts
         the mass matrix the class declares (``_nutpie_low_rank``: low-rank or diagonal)."""
-        from pgm_models import sampling
+        from pgm_models.inference import sampling
 
         sampler = sampler or sampling.DEFAULT_SAMPLER
         if self._closed_form:

@@ -130,7 +130,7 @@ def logp_at_random_points(model, n_points=4, seed=0):
 def assert_names_like_the_exact_draws(model, idata):
     """``idata`` (sampled) has every variable of the model's exact posterior draws, with the same
     dims and coordinate values, and no other (not the stacked Dirichlet groups of
-    ``pgm_models._dirichlet_blocks``), so ArviZ output reads the same either way."""
+    ``pgm_models.conjugate.blocks``), so ArviZ output reads the same either way."""
     exact = model.posterior_draws(10, chains=4)
     assert set(idata.posterior.data_vars) == set(exact.posterior.data_vars) == set(model.analytic_posterior().data_vars)
     for name, variable in exact.posterior.data_vars.items():

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from pgm_models import AODE, TAN
-from pgm_models.semi_naive import _base, _pairs
+from pgm_models.discrete import pairs as _pairs
+from pgm_models.semi_naive import _base
 
 
 def _brute_force_pairs(layout, codes, class_index, weight, n_classes):
@@ -163,7 +164,7 @@ def test_bit_sets_count_without_a_writable_cache(monkeypatch):
 
     from numba.core import caching
 
-    from pgm_models.semi_naive import _bitsets
+    from pgm_models.discrete import bitsets as _bitsets
 
     rng = np.random.default_rng(9)
     codes, class_index = _codes(rng, 200, [3, 2], [0.1, 0.0]), rng.integers(0, 2, 200)

@@ -8,10 +8,10 @@ import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from pgm_models import AODE, TAN, CategoricalNB
-from pgm_models._threads import one_blas_thread
+from pgm_models._utils.threads import one_blas_thread
 from pgm_models.conjugate import log_sum_exp
-from pgm_models.naive_bayes._attributes import _stacked
-from pgm_models.semi_naive import _pairs
+from pgm_models.discrete.attributes import _stacked
+from pgm_models.discrete import pairs as _pairs
 
 
 def _blas_threads():
@@ -89,7 +89,8 @@ def test_semi_naive_products_run_on_one_blas_thread_and_restore_the_caller_s(mod
     """Fit and predict see one BLAS thread (T' ≤ SINGLE_THREAD_CELLS) and give the caller back
     its setting; their results do not depend on it. (The BLAS products: the compiled paths, which
     call no BLAS, are switched off.)"""
-    from pgm_models.semi_naive import _base, _pairs, aode
+    from pgm_models.discrete import pairs as _pairs
+    from pgm_models.semi_naive import _base, aode
 
     monkeypatch.setattr(_pairs, "COMPILED_SMALL_COUNTS", False)
     monkeypatch.setattr(aode, "COMPILED_SCORING", False)

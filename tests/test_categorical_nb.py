@@ -188,7 +188,7 @@ def test_counts_and_rows_forms_have_the_same_posterior(weather):
     X.loc[[2, 5], "humidity"] = np.nan  # the rows form must skip missing cells too
     model = CategoricalNB(alpha=1.5).fit(X, y)
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
-    # outlook and temperature (3 values each) are one stacked Dirichlet and Multinomial (pgm_models._dirichlet_blocks)
+    # outlook and temperature (3 values each) are one stacked Dirichlet and Multinomial (pgm_models.conjugate.blocks)
     assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "stacked_prob_3", "stacked_count_3"}
     assert list(counts_model.coords["stacked_prob_3_rows"]) == [f"feature_prob_{name}[{k}]" for name in ("outlook", "temperature")
                                                                for k in ("no", "yes")]

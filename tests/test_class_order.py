@@ -9,7 +9,7 @@ from sklearn.metrics import get_scorer, log_loss
 from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 
 import pgm_models
-from pgm_models._validation import sorted_classes
+from pgm_models._utils.validation import sorted_classes
 
 X = np.array([[0, 1], [1, 1], [1, 0], [0, 0], [1, 1], [0, 1], [1, 0]])
 LABELS = ["good", "bad", "good", "good", "bad", "good", "bad"]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from pgm_models.cli import main
+from pgm_models.app.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -138,14 +138,14 @@ def test_errors_are_one_line_with_exit_status_2(argv, message, capsys):
 
 
 def test_an_error_in_a_fresh_process_prints_no_traceback():
-    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", "zoo", "--dataset", "nope"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "pgm_models.app.cli", "zoo", "--dataset", "nope"], capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("command, option", [("zoo", "--draws"), ("fit", "--target"), ("datasets", "--help")])
 def test_help_describes_each_command(command, option):
-    result = subprocess.run([sys.executable, "-m", "pgm_models.cli", command, "--help"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "pgm_models.app.cli", command, "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and option in result.stdout
 
 

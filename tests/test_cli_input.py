@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models.cli import _model_name, _verification_advice, main
+from pgm_models.app.cli import _model_name, _verification_advice, main
 from pgm_models.datasets import dataset_path, load_table
-from pgm_models.summary import posterior_summary
+from pgm_models.inference.summary import posterior_summary
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -28,7 +28,7 @@ HEAVY = ("numpy", "pandas", "scipy", "sklearn", "pymc", "pytensor", "arviz")
 def test_help_and_argument_errors_import_no_heavy_module(argv):
     """The < 0.5 s answer (4.7 s before: PyMC was imported first) is this property: nothing
     heavy is imported. The time itself is measured in the report, not asserted."""
-    code = (f"import sys; from pgm_models.cli import main; status = main({argv!r}); "
+    code = (f"import sys; from pgm_models.app.cli import main; status = main({argv!r}); "
             f"print(status, sorted(m for m in {HEAVY!r} if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     status, loaded = result.stdout.strip().splitlines()[-1].split(" ", 1)
@@ -148,7 +148,7 @@ def test_bad_files_give_one_line_naming_the_problem(tmp_path, capsys, name, text
 
 
 def test_an_unexpected_error_is_one_line_too(monkeypatch, capsys):
-    import pgm_models.cli as cli
+    import pgm_models.app.cli as cli
 
     monkeypatch.setattr(cli, "datasets", lambda args: 1 / 0)
     monkeypatch.setattr(cli, "_parser", lambda real=cli._parser: _with_run(real(), cli.datasets))
@@ -187,11 +187,11 @@ def test_failed_verification_says_what_failed_and_what_to_raise():
 
 
 def _fake_zoo(monkeypatch, table):
-    import pgm_models.zoo
+    import pgm_models.app.zoo
 
     runs = [SimpleNamespace(name="CategoricalNB", status="passed")]
     result = SimpleNamespace(table=lambda: table, runs=runs, passed=True, comparison=lambda: None)
-    monkeypatch.setattr(pgm_models.zoo, "run_zoo", lambda *a, **k: result)
+    monkeypatch.setattr(pgm_models.app.zoo, "run_zoo", lambda *a, **k: result)
 
 
 def _zoo_table():

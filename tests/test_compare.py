@@ -6,7 +6,7 @@ from sklearn.metrics import brier_score_loss
 from sklearn.model_selection import train_test_split
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models.compare import brier_score, compare_estimates, compare_models, expected_calibration_error, log_loss, score_estimates
+from pgm_models.model_selection.compare import brier_score, compare_estimates, compare_models, expected_calibration_error, log_loss, score_estimates
 from pgm_models.datasets import load_dataset
 
 TRUE = np.array([0, 1, 1, 0])

@@ -1,4 +1,4 @@
-"""The Dask engine (pgm_models.dask_engine) on a real two-process cluster: every generative
+"""The Dask engine (pgm_models.dask_engine.engine) on a real two-process cluster: every generative
 model fitted on dask collections equals the in-memory fit on the same rows (counts exactly,
 Normal moments to 1e-12 relative, predictions to 1e-12), for any chunking and block order, and
 after a worker dies mid-fit; out-of-core files; bad input."""
@@ -26,7 +26,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB  # noqa: E402
 from pgm_models import dask_engine  # noqa: E402
-from pgm_models.cli import main  # noqa: E402
+from pgm_models.app.cli import main  # noqa: E402
 from pgm_models.conjugate import PosteriorDraw  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
 

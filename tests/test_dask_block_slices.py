@@ -15,7 +15,7 @@ import dask.dataframe as dd  # noqa: E402
 from test_dask import assert_same_fit  # noqa: E402
 
 from pgm_models import AODE, QDA, TAN, CategoricalNB, GaussianNB  # noqa: E402
-from pgm_models import dask_engine  # noqa: E402
+from pgm_models.dask_engine import engine as dask_engine  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
 
 

@@ -18,7 +18,7 @@ import dask.dataframe as dd  # noqa: E402
 from test_dask import assert_same_fit  # noqa: E402
 
 from pgm_models import AODE, QDA, TAN, CategoricalNB, GaussianNB  # noqa: E402
-from pgm_models import dask_engine  # noqa: E402
+from pgm_models.dask_engine import engine as dask_engine  # noqa: E402
 from pgm_models.naive_bayes import categorical  # noqa: E402
 
 
@@ -149,7 +149,7 @@ def test_benchmark_places_block_i_on_worker_i_mod_2_with_its_labels():
     from distributed import Client
 
     from benchmarks import dask_scaling
-    from pgm_models.dask_engine import local_cluster
+    from pgm_models.dask_engine.engine import local_cluster
 
     with local_cluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:

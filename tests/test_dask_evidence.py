@@ -13,7 +13,7 @@ import dask.dataframe as dd  # noqa: E402
 
 from pgm_models import AODE, LDA, TAN, CategoricalNB, GaussianNB  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
-from pgm_models.evidence import use_evidence_priors  # noqa: E402
+from pgm_models.model_selection.evidence import use_evidence_priors  # noqa: E402
 
 
 def _learned(model) -> dict:

@@ -22,7 +22,7 @@ from distributed import Client, get_task_stream, wait  # noqa: E402
 from test_dask import assert_same_fit  # noqa: E402
 
 from pgm_models import AODE, CategoricalNB, GaussianNB  # noqa: E402
-from pgm_models import dask_engine  # noqa: E402
+from pgm_models.dask_engine import engine as dask_engine  # noqa: E402
 
 N_ROWS, N_BLOCKS = 3_000, 12
 

@@ -1,5 +1,5 @@
 """Workers started by pgm_models keep glibc's adaptive allocator (dask's MALLOC_TRIM_THRESHOLD_
-doubled the time of counting a block: pgm_models.dask_engine.WORKER_CONFIG)."""
+doubled the time of counting a block: pgm_models.dask_engine.engine.WORKER_CONFIG)."""
 
 import logging
 import os
@@ -11,7 +11,7 @@ pytest.importorskip("distributed")
 
 from distributed import Client  # noqa: E402
 
-from pgm_models.dask_engine import WORKER_CONFIG, local_cluster  # noqa: E402
+from pgm_models.dask_engine.engine import WORKER_CONFIG, local_cluster  # noqa: E402
 
 
 def test_local_cluster_workers_do_not_get_dasks_malloc_trim_threshold(monkeypatch):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pgm_models import CategoricalNB
-from pgm_models.decision import bayes_decision, check_loss, expected_loss
+from pgm_models._utils.decision import bayes_decision, check_loss, expected_loss
 
 PROBA = np.array([[0.7, 0.3], [0.2, 0.8], [0.55, 0.45]])
 

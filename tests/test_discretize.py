@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 
 from pgm_models import AODE, TAN, CategoricalNB
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
+from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 

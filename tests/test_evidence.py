@@ -1,4 +1,4 @@
-"""Empirical Bayes (pgm_models.evidence): alpha="evidence" maximises the closed-form marginal
+"""Empirical Bayes (pgm_models.model_selection.evidence): alpha="evidence" maximises the closed-form marginal
 likelihood — a true maximum, the brute-force grid's, independent of row order and chunking."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sklearn.base import clone
 from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
 from pgm_models.conjugate import Dirichlet
 from pgm_models.datasets import load_dataset
-from pgm_models.evidence import dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.evidence import dirichlet_evidence, maximize_log_evidence
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from sklearn.base import clone
 from pgm_models import LDA, QDA, GaussianNB
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart, batch_moments
 from pgm_models.datasets import load_dataset
-from pgm_models.evidence import describe_prior, use_evidence_priors
+from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
 
 LEARN = {GaussianNB: ("mean_strength", "var_strength", "prior_var"), LDA: ("mean_strength", "cov_strength", "prior_cov"),
          QDA: ("mean_strength", "cov_strength", "prior_cov")}

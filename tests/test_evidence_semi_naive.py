@@ -11,7 +11,7 @@ from sklearn.base import clone
 
 from pgm_models import AODE, SPODE, TAN, CategoricalNB
 from pgm_models.datasets import load_dataset
-from pgm_models.evidence import dirichlet_evidence, use_evidence_priors
+from pgm_models.model_selection.evidence import dirichlet_evidence, use_evidence_priors
 
 PARENT = "physician-fee-freeze"
 

@@ -23,7 +23,7 @@ def test_false_alarm_benchmark_runs_at_tiny_size(tmp_path):
 def test_critical_family_error_is_where_the_verdict_flips(fitted_models):
     """check_posterior's closed-form comparison passes at a family error just below the critical
     one and fails just above (the sampler's health switched off: only the flip is tested)."""
-    from pgm_models.verify import check_posterior
+    from pgm_models.inference.verify import check_posterior
 
     model = fitted_models["CategoricalNB"]
     idata = model.posterior_draws(200, random_seed=5, chains=4)

@@ -70,7 +70,7 @@ def test_failed_by_names_each_failed_test(fitted_models, training_data):
     """Each case fails for certain: shuffled draws leave the simplex; thresholds no draws can meet;
     a prior 50 units off moves every mean by dozens of standard errors."""
     from pgm_models import CategoricalNB
-    from pgm_models.verify import check_posterior
+    from pgm_models.inference.verify import check_posterior
 
     model = fitted_models["CategoricalNB"]
     idata = model.posterior_draws(500, random_seed=1, chains=4)
@@ -85,7 +85,7 @@ def test_one_rank_normalisation_gives_arvizs_rhat_and_bulk_ess():
     """check_posterior's diagnostics rank the split draws once for both R-hat and bulk ESS."""
     import arviz as az
 
-    from pgm_models.verify import _sampled_statistics
+    from pgm_models.inference.verify import _sampled_statistics
 
     rng = np.random.default_rng(3)
     x = np.stack([rng.gamma(0.3, size=(4, 300)), np.cumsum(rng.normal(size=(4, 300)), axis=1), rng.integers(0, 3, (4, 300)) * 1.0])
@@ -97,7 +97,7 @@ def test_one_rank_normalisation_gives_arvizs_rhat_and_bulk_ess():
 
 def test_labelled_table_reads_each_dataset_in_the_first_ones_dim_order():
     """A second dataset whose variable has its dims the other way round is read by name, not position."""
-    from pgm_models.summary import labelled_table
+    from pgm_models.inference.summary import labelled_table
 
     values = np.arange(6.0).reshape(2, 3)
     first = xr.Dataset({"theta": (("class", "value"), values)}, coords={"class": ["a", "b"], "value": ["x", "y", "z"]})

@@ -6,7 +6,7 @@ import pytest
 from scipy.special import logsumexp
 
 from pgm_models import LDA, AODE, BernoulliNB, CategoricalNB
-from pgm_models._validation import check_labels
+from pgm_models._utils.validation import check_labels
 from pgm_models.datasets import load_dataset
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models._frames import categorical_codes, column_arrays, index_values
+from pgm_models._utils.frames import categorical_codes, column_arrays, index_values
 from pgm_models.datasets import load_dataset
 
 
@@ -96,7 +96,7 @@ def test_unit_and_explicit_unit_weights_count_the_same(make_model):
 def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
     """Two folds with the same attribute sizes share one prior object; another alpha, estimator or
     a learned alpha gets its own, with its own numbers; predictions are those of a fresh prior."""
-    from pgm_models import _shared_priors
+    from pgm_models._utils import shared_priors as _shared_priors
 
     X, y = load_dataset("vote")
     first, second = AODE().fit(X.iloc[:300], y.iloc[:300]), AODE().fit(X.iloc[100:], y.iloc[100:])
@@ -117,7 +117,7 @@ def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
 
 
 def test_index_values_entry_leaves_with_its_index():
-    from pgm_models import _frames
+    from pgm_models._utils import frames as _frames
 
     index = pd.Index([f"column {j}" for j in range(1000)], dtype="str")
     key = id(index)

@@ -1,4 +1,4 @@
-"""The names the PyMC models generate (pgm_models._dirichlet_blocks' stacked groups, a column's
+"""The names the PyMC models generate (pgm_models.conjugate.blocks' stacked groups, a column's
 ``<column>_value`` and ``<column>_row`` dims, ``feature_prob_<column>``, ``x_<column>``) and the
 posterior's output: each parameter once in the InferenceData, whatever the data's column names."""
 
@@ -11,7 +11,7 @@ import xarray as xr
 import pymc as pm
 
 from pgm_models import SPODE, TAN, CategoricalNB, GaussianNB, MixedNB
-from pgm_models.sampling import _model_variables_only
+from pgm_models.inference.sampling import _model_variables_only
 
 from conftest import assert_names_like_the_exact_draws
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from pgm_models import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
-from pgm_models.calibration import simulation_based_calibration
-from pgm_models.verify import simulation_based_calibration as verify_sbc
-from pgm_models.hierarchical import HierarchicalNB
+from pgm_models.inference.calibration import simulation_based_calibration
+from pgm_models.inference.verify import simulation_based_calibration as verify_sbc
+from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 
 # SBC decisions use a uniformity test at 1e-6: a correct model fails with probability 1e-6.
 SBC_ALPHA = 1e-6

@@ -142,7 +142,7 @@ def test_bad_parameters_are_named(params, message, binary):
 def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypatch):
     """init="jitter+adapt_full" for PyMC's sampler when vectors × (features + 1) ≤ the limit; no
     init for another backend, past the limit, or when the caller gives one."""
-    from pgm_models import sampling
+    from pgm_models.inference import sampling
     from pgm_models.discriminative import logistic_regression
 
     calls = []
@@ -247,7 +247,7 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
     gave bulk ESS 3000–4500 and R-hat ≤ 1.003, far from check_sampler's 400 and 1.01."""
     from scipy.special import log_expit
 
-    from pgm_models.verify import check_sampler
+    from pgm_models.inference.verify import check_sampler
 
     X, y = binary
     x = X[:, 0]
@@ -283,7 +283,7 @@ def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
     intercept's shift too) and their dims, and keeps every other variable and coord."""
     import xarray as xr
 
-    from pgm_models.sampling import _model_variables_only
+    from pgm_models.inference.sampling import _model_variables_only
 
     X, y = binary
     model = LogisticRegression(intercept_prior_sd=None).fit(X, y).pymc_model("counts")

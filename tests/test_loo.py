@@ -1,4 +1,4 @@
-"""Exact leave-one-out (pgm_models.loo): equal to refitting without each row, close to ArviZ's
+"""Exact leave-one-out (pgm_models.model_selection.loo): equal to refitting without each row, close to ArviZ's
 PSIS-LOO on posterior draws, and usable by az.compare."""
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ def test_az_compare_ranks_exact_loo_results(small_cases):
 def test_zoo_ranks_models_by_exact_loo_and_reports_learned_priors(tmp_path):
     """`pgm-models zoo --prior evidence` learns alpha/class_alpha, shows them, and the report has
     the az.compare table of the models' exact LOO on the training rows and its figure."""
-    from pgm_models.report import write_report
-    from pgm_models.zoo import run_zoo
+    from pgm_models.app.report import write_report
+    from pgm_models.app.zoo import run_zoo
 
     X, y = load_dataset("weather.nominal")
     models = [("CategoricalNB", CategoricalNB()), ("CategoricalNB, MAP", CategoricalNB(estimate="map"))]

@@ -16,7 +16,7 @@ from test_loo import _brute_force
 from pgm_models import BernoulliNB, CategoricalNB
 from pgm_models.conjugate import log_sum_exp
 from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_predictive
-from pgm_models.hierarchical import HierarchicalNB
+from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 
 
 @pytest.fixture(scope="module")

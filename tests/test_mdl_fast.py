@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pgm_models import _numba
+from pgm_models._utils import jit as _numba
 from pgm_models.datasets import load_dataset
-from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer, _interval_labels
+from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer, _interval_labels
 
 LN2 = float(np.log(2))
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
@@ -187,7 +187,7 @@ def test_interval_names_follow_the_fit_cut_points_not_an_earlier_fit(zero):
 def test_columns_searched_in_batches_find_the_same_cuts(monkeypatch):
     """Wide data are searched in NumPy a few columns at a time (memory); batches of 2 of 5 columns
     give every column the cut points of the row-by-row reference."""
-    from pgm_models import discretize
+    from pgm_models.preprocessing import discretize
 
     rng = np.random.default_rng(1)
     classes = pd.factorize(rng.integers(0, 3, 120))[0]  # numbered in order of appearance, as the fit's
@@ -219,7 +219,7 @@ def test_interval_codes_are_searchsorted_ones(n_bins, loaded):
     LINEAR_CUTS cut points and search above it (33 and 119 cuts; 120 bins fit int8 codes, 34 do
     too): both are NumPy's searchsorted(side="left") column by column (the path without numba),
     on the cut points themselves, outside the training range and at NaN (−1)."""
-    from pgm_models._discretize_kernels import LINEAR_CUTS
+    from pgm_models.preprocessing._kernels import LINEAR_CUTS
 
     rng = np.random.default_rng(n_bins)
     X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.integers(0, 50, 300).astype(float)})

@@ -15,7 +15,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from pgm_models import BernoulliNB, CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
-from pgm_models.verify import check_posterior
+from pgm_models.inference.verify import check_posterior
 
 from conftest import logp_at_random_points
 
@@ -217,7 +217,7 @@ def test_cross_validated_accuracy_is_within_a_point_of_weka_naive_bayes(name):
 
 
 def test_cli_fits_a_mixed_csv_and_shows_each_block_in_its_own_terms(tmp_path, capsys):
-    from pgm_models.cli import main
+    from pgm_models.app.cli import main
 
     frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "height": [1.0, 1.5, 2.0, 2.5, 1.2, 2.2],
                           "smoker": [True, False, True, True, False, False], "label": ["a", "a", "b", "b", "a", "b"]})

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
-from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
+from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 Y = np.array([0, 1, 0, 1, 1, 0])
 

@@ -8,7 +8,7 @@ NumPy counts and look-ups (bit for bit, with weights, zero probabilities and eve
 import subprocess
 import sys
 
-import numba  # noqa: F401  (the compiled paths run once numba is loaded: pgm_models._numba.loaded)
+import numba  # noqa: F401  (the compiled paths run once numba is loaded: pgm_models._utils.jit.loaded)
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,7 +16,8 @@ import pytest
 from pgm_models import AODE, CategoricalNB
 from pgm_models.datasets import load_dataset
 from pgm_models.naive_bayes import categorical
-from pgm_models.semi_naive import _pairs, aode
+from pgm_models.discrete import pairs as _pairs
+from pgm_models.semi_naive import aode
 
 
 def _folds(name: str, n_folds: int = 5):
@@ -170,7 +171,7 @@ def test_aode_compiled_scores_of_a_class_of_zero_probability_are_minus_infinity_
 def test_a_blocked_numba_module_is_not_loaded(monkeypatch):
     """``sys.modules["numba"] = None`` (how an optional dependency is blocked) leaves the NumPy paths:
     CategoricalNB and AODE fit and predict as without numba."""
-    from pgm_models import _numba
+    from pgm_models._utils import jit as _numba
 
     X, y = load_dataset("weather.nominal")
     expected = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]

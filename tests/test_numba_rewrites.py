@@ -1,4 +1,4 @@
-"""The graph rewrites of the "nutpie-numba" backend's compile mode (pgm_models._numba_rewrites):
+"""The graph rewrites of the "nutpie-numba" backend's compile mode (pgm_models.inference._numba_rewrites):
 fewer nodes for numba to compile, the same values. Checked on PyTensor's Python linker (no numba
 or C compilation): the rewrites act on the graph, whatever compiles it."""
 
@@ -10,7 +10,7 @@ from pytensor.compile.mode import Mode
 from pytensor.graph.fg import FunctionGraph
 from pytensor.tensor.basic import Alloc
 
-from pgm_models._numba_rewrites import fold_constant_allocs, numba_rewrites
+from pgm_models.inference._numba_rewrites import fold_constant_allocs, numba_rewrites
 
 
 def _evaluate(fgraph, *values):

@@ -1,5 +1,5 @@
 """The "nutpie-numba" backend: nutpie's NUTS on PyTensor's numba functions, which PyTensor caches
-on disk so that another process loads them instead of compiling (pgm_models._nutpie_numba)."""
+on disk so that another process loads them instead of compiling (pgm_models.inference._nutpie_numba)."""
 
 import os
 import subprocess
@@ -21,7 +21,7 @@ _TINY_MODEL = """
 import sys
 import arviz as az, numpy as np, nutpie, pymc as pm
 from numba.core import event
-from pgm_models import _nutpie_numba
+from pgm_models.inference import _nutpie_numba
 shift = float(sys.argv[1])
 prior_mean = np.broadcast_to([1.0, 2.0 - shift], (3, 2))
 observed = np.array([[0.5, 1.0], [1.5, 0.0], [-1.0, 2.0]]) + shift
@@ -72,7 +72,7 @@ def test_the_data_become_shared_variables_of_a_model_with_the_same_density_and_n
     from pytensor.compile import SharedVariable
     from pytensor.tensor import TensorConstant, TensorType
 
-    from pgm_models._nutpie_numba import _data_as_shared
+    from pgm_models.inference._nutpie_numba import _data_as_shared
 
     model = fitted_models[name].pymc_model("counts")
     copy = _data_as_shared(model)
@@ -107,7 +107,7 @@ def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_
 @pytest.mark.parametrize("name, low_rank", [("CategoricalNB", False), ("TAN", False), ("GaussianNB", False),
                                             ("SPODE", True), ("BernoulliNB", True)])
 def test_each_class_gets_the_mass_matrix_it_declares_and_the_backends_tuning_steps(fitted_models, name, low_rank):
-    from pgm_models.sampling import DEFAULT_TUNE
+    from pgm_models.inference.sampling import DEFAULT_TUNE
 
     # nutpie stores the adapted mass matrix when asked: eigenvalues for the low-rank one, the
     # inverse diagonal for the diagonal one
@@ -136,7 +136,7 @@ def test_the_same_seed_gives_the_same_draws_and_another_seed_others(fitted_model
 def test_the_optimisation_level_is_set_for_the_block_only():
     import numba
 
-    from pgm_models._nutpie_numba import _numba_opt
+    from pgm_models.inference._nutpie_numba import _numba_opt
 
     before = numba.config.OPT
     with _numba_opt(0):
@@ -149,7 +149,7 @@ def test_overlapping_blocks_in_threads_restore_the_level_they_found():
 
     import numba
 
-    from pgm_models._nutpie_numba import _numba_opt
+    from pgm_models.inference._nutpie_numba import _numba_opt
 
     before, first_inside, second_done = numba.config.OPT, threading.Event(), threading.Event()
 
@@ -202,7 +202,7 @@ def test_another_row_count_loads_the_compiled_model_and_gives_its_own_density():
     import pymc as pm
     from numba.core import event
 
-    from pgm_models._nutpie_numba import compile_model
+    from pgm_models.inference._nutpie_numba import compile_model
 
     pointer = ctypes.POINTER(ctypes.c_double)
     for n_rows in (5, 8):
@@ -241,7 +241,7 @@ def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models,
     density and gradient of PyMC's own C-backend functions of the model to 1e-12, and the expand
     callback every free variable and Deterministic (the stacked Dirichlet groups' blocks) in
     nutpie's layout."""
-    from pgm_models._nutpie_numba import compile_model
+    from pgm_models.inference._nutpie_numba import compile_model
 
     model = fitted_models[name].pymc_model("counts")
     compiled = compile_model(model)
@@ -267,7 +267,8 @@ def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models,
 _NOMINAL_COMPILES = """
 import sys
 from numba.core import event
-from pgm_models import CategoricalNB, SPODE, TAN, _nutpie_numba
+from pgm_models import SPODE, TAN, CategoricalNB
+from pgm_models.inference import _nutpie_numba
 from pgm_models.datasets import load_dataset
 for name in sys.argv[1:]:
     estimator = {"CategoricalNB": CategoricalNB(), "SPODE": SPODE(parent="outlook"), "TAN": TAN()}[name]
@@ -302,8 +303,8 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
     (2Θ) leaves no expand index, so such a model keeps the general path."""
     import pymc as pm
 
-    from pgm_models._dirichlet_blocks import counts_groups
-    from pgm_models._nutpie_numba import _groups_layout
+    from pgm_models.conjugate.blocks import counts_groups
+    from pgm_models.inference._nutpie_numba import _groups_layout
 
     model = fitted_models["SPODE"].pymc_model("counts")
     groups = counts_groups(model)
@@ -350,7 +351,8 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
 
 _LDA_COMPILES = """
 from numba.core import event
-from pgm_models import LDA, _nutpie_numba
+from pgm_models import LDA
+from pgm_models.inference import _nutpie_numba
 from pgm_models.datasets import load_dataset
 X, y = load_dataset("iris")
 model = LDA().fit(X, y).pymc_model("counts")

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
 from pgm_models import AODE, SPODE, CategoricalNB
-from pgm_models.semi_naive import _pairs
+from pgm_models.discrete import pairs as _pairs
 
 
 def _brute_force_pairs(layout, codes, class_index, weight, n_classes):

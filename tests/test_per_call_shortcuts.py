@@ -11,10 +11,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models._validation import check_concentration, check_labels
+from pgm_models._utils.validation import check_concentration, check_labels
 from pgm_models.base import _all_str
 from pgm_models.datasets import load_dataset
-from pgm_models.semi_naive import _pairs
+from pgm_models.discrete import pairs as _pairs
 
 
 def _shuffled_categorical(y, categories):
@@ -138,7 +138,7 @@ def test_concentration_check_accepts_what_finite_nonnegative_means(value):
 def test_finite_nonnegative_check_of_few_and_many_entries(size):
     """A few entries are checked as Python floats, more by two reductions: the same answer for a
     NaN, ±inf or a negative entry anywhere, −0.0 and a 2-D array."""
-    from pgm_models.conjugate.dirichlet import is_finite_nonnegative
+    from pgm_models._utils.validation import is_finite_nonnegative
 
     assert is_finite_nonnegative(np.zeros(size)) and is_finite_nonnegative(np.full(size, -0.0))
     assert is_finite_nonnegative(np.arange(size, dtype=float)) and is_finite_nonnegative(np.ones((1, size)))
@@ -152,8 +152,8 @@ def test_finite_nonnegative_check_of_few_and_many_entries(size):
 def test_unit_weights_are_shared_read_only_and_known_by_identity_or_value():
     """A fit without sample_weight gets the one read-only array of ones of its length; other arrays
     of ones are unit weights by value, anything else is not; past UNIT_WEIGHTS_ROWS none is kept."""
-    from pgm_models import _weights
-    from pgm_models._validation import check_sample_weight
+    from pgm_models._utils import weights as _weights
+    from pgm_models._utils.validation import check_sample_weight
 
     shared = check_sample_weight(None, 391)
     assert shared is _weights.unit_weights(391) and not shared.flags.writeable and shared.tolist() == [1.0] * 391
@@ -244,7 +244,7 @@ def test_a_categorical_y_of_nanosecond_datetimes_fits_as_its_plain_labels():
 
 
 def test_a_memory_request_near_the_cached_reading_reads_again(monkeypatch):
-    from pgm_models.semi_naive import _pairs
+    from pgm_models.discrete import pairs as _pairs
 
     readings = iter([8 * 2**30, 1 * 2**30])
     monkeypatch.setattr(_pairs, "_read_available_memory", lambda: next(readings))
@@ -258,7 +258,7 @@ def test_a_memory_request_near_the_cached_reading_reads_again(monkeypatch):
 def test_per_class_and_per_row_terms_equal_numpy_broadcasting_bit_for_bit(shape):
     """Column by column (many rows, few classes) or broadcast: every entry gets the same single
     addition or subtraction, so the result is NumPy's broadcast to the bit, in place."""
-    from pgm_models._scores import add_per_class, subtract_per_row
+    from pgm_models._utils.scores import add_per_class, subtract_per_row
 
     rng = np.random.default_rng(sum(shape))
     scores, per_class, per_row = rng.normal(size=shape) * 1e3, rng.normal(size=shape[1]), rng.normal(size=shape[0])

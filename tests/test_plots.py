@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 
 from pgm_models import LDA, QDA, SPODE  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
-from pgm_models.plots import (  # noqa: E402
+from pgm_models.app.plots import (  # noqa: E402
     decision_boundary,
     diagnostics,
     posterior_vs_closed_form,
@@ -20,7 +20,7 @@ from pgm_models.plots import (  # noqa: E402
     sampler_health,
     verification_forest,
 )
-from pgm_models.verify import Verification, check_posterior  # noqa: E402
+from pgm_models.inference.verify import Verification, check_posterior  # noqa: E402
 
 
 def png_bytes(figure) -> int:

@@ -8,7 +8,7 @@ from scipy import stats
 import pgm_models.base
 from pgm_models import AODE, LogisticRegression
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.summary import posterior_summary
+from pgm_models.inference.summary import posterior_summary
 
 MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"]
 

@@ -5,7 +5,7 @@ import re
 
 from rich.console import Console
 
-from pgm_models.progress import Progress
+from pgm_models.app.progress import Progress
 
 
 def test_progress_writes_a_line_per_step_and_per_nuts_run_when_not_on_a_terminal():

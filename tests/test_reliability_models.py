@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from pgm_models import AODE, SPODE, TAN, BernoulliNB, CategoricalNB, LogisticRegression, MultinomialNB
-from pgm_models.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
-from pgm_models.semi_naive import _pairs
+from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
+from pgm_models.discrete import pairs as _pairs
 
 
 def _peak_bytes(action) -> int:

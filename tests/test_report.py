@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 
 from pgm_models import AODE, SPODE  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
-from pgm_models.report import RELIABILITY_MIN_ROWS, write_report  # noqa: E402
-from pgm_models.zoo import applicable_models, run_zoo  # noqa: E402
+from pgm_models.app.report import RELIABILITY_MIN_ROWS, write_report  # noqa: E402
+from pgm_models.app.zoo import applicable_models, run_zoo  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -3,8 +3,8 @@ and dims; unknown or missing backends give clear errors."""
 
 import pytest
 
-from pgm_models import sampling
-from pgm_models.verify import check_posterior
+from pgm_models.inference import sampling
+from pgm_models.inference.verify import check_posterior
 
 from conftest import assert_names_like_the_exact_draws
 
@@ -74,7 +74,7 @@ def test_pymc_backend_reports_every_iteration_to_progress(bernoulli):
 
 
 def test_zoo_command_names_an_unknown_sampler_in_one_line(capsys):
-    from pgm_models.cli import main
+    from pgm_models.app.cli import main
 
     assert main(["zoo", "--dataset", "weather.nominal", "--sampler", "stan"]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]

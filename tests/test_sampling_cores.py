@@ -7,7 +7,7 @@ import os
 import pymc as pm
 import pytest
 
-from pgm_models import sampling
+from pgm_models.inference import sampling
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -58,7 +58,7 @@ def test_chains_none_gives_nutpie_as_many_chains_as_cores_and_at_least_two(monke
     import arviz as az
     import numpy as np
 
-    from pgm_models import _nutpie_numba
+    from pgm_models.inference import _nutpie_numba
 
     seen = []
     draws = az.from_dict(posterior={"class_prob": np.zeros((1, 2, 2))})

@@ -1,4 +1,4 @@
-"""Issue 12, round 3: the stacked Dirichlet parametrisation (pgm_models._dirichlet_blocks) has the
+"""Issue 12, round 3: the stacked Dirichlet parametrisation (pgm_models.conjugate.blocks) has the
 per-attribute model's density and keeps its names, coords and dims on every NUTS backend; the
 LogisticRegression model compiles under nutpie (its likelihood declared stray dims before)."""
 
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pgm_models import LogisticRegression, sampling
-from pgm_models.verify import check_posterior, check_sampler
+from pgm_models import LogisticRegression
+from pgm_models.inference import sampling
+from pgm_models.inference.verify import check_posterior, check_sampler
 
 from conftest import assert_names_like_the_exact_draws
 

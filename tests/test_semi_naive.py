@@ -233,7 +233,7 @@ def test_tan_root_errors():
 @pytest.mark.parametrize("weights", ["unit", "whole", "fractional", "beyond float32"])
 def test_pair_counts_are_the_exact_weighted_pair_counts(weights, monkeypatch):
     """Whole-number weights take the float32 product, others float64; several blocks of rows."""
-    from pgm_models.semi_naive import _pairs
+    from pgm_models.discrete import pairs as _pairs
 
     rng = np.random.default_rng(3)
     layout = _pairs.PairLayout([3, 2, 4])

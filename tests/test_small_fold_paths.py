@@ -12,15 +12,16 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models import AODE, CategoricalNB, MultinomialNB
-from pgm_models import _one_hot, _shared_priors
-from pgm_models._one_hot import one_hot_log_sums
-from pgm_models._validation import check_concentration, check_fitted
+from pgm_models._utils import shared_priors as _shared_priors
+from pgm_models.discrete import one_hot as _one_hot
+from pgm_models.discrete.one_hot import one_hot_log_sums
+from pgm_models._utils.validation import check_concentration, check_fitted
 from pgm_models.base import _shifted_exp
 from pgm_models.conjugate import Dirichlet, normalize
 from pgm_models.datasets import load_dataset
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
-from pgm_models.semi_naive import _pairs
-from pgm_models.semi_naive._pairs import PairLayout
+from pgm_models.discrete import pairs as _pairs
+from pgm_models.discrete.pairs import PairLayout
 
 
 def test_one_hot_log_sums_by_hand():
@@ -181,7 +182,7 @@ def test_parameter_names_read_once_per_class_are_scikit_learns():
     from sklearn.base import BaseEstimator, clone
 
     from pgm_models import SPODE, TAN
-    from pgm_models.discretize import EqualWidthDiscretizer, MDLDiscretizer
+    from pgm_models.preprocessing.discretize import EqualWidthDiscretizer, MDLDiscretizer
 
     for cls in (CategoricalNB, AODE, SPODE, TAN, MultinomialNB, MDLDiscretizer, EqualWidthDiscretizer):
         names = cls._get_param_names()
@@ -293,7 +294,7 @@ def test_the_categorical_domains_of_a_fit_leave_with_their_data():
     import weakref
 
     from pgm_models import CategoricalNB
-    from pgm_models.naive_bayes import _attributes
+    from pgm_models.discrete import attributes as _attributes
 
     categories = [f"v{i}" for i in range(1000)]
     X = pd.DataFrame({"a": pd.Categorical.from_codes(np.arange(10) % 3, categories)})

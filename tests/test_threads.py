@@ -1,10 +1,10 @@
-"""Results do not depend on the number of BLAS threads (pgm_models._threads)."""
+"""Results do not depend on the number of BLAS threads (pgm_models._utils.threads)."""
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from pgm_models import LogisticRegression
-from pgm_models._threads import single_blas_thread
+from pgm_models._utils.threads import single_blas_thread
 
 
 def _fit(n_threads, X, y):

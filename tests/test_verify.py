@@ -6,7 +6,7 @@ import pytest
 import xarray as xr
 from scipy.stats import norm
 
-from pgm_models.verify import COLUMNS, check_posterior
+from pgm_models.inference.verify import COLUMNS, check_posterior
 
 from conftest import WRONG_PRIOR
 
@@ -59,7 +59,7 @@ def exact(fitted_models):
 
 def test_exact_draws_pass_and_carry_the_models_names_and_dims(exact):
     model, idata = exact
-    # not the PyMC model's stacked Dirichlet groups (pgm_models._dirichlet_blocks): az.summary lists each probability once
+    # not the PyMC model's stacked Dirichlet groups (pgm_models.conjugate.blocks): az.summary lists each probability once
     assert set(idata.posterior.data_vars) == set(model.analytic_posterior().data_vars)
     assert len(az.summary(idata, kind="stats")) == 2 + 2 * (3 + 3 + 2 + 2)
     assert idata.posterior["feature_prob_outlook"].dims == ("chain", "draw", "class", "outlook_value")
@@ -166,7 +166,7 @@ def test_nuts_is_deterministic_given_the_seed(fitted_models):
 
 
 def test_check_sampler_judges_health_alone(exact):
-    from pgm_models.verify import check_sampler
+    from pgm_models.inference.verify import check_sampler
 
     model, idata = exact
     healthy = check_sampler(idata)
@@ -185,7 +185,7 @@ def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
     Beta marginal's exact excess kurtosis (scipy) in its standard error."""
     from scipy.stats import beta
 
-    from pgm_models.verify import _ess, _split_chains
+    from pgm_models.inference.verify import _ess, _split_chains
 
     model, idata = exact
     row = check_posterior(model, idata).table.iloc[0]  # class_prob[yes]: Beta(9 + 1, 5 + 1)
@@ -203,7 +203,7 @@ def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
 def test_vectorised_diagnostics_equal_arviz():
     """R-hat and bulk/tail/mean ESS of every parameter at once, as ArviZ computes them one by one:
     on i.i.d., autocorrelated, antithetic and tied draws, odd and even lengths, 1, 2 and 4 chains."""
-    from pgm_models.verify import _ess, _ess_tail, _rhat_rank, _split_chains, _z_scale
+    from pgm_models.inference.verify import _ess, _ess_tail, _rhat_rank, _split_chains, _z_scale
 
     rng = np.random.default_rng(0)
     for chains, draws in [(4, 1000), (2, 101), (1, 50)]:

@@ -6,7 +6,7 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from pgm_models.datasets import load_dataset
-from pgm_models.zoo import applicable_models, run_zoo
+from pgm_models.app.zoo import applicable_models, run_zoo
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -86,7 +86,7 @@ def test_bad_settings_are_named(settings, message):
 def test_the_zoo_leaves_r_hat_and_ess_to_its_own_verification(monkeypatch):
     """PyMC's convergence checks would compute R-hat and ESS a second time (check_posterior and
     check_sampler compute them): the zoo turns them off, and keeps 1000 tuning steps."""
-    from pgm_models import sampling
+    from pgm_models.inference import sampling
 
     class Captured(Exception):
         pass

@@ -29,7 +29,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import digamma, gammaln, multigammaln
 
-from pgm_models._weights import is_unit_weight
+from pgm_models._utils.weights import is_unit_weight
 
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):

@@ -29,11 +29,12 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._threads import single_blas_thread
-from pgm_models._validation import (
-    as_array_like, check_estimate, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
+from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.validation import (
+    as_array_like, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
 )
 from pgm_models.base import BayesianClassifier
+from pgm_models.conjugate.dirichlet import check_estimate
 from pgm_models.discriminative._whitening import WHITENED_DIMS, WHITENING_LIMIT, helmert, whitened_design
 
 
@@ -319,7 +320,7 @@ class LogisticRegression(BayesianClassifier):
         (vote: 31 leapfrog steps per draw against 7; iris: 69 against 7; the min bulk ESS per
         second 4.5× and 40× higher, BENCHMARKS.md). Past the limit a d × d matrix per step costs
         more than it saves. An ``init`` given here is kept."""
-        from pgm_models.sampling import DEFAULT_SAMPLER
+        from pgm_models.inference.sampling import DEFAULT_SAMPLER
 
         check_is_fitted(self, "classes_")
         if self.intercept_prior_sd is None and self._n_vectors > 1:

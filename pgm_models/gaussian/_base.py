@@ -10,7 +10,7 @@ Default priors are centred on the first batch: the prior mean of every class mea
 overall mean of each feature, worth ``mean_strength`` = 0.01 rows, and the prior guess of
 the (co)variance is the overall variance of each feature (a diagonal matrix), worth a few
 rows. They are fixed at the first ``fit``/``partial_fit`` call. Strengths and scales set to
-"evidence" are instead learned by type-II maximum likelihood (``pgm_models.evidence``), the
+"evidence" are instead learned by type-II maximum likelihood (``pgm_models.model_selection.evidence``), the
 scale as a positive multiple of that same data-scaled guess.
 """
 
@@ -19,13 +19,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._threads import single_blas_thread
-from pgm_models._validation import check_numeric_matrix, reject_entries
+from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import batch_moments, merge_moments
-from pgm_models.evidence import GaussianEvidence
-from pgm_models.loo import GaussianLOO
+from pgm_models.model_selection.evidence import GaussianEvidence
+from pgm_models.model_selection.loo import GaussianLOO
 
 # Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
 # rows (scatter matrices, variances) are finite in float64 (max 1.8e308).

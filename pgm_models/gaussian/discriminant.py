@@ -43,14 +43,14 @@ import scipy.linalg
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._scores import add_per_class
-from pgm_models._threads import single_blas_thread
-from pgm_models._validation import as_array_like
+from pgm_models._utils.scores import add_per_class
+from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.validation import as_array_like
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate import normal
 from pgm_models.conjugate.normal import NormalInverseWishart
-from pgm_models.evidence import EVIDENCE, _check_option
+from pgm_models.model_selection.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)

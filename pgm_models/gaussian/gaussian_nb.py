@@ -39,7 +39,7 @@ import numpy as np
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
-from pgm_models.evidence import EVIDENCE, _check_option
+from pgm_models.model_selection.evidence import EVIDENCE, _check_option
 from pgm_models.gaussian._base import GaussianClassifier
 
 

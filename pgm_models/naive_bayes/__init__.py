@@ -2,7 +2,8 @@
 
 from pgm_models.naive_bayes.bernoulli import BernoulliNB
 from pgm_models.naive_bayes.categorical import CategoricalNB
+from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 from pgm_models.naive_bayes.mixed import MixedNB
 from pgm_models.naive_bayes.multinomial import MultinomialNB
 
-__all__ = ["BernoulliNB", "CategoricalNB", "MixedNB", "MultinomialNB"]
+__all__ = ["BernoulliNB", "CategoricalNB", "HierarchicalNB", "MixedNB", "MultinomialNB"]

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._shared_priors import shared_prior
+from pgm_models._utils.shared_priors import shared_prior
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.evidence import DirichletEvidence
-from pgm_models.loo import DirichletLOO
+from pgm_models.model_selection.evidence import DirichletEvidence
+from pgm_models.model_selection.loo import DirichletLOO
 
 
 def log_linear(design, log_table: np.ndarray) -> np.ndarray:
@@ -71,7 +71,7 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         alpha = self._concentration_parameter(self.alpha, "alpha", self.n_features_in_, "feature")
         blocks = self._feature_blocks()
         # the prior depends on the model, the classes, the layout and alpha only: every fit with
-        # these has it (the folds of a cross-validation), made once (pgm_models._shared_priors)
+        # these has it (the folds of a cross-validation), made once (pgm_models._utils.shared_priors)
         layout = (self.n_features_in_, self._n_design_columns(), None if blocks is None else tuple(np.asarray(blocks).tolist()))
         self._feature_prior = shared_prior(("feature", type(self), len(self.classes_), *layout, alpha.shape, alpha.tobytes()),
                                            lambda: Dirichlet(self._prior_concentration(alpha.copy()), blocks), self)

@@ -1,9 +1,9 @@
-"""CategoricalNB's counting and scoring loops, compiled (numba; ``pgm_models._numba``).
+"""CategoricalNB's counting and scoring loops, compiled (numba; ``pgm_models._utils.jit``).
 
 Both do what the NumPy path does, in its order, so their numbers are its numbers to the bit: the
 counts add each (class, cell)'s weights row by row, as one ``np.bincount`` of (class, cell) keys
 does, and a row's score adds its attributes' log probabilities one after another from the first,
-as the one-hot look-ups and the sparse product do (``pgm_models._one_hot``). What they save is the
+as the one-hot look-ups and the sparse product do (``pgm_models.discrete.one_hot``). What they save is the
 NumPy calls around that arithmetic: on a small fold (vote: 391 rows to count, 44 to score) the
 keys and the bincount cost about 25 µs, the look-ups about 15, where these loops take 2–3.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._numba import compiled
+from pgm_models._utils.jit import compiled
 
 
 @compiled

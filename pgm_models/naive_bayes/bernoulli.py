@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._validation import check_numeric_matrix, reject_entries
+from pgm_models._utils.validation import check_numeric_matrix, reject_entries
 from pgm_models.conjugate import Beta
 from pgm_models.base import integer_counts
 from pgm_models.naive_bayes._discrete import DiscreteNB

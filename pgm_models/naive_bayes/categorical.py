@@ -17,7 +17,7 @@ so ``CategoricalNB(alpha=1, class_alpha=1)`` reproduces Weka's NaiveBayes on nom
 
 Counting (small data) and scoring run as compiled loops (``pgm_models.naive_bayes._kernels``,
 numba; ``COMPILED_LOOPS``) with the NumPy path's numbers, once numba is loaded in the process
-(``pgm_models._numba.loaded``: PyMC loads it), so that a lone fit never pays its import (~0.5 s).
+(``pgm_models._utils.jit.loaded``: PyMC loads it), so that a lone fit never pays its import (~0.5 s).
 
 Domains: a pandas Categorical column's declared categories (declared but unseen values get
 prior mass, as in Weka), else ``n_categories`` (values 0..n−1), else the values seen in fit.
@@ -28,15 +28,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models import _numba
-from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
-from pgm_models._one_hot import LOOKUP_VALUES, one_hot_log_sums
-from pgm_models._weights import is_unit_weight
+from pgm_models._utils import jit
+from pgm_models.conjugate.blocks import DirichletBlocks, class_block
+from pgm_models.discrete.one_hot import LOOKUP_VALUES, one_hot_log_sums
+from pgm_models._utils.weights import is_unit_weight
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.base import integer_counts
-from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.discrete.attributes import CategoricalAttributes
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
-from pgm_models.semi_naive._pairs import PairLayout
+from pgm_models.discrete.pairs import PairLayout
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
@@ -47,7 +47,7 @@ JOINT_MIN_VALUES = 1 << 16
 # the same numbers, bit for bit; a vote fold's counts 0.029 → 0.011 ms and scoring 0.026 → 0.016,
 # its fit + predict_proba 0.20 → 0.17 ms; a process's first call imports numba, ~0.5 s, and a
 # machine's first compiles the two loops, under a second), when numba is already loaded
-# (``_numba.loaded``). False: the NumPy path only.
+# (``jit.loaded``). False: the NumPy path only.
 COMPILED_LOOPS = True
 
 
@@ -149,10 +149,10 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
         weights are counted unweighted (no weight to repeat per key)."""
         layout = self._value_layout()
-        if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and _numba.loaded():  # one slice of rows below: the same sums, in the same order
-            add_value_counts = _numba.kernels("pgm_models.naive_bayes._kernels").add_value_counts
+        if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and jit.loaded():  # one slice of rows below: the same sums, in the same order
+            add_value_counts = jit.kernels("pgm_models.naive_bayes._kernels").add_value_counts
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
-            add_value_counts(_numba.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
+            add_value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
             return counts
         unit = is_unit_weight(weight)
         if codes.size >= JOINT_MIN_VALUES and unit:
@@ -216,9 +216,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         and the class prior's log is added after each row's attribute terms: the template's
         numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
         (a vote fold's predict_proba 0.06 → 0.045 ms)."""
-        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
+        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return super()._joint_log_likelihood(codes, estimate)
-        kernels = _numba.kernels("pgm_models.naive_bayes._kernels")
+        kernels = jit.kernels("pgm_models.naive_bayes._kernels")
         layout = self._value_layout()
         tables, valid = kernels.mean_tables(self._class_prior.concentration + self.class_count_,
                                     self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
@@ -228,9 +228,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
-        few rows by looking their cells up (the same numbers; ``pgm_models._one_hot``)."""
-        if COMPILED_LOOPS and _numba.loaded():
-            log_sums = _numba.kernels("pgm_models.naive_bayes._kernels").log_sums
+        few rows by looking their cells up (the same numbers; ``pgm_models.discrete.one_hot``)."""
+        if COMPILED_LOOPS and jit.loaded():
+            log_sums = jit.kernels("pgm_models.naive_bayes._kernels").log_sums
             offsets = self._value_layout().value_starts
             return log_sums(self._feature_log_prob(estimate), np.asarray(codes, dtype=np.intp), offsets, -1)
         if codes.size * len(self.classes_) <= LOOKUP_VALUES:
@@ -261,7 +261,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and θ_jk ~ Dirichlet(alpha_j) for each attribute, stacked by
-        their numbers of values (``pgm_models._dirichlet_blocks``)."""
+        their numbers of values (``pgm_models.conjugate.blocks``)."""
         prior = self._feature_prior.concentration
         return DirichletBlocks([class_block(self), *((f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value"))
                                                      for name, block in self._blocks())])

@@ -33,15 +33,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pgm_models._dirichlet_blocks import DirichletBlocks
-from pgm_models._validation import check_concentration, column_name
+from pgm_models.conjugate.blocks import DirichletBlocks
+from pgm_models._utils.validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows
 from pgm_models.gaussian._base import MAX_ABS_VALUE, overall_moments
 from pgm_models.gaussian.gaussian_nb import plug_in_moments
-from pgm_models.naive_bayes._attributes import CategoricalAttributes, _codes_in, _domain
+from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
 COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
@@ -287,7 +287,7 @@ class _CategoricalBlock:
 
     def _priors(self):
         prior = self.prior.concentration
-        # columns with as many values share one stacked PyMC variable (pgm_models._dirichlet_blocks)
+        # columns with as many values share one stacked PyMC variable (pgm_models.conjugate.blocks)
         return DirichletBlocks([(f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
 
     def counts_model(self):

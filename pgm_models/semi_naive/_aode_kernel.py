@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._numba import compiled
+from pgm_models._utils.jit import compiled
 
 
 @compiled

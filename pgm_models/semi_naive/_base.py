@@ -2,7 +2,7 @@
 Dirichlet estimates of "class and parent" and "child given class and parent".
 
 Each estimate is a conjugate Dirichlet posterior mean (or mode, or MLE) read off the tensor C
-(``pgm_models.semi_naive._pairs``), on the available cases:
+(``pgm_models.discrete.pairs``), on the available cases:
 
     P(y, x_a)        ~ Dirichlet(α_joint) over the K·r_a cells, counts C[y, x_a, x_a]
                        (rows with x_a observed: total N − missing_a);
@@ -21,15 +21,15 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._shared_priors import shared_prior
-from pgm_models._threads import one_blas_thread
+from pgm_models._utils.shared_priors import shared_prior
+from pgm_models._utils.threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.evidence import _is_learned
-from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.model_selection.evidence import _is_learned
+from pgm_models.discrete.attributes import CategoricalAttributes
 from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
-from pgm_models.semi_naive._pairs import PairLayout, check_memory, counted_by_bit_sets, one_hot, pair_counts
+from pgm_models.discrete.pairs import PairLayout, check_memory, counted_by_bit_sets, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
 # Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product

@@ -1,5 +1,5 @@
 """Empirical Bayes for SPODE, AODE and TAN: ``alpha="evidence"`` (and ``"evidence-per-attribute"``
-for SPODE and TAN) by type-II maximum likelihood, with ``pgm_models.evidence``'s optimiser and
+for SPODE and TAN) by type-II maximum likelihood, with ``pgm_models.model_selection.evidence``'s optimiser and
 analytic gradient.
 
 Each model's evidence is a sum of Dirichlet–multinomial terms over its conditional tables, on
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.conjugate import Dirichlet
-from pgm_models.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
 
 
 class SemiNaiveEvidence(EmpiricalBayes):

@@ -1,4 +1,4 @@
-"""Exact leave-one-out of the semi-naive models (see ``pgm_models.loo`` for the ELPD it returns).
+"""Exact leave-one-out of the semi-naive models (see ``pgm_models.model_selection.loo`` for the ELPD it returns).
 
 A SPODE with super-parent a is a product of Dirichlet–categorical predictives,
 
@@ -17,7 +17,7 @@ off. A row whose x_a is missing was not counted by SPODE a: its leave-one-out pr
 full-data one. AODE averages these with its weights and frequency limit recomputed without the
 row (``AODE._loo_block``); TAN, whose tree is learned from the data, learns it again
 without each row (``TAN._full_and_loo_joint``). Everything else the fit fixed stays: attribute
-domains and a learned ``alpha_`` (as ``pgm_models.loo`` keeps any fitted prior).
+domains and a learned ``alpha_`` (as ``pgm_models.model_selection.loo`` keeps any fitted prior).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 
 from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.loo import ExactLOO, own_column
+from pgm_models.model_selection.loo import ExactLOO, own_column
 
 
 def downdated_log_mean(concentration, total, size, removed):

@@ -28,7 +28,7 @@ class, the F² looked-up terms and the average, where the NumPy path multiplies 
 every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``; a vote fold's
 predict_proba 0.25 → 0.09 ms; the probabilities agree with the NumPy path's to a few 1e-16: 1.8e-15 at most seen, tempered weights with fractional sample weights). Small
 unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). Both
-run once numba is loaded in the process (``pgm_models._numba.loaded``: PyMC loads it, as does
+run once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it, as does
 ``import numba``), so a lone fit never pays numba's import (about 0.5 s); a machine's first
 compiled call compiles the kernels into numba's disk cache (AODE's three: about 10 s on a loaded
 2-core machine).
@@ -41,17 +41,17 @@ from contextlib import nullcontext
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models import _numba
+from pgm_models._utils import jit
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
-from pgm_models.loo import left_out_own_class
-from pgm_models.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.loo import left_out_own_class
+from pgm_models.model_selection.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
 # Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
 # every concentration > 0): a vote fold's predict_proba 0.25 → 0.09 ms, its scores from the counts
-# 0.21 → 0.05 ms), once numba is loaded in the process (``_numba.loaded``). False: always the NumPy path.
+# 0.21 → 0.05 ms), once numba is loaded in the process (``jit.loaded``). False: always the NumPy path.
 COMPILED_SCORING = True
 
 
@@ -145,7 +145,7 @@ class AODE(SemiNaiveBayes):
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
         if self._compiled_scoring(estimate):
-            kernels = _numba.kernels("pgm_models.semi_naive._aode_kernel")
+            kernels = jit.kernels("pgm_models.semi_naive._aode_kernel")
             layout, n_values = self._layout, len(self._layout.value_cells)
             joint_alpha = self._joint_prior().concentration.reshape(n_values, len(self.classes_))  # (value cell, class), a view
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
@@ -169,7 +169,7 @@ class AODE(SemiNaiveBayes):
         """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on, numba is loaded,
         the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
         > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
-        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and _numba.loaded()):
+        if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
         return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)  # np.min of a number: 3 µs

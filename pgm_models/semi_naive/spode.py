@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks
+from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
-from pgm_models.evidence import _is_learned
+from pgm_models.model_selection.evidence import _is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
@@ -192,7 +192,7 @@ class SPODE(SemiNaiveBayes):
         self._check_proper_prior()
         parent = self._parent_index()
         parent_name = self._feature_names()[parent]
-        # stacked by their numbers of values into few PyMC variables (pgm_models._dirichlet_blocks)
+        # stacked by their numbers of values into few PyMC variables (pgm_models.conjugate.blocks)
         return DirichletBlocks([("joint_prob", self._joint_concentration(), ("class_parent",)),
                                 *((f"feature_prob_{name}", self._child_concentration(j), ("class", f"{parent_name}_value", f"{name}_value"))
                                   for j, name in self._children())])

@@ -23,12 +23,12 @@ import copy
 
 import numpy as np
 
-from pgm_models._dirichlet_blocks import DirichletBlocks, class_block
+from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.evidence import _is_learned
+from pgm_models.model_selection.evidence import _is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
-from pgm_models.loo import own_column
+from pgm_models.model_selection.loo import own_column
 from pgm_models.semi_naive._loo import downdated_log_mean
 
 
@@ -261,7 +261,7 @@ class TAN(SemiNaiveBayes):
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and φ_j ~ Dirichlet(alpha) given (class, tree parent) for each
-        attribute, stacked by their numbers of values (``pgm_models._dirichlet_blocks``)."""
+        attribute, stacked by their numbers of values (``pgm_models.conjugate.blocks``)."""
         names = self._feature_names()
         return DirichletBlocks([class_block(self), *((f"feature_prob_{names[j]}", np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]),
                                                       self._dims(j)) for j in range(self.n_features_in_))])

@@ -52,12 +52,12 @@ import scipy.sparse as sp
 from dask.dataframe.dask_expr._expr import are_co_aligned
 from sklearn.base import clone
 
-from pgm_models._validation import check_labels, check_n_rows, check_unique_columns, sorted_classes
+from pgm_models._utils.validation import check_labels, check_n_rows, check_unique_columns, sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import merge_moments
-from pgm_models.evidence import EmpiricalBayes
+from pgm_models.model_selection.evidence import EmpiricalBayes
 from pgm_models.gaussian._base import GaussianClassifier, floored_variance
-from pgm_models.naive_bayes._attributes import CategoricalAttributes
+from pgm_models.discrete.attributes import CategoricalAttributes
 
 SPLIT_EVERY = 8  # block statistics merged per node of the reduction tree
 _CATEGORIZE = "call .categorize() on the dask DataFrame or give the column a pandas CategoricalDtype with its categories"

@@ -21,7 +21,7 @@ Blackwellised: given λ the posterior predictive p(y, x | D, λ) is closed-form,
 
 averaged as joint probabilities (not as conditionals) and then normalised over k. The class
 probabilities keep the wrapped model's class_alpha (a number or "evidence"). Verify the model
-with ``pgm_models.calibration.simulation_based_calibration`` using ``simulate`` and
+with ``pgm_models.inference.calibration.simulation_based_calibration`` using ``simulate`` and
 ``posterior_alpha`` (NUTS) or ``grid_posterior_alpha`` (exact, one shared λ).
 """
 
@@ -209,7 +209,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         """``loo`` over the λ ``draws`` (S, P) of p(λ | D), with PSIS relative efficiency ``reff``."""
         import arviz as az
 
-        from pgm_models.loo import elpd_data
+        from pgm_models.model_selection.loo import elpd_data
 
         encoded, class_index = self.model_._loo_rows(X, y)
         rows = np.arange(len(class_index))

@@ -6,7 +6,7 @@
   covariance entry (an off-diagonal covariance entry has no standard marginal: mean ± 2 sd only).
 * :func:`verification_forest` — every parameter's sampled mean ± 2 sd beside the closed-form
   mean ± 2 sd, standardised by the closed form and paged over panels, from a
-  :func:`pgm_models.verify.check_posterior` table (failures marked).
+  :func:`pgm_models.inference.verify.check_posterior` table (failures marked).
 * :func:`diagnostics` — ArviZ trace and rank plots.
 * :func:`sampler_health` — NUTS energy plot, bulk ESS and R-hat of every parameter against the
   verification thresholds.

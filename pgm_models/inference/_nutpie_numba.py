@@ -21,7 +21,7 @@ data's addresses and shapes from nutpie's ``user_data`` pointer (as nutpie's num
 shared data, there through closures numba cannot cache). One cached compilation serves every data
 set of the model's structure, whatever its sizes.
 
-A model made of Dirichlet groups alone (``pgm_models._dirichlet_blocks.counts_groups``: the counts
+A model made of Dirichlet groups alone (``pgm_models.conjugate.blocks.counts_groups``: the counts
 form of CategoricalNB, SPODE and TAN) has a log density that is a sum over its groups of the same
 terms (a Dirichlet prior, the simplex transform's Jacobian, a Multinomial of counts), so it is
 compiled as a function of one group's arrays of no fixed sizes (``_group_functions``: its terms and
@@ -177,7 +177,7 @@ def _contiguous_constants_mode():
                         and not (data.flags.c_contiguous or data.flags.f_contiguous)):
                     fgraph.replace(var, type(var)(var.type, np.ascontiguousarray(data)), reason="contiguous_constants")
 
-    from pgm_models._numba_rewrites import numba_rewrites
+    from pgm_models.inference._numba_rewrites import numba_rewrites
 
     return get_mode("NUMBA").register((ContiguousConstants(), 1000), *numba_rewrites())
 
@@ -442,7 +442,7 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     from nutpie.compile_pymc import _prepare_dims_and_coords, _rv_dict_to_flat_array_wrapper, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
 
-    from pgm_models._dirichlet_blocks import counts_groups
+    from pgm_models.conjugate.blocks import counts_groups
 
     # what nutpie.compile_pymc_model starts from: PyMC's support points, jittered
     initial_point_fn = _wrap_with_lock(make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs),

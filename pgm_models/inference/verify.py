@@ -51,8 +51,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2, norm
 
-from pgm_models.calibration import SBCResult, simulation_based_calibration  # noqa: F401  (models with no closed form)
-from pgm_models.summary import labelled_table
+from pgm_models.inference.calibration import SBCResult, simulation_based_calibration  # noqa: F401  (models with no closed form)
+from pgm_models.inference.summary import labelled_table
 
 COLUMNS = [
     "variable", "parameter", "analytic_mean", "sampled_mean", "mcse_mean", "z_mean",

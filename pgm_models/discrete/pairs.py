@@ -7,7 +7,7 @@ has exactly F ones, and for each class k the K × T' × T' tensor
     C[k, s, t] = Σ_i w_i 1{y_i = k} D[i, s] D[i, t]
 
 holds every count the semi-naive models need, built by one one-hot product per class (or, for
-rows of weight 1, by the bit sets of ``pgm_models.semi_naive._bitsets``):
+rows of weight 1, by the bit sets of ``pgm_models.discrete.bitsets``):
 C[k, s, s] is N(y=k, cell s) (so the diagonal gives naive Bayes' counts), C[k, s, t] is
 N(y=k, s, t), and the missing cells give the available-case denominators Weka uses.
 Memory: K·T'² floats for AODE and TAN, which use every pair (vote: 2 × 48², a 50k × 30 set
@@ -23,8 +23,8 @@ import os
 import time
 
 import numpy as np
-from pgm_models import _numba
-from pgm_models._weights import is_unit_weight
+from pgm_models._utils import jit
+from pgm_models._utils.weights import is_unit_weight
 
 
 class PairLayout:
@@ -147,7 +147,7 @@ DIRECT_PRODUCT_WORK = 1 << 25
 # Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the compiled bit sets over all T' cells
 # (``counted_by_bit_sets``) rather than the product: a vote fold's 0.11 → 0.03 ms (setting the bits
 # and one POPCNT per 64 rows of a pair of cells; no one-hot design, no BLAS call or thread context;
-# only once numba is loaded in the process, ``_numba.loaded``: a lone small fit never imports it). False:
+# only once numba is loaded in the process, ``jit.loaded``: a lone small fit never imports it). False:
 # the product.
 COMPILED_SMALL_COUNTS = True
 
@@ -186,7 +186,7 @@ def counted_by_bit_sets(layout: PairLayout, n_rows: int, n_classes: int, weight)
     """Whether ``pair_counts`` counts rows of small data (``DIRECT_PRODUCT_WORK``) by the compiled bit
     sets over every cell (``COMPILED_SMALL_COUNTS``: rows of weight 1, classes × cells within
     ``BITSET_CLASS_CELLS``, numba already loaded), which call no BLAS."""
-    return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK and _numba.loaded()
+    return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK and jit.loaded()
             and n_classes * layout.n_cells <= BITSET_CLASS_CELLS and is_unit_weight(weight))
 
 
@@ -242,9 +242,9 @@ CHUNK_CODE_BYTES = 1 << 21
 def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int, n_values: int) -> np.ndarray:
     """(K, T, T) counts of the T cells of unit-weight rows (value v of attribute j in cell
     ``value_starts[j] + v``, a missing one in ``missing_cells[j]`` or, where that is −1, none), by the bit sets of
-    ``pgm_models.semi_naive._bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
+    ``pgm_models.discrete.bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
     then read from its on-disk cache), a chunk of rows at a time."""
-    add_value_pair_counts = _numba.kernels("pgm_models.semi_naive._bitsets").add_value_pair_counts
+    add_value_pair_counts = jit.kernels("pgm_models.discrete.bitsets").add_value_pair_counts
     counts = np.zeros((n_classes, n_values, n_values))
     n_features = max(1, codes.shape[1])
     rows = 64 * max(1, min(BITSET_BYTES // (8 * n_classes * n_values), CHUNK_CODE_BYTES // (64 * 8 * n_features)))
@@ -252,7 +252,7 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
         # two compiled kernels, int8 and intp: other dtypes are widened a chunk at a time
         # (widening the whole block wrote, and in a dask worker faulted in, 8 bytes a value:
         # 4 M rows × 10 attributes of int8 counted 21 → 25 M rows/s)
-        chunk = _numba.kernel_codes(codes[start : start + rows])
+        chunk = jit.kernel_codes(codes[start : start + rows])
         classes = np.asarray(class_index[start : start + rows], dtype=np.intp)
         add_value_pair_counts(chunk, value_starts, missing_cells, classes, counts)
     return counts

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from pgm_models._threads import single_blas_thread
-from pgm_models._validation import check_concentration
+from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.validation import check_concentration
 from pgm_models.conjugate import Dirichlet
 
 EVIDENCE = "evidence"

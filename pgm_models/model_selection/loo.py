@@ -29,7 +29,7 @@ import numpy as np
 import xarray as xr
 from sklearn.utils.validation import check_is_fitted
 
-from pgm_models._validation import as_array_like, check_labels, check_n_rows
+from pgm_models._utils.validation import as_array_like, check_labels, check_n_rows
 from pgm_models.conjugate import log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_predictive
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart

@@ -1,5 +1,5 @@
 """The zoo's report: its table, each model's verification verdict, and the figures of
-:mod:`pgm_models.plots`, written to a folder as Markdown (``report.md``) or HTML
+:mod:`pgm_models.app.plots`, written to a folder as Markdown (``report.md``) or HTML
 (``report.html``) with the figures as PNG files beside it.
 
 Figures per model: closed form against NUTS for every parameter (``verification_forest``),
@@ -41,8 +41,8 @@ def _save(figure, folder: Path, name: str) -> str:
 
 def _figures(run, result, folder: Path) -> tuple[list[tuple[str, str]], list[str]]:
     """(caption, relative path) of every figure of one run, and notes on figures left out."""
-    from pgm_models import plots
-    from pgm_models.compare import _true_index
+    from pgm_models.app import plots
+    from pgm_models.model_selection.compare import _true_index
 
     slug = _slug(run.name)
     classifier, features = run.classifier, run.features(result.X_test)
@@ -103,7 +103,7 @@ def _comparison(result, folder: Path):
 
 
 def write_report(result, folder, format: str = "md") -> Path:
-    """Write the report of a :class:`pgm_models.zoo.ZooResult` into ``folder``; returns its path."""
+    """Write the report of a :class:`pgm_models.app.zoo.ZooResult` into ``folder``; returns its path."""
     if format not in FORMATS:
         raise ValueError(f"format={format!r} is not one of {FORMATS}")
     folder = Path(folder)

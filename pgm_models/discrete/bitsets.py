@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba.extending import intrinsic
 
-from pgm_models._numba import compiled
+from pgm_models._utils.jit import compiled
 
 
 @intrinsic

@@ -31,10 +31,10 @@ from pandas.core.internals.blocks import ExtensionBlock, ensure_block_shape, new
 from pandas.core.internals.managers import BlockManager
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from pgm_models import _numba
-from pgm_models._frames import categorical_codes, column_arrays, index_values
-from pgm_models._param_names import ParamNamesOnce
-from pgm_models._validation import check_fitted
+from pgm_models._utils import jit
+from pgm_models._utils.frames import categorical_codes, column_arrays, index_values
+from pgm_models._utils.param_names import ParamNamesOnce
+from pgm_models._utils.validation import check_fitted
 
 
 def _interval_labels(cuts) -> list[str]:
@@ -150,11 +150,11 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
     def _interval_codes(self, values):
         """Each value's interval (a row of ``values`` per numeric column): the number of its
         column's cut points below it (the first cut ≥ x: x ≤ c goes left), −1 where missing.
-        Compiled once numba is loaded in the process (``pgm_models._numba.loaded``), else NumPy's
+        Compiled once numba is loaded in the process (``pgm_models._utils.jit.loaded``), else NumPy's
         searchsorted column by column: the same codes."""
         codes = np.empty(values.shape, dtype=self._codes_dtype)
-        if _numba.loaded() and len(values):
-            from pgm_models._discretize_kernels import interval_codes
+        if jit.loaded() and len(values):
+            from pgm_models.preprocessing._kernels import interval_codes
 
             interval_codes(values, self._cuts, self._cut_ends, codes)
             return codes
@@ -307,8 +307,8 @@ class MDLDiscretizer(_Discretizer):
     (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the classes
     present; a kept cut splits both its sides again.
 
-    Once numba is loaded in the process (``pgm_models._numba.loaded``: PyMC loads it) the search
-    is one compiled kernel per fit (``pgm_models._discretize_kernels``: a diabetes CV fold 0.8 →
+    Once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it) the search
+    is one compiled kernel per fit (``pgm_models.preprocessing._kernels``: a diabetes CV fold 0.8 →
     0.05 ms); else it runs breadth-first in NumPy on the distinct values of all columns at once
     (each column sorted once and its class counts accumulated per distinct value, ``cum[g]`` the
     counts of the values before the g-th, every candidate cut of every open subset scored in a few
@@ -332,7 +332,7 @@ class MDLDiscretizer(_Discretizer):
     def _cut_points_of(self, values, y):
         if not len(values):
             return []
-        if _numba.loaded():
+        if jit.loaded():
             return _compiled_mdl_cut_points(values, y)
         # in NumPy, the columns searched together, as many at a time as make about _BATCH_VALUES
         # values: the search's arrays stay that size however wide the data
@@ -342,7 +342,7 @@ class MDLDiscretizer(_Discretizer):
 
 def _compiled_mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
     """Each column's (row of ``values``) MDL cut points, ascending, by the compiled search."""
-    from pgm_models._discretize_kernels import mdl_cut_points
+    from pgm_models.preprocessing._kernels import mdl_cut_points
 
     # each column's values class by class (y's stable argsort), each class's run sorted in place,
     # NaN last: NumPy's SIMD sort of the values (their argsort took three times as long)

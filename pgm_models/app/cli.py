@@ -102,9 +102,9 @@ def zoo(args) -> int:
     import numpy as np
 
     from pgm_models.datasets import load_dataset
-    from pgm_models.progress import Progress
-    from pgm_models.report import write_report
-    from pgm_models.zoo import run_zoo
+    from pgm_models.app.progress import Progress
+    from pgm_models.app.report import write_report
+    from pgm_models.app.zoo import run_zoo
 
     _quiet_pymc()
     X, y = load_dataset(args.dataset)
@@ -160,7 +160,7 @@ def _prepare(X, y, model_name: str):
             raise ValueError(f"column {text[0]!r} holds text (a string attribute), which {name} cannot take: drop it, or "
                              "declare its values as a nominal attribute")
         if numeric:
-            from pgm_models.discretize import MDLDiscretizer
+            from pgm_models.preprocessing.discretize import MDLDiscretizer
 
             binner = MDLDiscretizer().fit(X, y)
             X = binner.transform(X)
@@ -202,7 +202,7 @@ def fit(args) -> int:
                   "every prediction will be that class")
         model = getattr(pgm_models, MODELS[args.model])()
         model.fit(X, y)
-    from pgm_models.summary import posterior_summary
+    from pgm_models.inference.summary import posterior_summary
 
     if not hasattr(model, "analytic_posterior") and hasattr(model, "sample_posterior"):
         _quiet_pymc()
@@ -263,7 +263,7 @@ def _parser() -> argparse.ArgumentParser:
                             help="fixed: the models' default priors; evidence: alpha and class_alpha (Gaussian models: "
                                  "the prior's strengths and scale too) chosen by marginal likelihood")
     zoo_parser.add_argument("--sampler", default=None, help="NUTS backend: pymc, nutpie-numba, nutpie, numpyro or blackjax "
-                            "(default: pgm_models.sampling.DEFAULT_SAMPLER)")
+                            "(default: pgm_models.inference.sampling.DEFAULT_SAMPLER)")
     zoo_parser.add_argument("--out", help="folder for the report and its figures (none written without it)")
     zoo_parser.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
     zoo_parser.add_argument("--wide", action="store_true",

@@ -20,7 +20,7 @@ same operations on arrays of the same ranks, and numba compiles each of them onc
 (a PyTensor op's numba function is cached by the op and its inputs' broadcasting, not their sizes).
 
 Each block keeps its own name, coords and dims as a ``pm.Deterministic`` (θ_j = Θ_V[rows of j]
-reshaped), so the InferenceData, ``az.summary`` and :func:`pgm_models.verify.check_posterior` see the
+reshaped), so the InferenceData, ``az.summary`` and :func:`pgm_models.inference.verify.check_posterior` see the
 same variables as with one Dirichlet per block. The groups themselves stay out of the InferenceData
 that ``sample_posterior`` and ``posterior_draws`` return (``az.summary`` would list every probability
 twice, once under the group's name); PyMC's forward sampling needs them, as it resamples a free

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from pgm_models._frames import categorical_codes_of, column_arrays, index_values
-from pgm_models._validation import check_concentration, column_name
+from pgm_models._utils.frames import categorical_codes_of, column_arrays, index_values
+from pgm_models._utils.validation import check_concentration, column_name
 
 HANDLE_UNKNOWN = ("missing", "error")
 

@@ -3,7 +3,7 @@ PyMC drives through ``pm.sample(nuts_sampler=...)``.
 
     "nutpie-numba"  the default: nutpie's Rust NUTS (chains in threads) calling the log density
                 and gradient that PyTensor compiles with numba and caches on disk
-                (``pgm_models._nutpie_numba``), the model's data passed as arguments: the first
+                (``pgm_models.inference._nutpie_numba``), the model's data passed as arguments: the first
                 run of a model structure compiles for 10–40 s, later runs in any process, on any
                 data of the same shapes, load it in a fraction of a second
     "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
@@ -13,8 +13,8 @@ PyMC drives through ``pm.sample(nuts_sampler=...)``.
     "blackjax"  BlackJAX's NUTS on the model's JAX graph, chains vectorised
 
 All five return ``arviz.InferenceData`` with the model's variable names, coords and dims (each once:
-not the stacked Dirichlet groups of ``pgm_models._dirichlet_blocks``, whose blocks are there by their
-own names) and ``sample_stats.diverging`` (what :func:`pgm_models.verify.check_posterior` reads). "nutpie-numba"
+not the stacked Dirichlet groups of ``pgm_models.conjugate.blocks``, whose blocks are there by their
+own names) and ``sample_stats.diverging`` (what :func:`pgm_models.inference.verify.check_posterior` reads). "nutpie-numba"
 and "pymc" are always installed; the others are optional (``pip install -e ".[samplers]"``:
 numpyro, blackjax < 1.3 and jax, which the "nutpie" backend needs too). BENCHMARKS.md measures
 each on every model of the zoo: compile seconds, sampling seconds and min bulk ESS per second.
@@ -114,7 +114,7 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
             pm_sample_kwargs["callback"] = callback
         pm_sample_kwargs["cores"] = _default_cores(chains) if cores is None else cores
     elif sampler == "nutpie-numba":
-        from pgm_models import _nutpie_numba
+        from pgm_models.inference import _nutpie_numba
 
         nutpie_kwargs = dict(pm_sample_kwargs.pop("nuts_sampler_kwargs", {}))
         if "target_accept" in pm_sample_kwargs:
@@ -148,11 +148,11 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
 def _model_variables_only(idata, keep_tuning: bool):
     """``idata`` with the model's named variables, each once: not their unconstrained "…__" forms
     (nutpie keeps them; ``check_sampler`` would judge them too), nor the stacked Dirichlet groups
-    (``pgm_models._dirichlet_blocks``: their blocks are there by name, and ``az.summary`` would
+    (``pgm_models.conjugate.blocks``: their blocks are there by name, and ``az.summary`` would
     list every probability twice), nor LogisticRegression's whitened coordinates (its weights and
     intercept are there, and they are what the rows form's forward sampling reads); the tuning
     draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to)."""
-    from pgm_models._dirichlet_blocks import without_groups
+    from pgm_models.conjugate.blocks import without_groups
     from pgm_models.discriminative._whitening import without_whitened
 
     for group in ("warmup_posterior", "warmup_sample_stats"):

@@ -1,12 +1,12 @@
 """The discretizers' compiled kernels: Weka's MDL cut-point search (``MDLDiscretizer``) and
 the intervals of values (every discretizer's transform), used once numba is loaded in the
-process (``pgm_models._numba.loaded``; else ``pgm_models.discretize``'s NumPy paths, the same
+process (``pgm_models._utils.jit.loaded``; else ``pgm_models.preprocessing.discretize``'s NumPy paths, the same
 numbers).
 
 For the search NumPy sorts each column's values class by class (its SIMD sort: an argsort of
 all the rows took three times as long); the kernel merges the classes' sorted runs into each
 distinct value's class counts and runs Weka's recursive cutPointsForSubset on them with a stack.
-Compiled with numba (a core dependency, ``pgm_models._numba``): loading them from numba's disk
+Compiled with numba (a core dependency, ``pgm_models._utils.jit``): loading them from numba's disk
 cache in a process that has imported numba takes under 0.1 s (numba's import itself, 0.36 s, is
 what a lone fit does not pay); the first use on a machine compiles them (7 s at load 2, 12 s at
 load 5, on the shared 2-core machine).
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._numba import compiled
+from pgm_models._utils.jit import compiled
 
 LINEAR_CUTS = 32  # up to this many cut points a column's codes count the cuts below each value, in SIMD passes; above, a binary search per value
 

@@ -7,7 +7,7 @@ On a terminal: a bar of the run's steps and, inside each NUTS run, a bar of its 
     progress = Progress()                     # or Progress(Console(file=..., force_terminal=True))
     with progress:
         progress(0, 5, "CategoricalNB: fitting")   # step done/total, message
-        progress.draws(1200, 8000)                 # inside a NUTS run (pgm_models.sampling)
+        progress.draws(1200, 8000)                 # inside a NUTS run (pgm_models.inference.sampling)
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@
 
 1. fits the closed-form posterior on the training rows (timed: ``fit_s``);
 2. samples its counts-form PyMC model with NUTS (timed: ``sample_s``) and compares the draws with
-   the closed form (:func:`pgm_models.verify.check_posterior`: max |z|, R-hat, ESS). AODE is an
+   the closed form (:func:`pgm_models.inference.verify.check_posterior`: max |z|, R-hat, ESS). AODE is an
    average of SPODEs with no single PyMC model; logistic regression has no closed form, so only
-   its sampler's health is checked (:func:`pgm_models.verify.check_sampler`) and its draws give
+   its sampler's health is checked (:func:`pgm_models.inference.verify.check_sampler`) and its draws give
    its "mean" and "predictive" estimates;
 3. scores each estimate (mle / map / mean / predictive) on the test rows: accuracy and log loss.
 
@@ -46,7 +46,7 @@ class ZooRun:
     verification: object = None
     idata: object = None
     note: str = ""
-    loo: object = None  # exact leave-one-out on the training rows (pgm_models.loo), where the model has it
+    loo: object = None  # exact leave-one-out on the training rows (pgm_models.model_selection.loo), where the model has it
     prior: str = ""  # the hyperparameters learned by --prior evidence
 
     @property
@@ -103,7 +103,7 @@ class ZooResult:
 
     def comparison(self):
         """``az.compare`` of the models' exact LOO on the training rows, or None."""
-        from pgm_models.loo import compare_loo
+        from pgm_models.model_selection.loo import compare_loo
 
         return compare_loo({run.name: run.loo for run in self.runs if run.loo is not None})
 
@@ -145,7 +145,7 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MixedNB, MultinomialNB
-    from pgm_models.discretize import MDLDiscretizer
+    from pgm_models.preprocessing.discretize import MDLDiscretizer
 
     kinds = _kinds(X)
     if kinds == {"text"} and X.shape[1] == 1:
@@ -203,8 +203,8 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
             sampler: str | None = None) -> ZooResult:
     """Fit, verify and score every applicable model (or the (name, estimator) pairs in
     ``models``); ``progress(done, total, message)`` is told before each step and, if it has a
-    ``draws(done, total)`` method (``pgm_models.progress.Progress``), the iterations inside each
-    NUTS run. ``sampler``: the NUTS backend (``pgm_models.sampling``; default its default).
+    ``draws(done, total)`` method (``pgm_models.app.progress.Progress``), the iterations inside each
+    NUTS run. ``sampler``: the NUTS backend (``pgm_models.inference.sampling``; default its default).
 
     Four chains by default: with two, split R-hat over a hundred parameters exceeds 1.01 by
     chance in a sizeable share of runs of a correct model (measured on SPODE on vote: 1 run in 4
@@ -215,10 +215,10 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
 
     from sklearn.model_selection import train_test_split
 
-    from pgm_models.compare import score_estimates
-    from pgm_models.evidence import describe_prior, use_evidence_priors
-    from pgm_models.sampling import DEFAULT_SAMPLER, check_sampler_name
-    from pgm_models.verify import check_posterior, check_sampler
+    from pgm_models.model_selection.compare import score_estimates
+    from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
+    from pgm_models.inference.sampling import DEFAULT_SAMPLER, check_sampler_name
+    from pgm_models.inference.verify import check_posterior, check_sampler
 
     if draws < 1 or chains < 1:
         raise ValueError(f"--draws and --chains must be ≥ 1, got draws={draws}, chains={chains}")
