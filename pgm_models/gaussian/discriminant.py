@@ -50,7 +50,7 @@ from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate import normal
 from pgm_models.conjugate.normal import NormalInverseWishart
-from pgm_models.model_selection.evidence import EVIDENCE, _check_option
+from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)
@@ -84,7 +84,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         p, n_classes = len(data_mean), len(self.classes_)
         learn_scale = isinstance(self.prior_cov, str)
         if learn_scale:
-            _check_option(self.prior_cov, "prior_cov", (EVIDENCE,), f"a {p}×{p} matrix, or None")
+            check_option(self.prior_cov, "prior_cov", (EVIDENCE,), f"a {p}×{p} matrix, or None")
             guess = data_var  # Ψ0 = diag(c_j v_j)
         else:
             guess = np.diag(data_var) if self.prior_cov is None else np.asarray(self.prior_cov, dtype=float)

@@ -39,7 +39,7 @@ import numpy as np
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
-from pgm_models.model_selection.evidence import EVIDENCE, _check_option
+from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 
 
@@ -88,7 +88,7 @@ class GaussianNB(GaussianClassifier):
         values = {"mean_strength": self._hyperparameter("mean_strength", 0.01),
                   "var_strength": self._hyperparameter("var_strength", 3.0), "prior_var": np.ones(len(data_var))}
         if isinstance(self.prior_var, str):
-            _check_option(self.prior_var, "prior_var", (EVIDENCE,), "numbers > 0, or None")
+            check_option(self.prior_var, "prior_var", (EVIDENCE,), "numbers > 0, or None")
         guess = data_var if self.prior_var is None or isinstance(self.prior_var, str) else (
             np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape))
         if not np.all(np.isfinite(guess)) or np.any(guess <= 0):

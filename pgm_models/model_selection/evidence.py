@@ -92,11 +92,11 @@ def dirichlet_evidence(counts, block_sizes, cell_param: np.ndarray):
     return value_and_gradient, n_params
 
 
-def _is_learned(value) -> bool:
+def is_learned(value) -> bool:
     return isinstance(value, str)
 
 
-def _check_option(value, name: str, options=EVIDENCE_OPTIONS, otherwise="a number ≥ 0"):
+def check_option(value, name: str, options=EVIDENCE_OPTIONS, otherwise="a number ≥ 0"):
     if value not in options:
         raise ValueError(f"{name}={value!r}: a string must be one of {options} (or give {otherwise})")
 
@@ -112,8 +112,8 @@ class EmpiricalBayes:
 
     def _concentration_parameter(self, value, name, length, length_name):
         """The checked concentration, or a start of 1 (refined after counting) if it is learned."""
-        if _is_learned(value):
-            _check_option(value, name, EVIDENCE_OPTIONS if name == "alpha" else (EVIDENCE,))
+        if is_learned(value):
+            check_option(value, name, EVIDENCE_OPTIONS if name == "alpha" else (EVIDENCE,))
             return np.ones(length) if value != EVIDENCE else np.asarray(1.0)
         return check_concentration(value, name, length, length_name)
 
@@ -127,19 +127,19 @@ class EmpiricalBayes:
     def _learn_hyperparameters(self):
         """Maximise the evidence of the statistics counted so far over the learned parameters
         (after every batch; the dask engine calls it once its blocks' statistics are merged)."""
-        if _is_learned(getattr(self, "class_alpha", None)):  # the semi-naive SPODE and AODE have none
+        if is_learned(getattr(self, "class_alpha", None)):  # the semi-naive SPODE and AODE have none
             learn, n_params = dirichlet_evidence(self.class_count_, None, np.zeros(len(self.classes_), dtype=np.intp))
             (self.class_alpha_,), _ = maximize_log_evidence(learn, n_params)
             self._class_prior = Dirichlet(np.full(len(self.classes_), self.class_alpha_))
             self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
-        learned = [name for name in self.evidence_parameters if _is_learned(getattr(self, name))]
+        learned = [name for name in self.evidence_parameters if is_learned(getattr(self, name))]
         if learned:
             self._learn_feature_prior(learned)
         return self
 
     def _check_proper_prior(self):
         """A learned class_alpha is positive; a fixed one is checked as usual."""
-        if not _is_learned(self.class_alpha):
+        if not is_learned(self.class_alpha):
             super()._check_proper_prior()
 
 
@@ -188,7 +188,7 @@ class GaussianEvidence(EmpiricalBayes):
         """The checked strength, or the optimiser's ``start`` when it is "evidence"."""
         value = getattr(self, name)
         if isinstance(value, str):
-            _check_option(value, name, (EVIDENCE,), f"a number > {minimum:g}")
+            check_option(value, name, (EVIDENCE,), f"a number > {minimum:g}")
             return start
         return self._check_strength(name, minimum)
 

@@ -25,7 +25,7 @@ from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.model_selection.evidence import _is_learned
+from pgm_models.model_selection.evidence import is_learned
 from pgm_models.discrete.attributes import CategoricalAttributes
 from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
@@ -142,11 +142,11 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _check_estimator(self):
         if self.estimator not in ESTIMATORS:
             raise ValueError(f"estimator={self.estimator!r} is not one of {ESTIMATORS}")
-        if _is_learned(self.alpha):
+        if is_learned(self.alpha):
             self._check_alpha_option()
             if self.estimator != "laplace":
                 raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
-        for name in ("m",) if _is_learned(self.alpha) else ("alpha", "m"):
+        for name in ("m",) if is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
             if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): np.isfinite of it costs 1 µs
                 continue
@@ -159,7 +159,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         pseudo-rows spread evenly, m / n_cells."""
         if self.estimator == "m-estimate":
             return self.m / np.asarray(n_cells, dtype=float)
-        return self.alpha_ if _is_learned(self.alpha) else self.alpha
+        return self.alpha_ if is_learned(self.alpha) else self.alpha
 
     def _attribute_alpha(self, block_cells) -> np.ndarray:
         """``_per_cell`` of each attribute's block (``block_cells`` cells, one count per
@@ -172,7 +172,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _class_concentration(self, n_classes):
         self._check_estimator()
-        if _is_learned(self.alpha):
+        if is_learned(self.alpha):
             return np.ones(n_classes)  # a start; the learned prior replaces it after counting
         return np.full(n_classes, float(self._per_cell(n_classes)))
 
@@ -180,7 +180,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """The prior ``make()`` of these fitted attributes, shared by every fit with the same layout,
         classes and hyperparameters; a learned ``alpha_`` (re-learned from each fit's counts) is
         made afresh. Its concentration is read-only."""
-        if _is_learned(self.alpha):
+        if is_learned(self.alpha):
             return make()
         # building the two priors took ~50 µs, an eighth of a small fold's predict_proba
         return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make, self)

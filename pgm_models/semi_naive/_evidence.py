@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.conjugate import Dirichlet
-from pgm_models.model_selection.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, _check_option, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, check_option, is_learned, dirichlet_evidence, maximize_log_evidence
 
 
 class SemiNaiveEvidence(EmpiricalBayes):
@@ -42,7 +42,7 @@ class SemiNaiveEvidence(EmpiricalBayes):
     _evidence_per_parent = False  # AODE: "evidence" is one α per SPODE
 
     def _check_alpha_option(self):
-        _check_option(self.alpha, "alpha", self._alpha_options)
+        check_option(self.alpha, "alpha", self._alpha_options)
 
     def _learn_feature_prior(self, learned):
         per_attribute = self.alpha != EVIDENCE or self._evidence_per_parent
@@ -53,7 +53,7 @@ class SemiNaiveEvidence(EmpiricalBayes):
 
     def _learned_alpha(self):
         """α per attribute (F,) under the learned or fixed ``alpha``."""
-        return np.broadcast_to(self.alpha_ if _is_learned(self.alpha) else self.alpha, (self.n_features_in_,)).astype(float)
+        return np.broadcast_to(self.alpha_ if is_learned(self.alpha) else self.alpha, (self.n_features_in_,)).astype(float)
 
     def log_evidence(self) -> float:
         """log p(D | alpha) of the fitted counts (ordered rows: no multinomial coefficients), the

@@ -45,7 +45,7 @@ from pgm_models._utils import jit
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
 from pgm_models.model_selection.loo import left_out_own_class
-from pgm_models.model_selection.evidence import EVIDENCE, _is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.evidence import EVIDENCE, is_learned, dirichlet_evidence, maximize_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
@@ -248,13 +248,13 @@ class AODE(SemiNaiveBayes):
     _evidence_per_parent = True
 
     def _child_alpha(self, parent_cells):
-        if not _is_learned(self.alpha):
+        if not is_learned(self.alpha):
             return super()._child_alpha(parent_cells)
         parent_alpha = self.alpha_[self._layout.attribute_of_value_cell[parent_cells]]
         return np.broadcast_to(parent_alpha[:, None], (len(parent_alpha), len(self._layout.value_cells)))
 
     def _naive_bayes_alpha(self):
-        return self.fallback_alpha_ if _is_learned(self.alpha) else super()._naive_bayes_alpha()
+        return self.fallback_alpha_ if is_learned(self.alpha) else super()._naive_bayes_alpha()
 
     def _learn_feature_prior(self, learned):
         """One α per SPODE, then the naive Bayes fallback's own α (its class and attribute

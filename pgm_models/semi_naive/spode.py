@@ -29,7 +29,7 @@ import numpy as np
 from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
-from pgm_models.model_selection.evidence import _is_learned
+from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
@@ -68,7 +68,7 @@ class SPODE(SemiNaiveBayes):
             if hasattr(fitted, name):
                 setattr(spode, name, getattr(fitted, name))
         spode._counted_parent = spode._attribute_index("parent")
-        if _is_learned(spode.alpha):  # a SPODE's learned α, or an AODE's α of this SPODE
+        if is_learned(spode.alpha):  # a SPODE's learned α, or an AODE's α of this SPODE
             if isinstance(fitted, SPODE):
                 spode.alpha_ = fitted.alpha_
             else:

@@ -26,7 +26,7 @@ import numpy as np
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.model_selection.evidence import _is_learned
+from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.model_selection.loo import own_column
 from pgm_models.semi_naive._loo import downdated_log_mean
@@ -106,7 +106,7 @@ class TAN(SemiNaiveBayes):
         self.handle_unknown = handle_unknown
 
     def _class_concentration(self, n_classes):
-        if _is_learned(self.alpha):
+        if is_learned(self.alpha):
             self._check_alpha_option()
         elif not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
