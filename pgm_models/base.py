@@ -19,6 +19,30 @@ small template (the shape of scikit-learn's ``naive_bayes.py``):
     {name: (closed-form posterior, dims)} of the feature parameters;
 ``_coords()``, ``_counts_model(model)``, ``_rows_model(model, Xe, class_index)``
     the PyMC model's coordinates and its two observation forms.
+
+The hooks a concrete class needs follow from its flags (``_generative``, ``_closed_form``,
+``_pymc_model``); a class that lacks one fails when it is defined, not at its first fit. A class
+that only shares code with its subclasses says so with ``_template = True`` in its body.
+
+The engines (``pgm_models.dask_engine``, ``pgm_models.inference``) know a model through these
+hooks and the ones below alone, so a new family gets Dask, sampling and verification without
+teaching them its name:
+
+``_statistics()`` / ``_statistics_merger()``
+    the mergeable sufficient statistics (by default every fitted attribute ending in
+    ``count_``) and the picklable function that merges two of them (by default, addition);
+``_after_merged_statistics(first_fit)``
+    what a fit derives from the whole data's merged statistics (a data-scaled prior);
+``_learn_hyperparameters()``
+    evidence-learned hyperparameters, recomputed from the statistics;
+``_needs_declared_domains``
+    whether the attributes' domains must be known before counting (categorical attributes);
+``_without_auxiliary_draws(posterior)``
+    the draws with the PyMC model's auxiliary variables removed;
+``_components()``
+    the models an average is made of (AODE's SPODEs), summarised one by one;
+``_nutpie_low_rank``
+    the mass matrix NUTS adapts.
 """
 
 from __future__ import annotations
@@ -26,6 +50,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+from abc import ABCMeta, abstractmethod
 
 import numpy as np
 import pandas as pd
@@ -35,7 +60,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from pgm_models.conjugate.blocks import with_stacked_draws
+from pgm_models.conjugate.blocks import with_stacked_draws, without_groups
 from pgm_models._utils.frames import categorical_codes, index_values
 from pgm_models._utils.param_names import ParamNamesOnce
 from pgm_models._utils.scores import add_per_class, subtract_per_row
@@ -126,7 +151,27 @@ def _dask_aware(method):
     return dispatch
 
 
-class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
+def add_statistics(a: dict, b: dict) -> dict:
+    """Count statistics merged: they add."""
+    return {name: value + b[name] for name, value in a.items()}
+
+
+def _required_hooks(cls) -> list[str]:
+    hooks = ["_encode"]
+    if cls._generative:
+        hooks += ["_init_counts", "_count"]
+        if cls._joint_log_likelihood is BayesianClassifier._joint_log_likelihood:
+            hooks.append("_feature_log_likelihood")
+    if cls._closed_form and cls._parameters is BayesianClassifier._parameters:
+        hooks.append("_feature_posterior")
+    if cls._pymc_model:
+        hooks.append("_coords")
+        if cls.pymc_model is BayesianClassifier.pymc_model:
+            hooks += ["_counts_model", "_rows_model"]
+    return hooks
+
+
+class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
 
     A discriminative subclass (``_generative = False``) models only p(y | x): it has no
@@ -141,6 +186,45 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
     # (the posterior's correlated directions) unless a subclass's posterior needs only the diagonal,
     # which is cheaper per step, in tuning most (BENCHMARKS.md, "ESS per second: the mass matrix per model")
     _nutpie_low_rank = True
+    _needs_declared_domains = False
+    _template = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("_template", False):
+            return
+        missing = [hook for hook in _required_hooks(cls) if not callable(getattr(cls, hook, None))]
+        if missing:
+            raise TypeError(f"{cls.__name__} lacks the template hooks {missing} of pgm_models.base.BayesianClassifier "
+                            "(or mark a class that only shares code with _template = True)")
+
+    @abstractmethod
+    def _encode(self, X, reset: bool, training: bool = False):
+        """X validated and in the representation counting and scoring read."""
+
+    # ------------------------------------------------------------------ engine hooks
+    def _statistics(self) -> dict:
+        """The mergeable sufficient statistics: every fitted attribute ending in ``count_``."""
+        return {name: value for name, value in vars(self).items() if name.endswith("count_")}
+
+    def _statistics_merger(self):
+        """A picklable function merging two ``_statistics()`` dicts of this model."""
+        return add_statistics
+
+    def _after_merged_statistics(self, first_fit: bool) -> None:
+        """Hook: derive what needs the whole data's merged statistics (nothing by default)."""
+
+    def _learn_hyperparameters(self) -> None:
+        """Hook: recompute evidence-learned hyperparameters (none by default)."""
+
+    def _components(self):
+        """Hook for an average of models: (the column naming a component, [(name, weight, maker of
+        the component model)]) for ``posterior_summary``; None for a single model."""
+        return None
+
+    def _without_auxiliary_draws(self, posterior):
+        """The draws of the model's named variables, each once (the stacked Dirichlet groups left out)."""
+        return without_groups(posterior)
 
     # ------------------------------------------------------------------ fitting
     @_dask_aware
@@ -488,8 +572,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator):
         if sampler == "nutpie-numba":  # settings given in nuts_sampler_kwargs win
             pm_sample_kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": self._nutpie_low_rank,
                                                        **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}
-        return sampling.sample(self._sampling_model(), sampler=sampler, draws=draws,
-                               chains=chains, random_seed=random_seed, **pm_sample_kwargs)
+        return sampling.sample(self._sampling_model(), sampler=sampler, draws=draws, chains=chains, random_seed=random_seed,
+                               auxiliary=self._without_auxiliary_draws, **pm_sample_kwargs)
 
     def _sampling_model(self):
         """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""

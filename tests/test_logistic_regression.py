@@ -279,14 +279,16 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
 
 
 def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
-    """sampling._model_variables_only drops the whitened counts form's own free variables (a flat
-    intercept's shift too) and their dims, and keeps every other variable and coord."""
+    """The estimator's auxiliary-draws hook, as the sampler applies it, drops the whitened counts
+    form's own free variables (a flat intercept's shift too) and their dims, and keeps every
+    other variable and coord."""
     import xarray as xr
 
     from pgm_models.inference.sampling import _model_variables_only
 
     X, y = binary
-    model = LogisticRegression(intercept_prior_sd=None).fit(X, y).pymc_model("counts")
+    estimator = LogisticRegression(intercept_prior_sd=None).fit(X, y)
+    model = estimator.pymc_model("counts")
     assert {"whitened_coef", "shifted_intercept"} <= set(model.named_vars)
     draws = {name: np.zeros((1, 2) + tuple(len(model.coords[dim]) for dim in model.named_vars_to_dims[name]))
              for name in ("whitened_coef", "shifted_intercept", "weights", "intercept")}
@@ -294,7 +296,8 @@ def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
                            coords={dim: list(model.coords[dim]) for dim in ("vector", "feature", "whitened_vector", "whitened_direction")})
     import arviz as az
 
-    kept = _model_variables_only(az.InferenceData(posterior=posterior), keep_tuning=False).posterior
+    kept = _model_variables_only(az.InferenceData(posterior=posterior), keep_tuning=False,
+                                 auxiliary=estimator._without_auxiliary_draws).posterior
     assert set(kept.data_vars) == {"weights", "intercept"}
     assert set(kept.coords) == {"vector", "feature"}
 

@@ -43,7 +43,7 @@ def test_report_has_the_table_the_figures_and_the_notes(aode_on_iris, tmp_path, 
     assert not list((tmp_path / "figures").iterdir())
     assert f"No reliability diagram: 45 test rows, fewer than the {RELIABILITY_MIN_ROWS}" in text
     # iris has no SPODE row to point to
-    assert "SPODE row" not in text and "aode.spode(a)" in text
+    assert "SPODE row" not in text and "m a SPODE of the average" in text
 
 
 def test_report_draws_reliability_with_enough_rows_and_points_aode_to_the_spode_row(spode_and_aode_on_vote, tmp_path):

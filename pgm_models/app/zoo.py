@@ -182,14 +182,16 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
 def _most_probable_parent(model, X_train, y_train):
     """Set a SPODE's super-parent to the attribute whose SPODE has the largest marginal
     likelihood on the training rows (AODE's BMA weights)."""
-    from pgm_models import AODE, SPODE
+    from pgm_models import AODE
 
     classifier = _classifier(model)
-    if not isinstance(classifier, SPODE):
-        return
     features = model[:-1].fit_transform(X_train, y_train) if hasattr(model, "steps") else X_train
     evidence = AODE(weights="bma").fit(features, y_train).spode_log_evidence()
     classifier.set_params(parent=features.columns[int(np.argmax(evidence))])
+
+
+# what a catalogue entry needs from the training rows before it is fitted, by its name
+_PREPARE = {"SPODE": _most_probable_parent}
 
 
 def _verifiable(model) -> bool:
@@ -234,7 +236,8 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
     runs = []
     for index, (name, model) in enumerate(models):
         progress(index, len(models), f"{name}: fitting")
-        _most_probable_parent(model, X_train, y_train)
+        if name in _PREPARE:
+            _PREPARE[name](model, X_train, y_train)
         if prior == "evidence":
             use_evidence_priors(_classifier(model))
         start = time.perf_counter()
@@ -260,12 +263,12 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
             else:
                 run.verification = check_sampler(run.idata)
                 run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
-        else:
-            from pgm_models import SPODE
-
-            run.note = "an average of SPODEs, with no single PyMC model: " + (
-                "the SPODE row verifies one of them" if any(isinstance(_classifier(m), SPODE) for _, m in models)
-                else "verify one of them with check_posterior(aode.spode(a), aode.spode(a).sample_posterior())")
+        elif classifier._components() is not None:
+            column, components = classifier._components()
+            kind = type(components[0][2]()).__name__
+            run.note = f"an average of {len(components)} {kind} models, with no single PyMC model: " + (
+                f"the {kind} row verifies one of them" if any(type(_classifier(m)).__name__ == kind for _, m in models)
+                else f"verify one of them with check_posterior(m, m.sample_posterior()), m a {kind} of the average")
         run.scores = score_estimates(run.classifier, run.features(X_test), y_test).set_index("estimate")
         runs.append(run)
     progress(len(models), len(models), "done")

@@ -30,6 +30,7 @@ from scipy import stats
 from scipy.special import digamma, gammaln, multigammaln
 
 from pgm_models._utils.weights import is_unit_weight
+from pgm_models.conjugate.dirichlet import PosteriorDraw
 
 
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
@@ -495,3 +496,88 @@ class NormalInverseWishart:
             scale = psi_k * ((kappa_k + 1) / (kappa_k * nu_k))[:, None, None]
             columns.append(_t_log_density_each(X, nu_k, loc_k, scale))
         return np.stack(columns, axis=1)
+
+
+# Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
+# rows (scatter matrices, variances) are finite in float64 (max 1.8e308).
+MAX_ABS_VALUE = 1e150
+
+
+def overall_moments(X: np.ndarray, weight: np.ndarray):
+    """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
+    is left out of its column), the variance floored so the prior stays proper."""
+    missing = np.isnan(X)
+    if missing.any() or weight.sum() <= 0:
+        weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)
+        total = weights.sum(axis=0)
+        X = np.where(missing, 0.0, X)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
+            var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
+    else:
+        mean = np.average(X, axis=0, weights=weight)
+        var = np.average((X - mean) ** 2, axis=0, weights=weight)
+    return mean, floored_variance(var)
+
+
+def pooled_moments(X: np.ndarray, weight: np.ndarray, n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
+    """``overall_moments`` of a batch with no missing value, merged exactly from its classes'
+    (n_k, x̄_k, S_k) (no pass over X, which is read only when every weight is 0)."""
+    if n.sum() <= 0:
+        return overall_moments(X, weight)
+    return class_pooled_moments(n, mean, scatter)
+
+
+def class_pooled_moments(n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
+    """The whole data's mean and floored variance per feature from its classes' (n_k, x̄_k, S_k):
+    n x̄ = Σ_k n_k x̄_k, S = Σ_k S_k + Σ_k n_k (x̄_k − x̄)² (S_k a matrix: its diagonal)."""
+    total = n.sum()
+    overall = n @ mean / total
+    within = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
+    return overall, floored_variance((within.sum(axis=0) + n @ (mean - overall) ** 2) / total)
+
+
+def floored_variance(var: np.ndarray) -> np.ndarray:
+    """The prior's variance guess: a zero variance floored at 1e-9 of the largest (or 1)."""
+    floor = 1e-9 * var.max() if var.max() > 0 else 1.0
+    return np.maximum(var, floor)
+
+
+def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classes, features):
+    """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
+    "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
+    feature) counts n and sample moments; raises naming the first class and feature whose
+    variance is not positive and finite, and the settings that work there."""
+    if estimate == "mle":
+        n = np.broadcast_to(n - ddof, scatter.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu, var = mean, np.where(n > 0, scatter / n, np.nan) + epsilon
+    else:
+        if isinstance(estimate, PosteriorDraw):
+            point = {name: value[0] for name, value in posterior.sample(1, estimate.rng).items()}
+        else:
+            point = posterior.mode() if estimate == "map" else posterior.mean()
+        mu, var = point["mu"], point["var"]
+    bad = ~(var > 0) | ~np.isfinite(var)
+    if bad.any():
+        k, j = np.argwhere(bad)[0]
+        rows = np.broadcast_to(n, scatter.shape)[k, j] + (ddof if estimate == "mle" else 0)
+        raise ValueError(
+            f"class {classes[k:k + 1].tolist()[0]!r}, feature {features[j:j + 1].tolist()[0]!r}: the {estimate} variance "
+            f"{_why_undefined(estimate, var[k, j], rows, ddof, posterior.a[k, j])}"
+        )
+    return mu, var
+
+
+def _why_undefined(estimate, value, n, ddof, a) -> str:
+    """Why a plug-in variance is missing, zero or infinite, and the settings that work there."""
+    if estimate == "mle" and not n - ddof > 0:
+        return (f"is undefined (n = {n:g} rows, ddof = {ddof}); use estimate='mean', 'map' or 'predictive' "
+                "(the prior keeps it positive)")
+    if estimate == "mle":
+        return (f"is {value} (n = {n:g} rows; the feature is constant in this class); set var_smoothing > 0 "
+                "(scikit-learn uses 1e-9) or use estimate='mean', 'map' or 'predictive'")
+    if estimate == "mean" and not a > 1:
+        return (f"has no posterior mean (a' = {a:g} ≤ 1 with n = {n:g} rows: var_strength ≤ 2); use estimate='map' or "
+                "'predictive', or var_strength > 2")
+    return f"is {value} (n = {n:g} rows); use estimate='predictive'"

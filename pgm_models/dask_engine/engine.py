@@ -54,10 +54,6 @@ from sklearn.base import clone
 
 from pgm_models._utils.validation import check_labels, check_n_rows, check_unique_columns, sorted_classes
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.conjugate.normal import merge_moments
-from pgm_models.model_selection.evidence import EmpiricalBayes
-from pgm_models.gaussian._base import GaussianClassifier, floored_variance
-from pgm_models.discrete.attributes import CategoricalAttributes
 
 SPLIT_EVERY = 8  # block statistics merged per node of the reduction tree
 _CATEGORIZE = "call .categorize() on the dask DataFrame or give the column a pandas CategoricalDtype with its categories"
@@ -135,10 +131,9 @@ def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
 
 def _finish(model, X, counted: _Counts, set_prior):
     """Add the merged statistics to the model's (along its classes), then what derives from them."""
-    for name, value in _added(_statistics(model), _on_classes(counted, model.classes_), counted.full).items():
+    for name, value in counted.merge(model._statistics(), _on_classes(counted, model.classes_)).items():
         setattr(model, name, value)
-    if set_prior and isinstance(model, GaussianClassifier):
-        model._set_prior(*_pooled_moments(model))
+    model._after_merged_statistics(first_fit=set_prior)
     _refresh(model, X)
     return model
 
@@ -178,10 +173,10 @@ def _sorted_labels(y: np.ndarray) -> np.ndarray:
 
 class _Counts:
     """Statistics (a dict, or None when no row had weight) along the class axis ``classes``;
-    ``full``: None for counts, else a Gaussian model's ``full_scatter`` (how moments merge)."""
+    ``merge``: the model's function that merges two of them (``_statistics_merger``)."""
 
-    def __init__(self, classes, statistics, full):
-        self.classes, self.statistics, self.full = classes, statistics, full
+    def __init__(self, classes, statistics, merge):
+        self.classes, self.statistics, self.merge = classes, statistics, merge
 
 
 def _block_statistics(template, index: int, X, y, weight) -> _Counts:
@@ -213,9 +208,9 @@ def _counted_block(template, X, y, weight) -> _Counts:
     (AODE), slices of 2^17 values in 55 and 158 ns. Counts are sums, so slices change no count."""
     model, classes = template.start(y) if isinstance(template, _Unstarted) else (copy.deepcopy(template), template.classes_)
     unstarted = template.model if isinstance(template, _Unstarted) else template
-    full = unstarted.full_scatter if isinstance(unstarted, GaussianClassifier) else None  # how its moments merge
+    merge = unstarted._statistics_merger()
     if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
-        return _Counts(classes, None, full)
+        return _Counts(classes, None, merge)
     if model is None:  # no labels, but rows
         check_n_rows(np.shape(X)[0], 0)
     weight = None if weight is None else np.asarray(weight)
@@ -225,7 +220,7 @@ def _counted_block(template, X, y, weight) -> _Counts:
         if weight is not None and not np.any(weight[part]):
             continue  # partial_fit refuses rows without weight; the block's other rows have some
         model.partial_fit(_take(X, part), _take(y, part), sample_weight=None if weight is None else weight[part])
-    return _Counts(classes, _statistics(model), full)
+    return _Counts(classes, model._statistics(), merge)
 
 
 SLICE_VALUES = 1 << 21  # attribute values (rows × features) counted per partial_fit within a block
@@ -235,7 +230,7 @@ def _slice_rows(model, n_features: int) -> int:
     """Rows per slice of a block: ``SLICE_VALUES`` values, and at least 16 values per cell of
     the model's statistics, since every ``partial_fit`` also recomputes what it derives from them
     (TAN's tree from its pair tensor): that costs little against counting the slice."""
-    cells = sum(np.size(value) for value in _statistics(model).values())
+    cells = sum(np.size(value) for value in model._statistics().values())
     return max(1, max(SLICE_VALUES, 16 * cells) // max(1, n_features))
 
 
@@ -320,8 +315,8 @@ def _merge(*parts: _Counts) -> _Counts:
     counted = [_on_classes(p, classes) for p in parts if p.statistics is not None]
     merged = counted[0] if counted else None
     for other in counted[1:]:
-        merged = _added(merged, other, parts[0].full)
-    return _Counts(classes, merged, parts[0].full)
+        merged = parts[0].merge(merged, other)
+    return _Counts(classes, merged, parts[0].merge)
 
 
 def _on_classes(part: _Counts, classes) -> dict:
@@ -336,39 +331,10 @@ def _on_classes(part: _Counts, classes) -> dict:
     return wide
 
 
-def _added(a: dict, b: dict, full) -> dict:
-    """Statistics a and b merged: counts add; a Gaussian model's class moments merge by Chan's formula."""
-    if full is None:
-        return {name: value + b[name] for name, value in a.items()}
-    n, mean, scatter = merge_moments(a["class_count_"], a["feature_mean_"], a["feature_scatter_"],
-                                     b["class_count_"], b["feature_mean_"], b["feature_scatter_"], full=full)
-    return {"class_count_": n, "feature_mean_": mean, "feature_scatter_": scatter}
-
-
-def _statistics(model) -> dict:
-    """The model's mergeable sufficient statistics: count tables (attributes ending in
-    ``count_``), and for Gaussian models the class means and scatters."""
-    names = [n for n in vars(model) if n.endswith("count_")]
-    if isinstance(model, GaussianClassifier):
-        names += ["feature_mean_", "feature_scatter_"]
-    return {n: getattr(model, n) for n in names}
-
-
 def _zero_statistics(model):
-    for name, value in _statistics(model).items():
+    for name, value in model._statistics().items():
         setattr(model, name, np.zeros_like(value))
     return model
-
-
-def _pooled_moments(model):
-    """The whole data's mean and floored variance per feature, pooled from the class moments:
-    n x̄ = Σ_k n_k x̄_k, S = Σ_k S_k + Σ_k n_k (x̄_k − x̄)² (the same prior the in-memory fit
-    reads off the rows, ``gaussian._base.overall_moments``)."""
-    n, means = model.class_count_, model.feature_mean_
-    scatter = np.diagonal(model.feature_scatter_, axis1=1, axis2=2) if model.full_scatter else model.feature_scatter_
-    mean = n @ means / n.sum()
-    total = scatter.sum(axis=0) + n @ (means - mean) ** 2
-    return mean, floored_variance(total / n.sum())
 
 
 def _refresh(model, X):
@@ -377,8 +343,7 @@ def _refresh(model, X):
     empty = _stand_in(X)[:0]
     model._count(model._encode(empty, reset=False, training=True), np.zeros(0, np.intp), np.zeros(0))
     model.class_concentration_ = model._class_prior.posterior(model.class_count_).concentration
-    if isinstance(model, EmpiricalBayes):  # "evidence" hyperparameters: from the whole data's statistics
-        model._learn_hyperparameters()
+    model._learn_hyperparameters()  # "evidence" hyperparameters: from the whole data's statistics
 
 
 # ---------------------------------------------------------------------- inputs
@@ -395,7 +360,7 @@ def _declared_classes(y, method: str):
 def _check_domains(model, X):
     """Categorical attributes need their domain before counting: a known Categorical or
     ``n_categories``; an error names the first column that has neither."""
-    if not isinstance(model, CategoricalAttributes):
+    if not model._needs_declared_domains:
         return
     if isinstance(X, dd.DataFrame):
         check_unique_columns(X._meta)  # a repeated name's dtype would read as a Series of them

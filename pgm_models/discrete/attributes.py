@@ -30,6 +30,8 @@ class CategoricalAttributes:
     """Mixin giving an estimator with ``n_categories`` and ``handle_unknown`` parameters the
     attribute encoding; sets ``categories_`` and ``n_categories_`` on the first fit."""
 
+    _needs_declared_domains = True  # a domain must be known before counting (the Dask engine asks)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value, skipped as Weka does

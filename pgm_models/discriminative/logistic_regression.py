@@ -35,7 +35,7 @@ from pgm_models._utils.validation import (
 )
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate.dirichlet import check_estimate
-from pgm_models.discriminative._whitening import WHITENED_DIMS, WHITENING_LIMIT, helmert, whitened_design
+from pgm_models.discriminative._whitening import WHITENED_DIMS, WHITENING_LIMIT, helmert, whitened_design, without_whitened
 
 
 # Parameters up to which PyMC's NUTS adapts a dense mass matrix for this model (sample_posterior)
@@ -309,6 +309,10 @@ class LogisticRegression(BayesianClassifier):
 
     def _sampling_model(self):
         return self.pymc_model("counts")
+
+    def _without_auxiliary_draws(self, posterior):
+        """The draws of the weights and intercept, without the whitened coordinates NUTS moves in."""
+        return without_whitened(super()._without_auxiliary_draws(posterior))
 
     def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
         """NUTS draws of (weights, intercept), kept in ``idata_`` for the "mean" and "predictive" estimates.

@@ -16,6 +16,8 @@ scale as a positive multiple of that same data-scaled guess.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -23,52 +25,22 @@ from pgm_models._utils.threads import single_blas_thread
 from pgm_models._utils.validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.conjugate.normal import batch_moments, merge_moments
+from pgm_models.conjugate.normal import MAX_ABS_VALUE, batch_moments, class_pooled_moments, merge_moments, pooled_moments
 from pgm_models.model_selection.evidence import GaussianEvidence
 from pgm_models.model_selection.loo import GaussianLOO
 
-# Squared deviations of values up to 1e150 stay below 1e300, so sums of them over up to 1e8
-# rows (scatter matrices, variances) are finite in float64 (max 1.8e308).
-MAX_ABS_VALUE = 1e150
-
-
-def overall_moments(X: np.ndarray, weight: np.ndarray):
-    """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
-    is left out of its column), the variance floored so the prior stays proper."""
-    missing = np.isnan(X)
-    if missing.any() or weight.sum() <= 0:
-        weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)
-        total = weights.sum(axis=0)
-        X = np.where(missing, 0.0, X)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(total > 0, (weights * X).sum(axis=0) / total, 0.0)
-            var = np.where(total > 0, (weights * (X - mean) ** 2).sum(axis=0) / total, 0.0)
-    else:
-        mean = np.average(X, axis=0, weights=weight)
-        var = np.average((X - mean) ** 2, axis=0, weights=weight)
-    return mean, floored_variance(var)
-
-
-def pooled_moments(X: np.ndarray, weight: np.ndarray, n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
-    """``overall_moments`` of a batch with no missing value, merged exactly from its classes'
-    (n_k, x̄_k, S_k) (no pass over X, which is read only when every weight is 0)."""
-    total = n.sum()
-    if total <= 0:
-        return overall_moments(X, weight)
-    overall = n @ mean / total
-    within = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
-    return overall, floored_variance((within.sum(axis=0) + n @ (mean - overall) ** 2) / total)
-
-
-def floored_variance(var: np.ndarray) -> np.ndarray:
-    """The prior's variance guess: a zero variance floored at 1e-9 of the largest (or 1)."""
-    floor = 1e-9 * var.max() if var.max() > 0 else 1.0
-    return np.maximum(var, floor)
+def merged_moment_statistics(a: dict, b: dict, full: bool) -> dict:
+    """Two Gaussian models' statistics merged: class counts add, means and scatters by Chan's formula."""
+    n, mean, scatter = merge_moments(a["class_count_"], a["feature_mean_"], a["feature_scatter_"],
+                                     b["class_count_"], b["feature_mean_"], b["feature_scatter_"], full=full)
+    return {"class_count_": n, "feature_mean_": mean, "feature_scatter_": scatter}
 
 
 class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
     """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
     the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
+
+    _template = True
 
     full_scatter = False
 
@@ -100,6 +72,18 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         _, self.feature_mean_, self.feature_scatter_ = merge_moments(
             previous, self.feature_mean_, self.feature_scatter_, *batch, full=self.full_scatter
         )
+
+    def _statistics(self) -> dict:
+        return {"class_count_": self.class_count_, "feature_mean_": self.feature_mean_, "feature_scatter_": self.feature_scatter_}
+
+    def _statistics_merger(self):
+        return functools.partial(merged_moment_statistics, full=self.full_scatter)
+
+    def _after_merged_statistics(self, first_fit: bool) -> None:
+        """On a first fit, the data-scaled prior from the whole data's moments, pooled from the
+        merged class moments (the prior the in-memory fit reads off the rows)."""
+        if first_fit:
+            self._set_prior(*class_pooled_moments(self.class_count_, self.feature_mean_, self.feature_scatter_))
 
     def _posterior_point(self, estimate) -> dict:
         """The posterior's mode ("map"), one draw (a PosteriorDraw) or mean (otherwise) of every

@@ -65,6 +65,7 @@ def _selection(mask: np.ndarray):
 
 
 class _DiscriminantAnalysis(GaussianClassifier):
+    _template = True
     full_scatter = True
     shared_covariance: bool
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")

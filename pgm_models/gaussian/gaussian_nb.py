@@ -38,7 +38,7 @@ import numpy as np
 
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows
+from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows, plug_in_moments
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 
@@ -182,43 +182,3 @@ class GaussianNB(GaussianClassifier):
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         pm.Normal("x", mu=mean[y], sigma=pm.math.sqrt(var[y]), observed=X, dims=("row", "feature"))
-
-
-def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classes, features):
-    """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
-    "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
-    feature) counts n and sample moments; raises naming the first class and feature whose
-    variance is not positive and finite, and the settings that work there."""
-    if estimate == "mle":
-        n = np.broadcast_to(n - ddof, scatter.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mu, var = mean, np.where(n > 0, scatter / n, np.nan) + epsilon
-    else:
-        if isinstance(estimate, PosteriorDraw):
-            point = {name: value[0] for name, value in posterior.sample(1, estimate.rng).items()}
-        else:
-            point = posterior.mode() if estimate == "map" else posterior.mean()
-        mu, var = point["mu"], point["var"]
-    bad = ~(var > 0) | ~np.isfinite(var)
-    if bad.any():
-        k, j = np.argwhere(bad)[0]
-        rows = np.broadcast_to(n, scatter.shape)[k, j] + (ddof if estimate == "mle" else 0)
-        raise ValueError(
-            f"class {classes[k:k + 1].tolist()[0]!r}, feature {features[j:j + 1].tolist()[0]!r}: the {estimate} variance "
-            f"{_why_undefined(estimate, var[k, j], rows, ddof, posterior.a[k, j])}"
-        )
-    return mu, var
-
-
-def _why_undefined(estimate, value, n, ddof, a) -> str:
-    """Why a plug-in variance is missing, zero or infinite, and the settings that work there."""
-    if estimate == "mle" and not n - ddof > 0:
-        return (f"is undefined (n = {n:g} rows, ddof = {ddof}); use estimate='mean', 'map' or 'predictive' "
-                "(the prior keeps it positive)")
-    if estimate == "mle":
-        return (f"is {value} (n = {n:g} rows; the feature is constant in this class); set var_smoothing > 0 "
-                "(scikit-learn uses 1e-9) or use estimate='mean', 'map' or 'predictive'")
-    if estimate == "mean" and not a > 1:
-        return (f"has no posterior mean (a' = {a:g} ≤ 1 with n = {n:g} rows: var_strength ≤ 2); use estimate='map' or "
-                "'predictive', or var_strength > 2")
-    return f"is {value} (n = {n:g} rows); use estimate='predictive'"

@@ -89,14 +89,15 @@ def _default_cores(chains: int | None) -> int:
 
 
 def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int | None = None, chains: int = 4,
-           cores: int | None = None, random_seed=None, progress=None, **pm_sample_kwargs):
+           cores: int | None = None, random_seed=None, progress=None, auxiliary=None, **pm_sample_kwargs):
     """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
 
     ``tune`` defaults to the backend's :data:`DEFAULT_TUNE` (1000, ``pm.sample``'s, but for "nutpie-numba").
     ``cores`` caps the chains run at once (default: as many as this process may use, up to
     ``chains``, one inside a daemonic process; PyMC's own default assumes half the CPUs are
     hyper-threads and ran the four chains one after another on a 2-core machine); the JAX samplers vectorise the chains in one process
-    instead."""
+    instead. ``auxiliary`` removes the model's auxiliary variables from a draws' Dataset (the
+    estimator's ``_without_auxiliary_draws``; default: the stacked Dirichlet groups)."""
     import pymc as pm
 
     check_sampler_name(sampler)
@@ -130,7 +131,7 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
             chains = max(2, usable_cores() if cores is None else cores)
         return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
                                                           random_seed=random_seed, progress=progress, **nutpie_kwargs),
-                                     keep_tuning=False)
+                                     keep_tuning=False, auxiliary=auxiliary)
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}
@@ -142,24 +143,24 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
     if progress is not None and sampler != "pymc":  # PyMC's callback has reported the last iteration
         progress(chains * (tune + draws), chains * (tune + draws))
     # PyMC's own sampler returns tuning draws only when asked (discard_tuned_samples=False)
-    return _model_variables_only(idata, keep_tuning=sampler == "pymc")
+    return _model_variables_only(idata, keep_tuning=sampler == "pymc", auxiliary=auxiliary)
 
 
-def _model_variables_only(idata, keep_tuning: bool):
+def _model_variables_only(idata, keep_tuning: bool, auxiliary=None):
     """``idata`` with the model's named variables, each once: not their unconstrained "…__" forms
     (nutpie keeps them; ``check_sampler`` would judge them too), nor the stacked Dirichlet groups
     (``pgm_models.conjugate.blocks``: their blocks are there by name, and ``az.summary`` would
-    list every probability twice), nor LogisticRegression's whitened coordinates (its weights and
-    intercept are there, and they are what the rows form's forward sampling reads); the tuning
-    draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to)."""
+    list every probability twice), nor what ``auxiliary`` removes (an estimator's own auxiliary
+    variables); the tuning draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to)."""
     from pgm_models.conjugate.blocks import without_groups
-    from pgm_models.discriminative._whitening import without_whitened
+
+    auxiliary = auxiliary or without_groups
 
     for group in ("warmup_posterior", "warmup_sample_stats"):
         if group in idata.groups() and not keep_tuning:
             del idata[group]
     for group in ("posterior", "warmup_posterior"):
         if group in idata.groups():
-            draws = without_whitened(without_groups(idata[group]))
+            draws = auxiliary(idata[group])
             setattr(idata, group, draws.drop_vars([name for name in draws.data_vars if name.endswith("__")]))
     return idata

@@ -3,8 +3,9 @@
 
 ``posterior_summary(model)`` gives, for a model with a closed form, the analytic posterior mean,
 sd and mode of every parameter and a central credible interval read off exact i.i.d. draws
-(``posterior_draws``); for AODE the summaries of its SPODEs, one block per super-parent, with
-each SPODE's weight in the average (before a row's missing or rare parents drop out of it); for Bayesian logistic regression (no closed form) the same
+(``posterior_draws``); for an average of models (a model whose ``_components()`` lists them, as
+AODE lists its SPODEs) the summaries of its components, one block each, with each component's
+weight in the average; for Bayesian logistic regression (no closed form) the same
 columns from its NUTS draws (``sample_posterior`` first), with no mode.
 """
 
@@ -45,8 +46,6 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     shown are drawn. ``table.attrs["n_parameters"]``: how many there are in all."""
     from sklearn.utils.validation import check_is_fitted
 
-    from pgm_models.semi_naive import AODE
-
     if not 0 < prob < 1:
         raise ValueError(f"prob must be in (0, 1), got {prob!r}")
     if not (isinstance(n_draws, (int, np.integer)) and n_draws >= 1):
@@ -54,8 +53,9 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     if max_rows is not None and not (isinstance(max_rows, (int, np.integer)) and max_rows >= 0):
         raise ValueError(f"max_rows must be a whole number ≥ 0 or None (all), got {max_rows!r}")
     check_is_fitted(model, "classes_")
-    if isinstance(model, AODE):
-        return _aode_summary(model, prob, n_draws, random_seed, max_rows)
+    components = model._components() if hasattr(model, "_components") else None  # an estimator outside the template has none
+    if components is not None:
+        return _mixture_summary(components, prob, n_draws, random_seed, max_rows)
     if getattr(model, "_closed_form", False):
         table = labelled_table(mean=model.analytic_posterior("mean"), sd=model.analytic_posterior("sd"),
                                mode=model.analytic_posterior("mode"))
@@ -78,21 +78,21 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     return table
 
 
-def _aode_summary(model, prob, n_draws, random_seed, max_rows) -> pd.DataFrame:
-    log_weights = model._log_weights()
-    weights = np.exp(log_weights - log_weights.max())
-    weights /= weights.sum()
-    names = model._feature_names()
+def _mixture_summary(components, prob, n_draws, random_seed, max_rows) -> pd.DataFrame:
+    """The summaries of an average of models (``_components()``: the column that names a
+    component, then each component's name, weight and maker), one block per component, until
+    ``max_rows``."""
+    column, components = components
     tables, n_parameters = [], 0
-    for j in range(model.n_features_in_):
-        spode = model.spode(j)
-        size = sum(v.size for v in spode.analytic_posterior("mean").data_vars.values())
+    for name, weight, make in components:
+        component = make()
+        size = sum(v.size for v in component.analytic_posterior("mean").data_vars.values())
         left = None if max_rows is None else max(max_rows - sum(map(len, tables)), 0)
         if left != 0:
-            summary = posterior_summary(spode, prob, n_draws, random_seed, left)
-            tables.append(summary.assign(spode=names[j], weight=weights[j]))
+            summary = posterior_summary(component, prob, n_draws, random_seed, left)
+            tables.append(summary.assign(**{column: name, "weight": weight}))
         n_parameters += size
-    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["spode", "weight", "variable", "parameter"])
-    table = table[["spode", "weight"] + [c for c in table.columns if c not in ("spode", "weight")]]
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=[column, "weight", "variable", "parameter"])
+    table = table[[column, "weight"] + [c for c in table.columns if c not in (column, "weight")]]
     table.attrs["n_parameters"] = n_parameters
     return table

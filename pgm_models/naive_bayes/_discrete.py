@@ -51,6 +51,8 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
     ``_feature_posterior`` and the two PyMC forms.
     """
 
+    _template = True
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # as scikit-learn's discrete naive Bayes: its training-accuracy check feeds continuous

@@ -38,9 +38,7 @@ from pgm_models._utils.validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
-from pgm_models.conjugate.normal import NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows
-from pgm_models.gaussian._base import MAX_ABS_VALUE, overall_moments
-from pgm_models.gaussian.gaussian_nb import plug_in_moments
+from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
 from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 

@@ -50,6 +50,8 @@ def _added(counts, batch):
 class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, BayesianClassifier):
     """Template for models whose attributes depend on the class and on parent attributes."""
 
+    _template = True
+
     # ------------------------------------------------------------------ counts
     _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
     # float64 copies of the pair tensor that fitting and scoring hold at once: the counts (and,

@@ -36,6 +36,7 @@ compiled call compiles the kernels into numba's disk cache (AODE's three: about 
 
 from __future__ import annotations
 
+import functools
 from contextlib import nullcontext
 
 import numpy as np
@@ -266,6 +267,15 @@ class AODE(SemiNaiveBayes):
         (self.fallback_alpha_,), _ = maximize_log_evidence(learn, n_params)
         self._class_prior = Dirichlet(np.full(n_classes, self.fallback_alpha_))
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
+
+    def _components(self):
+        """The SPODEs averaged, for ``posterior_summary``: each one's super-parent, weight in the
+        average (before a row's missing or rare parents drop out of it) and the SPODE itself."""
+        log_weights = self._log_weights()
+        weights = np.exp(log_weights - log_weights.max())
+        weights /= weights.sum()
+        names = self._feature_names()
+        return "spode", [(names[j], weights[j], functools.partial(self.spode, j)) for j in range(self.n_features_in_)]
 
     def spode(self, parent):
         """The fitted SPODE with super-parent ``parent`` (index or attribute name), sharing
