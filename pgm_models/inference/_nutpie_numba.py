@@ -88,7 +88,7 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
     out[...] = values
     return 0
 """
-# The C callbacks of a Dirichlet-only counts model (``_dirichlet_blocks.counts_groups``): the same
+# The C callbacks of a Dirichlet-only counts model (``conjugate.blocks.counts_groups``): the same
 # source for every such model, so one compilation per machine. ``meta`` (``_groups_user_data``):
 # [n_dim, n_expanded, len(meta), n_groups, n_source, address of the expand index], then per group
 # [start in x, rows, V, addresses of α, N and n]. ``jit_fn`` is one of ``_group_functions``.
@@ -435,7 +435,7 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     compiled functions, not part of them, and so are the sizes of the free variables and the data:
     a model of the same structure on other data, of any sizes, loads the same compiled code
     (where its sizes are not constants of its graph: a random variable's size stays one). A
-    Dirichlet-only counts model (``_dirichlet_blocks.counts_groups``: CategoricalNB, SPODE, TAN)
+    Dirichlet-only counts model (``conjugate.blocks.counts_groups``: CategoricalNB, SPODE, TAN)
     is compiled as functions of one group's arrays (``_group_functions``) called per group, the
     same for all of them. ``progress(done, total)`` is told nutpie's count of
     draws done over all chains (tuning included) every 0.1 s while it samples."""
