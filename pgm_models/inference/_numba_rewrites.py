@@ -11,10 +11,9 @@ vector, which the transforms map into the support):
 * ``drop_support_checks``: PyMC wraps a log density in parameter checks that turn it into -inf
   outside the support (``0 ≤ p ≤ 1, sum(p) = 1`` for a Multinomial's simplex, ``sigma > 0``);
   the free variables' transforms keep every such parameter inside, and the checks on the priors'
-  constants fold away, so the checks only cost compilation (SPODE/vote: 18 of its 118 nodes of the
-  log density and gradient, a tenth of numba's time). This is PyMC's own
-  ``pm.Model(check_bounds=False)``, applied to the checks that would become -inf and not to those
-  that raise.
+  constants fold away, so the checks only cost compilation (BENCHMARKS.md, 'The cold zoo on
+  `nutpie-numba`'). This is PyMC's own ``pm.Model(check_bounds=False)``, applied to the checks
+  that would become -inf and not to those that raise.
 * ``fold_constant_allocs``: an ``Alloc`` of a constant to a constant shape (the zeros the
   simplex transform's Jacobian joins to its log-sum-exp) becomes that constant, a contiguous
   array (PyTensor keeps such ``Alloc``s unfolded to save memory on big shapes; these are small).
