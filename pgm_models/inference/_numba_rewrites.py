@@ -1,11 +1,11 @@
 """Graph rewrites that shorten numba's compilation of the zoo's NUTS functions (issue 12).
 
 numba compiles every node of a PyTensor function as a function of its own (type inference,
-lowering, LLVM) and then the whole graph as one module: tens of seconds per model, about the
-same for a small node as for a large one (more where its numba code formats error messages:
-``Alloc``'s broadcasting assignment, ``Join``/``Reshape``'s shape checks). The rewrites
-here remove nodes that the models' graphs carry only for their bookkeeping; each gives the same
-values on the models' support, which is all that nutpie evaluates (it samples the unconstrained
+lowering, LLVM) and then the whole graph as one module (BENCHMARKS.md, 'The cold zoo on
+`nutpie-numba`'), a small node taking about as long as a large one (more where its numba
+code formats error messages: ``Alloc``'s broadcasting assignment, ``Join``/``Reshape``'s shape
+checks). The rewrites here remove nodes that the models' graphs carry only for their bookkeeping;
+each gives the same values on the models' support, which is all that nutpie evaluates (it samples the unconstrained
 vector, which the transforms map into the support):
 
 * ``drop_support_checks``: PyMC wraps a log density in parameter checks that turn it into -inf

@@ -3,10 +3,10 @@
 nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
 functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
 defined over closures and the model's data, which numba cannot cache: every process compiled them
-again, tens of seconds per model. Here the same C callbacks are written as source registered with
+again (BENCHMARKS.md, 'The cold zoo on `nutpie-numba`'). Here the same C callbacks are written as source registered with
 PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the PyTensor function
 they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
-functions themselves and a second process loads the whole model in a fraction of a second.
+functions themselves and a second process loads the whole model without compiling it.
 
 The PyTensor functions are built as nutpie's numba backend builds them (``_functions``, after
 nutpie's private ``_make_functions``; ``pyproject.toml`` pins nutpie < 0.17): the log density and
@@ -313,7 +313,7 @@ def _group_functions():
     the Jacobian being log V + Σ_v log Θ_rv (the transform is the additive log-ratio's, whose
     Jacobian is Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v of determinant V). The first gives
     (log p, ∂ log p / ∂z), the second Θ of z. Written in this form rather than as PyMC's three terms,
-    the log density is 25 nodes instead of 69 and numba compiles it in half the time."""
+    the log density has far fewer nodes for numba to compile."""
     import pytensor
     import pytensor.tensor as pt
     from pymc.pytensorf import compile as compile_pymc

@@ -242,7 +242,7 @@ def _verdict(table, z_ok, reasons, idata, thresholds, rhat_max, ess_min, max_div
 # ---------------------------------------------------------------------------------------------
 # Sampler diagnostics of every parameter at once: ArviZ 0.23's rank-normalised split R-hat and
 # bulk/tail/mean ESS (Vehtari et al. 2021), vectorised over parameters (ArviZ loops over them in
-# Python, which made a check of a few hundred parameters take seconds). Arrays are
+# Python, slow for a check of a few hundred parameters). Arrays are
 # (parameter, chain, draw); tests/test_verify.py checks them against ArviZ.
 
 def _parameter_major(arrays) -> np.ndarray:

@@ -55,8 +55,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
     # float64 copies of the pair tensor that fitting and scoring hold at once: the counts (and,
     # when kept, the complete-row counts), then the value-cell tables scoring reads off them
-    # (counts, concentrations, block totals, estimate, log); AODE on 100 attributes × 50 values
-    # peaks at 6.6 times its tensor (benchmarks/large_data.py)
+    # (counts, concentrations, block totals, estimate, log): 7 bounds the peak that
+    # benchmarks/large_data.py measures for AODE
     _tensor_copies = 7
     _smaller_model = ", or a SPODE, which needs only its super-parent's rows"  # named when the tensor cannot fit
 

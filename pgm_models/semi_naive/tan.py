@@ -113,7 +113,7 @@ class TAN(SemiNaiveBayes):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
         return super(SemiNaiveBayes, self)._class_concentration(n_classes)  # class_alpha, learned or fixed
 
-    _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views (measured: 1.8)
+    _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views
 
     def _count(self, codes, class_index, weight):
         super()._count(codes, class_index, weight)
