@@ -22,7 +22,7 @@ _blas = {"controller": None, "modules": 0}
 def _blas_controller():
     """The loaded BLAS libraries' controller, found again only after new imports: a BLAS arrives
     with an extension module's import, and finding the libraries costs far more than limiting
-    them, as much as a small fit."""
+    them."""
     if _blas["controller"] is None or _blas["modules"] != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 

@@ -580,8 +580,8 @@ def fit_files(model, path: str, target: str | None, address: str):
 # malloc arena kept handing the slices' temporaries (a few MB for 2^21 values) back and
 # faulting them in again (BENCHMARKS.md, 'Dask'). So workers started here get fixed
 # thresholds: arrays under 16 MiB come from the heap, and up to 32 MiB of free heap is kept for
-# the next slice. The block statistics need no trimming (a worker keeps only statistics); larger arrays (a block itself) are mapped and
-# handed back as before.
+# the next slice. The block statistics need no trimming (a worker keeps only statistics);
+# larger arrays (a block itself) are mapped and handed back as before.
 ALLOCATOR = {"glibc.malloc.mmap_threshold": 16 << 20, "glibc.malloc.trim_threshold": 32 << 20}
 _PRE_SPAWN = "distributed.nanny.pre-spawn-environ."
 WORKER_CONFIG = {_PRE_SPAWN + "MALLOC_TRIM_THRESHOLD_": None,

@@ -211,8 +211,8 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
 def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list]:
     """Each attribute's ``_domain``, its Categorical dtype (None for other columns) and its size;
     the columns of one Categorical dtype (load_arff gives the attributes with the same values one
-    dtype) share one array of its categories: converting them column by column is a noticeable share of
-    a small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
+    dtype) share one array of its categories: converting them column by column is a noticeable
+    share of a small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
     cross-validation) takes that fit's domains (``_CATEGORICAL_DOMAINS``). A column's name is looked
     up only for a column that is not a Categorical (whose domain cannot fail): naming each column
     cost as much as the rest of this."""

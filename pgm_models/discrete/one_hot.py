@@ -4,8 +4,9 @@ A row with (at most) one value cell per attribute scores class k as Σ_j log θ[
 look-up per attribute. A one-hot design's sparse product does the same sums, but setting the
 design up (scipy's checks of its index arrays) is a large share of a small fold's predict_proba
 (BENCHMARKS.md, 'Against a warm Weka, per CV fold'); on many rows the product's tight loop is
-the faster (``LOOKUP_VALUES``). The look-ups add each row's terms in the product's order (attribute by attribute, from 0, the first added to 0),
-so the scores are the product's to the last bit.
+the faster (``LOOKUP_VALUES``). The look-ups add each row's terms in the product's order
+(attribute by attribute, from 0, the first added to 0), so the scores are the product's to the
+last bit.
 """
 
 from __future__ import annotations

@@ -146,8 +146,8 @@ DIRECT_PRODUCT_WORK = 1 << 25
 # Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the compiled bit sets over all T' cells
 # (``counted_by_bit_sets``) rather than the product, faster on small folds (BENCHMARKS.md, 'Small
 # folds, round 9 (issue 16)'; setting the bits and one POPCNT per 64 rows of a pair of cells; no
-# one-hot design, no BLAS call or thread context; only once numba is loaded in the process, ``jit.loaded``: a lone small fit never imports it). False:
-# the product.
+# one-hot design, no BLAS call or thread context; only once numba is loaded in the process,
+# ``jit.loaded``: a lone small fit never imports it). False: the product.
 COMPILED_SMALL_COUNTS = True
 
 

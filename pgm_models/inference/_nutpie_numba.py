@@ -3,9 +3,9 @@
 nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
 functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
 defined over closures and the model's data, which numba cannot cache: every process compiled them
-again (BENCHMARKS.md, 'The cold zoo on `nutpie-numba`'). Here the same C callbacks are written as source registered with
-PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the PyTensor function
-they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
+again (BENCHMARKS.md, 'The cold zoo on `nutpie-numba`'). Here the same C callbacks are written
+as source registered with PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the
+hash of the PyTensor function they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
 functions themselves and a second process loads the whole model without compiling it.
 
 The PyTensor functions are built as nutpie's numba backend builds them (``_functions``, after

@@ -115,7 +115,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _value_layout(self) -> PairLayout:
         """The attributes' cells (``PairLayout.of_sizes`` of ``n_categories_``: shared, read-only), looked
-        up once per fit (the tuple of sizes and its hash cost every look-up, several a small fold)."""
+        up once per fit (the tuple of sizes and its hash are a cost on every look-up, several a small fold)."""
         known = getattr(self, "_layout_of", None)
         if known is None or known[0] is not self.n_categories_:  # a new fit has a new n_categories_
             known = self._layout_of = (self.n_categories_, PairLayout.of_sizes(tuple(self.n_categories_.tolist())))

@@ -12,9 +12,9 @@ one-hot product of every row with every (class, parent cell)'s stacked log table
 multiply-adds a row where only K·F² terms are not 0, after some thirty NumPy calls that build the
 tables (on a small fold, mostly fixed cost: BENCHMARKS.md, 'Small folds, round 9 (issue 16)').
 Here the K·T² tables are made in one compiled loop (``aode_probabilities``) and logged by NumPy,
-and each row gathers its F² entries per class (``aode_log_scores``). The sums run in the NumPy path's order
-(child cells ascending, then the joint, then the weight; the parents' log-sum-exp from the first
-parent), so the scores agree with it to rounding in the last bits (a test compares both paths).
+and each row gathers its F² entries per class (``aode_log_scores``). The sums run in the NumPy
+path's order (child cells ascending, then the joint, then the weight; the parents' log-sum-exp
+from the first parent), so the scores agree with it to rounding in the last bits (a test compares both paths).
 """
 
 from __future__ import annotations
