@@ -267,7 +267,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         """The class domain, sorted: a Categorical's declared categories, else the observed labels."""
         if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
             return sorted_classes(index_values(y.dtype.categories))
-        return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (36 ms for 45 000 strings)
+        return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (BENCHMARKS.md, 'Against scikit-learn')
 
     def _partial_fit(self, X, labels, classes, sample_weight):
         """Count a batch; ``classes``: the class domain, already in ``sorted_classes`` order, on the
@@ -305,17 +305,17 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         """Each label's position in ``classes_``; ``labels`` an array or a pandas Categorical
         (``check_labels(categorical=True)``)."""
         # each distinct label looked up once: get_indexer on N labels converts and hashes every
-        # one against the classes' index (11 ms for 45 000 strings, factorize 0.8 ms); a
-        # Categorical's distinct labels are its categories, its codes their positions
+        # one against the classes' index, far slower than factorize (BENCHMARKS.md, 'Against
+        # scikit-learn'); a Categorical's distinct labels are its categories, its codes their positions
         if isinstance(labels, pd.Categorical):
             # the categories as an array, as classes_ is one (a datetime64[ns] Index lists Timestamps, its array ints)
             codes, distinct = categorical_codes(labels), index_values(labels.categories)  # its own codes, only read
-            # K labels compared as lists (an object array's == and all() took ten times as long)
+            # K labels compared as lists (an object array's == and all() are slower)
             if distinct.dtype == self.classes_.dtype and distinct.tolist() == self.classes_.tolist():
                 return codes.astype(np.intp)  # categories declared in the classes' order: the codes are the indices
         else:
             codes, distinct = pd.factorize(labels)
-        position = {label: k for k, label in enumerate(self.classes_.tolist())}  # K labels: a dict, not an Index (~1 ms)
+        position = {label: k for k, label in enumerate(self.classes_.tolist())}  # K labels: a dict, not an Index (building an Index costs more)
         index = np.array([position.get(label, -1) for label in distinct.tolist()], dtype=np.intp)[codes]
         if np.any(index < 0):
             unknown = labels[index < 0][:1].tolist()[0]
@@ -334,7 +334,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
                 f"Expected a 2-D X (rows × features), got {np.ndim(X)}-D. Reshape your data: X.reshape(-1, 1) "
                 "for a single feature or X.reshape(1, -1) for a single row"
             )
-        if (len(X.columns) if isinstance(X, pd.DataFrame) else np.shape(X)[1]) == 0:  # np.shape of a frame: 1.5 µs
+        if (len(X.columns) if isinstance(X, pd.DataFrame) else np.shape(X)[1]) == 0:  # np.shape of a frame is slower
             raise ValueError(f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required.")
         fitted_columns = getattr(self, "_fitted_columns", None)
         if not reset and fitted_columns is not None and isinstance(X, pd.DataFrame) and X.columns.is_(fitted_columns):
@@ -350,7 +350,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         ):
             X = X[list(names)]
         if reset and isinstance(X, pd.DataFrame) and _all_str(X.columns):
-            # what validate_data sets for string column names, without its dataframe-protocol round trip (~0.4 ms a fit)
+            # what validate_data sets for string column names, without its dataframe-protocol round trip (a fixed cost on every fit)
             self.n_features_in_, self.feature_names_in_ = len(X.columns), index_values(X.columns).copy()  # its own, writable
         else:
             validate_data(self, X, reset=reset, skip_check_array=True)
@@ -622,7 +622,7 @@ def _shifted_exp(scores: np.ndarray):
 
 def _all_str(columns: pd.Index) -> bool:
     """Whether every column name is a ``str`` (what scikit-learn takes as feature names): a
-    pandas string dtype holds only str, or NaN (iterating the names costs 13 µs a fit)."""
+    pandas string dtype holds only str, or NaN (iterating the names is a cost on every fit)."""
     if isinstance(columns.dtype, pd.StringDtype):
         return len(columns) > 0 and not columns.hasnans
     return len(columns) > 0 and all(type(c) is str for c in columns)
@@ -630,7 +630,7 @@ def _all_str(columns: pd.Index) -> bool:
 
 def _n_rows(X) -> int:
     if isinstance(X, pd.DataFrame):
-        return len(X.index)  # np.shape and np.ndim on a frame cost 1.4 µs
+        return len(X.index)  # np.shape and np.ndim on a frame are slower
     return np.shape(X)[0] if np.ndim(X) else 0
 
 

@@ -1,8 +1,9 @@
 """Reading a DataFrame's columns without building a Series per column.
 
 A small fit or prediction reads every column of its frame once; pandas' public access (a Series
-per column, ~0.1 ms) or even its column iterator (a block look-up per column, ~0.7 µs) costs
-more there than the arithmetic, so the columns are read off the frame's blocks directly.
+per column) or even its column iterator (a block look-up per column) costs more there than the
+arithmetic, so the columns are read off the frame's blocks directly (BENCHMARKS.md, 'Against a
+warm Weka, per CV fold').
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ def column_arrays(frame: pd.DataFrame) -> list:
 
     Read block by block through pandas' column-to-block map: a one-dimensional block (an
     extension array: every column of a frame of Categoricals) is the column, a two-dimensional
-    one holds the column at its row (pandas' column iterator, which does the same per column
-    through its methods, took three times as long on 8 numeric columns)."""
+    one holds the column at its row (pandas' column iterator does the same per column
+    through its methods, which is slower)."""
     manager = frame._mgr
     values = list(map(_VALUES, manager.blocks))
     if values and max(map(_NDIM, values)) == 1:  # one column to a block (a frame of Categoricals): the blocks in column order
@@ -30,19 +31,18 @@ def column_arrays(frame: pd.DataFrame) -> list:
 
 
 # a Categorical's codes are its backing array, ``_ndarray``, a C-level attribute (pandas' ``_codes`` property
-# returns it through a Python call: 34 of them a small AODE fold)
+# returns it through a Python call, one per column)
 _VALUES, _NDIM, _CODES = operator.attrgetter("values"), operator.attrgetter("ndim"), operator.attrgetter("_ndarray")
 
 
 def categorical_codes(column: pd.Categorical):
     """A Categorical's integer codes, not copied (its ``codes`` property makes a read-only view
-    of them, 1.4 µs a column): the caller must not write into them."""
+    of them on every call): the caller must not write into them."""
     return column._ndarray
 
 
 def categorical_codes_of(columns: list) -> list:
-    """``categorical_codes`` of each Categorical of a list (one C-level map: a Python call per column
-    cost a small fold 2 µs a frame)."""
+    """``categorical_codes`` of each Categorical of a list (one C-level map, not a Python call per column)."""
     return list(map(_CODES, columns))
 
 
@@ -52,7 +52,7 @@ _INDEX_VALUES_KEPT = 1024  # entries before the cache starts afresh
 
 def index_values(index: pd.Index) -> np.ndarray:
     """An Index's values as a read-only NumPy array (strings as objects), converted once per
-    Index object: pandas' string arrays convert in ~5 µs each time, and the categories of a
+    Index object: pandas' string arrays convert afresh each time, and the categories of a
     Categorical (y's classes, an attribute's domain) and a frame's column names are the same
     Index objects in every fold sliced from one frame. An Index is immutable; the entry is found
     by the object's identity, checked through a weak reference (an id can be reused), and is

@@ -2,8 +2,8 @@
 when the small-data paths use them.
 
 The kernels (``semi_naive._bitsets``, ``semi_naive._aode_kernel``, ``naive_bayes._kernels``) save
-tenths of a millisecond per fit, while importing numba costs a process about 0.5 s and a
-machine's first call compiles them (a few seconds). So the small-data paths use them only once
+little per fit, while importing numba costs a process far more and a machine's first call
+compiles them. So the small-data paths use them only once
 numba is loaded in the process (:func:`loaded`): PyMC loads it (any NUTS sampling, any PyMC model),
 and so does ``import numba``, as a process that fits thousands of small models (a grid search,
 an ensemble) may do. A lone fit never pays numba's import. Large data, whose kernels save more
@@ -44,6 +44,6 @@ def kernel_codes(codes):
 
 def kernels(name: str):
     """The module of compiled kernels ``name``, imported at its first use (importing it loads numba) and
-    then read from ``sys.modules`` (an import statement in the calling function cost 1 µs a call)."""
+    then read from ``sys.modules`` (an import statement in the calling function costs more, on every call)."""
     module = sys.modules.get(name)
     return module if module is not None else importlib.import_module(name)

@@ -1,9 +1,9 @@
 """scikit-learn's parameter names of an estimator class, read once per class.
 
 ``BaseEstimator.get_params`` — which ``clone``, every Pipeline step and every grid-search
-candidate call — finds the names by ``inspect.signature`` of ``__init__`` on each call: 30–70 µs
-for the zoo's estimators, a tenth of a small fold's Pipeline. A class's ``__init__`` does not
-change (a replaced one is read again), so its names are found once.
+candidate call — finds the names by ``inspect.signature`` of ``__init__`` on each call, a
+noticeable share of a small fold's Pipeline (BENCHMARKS.md, 'Against a warm Weka, per CV fold').
+A class's ``__init__`` does not change (a replaced one is read again), so its names are found once.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 NumPy broadcasts a (K,) row, or an (N, 1) column, over (N, K) with one pass of its inner loop per
 row along the short last axis; with many rows and few classes each class's column in turn is
-several times faster (a per-class term on 10 000 × 3: 36 → 12 µs, 1 000 000 × 3: 3.7 → 1.4 ms; a
-per-row term on 10 000 × 3: 22 → 11 µs), while a small batch (a CV fold's test rows) or many
+faster (BENCHMARKS.md, 'Against scikit-learn'), while a small batch (a CV fold's test rows) or many
 classes is faster broadcast. Each entry gets the same single operation either way.
 """
 

@@ -1,9 +1,9 @@
 """One BLAS thread for the package's small numeric kernels.
 
 OpenBLAS splits even small products (a few hundred rows × a few hundred columns) over every core
-it sees. On a machine busy with other work those threads wait on each other: 10-fold CV of
-LogisticRegression on a 700-row dataset took 580 s with default threading and 12 s on one
-thread. The split also changes the order of floating-point sums, so an optimiser's path
+it sees. On a machine busy with other work those threads wait on each other, so a small kernel
+runs far slower than on one thread (BENCHMARKS.md, '10-fold CV with 2 busy processes beside it').
+The split also changes the order of floating-point sums, so an optimiser's path
 (iteration counts, the last digits of its result) depended on the thread count. Kernels
 decorated with :func:`single_blas_thread` are too small to gain from threads: they run on one
 BLAS thread whatever ``OPENBLAS_NUM_THREADS`` says, so their results do not depend on the core
@@ -21,8 +21,8 @@ _blas = {"controller": None, "modules": 0}
 
 def _blas_controller():
     """The loaded BLAS libraries' controller, found again only after new imports: a BLAS arrives
-    with an extension module's import, and finding the libraries costs about a millisecond
-    (most of a small AODE fit), limiting them 0.03 ms."""
+    with an extension module's import, and finding the libraries costs far more than limiting
+    them."""
     if _blas["controller"] is None or _blas["modules"] != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 
@@ -34,8 +34,8 @@ def _blas_controller():
 @contextlib.contextmanager
 def one_blas_thread():
     """Context in which every loaded BLAS runs on one thread (restored on leaving it). Each
-    library is set directly: threadpoolctl's ``limit`` also reads every library's full info
-    (5 times as long)."""
+    library is set directly: threadpoolctl's ``limit`` also reads every library's full info,
+    which is slower."""
     libraries = _blas_controller().lib_controllers
     before = [library.num_threads for library in libraries]
     for library in libraries:

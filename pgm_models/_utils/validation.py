@@ -16,9 +16,9 @@ from pgm_models._utils.weights import unit_weights
 
 def is_finite_nonnegative(array: np.ndarray) -> bool:
     """Whether every entry is finite and ≥ 0: the smallest ≥ 0 (NaN fails it) and the largest
-    finite, two reductions (masks cost a tenth of a small fit), by the ufuncs themselves (the
+    finite, two reductions (full-size masks cost a small fit more), by the ufuncs themselves (the
     array methods' wrappers and NumPy's isfinite on a scalar cost as much as the reductions); a few
-    entries (a class posterior's) as Python floats, where one reduction alone took 0.7 µs."""
+    entries (a class posterior's) as Python floats, cheaper there than one reduction."""
     if array.size <= 8:
         return all(0 <= value < math.inf for value in array.ravel().tolist())  # NaN fails 0 <= value
     return bool(np.minimum.reduce(array, axis=None, initial=np.inf) >= 0) and math.isfinite(np.maximum.reduce(array, axis=None, initial=0.0))
@@ -26,7 +26,7 @@ def is_finite_nonnegative(array: np.ndarray) -> bool:
 
 def check_fitted(estimator, attribute: str) -> None:
     """scikit-learn's ``check_is_fitted(estimator, attribute)``, its error and message, without
-    reading the estimator's tags first (3 µs a call, a fiftieth of a small fold's predict_proba):
+    reading the estimator's tags first (a fixed cost on every call of a small fold's predict_proba):
     given an attribute, scikit-learn's check is whether the estimator has it."""
     if not hasattr(estimator, attribute):
         raise NotFittedError(
@@ -97,7 +97,7 @@ def check_labels(y, estimator=None, categorical: bool = False):
         if categorical:
             return y.array
         # the categories once, then their codes: converting label by label costs more than fitting
-        # small data, and looking for missing labels among N strings costs 2 ms at 45 000 rows
+        # small data, and looking for missing labels among N strings costs more than among the codes
         return np.asarray(y.dtype.categories)[codes]
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:

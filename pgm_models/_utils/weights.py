@@ -2,8 +2,9 @@
 
 A fit without sample_weight weighs every row 1, and several counting paths take a faster route for
 unit weights (the bit-set pair counts, CategoricalNB's and the Gaussian moments' unweighted sums).
-Comparing every weight with 1 to find that out cost a small fit 1.3 µs each time it was asked, so
-such weights are one shared read-only array of ones per length, known by identity.
+Comparing every weight with 1 to find that out each time it is asked is a cost a small fit pays
+again and again (BENCHMARKS.md, 'Small folds, round 12 (issue 16)'), so such weights are one
+shared read-only array of ones per length, known by identity.
 """
 
 from __future__ import annotations

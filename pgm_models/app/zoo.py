@@ -209,8 +209,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
     NUTS run. ``sampler``: the NUTS backend (``pgm_models.inference.sampling``; default its default).
 
     Four chains by default: with two, split R-hat over a hundred parameters exceeds 1.01 by
-    chance in a sizeable share of runs of a correct model (measured on SPODE on vote: 1 run in 4
-    with two chains of 1000 draws; max R-hat ≈ 1.005 with four). ``prior="evidence"`` fits the
+    chance in a sizeable share of runs of a correct model. ``prior="evidence"`` fits the
     models that support it with alpha = class_alpha = "evidence" (empirical Bayes; for GaussianNB,
     LDA and QDA the prior strengths and scale, ``use_evidence_priors``)."""
     import warnings
@@ -253,7 +252,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 # R-hat and ESS are computed by the verification below: PyMC's own checks would
-                # compute them a second time (0.6 s a model, a sixth of CategoricalNB's warm run)
+                # compute them a second time (BENCHMARKS.md, 'Cold vs warm start of `pgm-models zoo`')
                 run.idata = classifier.sample_posterior(draws=draws, tune=max(draws, 500), chains=chains, sampler=sampler,
                                                         random_seed=seed, progress=getattr(progress, "draws", None),
                                                         compute_convergence_checks=False)

@@ -3,15 +3,16 @@
 A model over nominal attributes has one Dirichlet per attribute, θ_j ~ Dirichlet(α_j) with
 θ_j of shape (..., V_j), and in the counts form one Multinomial per attribute, N_j ~
 Multinomial(N_j·, θ_j). Written one PyMC variable per attribute, the log density's gradient is
-a graph of about 60 nodes per attribute (the simplex transform, its Jacobian, the Multinomial's
-parameter checks), and PyTensor's C backend pays a fixed overhead per node: on vote (16
-attributes) one gradient was 997 nodes and 480 µs. Every row θ_j[i] of every block is an
+a graph of dozens of nodes per attribute (the simplex transform, its Jacobian, the Multinomial's
+parameter checks), and PyTensor's C backend pays a fixed overhead per node, so the gradient's
+cost grows with the number of attributes (BENCHMARKS.md, 'NUTS backends on the zoo's models
+(issue 12, round 3: stacked Dirichlet blocks, nutpie on every zoo model)'). Every row θ_j[i] of every block is an
 independent Dirichlet over V_j values, so all the rows of all the blocks with V values are stacked
 into one variable Θ_V of shape (rows, V), the blocks' leading axes flattened, with the same density
 
     log p(Θ_V) = Σ_r log Dirichlet(Θ_V[r] | α_V[r]),   log p(N_V | Θ_V) = Σ_r log Multinomial(N_V[r] | N_V[r]·, Θ_V[r]),
 
-and the graph no longer grows with the number of attributes (vote: 112 nodes, 57 µs).
+and the graph no longer grows with the number of attributes.
 
 The groups are canonical: one rank-2 variable ``stacked_prob_{V}`` per number of values V, whatever
 the blocks' own ranks (CategoricalNB's (class, value) tables, SPODE's and TAN's (class, parent value,

@@ -86,7 +86,7 @@ def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None, starts
 
 def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
     """Elementwise log with log 0 = −inf and no warning. Without a zero there is no warning to
-    silence: one reduction finds that, where NumPy's error-state context costs 2–4 µs a call."""
+    silence: one reduction finds that, cheaper than NumPy's error-state context."""
     probabilities = np.asarray(probabilities)
     if probabilities.size and np.minimum.reduce(probabilities, axis=None) > 0:
         return np.log(probabilities)
@@ -98,12 +98,12 @@ def log_sum_exp(values: np.ndarray, axis: int) -> np.ndarray:
     """log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN.
 
     A short axis (the K classes of an (N, K) score) is walked slice by slice: NumPy reduces and
-    broadcasts along a short last axis with a loop per row, about 15× slower than the same
+    broadcasts along a short last axis with a loop per row, much slower than the same
     arithmetic on whole (N,) slices. Slices that lie one after another in memory (the axis
     outermost) are reduced whole at any length: NumPy then adds them in the loop's order, with
     the same result, and a few whole-array operations cost less than a loop over the slices."""
     values = np.asarray(values)
-    slices = values if axis == 0 else np.moveaxis(values, axis, 0)  # moveaxis costs 5 µs, a tenth of a small AODE's average
+    slices = values if axis == 0 else np.moveaxis(values, axis, 0)  # moveaxis only where needed: its fixed cost shows in a small AODE's average
     if len(slices) > 64 or slices.flags.c_contiguous:
         peak = np.max(slices, axis=0)
         peak = np.where(np.isfinite(peak), peak, 0.0)
@@ -131,7 +131,7 @@ def _entry_log_ratios(concentration, cells, counts):
     """(entries, K): log Γ(α_kc + n) − log Γ(α_kc) of every sparse entry (cell c, count n) under
     each row k of ``concentration`` (K, V), as ``_cell_log_ratio``. Word counts repeat, so with
     whole counts each distinct (cell, count) pair is computed once and looked up: log Γ costs
-    tens of times a lookup."""
+    far more than a lookup."""
     largest = int(counts.max(initial=0))
     n_keys = concentration.shape[1] * (largest + 1)
     whole = counts.astype(np.intp)

@@ -148,8 +148,8 @@ class _Unstarted:
 
     def start(self, y):
         """A zeroed model along the block's labels, and those labels (None for no labels).
-        Starting one is a ``partial_fit`` (0.3 ms, an eighth of counting a block of 62 500
-        rows); a copy of one already started along the same classes is a tenth of that."""
+        Starting one is a ``partial_fit``, a noticeable share of counting a small block; a copy of
+        one already started along the same classes costs much less."""
         classes = _sorted_labels(np.ravel(np.asarray(y)))
         if not len(classes):
             return None, classes
@@ -161,8 +161,8 @@ class _Unstarted:
 
 def _sorted_labels(y: np.ndarray) -> np.ndarray:
     """y's distinct labels, sorted (as the in-memory fit finds them, ``np.sort(pd.unique(y))``).
-    Integers in a range no wider than y is long are read off a ``bincount``: 2.4 ns a label
-    against ``pd.unique``'s 3.4 (hashing every label was a tenth of CategoricalNB's counting)."""
+    Integers in a range no wider than y is long are read off a ``bincount``, cheaper than
+    ``pd.unique``'s hashing of every label, a noticeable share of CategoricalNB's counting."""
     if y.dtype.kind in "iu" and y.size and np.can_cast(y.dtype, np.intp):
         low, high = int(y.min()), int(y.max())
         if high - low < y.size:
@@ -203,9 +203,8 @@ def _counted_block(template, X, y, weight) -> _Counts:
     A block is counted in slices of ``_slice_rows`` rows: a partition of millions of rows counted
     in one call makes temporaries of tens of MB (class indices, weights, AODE's cells), each
     mapped afresh and faulted in, while a slice's temporaries stay in cache and are reused (the
-    in-memory ``fit`` still counts all its rows in one call). On a block of 1.25 M rows × 10
-    int8 attributes, slices of 2^21 values count a row in 35 ns (CategoricalNB) and 121 ns
-    (AODE), slices of 2^17 values in 55 and 158 ns. Counts are sums, so slices change no count."""
+    in-memory ``fit`` still counts all its rows in one call); smaller slices count a row more
+    slowly. Counts are sums, so slices change no count."""
     model, classes = template.start(y) if isinstance(template, _Unstarted) else (copy.deepcopy(template), template.classes_)
     unstarted = template.model if isinstance(template, _Unstarted) else template
     merge = unstarted._statistics_merger()
@@ -268,8 +267,8 @@ def _counted_in_place(template, client, blocks, split_every) -> _Counts:
     """Blocks held in the workers' memory counted where they lie: each worker's blocks are
     split among its threads, one task per thread counts its blocks in turn and merges them
     (``_counted_group``), so a fit costs a scheduling round trip per worker thread, not per
-    block (16 block tasks and 2 merges cost 40-60 ms of dask's own messaging before any
-    counting, a 1e6-row fit counts in 30 ms); only statistics travel. A block whose X and y
+    block (dask's own messaging per task costs more than counting a block: BENCHMARKS.md,
+    'Dask'); only statistics travel. A block whose X and y
     lie on no common worker is counted where its X lies. The group tasks may run elsewhere if
     their worker dies (the scheduler recomputes or moves what it held)."""
     holders = client.who_has([f for block in blocks for f in block if f is not None])
@@ -576,15 +575,13 @@ def fit_files(model, path: str, target: str | None, address: str):
 
 # Dask starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the OS).
 # Setting it turns off glibc's adaptive mmap threshold, so every temporary array over 128 KiB is
-# mapped afresh and its pages faulted in again: counting a block of 1.25 M rows took 0.19 s in a
-# worker against 0.10 s in a plain process. glibc's adaptive default is no cure in a worker
-# either: a task runs in a thread of its own, whose malloc arena kept handing the slices'
-# temporaries (1.6 MB for 2^21 values) back and faulting them in again, 7 000 page faults a
-# block (CategoricalNB: 52 ms of thread time against 41 ms for the same block on the worker's
-# main thread). So workers started here get fixed thresholds: arrays under 16 MiB come from the
-# heap, and up to 32 MiB of free heap is kept for the next slice. The block statistics need no
-# trimming (a worker keeps only statistics); larger arrays (a block itself) are mapped and
-# handed back as before.
+# mapped afresh and its pages faulted in again, which slows a worker's counting. glibc's
+# adaptive default is no cure in a worker either: a task runs in a thread of its own, whose
+# malloc arena kept handing the slices' temporaries (a few MB for 2^21 values) back and
+# faulting them in again (BENCHMARKS.md, 'Dask'). So workers started here get fixed
+# thresholds: arrays under 16 MiB come from the heap, and up to 32 MiB of free heap is kept for
+# the next slice. The block statistics need no trimming (a worker keeps only statistics);
+# larger arrays (a block itself) are mapped and handed back as before.
 ALLOCATOR = {"glibc.malloc.mmap_threshold": 16 << 20, "glibc.malloc.trim_threshold": 32 << 20}
 _PRE_SPAWN = "distributed.nanny.pre-spawn-environ."
 WORKER_CONFIG = {_PRE_SPAWN + "MALLOC_TRIM_THRESHOLD_": None,

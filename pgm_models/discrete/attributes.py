@@ -48,8 +48,8 @@ class CategoricalAttributes:
     def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing: intp, except for a batch
         being counted (``_partial_fit`` sets ``_fit_weight``) of integer codes all inside their
-        domains, which is X itself in its own dtype if that casts safely to intp (int8 codes
-        widened to intp were a third of CategoricalNB's fit; the counting reads them narrow)."""
+        domains, which is X itself in its own dtype if that casts safely to intp (widening int8
+        codes to intp was a large share of CategoricalNB's fit; the counting reads them narrow)."""
         columns, names = self._checked_columns(X, reset)
         column_dtypes = list(map(_DTYPE, columns))  # read once: a Categorical's dtype is a property
         if reset:
@@ -155,9 +155,9 @@ def _columns(X) -> list:
 def _stacked(codes: list, dtype=np.intp) -> np.ndarray:  # dtype None: the codes' own (common) dtype
     """(N, F) integer codes from the F attributes' code arrays, laid out attribute by attribute
     (Fortran order): each column one contiguous copy, cast as it is copied. np.column_stack writes
-    each row's F codes apart (Categorical codes are int8) and a cast copies them again: 3 times as
-    long at 45 000 × 30; one ``np.array`` of the list takes 0.6 of a Python loop of row assignments
-    on a small fold (vote: 16 columns)."""
+    each row's F codes apart (Categorical codes are int8) and a cast copies them again, which is
+    slower; on a small fold one ``np.array`` of the list is also faster than a Python loop of row
+    assignments."""
     return np.array(codes, dtype=dtype).T
 
 
@@ -211,8 +211,8 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
 def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list]:
     """Each attribute's ``_domain``, its Categorical dtype (None for other columns) and its size;
     the columns of one Categorical dtype (load_arff gives the attributes with the same values one
-    dtype) share one array of its categories: converting them costs 11 µs a column, a tenth of a
-    small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
+    dtype) share one array of its categories: converting them column by column is a noticeable
+    share of a small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
     cross-validation) takes that fit's domains (``_CATEGORICAL_DOMAINS``). A column's name is looked
     up only for a column that is not a Categorical (whose domain cannot fail): naming each column
     cost as much as the rest of this."""

@@ -8,11 +8,11 @@ rows that have value cell t (64 rows to a word). Then
     C[k, s, t] = Σ_w popcount(B[k, s, w] & B[k, t, w]),
 
 one AND and one POPCNT for 64 rows where the one-hot product spends 64 multiply-adds, and no
-one-hot design to write: 45 000 rows × 30 attributes of 3–5 values counted in about 3 ms
-instead of 16 (the float32 syrk alone took 8). The counts are integers, exact at any size.
-The first use in a process imports numba and loads the compiled kernel from its disk cache
-(about 0.5 s); the first on a machine compiles it (3–5 s on a loaded 2-core machine, once for
-each array layout of the codes: by rows, by attributes, read-only).
+one-hot design to write, so they count much faster than the product (BENCHMARKS.md, 'Against
+a warm Weka, per CV fold'). The counts are integers, exact at any size.
+The first use in a process imports numba and loads the compiled kernel from its disk cache;
+the first on a machine compiles it, once for each array layout of the codes (by rows, by
+attributes, read-only).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def add_value_pair_counts(codes, value_starts, missing_cells, class_index, count
     for i in range(len(class_index)):
         seen[class_index[i]] += 1
     # set row by row into (class, word, cell): a row's bits land in one word of each of its
-    # cells, T words side by side (cell-major, each row's F bits were T·words apart: 1.3 times as long)
+    # cells, T words side by side (cell-major, each row's F bits would lie T·words apart, which is slower)
     by_word = np.zeros((n_classes, (seen.max() + 63) // 64, n_values), np.uint64)
     rank = np.zeros(n_classes, np.int64)
     for i in range(len(class_index)):

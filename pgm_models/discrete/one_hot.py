@@ -2,11 +2,11 @@
 
 A row with (at most) one value cell per attribute scores class k as Σ_j log θ[k, cell_j]: one
 look-up per attribute. A one-hot design's sparse product does the same sums, but setting the
-design up (scipy's checks of its index arrays) costs tens of µs, half of a small fold's
-predict_proba; on many rows the product's tight loop is the faster (the look-ups cost 0.6 of it
-at 200 × 16 values and 1.6–2.4 times it from 2 000 × 16 on; ``LOOKUP_VALUES``). The look-ups add
-each row's terms in the product's order (attribute by attribute, from 0, the first added to 0),
-so the scores are the product's to the last bit.
+design up (scipy's checks of its index arrays) is a large share of a small fold's predict_proba
+(BENCHMARKS.md, 'Against a warm Weka, per CV fold'); on many rows the product's tight loop is
+the faster (``LOOKUP_VALUES``). The look-ups add each row's terms in the product's order
+(attribute by attribute, from 0, the first added to 0), so the scores are the product's to the
+last bit.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 # Up to this many looked-up numbers (rows × attributes × classes) a model scores one-hot rows by
-# look-ups; above it by the sparse design's product (measured, CategoricalNB with 16 attributes
-# of 5 values and 2 classes: the look-ups' temporary grows with the classes, the product's not)
+# look-ups; above it by the sparse design's product (the look-ups' temporary grows with the
+# classes, the product's not; BENCHMARKS.md, 'Against a warm Weka, per CV fold')
 LOOKUP_VALUES = 1 << 14
 
 

@@ -46,7 +46,7 @@ class PairLayout:
     @functools.lru_cache(maxsize=64)
     def of_sizes(sizes: tuple) -> "PairLayout":
         """The layout of these attribute sizes, one shared by every fit that has them (building it
-        cost a twentieth of a small fit: cross-validation folds have the same sizes)."""
+        again is a cost each small fit would pay: cross-validation folds have the same sizes)."""
         return PairLayout(sizes)
 
     @functools.cached_property
@@ -86,7 +86,7 @@ class PairLayout:
 
 def _cells(codes: np.ndarray, offsets, missing) -> np.ndarray:
     """``codes + offsets``, and ``missing`` where a code is −1 (written in place: np.where costs two
-    more arrays of the codes' shape; copyto broadcasts ``missing`` itself, np.broadcast_to cost 3 µs)."""
+    more arrays of the codes' shape; copyto broadcasts ``missing`` itself, without np.broadcast_to's call)."""
     index = codes + offsets
     np.copyto(index, missing, where=codes < 0)
     return index
@@ -98,8 +98,8 @@ _meminfo = {"read_at": -np.inf, "bytes": 0}
 
 def available_memory(max_age: float = _MEMINFO_SECONDS) -> int:
     """Bytes of memory a new allocation can use: Linux's MemAvailable, else the physical memory;
-    a reading at most ``max_age`` seconds old stands (reading /proc/meminfo took 0.01–0.07 ms, up
-    to a tenth of a small AODE fit on a busy machine, and cross-validation fits many models a second)."""
+    a reading at most ``max_age`` seconds old stands (reading /proc/meminfo is a noticeable share
+    of a small AODE fit on a busy machine, and cross-validation fits many models a second)."""
     now = time.monotonic()
     if now - _meminfo["read_at"] >= max_age:
         _meminfo["read_at"], _meminfo["bytes"] = now, _read_available_memory()
@@ -119,7 +119,7 @@ def _read_available_memory() -> int:
 
 def check_memory(n_floats: int, what, remedy: str) -> None:
     """Refuse, before allocating it, a float64 working set that cannot fit in memory; ``what`` names
-    it, or is a function that does (called only to refuse: formatting the name cost a small fit 2–3 µs)."""
+    it, or is a function that does (called only to refuse: formatting the name is a cost every small fit would pay)."""
     needed, available = 8 * n_floats, available_memory()
     if needed > available / 2:  # near the limit a reading up to a second old will not do
         available = available_memory(max_age=0)
@@ -141,14 +141,13 @@ def one_hot(cells: np.ndarray, n_columns: int, dtype=np.float64) -> np.ndarray:
 FLOATS_PER_BLOCK = 250_000
 _FLOAT32_EXACT = 2**24  # float32 holds every whole number up to 2^24 exactly
 # Up to this many rows × T'² the product spans every cell at once: deriving the missing cells'
-# counts costs more than the larger product below about 10 000 rows (vote's 391 rows: 0.11 ms
-# instead of 0.2; 1 000 rows × 30 attributes of 4 values: 0.67 ms instead of 1.0)
+# counts costs more than the larger product on small data
 DIRECT_PRODUCT_WORK = 1 << 25
 # Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the compiled bit sets over all T' cells
-# (``counted_by_bit_sets``) rather than the product: a vote fold's 0.11 → 0.03 ms (setting the bits
-# and one POPCNT per 64 rows of a pair of cells; no one-hot design, no BLAS call or thread context;
-# only once numba is loaded in the process, ``jit.loaded``: a lone small fit never imports it). False:
-# the product.
+# (``counted_by_bit_sets``) rather than the product, faster on small folds (BENCHMARKS.md, 'Small
+# folds, round 9 (issue 16)'; setting the bits and one POPCNT per 64 rows of a pair of cells; no
+# one-hot design, no BLAS call or thread context; only once numba is loaded in the process,
+# ``jit.loaded``: a lone small fit never imports it). False: the product.
 COMPILED_SMALL_COUNTS = True
 
 
@@ -170,7 +169,7 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     rounding error where it should be 0), and so does small data (``DIRECT_PRODUCT_WORK``), whose
     unit-weight rows are counted by the bit sets over every cell instead (``counted_by_bit_sets``):
     the same whole-number counts. ``bit_sets``: ``counted_by_bit_sets`` of these rows where the caller
-    has it (None: found here; reading every weight again cost a small fit 1–2 µs)."""
+    has it (None: found here; reading every weight again is a cost a small fit would pay twice)."""
     if len(codes) * layout.n_cells**2 > DIRECT_PRODUCT_WORK:
         if np.array_equal(weight, np.round(weight)):
             derived = _derived_pair_counts(layout, codes, class_index, weight, n_classes, pair_rows)
@@ -229,8 +228,7 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
 
 
 # Bit sets count in every chunk of rows a pass over all K·T² pairs of cells, whether or not a
-# class has rows there, so with many classes they lose to the product (200 000 rows × 100
-# cells: 50 classes 0.03 s against 0.08, 300 classes 0.56 s against 0.23): above this many
+# class has rows there, so with many classes they lose to the product: above this many
 # class cells the product counts
 BITSET_CLASS_CELLS = 1 << 13
 # Rows counted per call of the bit-set kernel: its bit sets (K·T bits a row) stay within 8 MB,
@@ -242,7 +240,7 @@ CHUNK_CODE_BYTES = 1 << 21
 def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int, n_values: int) -> np.ndarray:
     """(K, T, T) counts of the T cells of unit-weight rows (value v of attribute j in cell
     ``value_starts[j] + v``, a missing one in ``missing_cells[j]`` or, where that is −1, none), by the bit sets of
-    ``pgm_models.discrete.bitsets`` (numba, imported here: 0.4 s, and compiled on first use,
+    ``pgm_models.discrete.bitsets`` (numba, imported here, and compiled on first use,
     then read from its on-disk cache), a chunk of rows at a time."""
     add_value_pair_counts = jit.kernels("pgm_models.discrete.bitsets").add_value_pair_counts
     counts = np.zeros((n_classes, n_values, n_values))
@@ -251,7 +249,7 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
     for start in range(0, len(codes), rows):
         # two compiled kernels, int8 and intp: other dtypes are widened a chunk at a time
         # (widening the whole block wrote, and in a dask worker faulted in, 8 bytes a value:
-        # 4 M rows × 10 attributes of int8 counted 21 → 25 M rows/s)
+        # BENCHMARKS.md, 'Dask: rows/s against workers')
         chunk = jit.kernel_codes(codes[start : start + rows])
         classes = np.asarray(class_index[start : start + rows], dtype=np.intp)
         add_value_pair_counts(chunk, value_starts, missing_cells, classes, counts)
@@ -267,10 +265,10 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     time as it holds, their cells found together (an (N, F) array of them costs its page faults,
     more than finding them; on small data every class's rows fill one buffer, their cells found and
     set once rather than once per class). When the weights are whole numbers and no
-    segment's total can reach 2^24 the product runs in float32 (twice BLAS's float64 speed,
+    segment's total can reach 2^24 the product runs in float32 (faster than BLAS's float64,
     every partial sum a whole number float32 holds), otherwise in float64. The buffer is cleared
     after its products (a fresh zeroed block costs its page faults); the ones are set by flat
-    index assignment (np.put takes 2.7 times as long)."""
+    index assignment, faster than np.put (BENCHMARKS.md, 'Against a warm Weka, per CV fold')."""
     counts = np.zeros((n_classes, len(range(n_columns)[pair_rows]), n_columns))
     class_rows = np.bincount(class_index, minlength=n_classes)
     buffer_rows = max(1, FLOATS_PER_BLOCK // n_columns)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 # Dense cells of the SVD, n·d of the design (distinct rows × coefficients per vector) + d² of V, up
-# to which the counts form is whitened: the SVD costs n·d·min(n, d) ≤ 3·10⁹ flops (a few seconds at
-# most) and U S and V hold at most 16 MB; a larger (typically sparse, text) design keeps its sparse product
+# to which the counts form is whitened: the SVD costs n·d·min(n, d) ≤ 3·10⁹ flops and U S
+# and V hold at most 16 MB; a larger (typically sparse, text) design keeps its sparse product
 WHITENING_LIMIT = 2_000_000
 # The whitened coordinates' dims (coefficient vector, direction), and the free variables of
 # LogisticRegression's whitened counts form that are not its named coefficients (a flat

@@ -321,9 +321,8 @@ class LogisticRegression(BayesianClassifier):
         at most ``DENSE_MASS_MATRIX_LIMIT`` parameters: the weights of correlated features, and
         the multiclass model's class vectors, whose common shift only the priors hold, are
         strongly correlated in the posterior, and a diagonal mass matrix needs deep trees for them
-        (vote: 31 leapfrog steps per draw against 7; iris: 69 against 7; the min bulk ESS per
-        second 4.5× and 40× higher, BENCHMARKS.md). Past the limit a d × d matrix per step costs
-        more than it saves. An ``init`` given here is kept."""
+        (BENCHMARKS.md, 'Tuning steps, nutpie's compilers and the zoo per backend (issue 12,
+        round 5)'). Past the limit a d × d matrix per step costs more than it saves. An ``init`` given here is kept."""
         from pgm_models.inference.sampling import DEFAULT_SAMPLER
 
         check_is_fitted(self, "classes_")

@@ -17,7 +17,7 @@ features, fewer pooled degrees of freedom than features, a feature constant with
 no Wishart density, and the model observes that likelihood kernel with those terms 0: the same
 posterior, which the closed form computes from the same S. PyMC's ``MvNormal(tau=Λ)`` and ``Wishart(V=Λ⁻¹)`` instead invert
 and factor Λ at every gradient, and PyTensor runs those small linear-algebra ops one Python
-call at a time: QDA on iris took 1.5–2.1 ms per gradient that way, against GaussianNB's 40 µs.
+call at a time, which made QDA's gradient far slower than GaussianNB's.
 (PyMC 5.28's ``pm.WishartBartlett`` is not used: it draws the diagonal from χ²(ν−2−i) instead
 of χ²(ν−i); ``check_posterior`` rejects it.)
 """

@@ -190,7 +190,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
                 ) from None
         return np.stack(factors)
 
-    @single_blas_thread  # (N × p)(p × p) products: two OpenBLAS threads took 2–9× as long (BENCHMARKS.md)
+    @single_blas_thread  # (N × p)(p × p) products: slower on two OpenBLAS threads (BENCHMARKS.md, 'Against scikit-learn')
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":
             return self.posterior_.log_predictive(X)
@@ -211,15 +211,15 @@ class _DiscriminantAnalysis(GaussianClassifier):
             # per class, whiten the centred rows with L_k⁻¹ (a p × p triangular inverse, then one
             # row-major product: solving for the transposed rows copies them), a chunk of rows at a time;
             # LAPACK's inverse of a triangle comes in Fortran order, so its transpose is the row-major
-            # right operand (scipy's solve_triangular checked its input for 30 µs a class)
+            # right operand (scipy's solve_triangular checks its input at a cost per class)
             inverses = [scipy.linalg.lapack.dtrtri(factor, lower=1)[0].T for factor in chol]
             mahalanobis = np.empty((len(X), len(means)))
-            rows = max(1, min(len(X), normal.WORK_ROWS))  # 10 000 × 20, 3 classes: the distances 3.0 → 1.1 ms
+            rows = max(1, min(len(X), normal.WORK_ROWS))  # work arrays reused by every chunk (BENCHMARKS.md, 'Against scikit-learn')
             mean_rows, centred, z, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
             ones = np.ones(p)
             for k, inverse in enumerate(inverses):
                 # the class mean written into every row once, so that centring a chunk is elementwise (a
-                # (p,) row broadcast over it loops once per row: 2 048 × 20 took 18 µs, elementwise 8)
+                # (p,) row broadcast over it loops once per row, slower than elementwise)
                 mean_rows[:] = means[k]
                 for start in range(0, len(X), rows):
                     chunk = X[start : start + rows]
@@ -227,7 +227,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
                     np.subtract(chunk, mean_rows[:n], out=centred[:n])
                     np.matmul(centred[:n], inverse, out=z[:n])
                     z[:n] *= z[:n]
-                    np.matmul(z[:n], ones, out=squared[:n])  # the rows' sums of squares: one pass, einsum's took 1.5 times as long
+                    np.matmul(z[:n], ones, out=squared[:n])  # the rows' sums of squares: one pass, faster than einsum's
                     mahalanobis[start : start + n, k] = squared[:n]
         mahalanobis *= -0.5  # in place: each new (N, K) array costs its page faults
         return add_per_class(mahalanobis, -(log_det + 0.5 * p * np.log(2 * np.pi)))
@@ -318,7 +318,7 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     shared_covariance = True
 
-    @single_blas_thread  # the (N × p)(p × K) product: two OpenBLAS threads took 8× as long at 1e4 rows
+    @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, 'Against scikit-learn')
     def _log_posterior_scores(self, X, estimate):
         """Under a plug-in estimate, the linear discriminants (x − c)ᵀ Σ⁻¹(μ_k − c) − ½‖L⁻¹(μ_k − c)‖²
         + log π_k, c the mean of the class means: log p(x, y = k) less −½‖L⁻¹(x − c)‖² and the

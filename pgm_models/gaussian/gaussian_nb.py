@@ -67,7 +67,8 @@ class GaussianNB(GaussianClassifier):
     "evidence" was asked for.
     """
 
-    # nutpie's diagonal mass matrix (GaussianNB/iris: the low-rank one's min bulk ESS at half its CPU seconds; BENCHMARKS.md)
+    # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
+    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
     _nutpie_low_rank = False
 
     evidence_parameters = ("mean_strength", "var_strength", "prior_var")

@@ -3,10 +3,10 @@
 nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
 functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
 defined over closures and the model's data, which numba cannot cache: every process compiled them
-again, tens of seconds per model. Here the same C callbacks are written as source registered with
-PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the hash of the PyTensor function
-they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
-functions themselves and a second process loads the whole model in a fraction of a second.
+again (BENCHMARKS.md, 'The cold zoo on `nutpie-numba`'). Here the same C callbacks are written
+as source registered with PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the
+hash of the PyTensor function they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
+functions themselves and a second process loads the whole model without compiling it.
 
 The PyTensor functions are built as nutpie's numba backend builds them (``_functions``, after
 nutpie's private ``_make_functions``; ``pyproject.toml`` pins nutpie < 0.17): the log density and
@@ -34,7 +34,7 @@ groups, compiles nothing.
 numba embeds a constant array in the machine code only if it is contiguous; a broadcast view (the
 priors' ``np.broadcast_to``/``np.broadcast_arrays`` parameters, zero strides) becomes a pointer
 into this process's memory, and numba then refuses to cache the whole function (PyTensor silences
-its warning): GaussianNB and QDA compiled 4–10 s again in every process. The priors are data, passed
+its warning): GaussianNB and QDA compiled again in every process. The priors are data, passed
 as contiguous copies, since ``_data_as_shared``; constants that remain (the model's structure, what
 PyTensor's rewrites build) are made contiguous copies as the last graph rewrite.
 """
@@ -185,7 +185,8 @@ def _contiguous_constants_mode():
 def _jitable(function):
     """(PyTensor's compiled graph of ``function``, its key in PyTensor's numba cache or None where numba
     cannot cache it). The C callbacks call that graph itself, not the star-args wrapper that
-    PyTensor's linker jits around it (numba would compile that wrapper too, ~4 s per function)."""
+    PyTensor's linker jits around it (numba would compile that wrapper too, for
+    every function: BENCHMARKS.md, 'Compile sharing across the nominal models')."""
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
     jit_fn = function.vm.jit_fn
@@ -312,7 +313,7 @@ def _group_functions():
     the Jacobian being log V + Σ_v log Θ_rv (the transform is the additive log-ratio's, whose
     Jacobian is Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v of determinant V). The first gives
     (log p, ∂ log p / ∂z), the second Θ of z. Written in this form rather than as PyMC's three terms,
-    the log density is 25 nodes instead of 69 and numba compiles it in half the time."""
+    the log density has far fewer nodes for numba to compile."""
     import pytensor
     import pytensor.tensor as pt
     from pymc.pytensorf import compile as compile_pymc
@@ -524,8 +525,9 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # nutpie's mass matrix adapted as a diagonal plus a low-rank part from the draws' and gradients'
     # leading directions unless the caller asks for the diagonal alone (the model classes that
     # need no more do: ``BayesianClassifier._nutpie_low_rank``): on SPODE/vote the diagonal alone
-    # left a min bulk ESS of ~840 of 4000 draws, on LogisticRegression/iris R-hat 1.013 (the class
-    # vectors' common shift); the low-rank matrix gave 4394 and 5502 at 7 leapfrog steps per draw (BENCHMARKS.md)
+    # left a low min bulk ESS, on LogisticRegression/iris a high R-hat (the class vectors' common
+    # shift) (BENCHMARKS.md, 'nutpie on PyTensor's cached numba functions: `sampler="nutpie-numba"`
+    # (issue 12, round 7)')
     if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
         raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
     if chains < 1 or draws < 1:

@@ -4,8 +4,9 @@ PyMC drives through ``pm.sample(nuts_sampler=...)``.
     "nutpie-numba"  the default: nutpie's Rust NUTS (chains in threads) calling the log density
                 and gradient that PyTensor compiles with numba and caches on disk
                 (``pgm_models.inference._nutpie_numba``), the model's data passed as arguments: the first
-                run of a model structure compiles for 10–40 s, later runs in any process, on any
-                data of the same shapes, load it in a fraction of a second
+                run of a model structure compiles (BENCHMARKS.md, 'The cold zoo on
+                `nutpie-numba`'), later runs in any process, on any data of the same shapes,
+                load it without compiling
     "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
     "nutpie"    nutpie (Rust NUTS, chains in threads; the log density and its gradient compiled by
                 JAX: PyTensor's numba backend, nutpie's default, compiles again in every process)
@@ -31,8 +32,9 @@ import importlib.util
 import os
 
 SAMPLERS = ("pymc", "nutpie-numba", "nutpie", "numpyro", "blackjax")
-# nutpie on cached numba code: per model on vote/iris 4.3–42× PyMC's min bulk ESS per second, and
-# 2–3× faster than PyMC per sample_posterior call on new data of a known structure (BENCHMARKS.md)
+# nutpie on cached numba code: more min bulk ESS per second than PyMC's NUTS on every zoo model, and
+# faster per sample_posterior call on new data of a known structure (BENCHMARKS.md, "The default
+# sampler beside PyMC on every zoo model, idle (issue 12, round 11)")
 DEFAULT_SAMPLER = "nutpie-numba"
 # tuning steps per chain where a backend's default is not pm.sample's 1000: nutpie's own default, 300.
 # nutpie adapts its step size and mass matrix from the draws' and gradients' spread and settles in

@@ -25,7 +25,7 @@ def labelled_table(**datasets: xr.Dataset) -> pd.DataFrame:
     labeller = BaseLabeller()
     first, *_ = datasets.values()
     # numpy arrays in the first dataset's dim order, indexed directly (an xarray selection per
-    # scalar took about 1 ms: a second for a text model's 600 parameters)
+    # scalar is slow, and a text model has hundreds of parameters)
     arrays = {name: [d[name].transpose(*first[name].dims).values for d in datasets.values()] for name in first.data_vars}
     rows = [
         (name, labeller.make_label_flat(name, sel, isel), *(float(a[tuple(isel.values())]) for a in arrays[name]))

@@ -242,7 +242,7 @@ def _verdict(table, z_ok, reasons, idata, thresholds, rhat_max, ess_min, max_div
 # ---------------------------------------------------------------------------------------------
 # Sampler diagnostics of every parameter at once: ArviZ 0.23's rank-normalised split R-hat and
 # bulk/tail/mean ESS (Vehtari et al. 2021), vectorised over parameters (ArviZ loops over them in
-# Python, which made a check of a few hundred parameters take seconds). Arrays are
+# Python, slow for a check of a few hundred parameters). Arrays are
 # (parameter, chain, draw); tests/test_verify.py checks them against ArviZ.
 
 def _parameter_major(arrays) -> np.ndarray:
@@ -269,7 +269,7 @@ def _split_chains(values: np.ndarray) -> np.ndarray:
 
 def _z_scale(values: np.ndarray) -> np.ndarray:
     """Rank-normalise each parameter's draws: Φ⁻¹((rank − 3/8)/(n + 1/4)), average ranks for ties."""
-    from scipy.special import ndtri  # Φ⁻¹ without norm.ppf's argument checks (3 × faster)
+    from scipy.special import ndtri  # Φ⁻¹ without norm.ppf's argument checks
     from scipy.stats import rankdata
 
     flat = values.reshape(len(values), -1)

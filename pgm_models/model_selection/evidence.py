@@ -42,7 +42,7 @@ EVIDENCE_OPTIONS = (EVIDENCE, "evidence-per-attribute")
 LOG_BOUNDS = (np.log(1e-6), np.log(1e6))
 
 
-@single_blas_thread  # L-BFGS-B on a few parameters: BLAS threads only oversubscribe (9× slower under load)
+@single_blas_thread  # L-BFGS-B on a few parameters: BLAS threads only oversubscribe (much slower under load)
 def maximize_log_evidence(log_evidence_and_gradient, n_params: int, start=None):
     """Maximise ``f(λ)`` over λ > 0 given ``log_evidence_and_gradient(λ) -> (f, ∂f/∂λ)``:
     L-BFGS-B on log λ from ``start`` (default 1). Returns (λ̂, f(λ̂))."""

@@ -4,8 +4,8 @@ Both do what the NumPy path does, in its order, so their numbers are its numbers
 counts add each (class, cell)'s weights row by row, as one ``np.bincount`` of (class, cell) keys
 does, and a row's score adds its attributes' log probabilities one after another from the first,
 as the one-hot look-ups and the sparse product do (``pgm_models.discrete.one_hot``). What they save is the
-NumPy calls around that arithmetic: on a small fold (vote: 391 rows to count, 44 to score) the
-keys and the bincount cost about 25 µs, the look-ups about 15, where these loops take 2–3.
+NumPy calls around that arithmetic, which on a small fold cost far more than the loops
+(BENCHMARKS.md, 'Small folds, round 9 (issue 16)').
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def add_value_counts(codes, offsets, class_index, weight, counts):
     """Add ``weight[n]`` to ``counts[class_index[n], offsets[j] + codes[n, j]]`` for every row n and
     attribute j whose code is not −1 (missing): ``counts`` (K, T). Row by row, so that the F additions
     of a row go to F different cells and need not wait on each other (attribute by attribute, rows that
-    share a cell came one after another: 1.5 times as long on a vote fold); each cell belongs to one
+    share a cell come one after another and wait on each other); each cell belongs to one
     attribute, so its weights are still added in row order."""
     for n in range(codes.shape[0]):
         row, w = counts[class_index[n]], weight[n]

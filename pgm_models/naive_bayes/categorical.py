@@ -17,7 +17,7 @@ so ``CategoricalNB(alpha=1, class_alpha=1)`` reproduces Weka's NaiveBayes on nom
 
 Counting (small data) and scoring run as compiled loops (``pgm_models.naive_bayes._kernels``,
 numba; ``COMPILED_LOOPS``) with the NumPy path's numbers, once numba is loaded in the process
-(``pgm_models._utils.jit.loaded``: PyMC loads it), so that a lone fit never pays its import (~0.5 s).
+(``pgm_models._utils.jit.loaded``: PyMC loads it), so that a lone fit never pays its import.
 
 Domains: a pandas Categorical column's declared categories (declared but unseen values get
 prior mass, as in Weka), else ``n_categories`` (values 0..n−1), else the values seen in fit.
@@ -40,14 +40,12 @@ from pgm_models.discrete.pairs import PairLayout
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
-# below this many values, setting up the joint tables (~0.15 ms) costs more than counting cell by
-# cell (4 096 rows × 10 attributes: 0.23 against 0.18 ms; 16 384 rows: 0.41 against 0.72 ms)
+# below this many values, setting up the joint tables costs more than counting cell by cell
 JOINT_MIN_VALUES = 1 << 16
 # Count below JOINT_MIN_VALUES and score at any size with the compiled loops of ``_kernels`` (numba:
-# the same numbers, bit for bit; a vote fold's counts 0.029 → 0.011 ms and scoring 0.026 → 0.016,
-# its fit + predict_proba 0.20 → 0.17 ms; a process's first call imports numba, ~0.5 s, and a
-# machine's first compiles the two loops, under a second), when numba is already loaded
-# (``jit.loaded``). False: the NumPy path only.
+# the same numbers, bit for bit, faster on small folds: BENCHMARKS.md, 'Small folds, round 9
+# (issue 16)'; a process's first call would import numba, and a machine's first compiles the two
+# loops), when numba is already loaded (``jit.loaded``). False: the NumPy path only.
 COMPILED_LOOPS = True
 
 
@@ -98,7 +96,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     feature_concentration_ : (K, T) posterior concentrations alpha_j + N_kjs
     """
 
-    # nutpie's diagonal mass matrix (CategoricalNB/vote: the low-rank one's min bulk ESS at 0.65× its CPU seconds; BENCHMARKS.md)
+    # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
+    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
     _nutpie_low_rank = False
 
     def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
@@ -116,7 +115,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _value_layout(self) -> PairLayout:
         """The attributes' cells (``PairLayout.of_sizes`` of ``n_categories_``: shared, read-only), looked
-        up once per fit (the tuple of sizes and its hash cost 1 µs a look-up, several a small fold)."""
+        up once per fit (the tuple of sizes and its hash are a cost on every look-up, several a small fold)."""
         known = getattr(self, "_layout_of", None)
         if known is None or known[0] is not self.n_categories_:  # a new fit has a new n_categories_
             known = self._layout_of = (self.n_categories_, PairLayout.of_sizes(tuple(self.n_categories_.tolist())))
@@ -215,7 +214,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         (``_kernels.mean_tables``, ``Dirichlet.mean``'s sums in its order), logged by one NumPy call,
         and the class prior's log is added after each row's attribute terms: the template's
         numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
-        (a vote fold's predict_proba 0.06 → 0.045 ms)."""
+        (BENCHMARKS.md, 'Small folds, round 10 (issue 16)')."""
         if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return super()._joint_log_likelihood(codes, estimate)
         kernels = jit.kernels("pgm_models.naive_bayes._kernels")

@@ -3,13 +3,13 @@ the intervals of values (every discretizer's transform), used once numba is load
 process (``pgm_models._utils.jit.loaded``; else ``pgm_models.preprocessing.discretize``'s NumPy paths, the same
 numbers).
 
-For the search NumPy sorts each column's values class by class (its SIMD sort: an argsort of
-all the rows took three times as long); the kernel merges the classes' sorted runs into each
+For the search NumPy sorts each column's values class by class (its SIMD sort, faster than an
+argsort of all the rows); the kernel merges the classes' sorted runs into each
 distinct value's class counts and runs Weka's recursive cutPointsForSubset on them with a stack.
 Compiled with numba (a core dependency, ``pgm_models._utils.jit``): loading them from numba's disk
-cache in a process that has imported numba takes under 0.1 s (numba's import itself, 0.36 s, is
-what a lone fit does not pay); the first use on a machine compiles them (7 s at load 2, 12 s at
-load 5, on the shared 2-core machine).
+cache is quick in a process that has imported numba (numba's import itself is what a lone fit
+does not pay); the first use on a machine compiles them (BENCHMARKS.md, 'MDL + AODE on
+diabetes, round 9 (issue 16)').
 
 Every number of the search is the float that Weka's formulas give in the order Weka adds them:
 the logarithms come from NumPy's tables (``x_ln_x``, ``log2``, ``class_cost``: the kernel takes
@@ -91,7 +91,6 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
         values = by_class[j]
         # each class's run of ascending values as (distinct value, count) pairs, then the runs
         # merged, all without data-dependent branches: with them, the fold's values mispredicted
-        # (52 µs a diabetes fold against 46, rotating over the 10 folds)
         r = -1
         for k in range(n_classes):
             first, stop = class_ends[k - 1] if k else 0, class_ends[k]

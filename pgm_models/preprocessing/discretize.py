@@ -188,7 +188,7 @@ def _placements(n_columns: int) -> tuple:
 
 
 def _is_numeric(dtype) -> bool:
-    """A column that is discretised: numbers, not booleans (a NumPy dtype by its kind, 1 µs less
+    """A column that is discretised: numbers, not booleans (a NumPy dtype by its kind, cheaper
     than pandas' check of any dtype)."""
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iufc"
@@ -308,8 +308,9 @@ class MDLDiscretizer(_Discretizer):
     present; a kept cut splits both its sides again.
 
     Once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it) the search
-    is one compiled kernel per fit (``pgm_models.preprocessing._kernels``: a diabetes CV fold 0.8 →
-    0.05 ms); else it runs breadth-first in NumPy on the distinct values of all columns at once
+    is one compiled kernel per fit (``pgm_models.preprocessing._kernels``, much faster on a small
+    fold: BENCHMARKS.md, 'MDL + AODE on diabetes, round 9 (issue 16)'); else it runs
+    breadth-first in NumPy on the distinct values of all columns at once
     (each column sorted once and its class counts accumulated per distinct value, ``cum[g]`` the
     counts of the values before the g-th, every candidate cut of every open subset scored in a few
     array operations per round). Both give the same cut points, to the bit.
@@ -319,10 +320,10 @@ class MDLDiscretizer(_Discretizer):
         if y is None:
             raise ValueError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y")
         # class indices found once for every column: a Categorical's codes (their declared order,
-        # Weka's class order; factorize costs 27 µs, a tenth of a small fold's discretisation),
+        # Weka's class order; factorize is a noticeable share of a small fold's discretisation),
         # else in order of appearance
         if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
-            classes = categorical_codes(y.array)  # int8 for a few classes: their stable argsort is a third faster
+            classes = categorical_codes(y.array)  # int8 for a few classes: their stable argsort is faster
         else:
             classes = pd.factorize(y if isinstance(y, pd.Series) else np.asarray(y, dtype=object))[0]
         if (classes < 0).any():
@@ -345,7 +346,7 @@ def _compiled_mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarr
     from pgm_models.preprocessing._kernels import mdl_cut_points
 
     # each column's values class by class (y's stable argsort), each class's run sorted in place,
-    # NaN last: NumPy's SIMD sort of the values (their argsort took three times as long)
+    # NaN last: NumPy's SIMD sort of the values (faster than their argsort)
     class_ends = np.bincount(y).cumsum()
     by_class = values.take(np.argsort(y, kind="stable"), axis=1)
     ends = class_ends.tolist()
@@ -390,7 +391,7 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
     the end."""
     n_classes = int(y.max()) + 1
     order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
-    # one take at flat positions (take_along_axis builds broadcast index arrays: twice as long)
+    # one take at flat positions (take_along_axis builds broadcast index arrays, which is slower)
     sorted_values = values.ravel().take(order + (np.arange(len(values)) * values.shape[1])[:, None])
     present = ~np.isnan(sorted_values)
     first = np.empty(values.shape, dtype=bool)  # the first row of a distinct value

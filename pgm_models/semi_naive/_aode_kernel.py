@@ -10,11 +10,11 @@ the parents a eligible where x_a is observed and occurs at least ``frequency_lim
 training. The NumPy path (``AODE._spode_scores`` and ``_average``) computes the same numbers as a
 one-hot product of every row with every (class, parent cell)'s stacked log table, K·T·(T + 1)
 multiply-adds a row where only K·F² terms are not 0, after some thirty NumPy calls that build the
-tables (about 0.2 ms of a small fold, most of it fixed cost). Here the K·T² tables are made in one
-compiled loop (``aode_probabilities``) and logged by NumPy, and each row gathers its F² entries per
-class (``aode_log_scores``). The sums run in the NumPy path's order
-(child cells ascending, then the joint, then the weight; the parents' log-sum-exp from the first
-parent), so the scores agree with it to rounding in the last bits (a test compares both paths).
+tables (on a small fold, mostly fixed cost: BENCHMARKS.md, 'Small folds, round 9 (issue 16)').
+Here the K·T² tables are made in one compiled loop (``aode_probabilities``) and logged by NumPy,
+and each row gathers its F² entries per class (``aode_log_scores``). The sums run in the NumPy
+path's order (child cells ascending, then the joint, then the weight; the parents' log-sum-exp
+from the first parent), so the scores agree with it to rounding in the last bits (a test compares both paths).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_o
     posterior-mean estimates of every SPODE read off the pair counts, each block's total summed
     cell by cell in the order of the NumPy path's blocked normalisation; the child table holds 1
     (log 1 = 0) where j is a's own attribute and in a last column T, a missing child's, so that a row
-    adds all F terms of its log unchecked. (Their logs are NumPy's: one vectorised call, where a
-    compiled loop's scalar log cost 7 ns each, 2 048 a vote fold.)
+    adds all F terms of its log unchecked. (Their logs are NumPy's: one vectorised call, cheaper
+    than a compiled loop's scalar log per entry.)
 
     ``pair_count`` (K, T', T') the pair counts; ``value_cells`` (T,) the value cells among the T'
     cells; ``value_starts`` and ``sizes`` (F,) each attribute's first value cell and number of
@@ -75,8 +75,7 @@ def aode_log_scores(log_joint, log_child, frequency, codes, value_starts, freque
     ``aode_probabilities``, and whether row n has no eligible parent (its score is 0, left to the
     fallback). ``codes`` (N, F) the rows' codes (−1 missing), ``value_starts`` (F,) each attribute's
     first value cell, ``log_weights`` (F,) log w_a. Two loops around one NumPy exp of every (row,
-    class, parent) term: a compiled loop's scalar exp cost 6 ns each, 1 408 of them a third of a vote
-    fold's scores."""
+    class, parent) term: a compiled loop's scalar exp per term costs more."""
     terms, peaks, normalisers, fallback = _parent_terms(log_joint, log_child, frequency, codes, value_starts, frequency_limit, log_weights)
     return _averages(np.exp(terms, out=terms), peaks, normalisers, fallback), fallback
 

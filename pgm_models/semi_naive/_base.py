@@ -35,9 +35,8 @@ ESTIMATORS = ("laplace", "m-estimate")
 # Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product
 SPARSE_DESIGN_RATIO = 8
 # Up to this many cells (T'), every product of counting and scoring is one block of rows times
-# at most T' × K·T' (a few ms): BLAS threads gain little on it and, under load, wait on each
-# other — AODE fit + predict on 45 000 × 30 (T' = 150) took 5 times as long with 2 threads
-# as with 1 on a busy 2-core machine, and their spinning slowed even the encoding around them
+# at most T' × K·T': BLAS threads gain little on it and, under load, wait on each other, and
+# their spinning slows even the encoding around them
 SINGLE_THREAD_CELLS = 512
 
 
@@ -56,8 +55,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     _needs_complete_counts = False  # the counts of rows with no missing value (for evidences)
     # float64 copies of the pair tensor that fitting and scoring hold at once: the counts (and,
     # when kept, the complete-row counts), then the value-cell tables scoring reads off them
-    # (counts, concentrations, block totals, estimate, log); AODE on 100 attributes × 50 values
-    # peaks at 6.6 times its tensor (benchmarks/large_data.py)
+    # (counts, concentrations, block totals, estimate, log): 7 bounds the peak that
+    # benchmarks/large_data.py measures for AODE
     _tensor_copies = 7
     _smaller_model = ", or a SPODE, which needs only its super-parent's rows"  # named when the tensor cannot fit
 
@@ -77,7 +76,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         # no zero tensors (a fit starts without counts, ``_start_fit``): ``_count`` keeps the first batch's
-        # counts as they are, where zeroing a vote fold's 2 × 48 × 48 tensor and adding them to it cost ~5 µs
+        # counts as they are, rather than zeroing a tensor and adding them to it
 
     def _blas_threads(self):
         """Context of the products: one BLAS thread up to ``SINGLE_THREAD_CELLS`` cells, else the
@@ -88,7 +87,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _count(self, codes, class_index, weight):
         n_classes, rows = len(self.classes_), self._pair_rows()
         bit_sets = counted_by_bit_sets(self._layout, len(codes), n_classes, weight)
-        # the compiled bit sets call no BLAS (setting its threads took 5–10 µs)
+        # the compiled bit sets call no BLAS (setting its threads is a cost for nothing)
         with nullcontext() if bit_sets else self._blas_threads():
             self.pair_count_ = _added(getattr(self, "pair_count_", None),
                                       pair_counts(self._layout, codes, class_index, weight, n_classes, rows, bit_sets))
@@ -120,7 +119,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     @staticmethod
     def _value_counts(pairs, layout):
         """Counts between value cells only: (K, T, T). Two takes (indexing by two broadcast index
-        arrays took 3–5 times as long); the first one's (K, T, T') is freed on return, before the
+        arrays is slower); the first one's (K, T, T') is freed on return, before the
         tables that scoring makes of these counts."""
         cells = layout.value_cells
         return pairs.take(cells, axis=1).take(cells, axis=2)
@@ -150,7 +149,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
                 raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
         for name in ("m",) if is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
-            if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): np.isfinite of it costs 1 µs
+            if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): no NumPy call on it
                 continue
             if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
@@ -184,7 +183,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         made afresh. Its concentration is read-only."""
         if is_learned(self.alpha):
             return make()
-        # building the two priors took ~50 µs, an eighth of a small fold's predict_proba
+        # building the two priors is a noticeable share of a small fold's predict_proba
+        # (BENCHMARKS.md, 'Against a warm Weka, per CV fold')
         return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make, self)
 
     def _joint_prior(self):
@@ -309,7 +309,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
         row_step, class_step, cell_step = (stride // per_parent_cell.itemsize for stride in per_parent_cell.strides)
         # one take at flat positions in memory order (take_along_axis's broadcast index arrays
-        # cost ten times as much); every value cell is a parent cell (P = T), so a missing parent
+        # cost much more); every value cell is a parent cell (P = T), so a missing parent
         # (cell T) reads the next class's entry or, for the last class, one past its end, which
         # "clip" keeps inside; both are overwritten below
         row_position = cells.T * cell_step + np.arange(n_rows) * row_step  # (F, N)
@@ -329,7 +329,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         D the rows' one-hot value cells (a missing value has no cell, so it is skipped as child)
         — one product for all classes and parent cells: dense (BLAS) when a row's F ones fill a
         fair share of its T cells, computed as its transpose [L; J]ᵀ · [D 1]ᵀ (OpenBLAS ran the
-        product as (N, K·P) 1.15 times as long at 2 400 × 121 × 240) and returned as a view by
+        product as (N, K·P) slower) and returned as a view by
         columns; sparse when the attributes have many values (the dense product would spend T/F
         multiplications by 0 for each useful one). A zero probability (log −inf) is counted by a
         second product over where they are, since 0 · (−inf) is NaN in the first."""

@@ -25,13 +25,14 @@ Speed: under the posterior mean with every concentration > 0 (the defaults, the 
 m > 0, a learned α) the rows are scored by compiled loops from the pair counts
 (``pgm_models.semi_naive._aode_kernel``, numba): the log tables in one pass and, per row and
 class, the F² looked-up terms and the average, where the NumPy path multiplies a one-hot design by
-every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``; a vote fold's
-predict_proba 0.25 → 0.09 ms; the probabilities agree with the NumPy path's to a few 1e-16: 1.8e-15 at most seen, tempered weights with fractional sample weights). Small
+every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``, faster on
+small folds: BENCHMARKS.md, 'Small folds, round 9 (issue 16)'; the probabilities agree with
+the NumPy path's to rounding in the last bits). Small
 unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). Both
 run once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it, as does
-``import numba``), so a lone fit never pays numba's import (about 0.5 s); a machine's first
-compiled call compiles the kernels into numba's disk cache (AODE's three: about 10 s on a loaded
-2-core machine).
+``import numba``), so a lone fit never pays numba's import; a machine's first compiled call
+compiles the kernels into numba's disk cache, once per machine (BENCHMARKS.md, 'MDL + AODE on
+diabetes, round 9 (issue 16)').
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
 # Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
-# every concentration > 0): a vote fold's predict_proba 0.25 → 0.09 ms, its scores from the counts
-# 0.21 → 0.05 ms), once numba is loaded in the process (``jit.loaded``). False: always the NumPy path.
+# every concentration > 0; faster on small folds: BENCHMARKS.md, 'Small folds, round 9 (issue
+# 16)'), once numba is loaded in the process (``jit.loaded``). False: always the NumPy path.
 COMPILED_SCORING = True
 
 
@@ -134,7 +135,7 @@ class AODE(SemiNaiveBayes):
 
     def _check_frequency_limit(self):
         limit = self.frequency_limit
-        if type(limit) in (int, float) and limit >= 0:  # a plain number (NaN fails): np.isreal of it costs 2 µs
+        if type(limit) in (int, float) and limit >= 0:  # a plain number (NaN fails): no NumPy call on it
             return
         if isinstance(limit, (bool, np.bool_)) or not (np.isscalar(limit) and np.isreal(limit) and limit >= 0):
             raise ValueError(f"frequency_limit must be a number ≥ 0 (Weka -F), got {limit!r}")
@@ -173,11 +174,11 @@ class AODE(SemiNaiveBayes):
         if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
-        return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)  # np.min of a number: 3 µs
+        return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)  # np.min of a plain number is slow
 
     def _scoring_threads(self, estimate):
         if getattr(self, "_layout", None) is not None and self._compiled_scoring(estimate):
-            return nullcontext()  # the kernel calls no BLAS (setting its threads took 5–10 µs)
+            return nullcontext()  # the kernel calls no BLAS (setting its threads is a cost for nothing)
         return super()._scoring_threads(estimate)
 
     def _eligible(self, cells, removed):

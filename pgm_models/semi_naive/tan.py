@@ -94,7 +94,8 @@ class TAN(SemiNaiveBayes):
     mutual_information_ : (F, F) the edge weights; pair_count_, categories_, class_count_.
     """
 
-    # nutpie's diagonal mass matrix (TAN/vote: the low-rank one's min bulk ESS at half its CPU seconds; BENCHMARKS.md)
+    # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
+    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
     _nutpie_low_rank = False
 
     def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing"):
@@ -112,7 +113,7 @@ class TAN(SemiNaiveBayes):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
         return super(SemiNaiveBayes, self)._class_concentration(n_classes)  # class_alpha, learned or fixed
 
-    _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views (measured: 1.8)
+    _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views
 
     def _count(self, codes, class_index, weight):
         super()._count(codes, class_index, weight)
