@@ -138,3 +138,27 @@ def test_a_new_family_gets_dask_for_free():
     np.testing.assert_array_equal(on_dask.ones_count_, in_memory.ones_count_)
     np.testing.assert_array_equal(on_dask.class_count_, in_memory.class_count_)
     np.testing.assert_allclose(on_dask.predict_proba(X), in_memory.predict_proba(X), rtol=0, atol=1e-12)
+
+
+TIMING = r"\d\s?(?:µs|ms|ns)\b|\d\s?(?:ms|s)\s?→\s?\d|\d+(?:\.\d+)?\s?×\s?(?:faster|slower)|times as (?:long|fast)"
+
+
+def test_no_code_comment_quotes_a_timing():
+    """Measurements live in BENCHMARKS.md; comments and docstrings give the reason."""
+    import ast
+    import io
+    import re
+    import tokenize
+
+    found = []
+    for path in sorted((ROOT / "pgm_models").rglob("*.py")):
+        source = path.read_text()
+        texts = [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                 if token.type == tokenize.COMMENT]
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                docstring = ast.get_docstring(node, clean=False)
+                if docstring:
+                    texts.append((getattr(node, "lineno", 1), docstring))
+        found += [f"{path.relative_to(ROOT)}:{line}" for line, text in texts if re.search(TIMING, text)]
+    assert not found, found
