@@ -95,27 +95,35 @@ class Marginal:
         self.joint, self.name = joint, name
 
     def mean(self):
+        """Posterior mean of every entry."""
         return self.joint.mean()[self.name]
 
     def sd(self):
+        """Posterior standard deviation of every entry."""
         return self.joint.sd()[self.name]
 
     def mode(self):
+        """Posterior mode of every entry."""
         return self.joint.mode()[self.name]
 
     def sample(self, size, random_state=None):
+        """``size`` exact posterior draws."""
         return self.joint.sample(size, random_state)[self.name]
 
     def marginal_distribution(self, index: tuple):
+        """The exact marginal distribution of the entry at ``index`` (a scipy frozen distribution)."""
         return self.joint.marginal_distribution(index, self.name)
 
     def excess_kurtosis(self):
+        """Excess kurtosis of every entry's marginal (NaN where it has no standard form)."""
         return self.joint.excess_kurtosis()[self.name]
 
     def tail_index(self):
+        """How many moments every entry's marginal has (inf for all)."""
         return self.joint.tail_index()[self.name]
 
     def in_support(self, values, atol: float):
+        """Whether each draw lies in the posterior's support, within ``atol``."""
         return self.joint.in_support(values, self.name, atol)
 
     def covariance_groups(self):

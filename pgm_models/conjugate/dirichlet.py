@@ -219,6 +219,7 @@ class Dirichlet:
         return stats.beta(self.concentration[index], total - self.concentration[index])
 
     def sd(self) -> np.ndarray:
+        """Posterior standard deviation of every entry."""
         return np.sqrt(self.var())
 
     def excess_kurtosis(self) -> np.ndarray:
@@ -361,18 +362,23 @@ class Beta:
         self.dirichlet = Dirichlet(np.stack(np.broadcast_arrays(b, a), axis=-1))
 
     def mean(self):
+        """Posterior mean of every entry."""
         return self.dirichlet.mean()[..., 1]
 
     def sd(self):
+        """Posterior standard deviation of every entry."""
         return self.dirichlet.sd()[..., 1]
 
     def mode(self):
+        """Posterior mode of every entry."""
         return self.dirichlet.mode()[..., 1]
 
     def excess_kurtosis(self):
+        """Excess kurtosis of every entry's Beta marginal."""
         return self.dirichlet.excess_kurtosis()[..., 1]
 
     def tail_index(self):
+        """How many moments every entry's marginal has (all: it is bounded)."""
         return self.dirichlet.tail_index()[..., 1]
 
     def in_support(self, values, atol: float) -> np.ndarray:
@@ -381,9 +387,11 @@ class Beta:
         return ((values >= -atol) & (values <= 1 + atol)).all(axis=1)
 
     def sample(self, size, random_state=None):
+        """``size`` exact posterior draws."""
         return self.dirichlet.sample(size, random_state)[..., 1]
 
     def marginal_distribution(self, index: tuple):
+        """The Beta marginal of the entry at ``index``."""
         return self.dirichlet.marginal_distribution(tuple(index) + (1,))
 
 

@@ -28,12 +28,15 @@ class GammaPoisson:
         return GammaPoisson(self.a + total, self.b + n)
 
     def mean(self):
+        """Posterior mean of every rate."""
         return self.a / self.b
 
     def sd(self):
+        """Posterior standard deviation of every rate."""
         return np.sqrt(self.a) / self.b
 
     def mode(self):
+        """Posterior mode of every rate."""
         return np.maximum(self.a - 1, 0.0) / self.b
 
     def excess_kurtosis(self):
@@ -50,9 +53,11 @@ class GammaPoisson:
         return (values >= -atol).all(axis=1)
 
     def marginal_distribution(self, index: tuple):
+        """The Gamma marginal of the rate at ``index``."""
         return stats.gamma(self.a[index], scale=1 / self.b[index])
 
     def sample(self, size, random_state=None):
+        """``size`` exact posterior draws of the rates."""
         rng = np.random.default_rng(random_state)
         return rng.gamma(self.a, 1 / self.b, size=(size,) + self.a.shape)
 

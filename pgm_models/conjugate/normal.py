@@ -146,6 +146,7 @@ class NormalInverseGamma:
         self.m, self.kappa, self.a, self.b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (m, kappa, a, b)))
 
     def posterior(self, n, mean, scatter) -> "NormalInverseGamma":
+        """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
         return NormalInverseGamma(
             (self.kappa * self.m + n * mean) / kappa,
@@ -155,10 +156,12 @@ class NormalInverseGamma:
         )
 
     def mean(self):
+        """Posterior means of every parameter, by name."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return {"mu": self.m, "var": np.where(self.a > 1, self.b / (self.a - 1), np.inf)}
 
     def sd(self):
+        """Posterior standard deviations of every parameter, by name (NaN where undefined)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return {
                 "mu": np.where(self.a > 1, np.sqrt(self.b / (self.kappa * (self.a - 1))), np.inf),
@@ -166,6 +169,7 @@ class NormalInverseGamma:
             }
 
     def mode(self):
+        """Posterior modes of every parameter, by name."""
         return {"mu": self.m, "var": self.b / (self.a + 1.5)}
 
     def excess_kurtosis(self):
@@ -188,6 +192,7 @@ class NormalInverseGamma:
         return stats.t(df=2 * a, loc=m, scale=np.sqrt(b / (a * kappa))) if name == "mu" else stats.invgamma(a, scale=b)
 
     def sample(self, size, random_state=None):
+        """``size`` exact posterior draws of every parameter, by name."""
         rng = np.random.default_rng(random_state)
         var = self.b / rng.gamma(self.a, size=(size,) + self.a.shape)
         return {"mu": self.m + np.sqrt(var / self.kappa) * rng.standard_normal(var.shape), "var": var}
@@ -305,9 +310,11 @@ class NormalInverseWishart:
 
     @property
     def dim(self) -> int:
+        """The dimension p of the mean vector."""
         return self.m.shape[-1]
 
     def posterior(self, n, mean, scatter) -> "NormalInverseWishart":
+        """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
         deviation = mean - self.m
         spread = (self.kappa * n / kappa)[:, None, None] * deviation[:, :, None] * deviation[:, None, :]
@@ -321,11 +328,13 @@ class NormalInverseWishart:
         return values if self.shared else values[:, None, None]
 
     def mean(self):
+        """Posterior means of every parameter, by name."""
         p = self.dim
         cov = self.psi / self._per_sigma(self.nu - p - 1)
         return {"mu": self.m, "cov": cov}
 
     def sd(self):
+        """Posterior standard deviations of every parameter, by name (NaN where undefined)."""
         p = self.dim
         nu = self._per_sigma(self.nu)
         diagonal = np.diagonal(self.psi, axis1=-2, axis2=-1)  # (p,) shared, (K, p) per class
@@ -405,10 +414,12 @@ class NormalInverseWishart:
         return (self.nu, self.psi) if self.shared else (self.nu[k], self.psi[k])
 
     def mode(self):
+        """Posterior modes of every parameter, by name."""
         means_per_sigma = len(self.m) if self.shared else 1
         return {"mu": self.m, "cov": self.psi / self._per_sigma(self.nu + self.dim + 1 + means_per_sigma)}
 
     def sample(self, size, random_state=None):
+        """``size`` exact posterior draws of every parameter, by name."""
         rng = np.random.default_rng(random_state)
         if self.shared:
             cov = np.asarray(stats.invwishart(df=float(self.nu), scale=self.psi).rvs(size, random_state=rng)).reshape(size, self.dim, self.dim)

@@ -454,10 +454,12 @@ def predict_joint_log_proba(model, X, estimate=None):
 
 
 def predict_log_proba(model, X, estimate=None):
+    """log P(y = k | x_n) block by block: a dask array (N, K)."""
     return _map_rows(model, X, "predict_log_proba", estimate)
 
 
 def predict_proba(model, X, estimate=None):
+    """P(y = k | x_n) block by block: a dask array (N, K)."""
     return _map_rows(model, X, "predict_proba", estimate)
 
 

@@ -39,6 +39,8 @@ _NUMERIC_TYPES = {"numeric", "real", "integer"}
 
 @dataclass(frozen=True)
 class Attribute:
+    """An ARFF attribute: its name, kind and (nominal) declared values."""
+
     name: str
     kind: str  # "nominal", "numeric", "string" or "date"
     values: tuple[str, ...] = ()

@@ -125,6 +125,7 @@ class GaussianNB(GaussianClassifier):
 
     @property
     def posterior_(self) -> NormalInverseGamma:
+        """The Normal–Inverse-Gamma posterior of every class's feature means and variances."""
         return self._prior.posterior(*self._moments())
 
     def _point(self, estimate):

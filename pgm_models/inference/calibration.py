@@ -30,6 +30,7 @@ class SBCResult:
 
     @property
     def p_values(self) -> np.ndarray:
+        """The chi-square p-value of each parameter's rank histogram (uniform under a correct posterior)."""
         bins = np.minimum(self.ranks * self.n_bins // (self.n_draws + 1), self.n_bins - 1)
         observed = np.stack([np.bincount(column, minlength=self.n_bins) for column in bins.T])
         return stats.chisquare(observed, axis=1).pvalue

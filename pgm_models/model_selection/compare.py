@@ -28,16 +28,19 @@ def _true_index(classes, y) -> np.ndarray:
 
 
 def log_loss(true_index: np.ndarray, proba: np.ndarray) -> float:
+    """Mean negative log probability of the true classes."""
     with np.errstate(divide="ignore"):
         return float(-np.mean(np.log(proba[np.arange(len(true_index)), true_index])))
 
 
 def brier_score(true_index: np.ndarray, proba: np.ndarray) -> float:
+    """Mean squared distance between the probabilities and the one-hot true classes."""
     onehot = np.eye(proba.shape[1])[true_index]
     return float(np.mean(((proba - onehot) ** 2).sum(axis=1)))
 
 
 def expected_calibration_error(true_index: np.ndarray, proba: np.ndarray, n_bins: int = 10) -> float:
+    """Expected calibration error over ``n_bins`` equal-width bins of the top probability."""
     confidence = proba.max(axis=1)
     correct = proba.argmax(axis=1) == true_index
     bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)  # confidence 1 goes to the last bin
@@ -49,6 +52,7 @@ def expected_calibration_error(true_index: np.ndarray, proba: np.ndarray, n_bins
 
 
 def scores(true_index, proba, n_bins: int = 10) -> dict:
+    """Log loss, Brier score, expected calibration error and accuracy of ``proba`` in one dict."""
     return {
         "accuracy": float(np.mean(proba.argmax(axis=1) == true_index)),
         "log_loss": log_loss(true_index, proba),

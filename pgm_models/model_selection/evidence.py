@@ -93,10 +93,12 @@ def dirichlet_evidence(counts, block_sizes, cell_param: np.ndarray):
 
 
 def is_learned(value) -> bool:
+    """Whether a hyperparameter's value asks for it to be learned (a string: "evidence")."""
     return isinstance(value, str)
 
 
 def check_option(value, name: str, options=EVIDENCE_OPTIONS, otherwise="a number ≥ 0"):
+    """Refuse a value of hyperparameter ``name`` that is not one of ``options`` (the strings it takes), naming it."""
     if value not in options:
         raise ValueError(f"{name}={value!r}: a string must be one of {options} (or give {otherwise})")
 

@@ -169,13 +169,16 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         return log_sum_exp(joint, axis=0) - np.log(len(joint))
 
     def predict_log_proba(self, X):
+        """log P(y = k | x_n), averaged over the hyperparameter's posterior."""
         joint = self.predict_joint_log_proba(X)
         return joint - log_sum_exp(joint, axis=1)[:, None]
 
     def predict_proba(self, X):
+        """P(y = k | x_n), averaged over the hyperparameter's posterior."""
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
+        """The most probable class of each row."""
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
     def loo(self, X, y, conditional=True):
