@@ -6,7 +6,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's package, also when it is not installed
 
-import pgm_models  # noqa: E402
+import pgm_models
 
 project = "pgm_models"
 author = "the pgm_models developers"
@@ -34,7 +34,6 @@ html_static_path = ["_static"]
 nb_execution_mode = "off"
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist"]
 myst_heading_anchors = 3
-suppress_warnings = ["myst.header"]  # included Markdown files (BENCHMARKS.md, CHANGELOG.md) start below level 1
 
 autosummary_generate = True
 autosummary_imported_members = True

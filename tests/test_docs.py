@@ -38,7 +38,7 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs")
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=900)
     return out / "html", result
 
 
@@ -59,7 +59,7 @@ def test_docs_build_without_warnings(site):
 
 
 def _title(page: Path) -> str:
-    match = re.search(r"<title>(.*?)</title>", page.read_text(), re.S)
+    match = re.search(r"<title>(.*?)</title>", page.read_text(), re.DOTALL)
     return html.unescape(match.group(1)).strip() if match else ""
 
 
@@ -83,7 +83,7 @@ def test_page_renders_in_chromium(site, tmp_path, page, title, has_figure):
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={screenshot}",
                "--window-size=1280,900", path.as_uri()]
-    subprocess.run(command, capture_output=True, timeout=180)
+    subprocess.run(command, check=False, capture_output=True, timeout=180)
     assert screenshot.is_file() and screenshot.stat().st_size > 0, "chromium wrote no screenshot"
     assert _png_size(screenshot.read_bytes()) == (1280, 900)
     from matplotlib.image import imread
