@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The project's two commands, for a fresh machine with only Python 3.11 and pip:
+"""The project's commands, for a fresh machine with only Python 3.11 and pip:
 
     python3 tasks.py zoo      the main job: the `pgm-models zoo` command on a bundled dataset
     python3 tasks.py test     the whole test suite (notebooks included)
+    python3 tasks.py docs     the documentation site, into docs/_build/html (warnings are errors)
 
-Each creates ./.venv on first use and (re)installs the package with its test extras whenever
-pyproject.toml changes. Extra arguments are passed on (to pgm-models, or to pytest).
+Each creates ./.venv on first use and (re)installs the package with its test and docs extras
+whenever pyproject.toml changes. Extra arguments are passed on (to pgm-models, pytest or sphinx-build).
 """
 
 import hashlib
@@ -30,17 +31,20 @@ def ensure_environment() -> None:
         venv.create(VENV, with_pip=True)
     python = str(BIN / "python")
     subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test,docs]"], check=True)
     STAMP.write_text(wanted)
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("zoo", "test"):
+    if not argv or argv[0] not in ("zoo", "test", "docs"):
         print(__doc__)
         return 2
     ensure_environment()
     if argv[0] == "zoo":
         command = [str(BIN / "pgm-models"), "zoo", *argv[1:]]
+    elif argv[0] == "docs":
+        html = ROOT / "docs" / "_build" / "html"
+        command = [str(BIN / "python"), "-m", "sphinx", "-W", "--keep-going", "-b", "html", "docs", str(html), *argv[1:]]
     else:
         command = [str(BIN / "python"), "-m", "pytest", *argv[1:]]
     return subprocess.run(command, cwd=ROOT).returncode

@@ -91,7 +91,7 @@ class Verification:
 
     @property
     def max_abs_z(self) -> float:
-        """Largest |z| over the parameters; NaN for a sampler-only check (no closed form)."""
+        """Largest ``|z|`` over the parameters; NaN for a sampler-only check (no closed form)."""
         z = np.abs(self.table[["z_mean", "z_sd"]].to_numpy())
         return float("nan") if np.isnan(z).all() else float(np.nanmax(z))
 

@@ -54,7 +54,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    model_ : the wrapped model fitted to the data (its counts); classes_
+    model_ : the wrapped model fitted to the data (its counts); ``classes_``
     idata_ : the NUTS samples (``alpha`` over draws), arviz.InferenceData
     alpha_draws_ : (S, P) the λ draws, P = 1 or the number of attributes
     """
@@ -190,7 +190,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the
         draws λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s),
         Pareto-smoothed and normalised (``az.psislw``, relative efficiency from λ's ESS, as
-        ``az.loo``):
+        ``az.loo``)::
 
             joint:        log p(y_i, x_i | D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
             conditional:  log p(y_i | x_i, D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)

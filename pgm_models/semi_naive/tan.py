@@ -91,7 +91,7 @@ class TAN(SemiNaiveBayes):
     Attributes
     ----------
     tree_parent_ : (F,) tree parent of each attribute (−1 for the root);
-    mutual_information_ : (F, F) the edge weights; pair_count_, categories_, class_count_.
+    mutual_information_ : (F, F) the edge weights; ``pair_count_``, ``categories_``, ``class_count_``.
     """
 
     # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
