@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import TransformerMixin
+from sklearn.base import TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.scores import add_per_class
@@ -52,6 +52,7 @@ from pgm_models.conjugate import normal
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
+from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
 from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)
 
@@ -70,7 +71,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_cov=None, cov_strength=None, reg_param=0.0):
+                 prior_cov=None, cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -78,6 +79,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.prior_cov = prior_cov
         self.cov_strength = cov_strength
         self.reg_param = reg_param
+        self.shrinkage = shrinkage
+        self.covariance_estimator = covariance_estimator
 
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
@@ -138,6 +141,100 @@ class _DiscriminantAnalysis(GaussianClassifier):
         return {"mean_strength": float(self._prior_values["mean_strength"]), "cov_strength": float(nu),
                 "prior_cov": psi / (nu - p - 1) if nu > p + 1 else psi}
 
+    # ------------------------------------------------------------------ shrunk plug-in covariances
+    def _shrinkage_kind(self):
+        """None, a float s, "oas", "auto" or "estimator", checked."""
+        shrinkage, estimator = self.shrinkage, self.covariance_estimator
+        if estimator is not None:
+            if shrinkage is not None:
+                raise ValueError(f"shrinkage={shrinkage!r} and covariance_estimator are both set: give one of them")
+            if not hasattr(estimator, "fit"):
+                raise ValueError(f"covariance_estimator must be a scikit-learn covariance estimator (with fit and covariance_), "
+                                 f"got {estimator!r}")
+            kind = "estimator"
+        elif shrinkage is None or (isinstance(shrinkage, str) and shrinkage in ("auto", "oas")):
+            kind = shrinkage
+        elif isinstance(shrinkage, (bool, np.bool_)) or not (np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1):
+            raise ValueError(f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}")
+        else:
+            kind = float(shrinkage)
+        if kind is not None and self.estimate != "mle":
+            raise ValueError(f"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of "
+                             f"estimate={self.estimate!r}, whose Normal–Inverse-Wishart prior already shrinks it "
+                             "(prior_cov, cov_strength): use estimate='mle'")
+        return kind
+
+    def _init_counts(self, X, class_index, weight):
+        super()._init_counts(X, class_index, weight)
+        kind = self._shrinkage_kind()
+        n_classes, p = len(self.classes_), X.shape[1]
+        # the rows' statistics beyond (n, x̄, S) that "auto" and covariance_estimator need, and the
+        # weight they cover (the Dask engine merges only n, x̄ and S: a mismatch is caught where they are used)
+        self._row_count = np.zeros(n_classes)
+        if kind == "auto":
+            self._higher_moments = np.zeros((n_classes, p, p)), np.zeros((n_classes, p, p))
+        elif kind == "estimator":
+            self._estimated_cov = np.full((n_classes, p, p), np.nan)
+
+    def _count(self, X, class_index, weight):
+        kind = self._shrinkage_kind()
+        if kind not in ("auto", "estimator") or not len(class_index):
+            return super()._count(X, class_index, weight)
+        batch_count = np.bincount(class_index, weight, len(self.classes_))
+        if kind == "estimator":
+            self._fit_covariance_estimator(X, class_index, weight, batch_count)
+            self._row_count = self._row_count + batch_count
+            return super()._count(X, class_index, weight)
+        before = (self._row_count, self.feature_mean_, self.feature_scatter_, *self._higher_moments)
+        batch = normal.batch_moments(X, class_index, weight, len(self.classes_), full=True)
+        super()._count(X, class_index, weight)
+        self._higher_moments = merge_higher_moments(before, (*batch, *batch_higher_moments(X, class_index, weight, batch[1])),
+                                                    self.feature_mean_)
+        self._row_count = self._row_count + batch_count
+
+    def _fit_covariance_estimator(self, X, class_index, weight, batch_count):
+        """covariance_estimator fitted to each class's rows: it sees them only once, all together."""
+        again = np.flatnonzero((self._row_count > 0) & (batch_count > 0))
+        if len(again):
+            raise ValueError(f"covariance_estimator is fitted to all rows of a class at once; class {self._class_label(again[0])!r} "
+                             "already had rows from an earlier batch: fit it in one call (or use shrinkage, which merges batches)")
+        if not np.all((weight == 0) | (weight == 1)):
+            raise ValueError("covariance_estimator takes no sample_weight: give weights of 0 or 1 only (or use shrinkage)")
+        p = X.shape[1]
+        for k in np.flatnonzero(batch_count > 0):
+            estimator = clone(self.covariance_estimator).fit(X[(class_index == k) & (weight == 1)])
+            cov = getattr(estimator, "covariance_", None)
+            if cov is None or np.shape(cov) != (p, p):
+                raise ValueError(f"covariance_estimator {type(estimator).__name__} gave no {p}×{p} covariance_ after fit")
+            self._estimated_cov[k] = cov
+
+    def _plug_in_cov(self):
+        """The estimate="mle" covariance: S/N (LDA) or S_k/n_k (QDA), or each class's shrunk
+        covariance (LDA: their average weighted by n_k/N, as scikit-learn's)."""
+        kind = self._shrinkage_kind()
+        if kind is None:
+            return self._mle_cov()
+        n = self.class_count_
+        if kind in ("auto", "estimator") and not np.array_equal(getattr(self, "_row_count", None), n):
+            raise ValueError(f"{'shrinkage=' + repr(kind) if kind == 'auto' else 'covariance_estimator'} needs statistics of the "
+                             "rows beyond (n, mean, scatter), which this fit does not hold for all its rows (a Dask fit merges "
+                             "only those three): fit in memory, or use shrinkage='oas' or a number")
+        covs = np.full(self.feature_scatter_.shape, np.nan)
+        for k in np.flatnonzero(n > 0):
+            scatter = self.feature_scatter_[k]
+            if kind == "estimator":
+                covs[k] = self._estimated_cov[k]
+            elif kind == "auto":
+                covs[k] = ledoit_wolf_standardised(scatter, self._higher_moments[1][k], n[k])
+            elif kind == "oas":
+                covs[k] = oas(scatter / n[k], n[k])
+            else:
+                covs[k] = shrunk(scatter / n[k], kind)
+        if self.shared_covariance:
+            seen = n > 0
+            return np.tensordot(n[seen] / n.sum(), covs[seen], axes=1)
+        return covs
+
     def _moments(self):
         """(n_k, x̄_k, S_k) of every class, as the NIW posterior takes them."""
         return self.class_count_, self.feature_mean_, self.feature_scatter_
@@ -156,7 +253,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _point(self, estimate):
         """(means (K, p), covariance (p, p) shared or (K, p, p)) under a plug-in estimate."""
         if estimate == "mle":
-            means, cov = self.feature_mean_, self._mle_cov()
+            means, cov = self.feature_mean_, self._plug_in_cov()
         else:
             point = self._posterior_point(estimate)
             means, cov = point["mu"], point["cov"]
@@ -307,9 +404,52 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
     mean of Σ; default diag of the overall variances), cov_strength (ν0; default p + 2),
-    reg_param (point covariances shrunk to (1 − r)Σ + rI). class_alpha, mean_strength,
-    cov_strength and prior_cov accept "evidence" (module docstring); the learned values are
-    ``class_alpha_``, ``mean_strength_``, ``cov_strength_``, ``prior_cov_``.
+    reg_param (point covariances shrunk to (1 − r)Σ + rI), shrinkage and covariance_estimator
+    (below). class_alpha, mean_strength, cov_strength and prior_cov accept "evidence" (module
+    docstring); the learned values are ``class_alpha_``, ``mean_strength_``, ``cov_strength_``,
+    ``prior_cov_``.
+
+    shrinkage : None, "auto", "oas" or float in [0, 1], default None
+        The plug-in covariance of ``estimate="mle"`` shrunk towards μI (μ its mean eigenvalue):
+        each class's empirical covariance C_k = S_k/n_k becomes (1 − s) C_k + s μ_k I with s
+        the number given, Ledoit–Wolf's on the standardised features ("auto", as scikit-learn's
+        ``LinearDiscriminantAnalysis(shrinkage="auto")``) or the oracle approximating
+        shrinkage ("oas", scikit-learn's ``OAS``); LDA pools them as Σ_k (n_k/N) C_k, QDA keeps
+        one per class. These are scikit-learn's ``solver="lsqr"``/``"eigen"`` covariances.
+        Needs ``estimate="mle"``: the posterior estimates ("mean", "map", "predictive" and the
+        posterior draws) keep the Normal–Inverse-Wishart prior, which is itself a shrinkage
+        (Notes). A number and "oas" need only (n_k, S_k); "auto" keeps each class's third and
+        fourth co-moments too (merged across ``partial_fit`` batches; a Dask fit does not merge
+        them, and scoring it raises).
+    covariance_estimator : scikit-learn covariance estimator or None, default None
+        Instead of ``shrinkage``: a clone fitted to each class's rows gives its ``covariance_``
+        (LDA pools them as above). It sees each class's rows once, all together: a class cannot
+        get rows in a second ``partial_fit`` batch, sample_weight must be 0 or 1, and no Dask.
+
+    Notes
+    -----
+    The Normal–Inverse-Wishart prior is itself a shrinkage estimator. Its posterior mean of Σ is
+
+        E[Σ | D] = (Ψ0 + S + B)/(ν0 + n − p − 1)
+                 = w Ψ0/(ν0 − p − 1) + (1 − w) S/n + B/(ν0 + n − p − 1),  w = (ν0 − p − 1)/(ν0 + n − p − 1),
+
+    (n = N, S = S_W for the shared Σ; B = Σ_k κ0 n_k/(κ0 + n_k) (x̄_k − m0)(x̄_k − m0)ᵀ, small
+    for the default κ0 = 0.01): a convex combination of the prior mean of Σ (``prior_cov``,
+    default the diagonal of the overall variances) and the sample covariance. Ledoit–Wolf and
+    OAS take the same form with the target μI and a weight s estimated from the data to
+    minimise the expected squared error; here the target is the prior's and the weight is set by
+    ``cov_strength`` = ν0 (worth ν0 − p − 1 rows). ``cov_strength="evidence"`` (with
+    ``prior_cov="evidence"`` for the target's scale) chooses the weight by maximising the marginal
+    likelihood instead: an empirical-Bayes counterpart of the data-chosen s. Unlike the
+    plug-in shrinkage, the posterior also carries the uncertainty about Σ into
+    ``estimate="predictive"`` and ``predict_proba_draws``.
+
+    References
+    ----------
+    O. Ledoit and M. Wolf (2004). A well-conditioned estimator for large-dimensional covariance
+    matrices. Journal of Multivariate Analysis 88(2), 365–411.
+    Y. Chen, A. Wiesel, Y. C. Eldar and A. O. Hero (2010). Shrinkage algorithms for MMSE
+    covariance estimation. IEEE Transactions on Signal Processing 58(10), 5016–5029.
 
     Besides prediction: ``coef_``/``intercept_`` of the plug-in linear rule, and Fisher's
     discriminant ``transform`` with ``within_class_scatter_``/``between_class_scatter_``.
@@ -394,6 +534,9 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
 class QDA(_DiscriminantAnalysis):
     """Quadratic discriminant analysis: one covariance per class, independent NIW priors.
-    Parameters as for :class:`LDA`."""
+    Parameters as for :class:`LDA`; ``shrinkage`` and ``covariance_estimator`` shrink each
+    class's plug-in covariance of ``estimate="mle"`` (scikit-learn's
+    ``QuadraticDiscriminantAnalysis(solver="eigen", shrinkage=...)``), and each Σ_k's NIW
+    posterior mean is the convex combination of LDA's Notes with n = n_k, S = S_k."""
 
     shared_covariance = False
