@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import TransformerMixin, clone
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import as_array_like
+from pgm_models._utils.validation import as_array_like, check_n_draws
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate import normal
@@ -399,7 +399,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             pm.MvNormal("x", mu=means[y], cov=cov[y], observed=X, dims=("row", "feature"))
 
 
-class LDA(TransformerMixin, _DiscriminantAnalysis):
+class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalysis):
     """Linear discriminant analysis: Gaussian classes sharing one covariance, NIW prior.
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
@@ -428,6 +428,11 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     Notes
     -----
+    Projection: the directions are the top d generalised eigenvectors of B w = λ Σ̂ w, B the
+    class means' scatter about their n_k/N-weighted mean x̄, scaled to wᵀ Σ̂ w = 1, so that
+    ``transform(X)`` = (X − x̄) W has identity within-class covariance; the explained ratios are
+    λ_j / Σ_i λ_i.
+
     The Normal–Inverse-Wishart prior is itself a shrinkage estimator. Its posterior mean of Σ is
 
         E[Σ | D] = (Ψ0 + S + B)/(ν0 + n − p − 1)
@@ -451,11 +456,28 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
     Y. Chen, A. Wiesel, Y. C. Eldar and A. O. Hero (2010). Shrinkage algorithms for MMSE
     covariance estimation. IEEE Transactions on Signal Processing 58(10), 5016–5029.
 
+    n_components : int or None, default None
+        d, the number of discriminant directions ``transform`` keeps: 1 ≤ d ≤ min(K − 1, p)
+        (None: min(K − 1, p)).
+
     Besides prediction: ``coef_``/``intercept_`` of the plug-in linear rule, and Fisher's
-    discriminant ``transform`` with ``within_class_scatter_``/``between_class_scatter_``.
+    discriminant ``transform`` with ``scalings_`` (p × d), ``explained_variance_ratio_``,
+    ``get_feature_names_out`` ("lda0", "lda1", ...) and ``within_class_scatter_``/
+    ``between_class_scatter_``. With ``estimate="mle"`` these are scikit-learn's
+    ``LinearDiscriminantAnalysis`` up to each direction's sign: ``scalings_`` and
+    ``transform`` are its ``solver="svd"``'s (its ``solver="eigen"`` has the same directions
+    and ratios but does not centre, so its transform adds the constant x̄W). The posterior's
+    view of the directions is ``posterior_scalings``: one projection per exact NIW draw.
     """
 
     shared_covariance = True
+
+    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01, prior_cov=None,
+                 cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, n_components=None):
+        super().__init__(class_alpha=class_alpha, estimate=estimate, prior_mean=prior_mean, mean_strength=mean_strength,
+                         prior_cov=prior_cov, cov_strength=cov_strength, reg_param=reg_param, shrinkage=shrinkage,
+                         covariance_estimator=covariance_estimator)
+        self.n_components = n_components
 
     @single_blas_thread  # the (N × p)(p × K) product: two OpenBLAS threads took 8× as long at 1e4 rows
     def _log_posterior_scores(self, X, estimate):
@@ -515,21 +537,80 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
         deviation = self.feature_mean_ - overall
         return (self.class_count_[:, None] * deviation).T @ deviation
 
-    def transform(self, X):
-        """Fisher's discriminant projection under the fitted model: (X − x̄) W, the columns of W
-        the top min(K − 1, p) generalised eigenvectors of B w = λ Σ̂ w, with Σ̂ and the class
-        means of the estimate in use ("mean" for "predictive") and B their weighted scatter
-        about x̄, scaled so that Wᵀ Σ̂ W = I. With estimate="mle", Σ̂ = S_W / N and the
-        directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior Σ̂
-        is positive definite even where S_W is singular."""
-        X = self._encode(as_array_like(X), reset=False, training=False)
-        means, cov = self._point("mean" if self.estimate == "predictive" else self.estimate)
-        overall = self.class_count_ @ means / self.class_count_.sum()
+    def _init_counts(self, X, class_index, weight):
+        self._n_components()  # checked with the classes known, before any counting
+        super()._init_counts(X, class_index, weight)
+
+    def _n_components(self) -> int:
+        """d: ``n_components``, or min(K − 1, p), checked to be at most that."""
+        limit = min(len(self.classes_) - 1, self.n_features_in_)
+        if self.n_components is None:
+            return limit
+        n = self.n_components
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
+            raise ValueError(f"n_components must be an integer from 1 to min(K − 1, p) = {limit} "
+                             f"({len(self.classes_)} classes, {self.n_features_in_} features), got {n!r}")
+        return int(n)
+
+    def _projection(self, means, cov):
+        """(x̄, eigenvalues, eigenvectors) of B w = λ Σ w, B = Σ_k (n_k/N)(μ_k − x̄)(μ_k − x̄)ᵀ,
+        x̄ = Σ_k (n_k/N) μ_k, the eigenvectors scaled to wᵀ Σ w = 1, the largest λ first."""
+        weights = self.class_count_ / self.class_count_.sum()
+        overall = weights @ means
         deviation = means - overall
-        between = (self.class_count_[:, None] * deviation).T @ deviation / self.class_count_.sum()
-        values, vectors = scipy.linalg.eigh(between, cov)
-        order = np.argsort(values)[::-1][: min(len(self.classes_) - 1, X.shape[1])]
-        return (X - overall) @ vectors[:, order]
+        values, vectors = scipy.linalg.eigh((weights[:, None] * deviation).T @ deviation, cov)
+        order = np.argsort(values)[::-1]
+        return overall, values[order], vectors[:, order]
+
+    def _plug_in_projection(self):
+        check_is_fitted(self, "classes_")
+        return self._projection(*self._point("mean" if self.estimate == "predictive" else self.estimate))
+
+    @property
+    def scalings_(self):
+        """(p, d) W: the discriminant directions, columns scaled to wᵀ Σ̂ w = 1."""
+        return self._plug_in_projection()[2][:, : self._n_components()]
+
+    @property
+    def explained_variance_ratio_(self):
+        """(d,) each direction's share λ_j / Σ_i λ_i of the between-class variance (in units of Σ̂)."""
+        _, values, _ = self._plug_in_projection()
+        return (values / values.sum())[: self._n_components()]
+
+    @property
+    def _n_features_out(self):
+        check_is_fitted(self, "classes_")
+        return self._n_components()
+
+    def transform(self, X):
+        """Fisher's discriminant projection under the fitted model: (X − x̄) W, W =
+        ``scalings_`` (the top d generalised eigenvectors of B w = λ Σ̂ w, with Σ̂ and the class
+        means of the estimate in use, "mean" for "predictive", and B their weighted scatter about
+        x̄), so the classes' common covariance becomes I. With estimate="mle", Σ̂ = S_W / N and
+        the directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior
+        Σ̂ is positive definite even where S_W is singular."""
+        X = self._encode(as_array_like(X), reset=False, training=False)
+        overall, _, vectors = self._plug_in_projection()
+        return (X - overall) @ vectors[:, : self._n_components()]
+
+    def posterior_scalings(self, n_draws=200, random_seed=None):
+        """(n_draws, p, d) the discriminant directions ``scalings_`` under exact posterior draws
+        (μ_1..μ_K, Σ) of the Normal–Inverse-Wishart posterior: draw s projects by
+        (x − x̄_s) W_s. Each column's sign is chosen so that it points the way of the plug-in
+        direction (wᵀ Σ̂ w_s ≥ 0), which eigenvectors leave free: their mean and spread then
+        show how well the data determine each direction."""
+        check_is_fitted(self, "classes_")
+        n_draws = check_n_draws(n_draws, "n_draws")
+        d = self._n_components()
+        _, cov = self._point("mean" if self.estimate == "predictive" else self.estimate)
+        reference = self.scalings_
+        draws = self.posterior_.sample(n_draws, np.random.default_rng(random_seed))
+        result = np.empty((n_draws, self.n_features_in_, d))
+        for s in range(n_draws):
+            vectors = self._projection(draws["mu"][s], draws["cov"][s])[2][:, :d]
+            signs = np.where(np.einsum("pd,pq,qd->d", reference, cov, vectors) < 0, -1.0, 1.0)
+            result[s] = vectors * signs
+        return result
 
 
 class QDA(_DiscriminantAnalysis):
