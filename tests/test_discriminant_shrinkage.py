@@ -125,12 +125,12 @@ def test_posterior_estimates_keep_the_prior_when_scored_per_call(data):
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(estimate="mle", shrinkage=1.5), r"shrinkage must be None, 'auto' \(Ledoit–Wolf\), 'oas' or a number in \[0, 1\], got 1.5"),
-    (dict(estimate="mle", shrinkage="ledoit"), r"shrinkage must be None, 'auto'.*got 'ledoit'"),
-    (dict(estimate="mle", shrinkage=True), r"shrinkage must be None.*got True"),
-    (dict(shrinkage="auto"), r"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of estimate='mean'"),
-    (dict(estimate="mle", shrinkage=0.1, covariance_estimator=OAS()), r"shrinkage=0.1 and covariance_estimator are both set"),
-    (dict(estimate="mle", covariance_estimator="oas"), r"covariance_estimator must be a scikit-learn covariance estimator"),
+    ({"estimate": "mle", "shrinkage": 1.5}, r"shrinkage must be None, 'auto' \(Ledoit–Wolf\), 'oas' or a number in \[0, 1\], got 1.5"),
+    ({"estimate": "mle", "shrinkage": "ledoit"}, r"shrinkage must be None, 'auto'.*got 'ledoit'"),
+    ({"estimate": "mle", "shrinkage": True}, r"shrinkage must be None.*got True"),
+    ({"shrinkage": "auto"}, r"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of estimate='mean'"),
+    ({"estimate": "mle", "shrinkage": 0.1, "covariance_estimator": OAS()}, r"shrinkage=0.1 and covariance_estimator are both set"),
+    ({"estimate": "mle", "covariance_estimator": "oas"}, r"covariance_estimator must be a scikit-learn covariance estimator"),
 ])
 def test_bad_parameters_are_refused(data, params, message):
     X, y = data
