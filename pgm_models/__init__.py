@@ -32,6 +32,7 @@ _MODULES = {
     "GaussianNB": "pgm_models.gaussian",
     "BernoulliNB": "pgm_models.naive_bayes",
     "CategoricalNB": "pgm_models.naive_bayes",
+    "ComplementNB": "pgm_models.naive_bayes",
     "HierarchicalNB": "pgm_models.naive_bayes",
     "MixedNB": "pgm_models.naive_bayes",
     "MultinomialNB": "pgm_models.naive_bayes",
@@ -77,7 +78,7 @@ _MODULES = {
 }
 
 # the estimator classes, in the order the zoo and the docs list them
-ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
+ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
               "SPODE", "TAN", "AODE", "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])

@@ -40,18 +40,19 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import as_array_like
+from pgm_models._utils.validation import as_array_like, check_n_draws
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate import normal
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
+from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
 from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)
 
@@ -71,7 +72,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_cov=None, cov_strength=None, reg_param=0.0):
+                 prior_cov=None, cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -79,6 +80,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.prior_cov = prior_cov
         self.cov_strength = cov_strength
         self.reg_param = reg_param
+        self.shrinkage = shrinkage
+        self.covariance_estimator = covariance_estimator
 
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
@@ -139,6 +142,100 @@ class _DiscriminantAnalysis(GaussianClassifier):
         return {"mean_strength": float(self._prior_values["mean_strength"]), "cov_strength": float(nu),
                 "prior_cov": psi / (nu - p - 1) if nu > p + 1 else psi}
 
+    # ------------------------------------------------------------------ shrunk plug-in covariances
+    def _shrinkage_kind(self):
+        """None, a float s, "oas", "auto" or "estimator", checked."""
+        shrinkage, estimator = self.shrinkage, self.covariance_estimator
+        if estimator is not None:
+            if shrinkage is not None:
+                raise ValueError(f"shrinkage={shrinkage!r} and covariance_estimator are both set: give one of them")
+            if not hasattr(estimator, "fit"):
+                raise ValueError(f"covariance_estimator must be a scikit-learn covariance estimator (with fit and covariance_), "
+                                 f"got {estimator!r}")
+            kind = "estimator"
+        elif shrinkage is None or (isinstance(shrinkage, str) and shrinkage in ("auto", "oas")):
+            kind = shrinkage
+        elif isinstance(shrinkage, (bool, np.bool_)) or not (np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1):
+            raise ValueError(f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}")
+        else:
+            kind = float(shrinkage)
+        if kind is not None and self.estimate != "mle":
+            raise ValueError(f"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of "
+                             f"estimate={self.estimate!r}, whose Normal–Inverse-Wishart prior already shrinks it "
+                             "(prior_cov, cov_strength): use estimate='mle'")
+        return kind
+
+    def _init_counts(self, X, class_index, weight):
+        super()._init_counts(X, class_index, weight)
+        kind = self._shrinkage_kind()
+        n_classes, p = len(self.classes_), X.shape[1]
+        # the rows' statistics beyond (n, x̄, S) that "auto" and covariance_estimator need, and the
+        # weight they cover (the Dask engine merges only n, x̄ and S: a mismatch is caught where they are used)
+        self._row_count = np.zeros(n_classes)
+        if kind == "auto":
+            self._higher_moments = np.zeros((n_classes, p, p)), np.zeros((n_classes, p, p))
+        elif kind == "estimator":
+            self._estimated_cov = np.full((n_classes, p, p), np.nan)
+
+    def _count(self, X, class_index, weight):
+        kind = self._shrinkage_kind()
+        if kind not in ("auto", "estimator") or not len(class_index):
+            return super()._count(X, class_index, weight)
+        batch_count = np.bincount(class_index, weight, len(self.classes_))
+        if kind == "estimator":
+            self._fit_covariance_estimator(X, class_index, weight, batch_count)
+            self._row_count = self._row_count + batch_count
+            return super()._count(X, class_index, weight)
+        before = (self._row_count, self.feature_mean_, self.feature_scatter_, *self._higher_moments)
+        batch = normal.batch_moments(X, class_index, weight, len(self.classes_), full=True)
+        super()._count(X, class_index, weight)
+        self._higher_moments = merge_higher_moments(before, (*batch, *batch_higher_moments(X, class_index, weight, batch[1])),
+                                                    self.feature_mean_)
+        self._row_count = self._row_count + batch_count
+
+    def _fit_covariance_estimator(self, X, class_index, weight, batch_count):
+        """covariance_estimator fitted to each class's rows: it sees them only once, all together."""
+        again = np.flatnonzero((self._row_count > 0) & (batch_count > 0))
+        if len(again):
+            raise ValueError(f"covariance_estimator is fitted to all rows of a class at once; class {self._class_label(again[0])!r} "
+                             "already had rows from an earlier batch: fit it in one call (or use shrinkage, which merges batches)")
+        if not np.all((weight == 0) | (weight == 1)):
+            raise ValueError("covariance_estimator takes no sample_weight: give weights of 0 or 1 only (or use shrinkage)")
+        p = X.shape[1]
+        for k in np.flatnonzero(batch_count > 0):
+            estimator = clone(self.covariance_estimator).fit(X[(class_index == k) & (weight == 1)])
+            cov = getattr(estimator, "covariance_", None)
+            if cov is None or np.shape(cov) != (p, p):
+                raise ValueError(f"covariance_estimator {type(estimator).__name__} gave no {p}×{p} covariance_ after fit")
+            self._estimated_cov[k] = cov
+
+    def _plug_in_cov(self):
+        """The estimate="mle" covariance: S/N (LDA) or S_k/n_k (QDA), or each class's shrunk
+        covariance (LDA: their average weighted by n_k/N, as scikit-learn's)."""
+        kind = self._shrinkage_kind()
+        if kind is None:
+            return self._mle_cov()
+        n = self.class_count_
+        if kind in ("auto", "estimator") and not np.array_equal(getattr(self, "_row_count", None), n):
+            raise ValueError(f"{'shrinkage=' + repr(kind) if kind == 'auto' else 'covariance_estimator'} needs statistics of the "
+                             "rows beyond (n, mean, scatter), which this fit does not hold for all its rows (a Dask fit merges "
+                             "only those three): fit in memory, or use shrinkage='oas' or a number")
+        covs = np.full(self.feature_scatter_.shape, np.nan)
+        for k in np.flatnonzero(n > 0):
+            scatter = self.feature_scatter_[k]
+            if kind == "estimator":
+                covs[k] = self._estimated_cov[k]
+            elif kind == "auto":
+                covs[k] = ledoit_wolf_standardised(scatter, self._higher_moments[1][k], n[k])
+            elif kind == "oas":
+                covs[k] = oas(scatter / n[k], n[k])
+            else:
+                covs[k] = shrunk(scatter / n[k], kind)
+        if self.shared_covariance:
+            seen = n > 0
+            return np.tensordot(n[seen] / n.sum(), covs[seen], axes=1)
+        return covs
+
     def _moments(self):
         """(n_k, x̄_k, S_k) of every class, as the NIW posterior takes them."""
         return self.class_count_, self.feature_mean_, self.feature_scatter_
@@ -157,7 +254,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _point(self, estimate):
         """(means (K, p), covariance (p, p) shared or (K, p, p)) under a plug-in estimate."""
         if estimate == "mle":
-            means, cov = self.feature_mean_, self._mle_cov()
+            means, cov = self.feature_mean_, self._plug_in_cov()
         else:
             point = self._posterior_point(estimate)
             means, cov = point["mu"], point["cov"]
@@ -303,20 +400,85 @@ class _DiscriminantAnalysis(GaussianClassifier):
             pm.MvNormal("x", mu=means[y], cov=cov[y], observed=X, dims=("row", "feature"))
 
 
-class LDA(TransformerMixin, _DiscriminantAnalysis):
+class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalysis):
     """Linear discriminant analysis: Gaussian classes sharing one covariance, NIW prior.
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
     mean of Σ; default diag of the overall variances), cov_strength (ν0; default p + 2),
-    reg_param (point covariances shrunk to (1 − r)Σ + rI). class_alpha, mean_strength,
-    cov_strength and prior_cov accept "evidence" (module docstring); the learned values are
-    ``class_alpha_``, ``mean_strength_``, ``cov_strength_``, ``prior_cov_``.
+    reg_param (point covariances shrunk to (1 − r)Σ + rI), shrinkage and covariance_estimator
+    (below). class_alpha, mean_strength, cov_strength and prior_cov accept "evidence" (module
+    docstring); the learned values are ``class_alpha_``, ``mean_strength_``, ``cov_strength_``,
+    ``prior_cov_``.
+
+    shrinkage : None, "auto", "oas" or float in [0, 1], default None
+        The plug-in covariance of ``estimate="mle"`` shrunk towards μI (μ its mean eigenvalue):
+        each class's empirical covariance C_k = S_k/n_k becomes (1 − s) C_k + s μ_k I with s
+        the number given, Ledoit–Wolf's on the standardised features ("auto", as scikit-learn's
+        ``LinearDiscriminantAnalysis(shrinkage="auto")``) or the oracle approximating
+        shrinkage ("oas", scikit-learn's ``OAS``); LDA pools them as Σ_k (n_k/N) C_k, QDA keeps
+        one per class. These are scikit-learn's ``solver="lsqr"``/``"eigen"`` covariances.
+        Needs ``estimate="mle"``: the posterior estimates ("mean", "map", "predictive" and the
+        posterior draws) keep the Normal–Inverse-Wishart prior, which is itself a shrinkage
+        (Notes). A number and "oas" need only (n_k, S_k); "auto" keeps each class's third and
+        fourth co-moments too (merged across ``partial_fit`` batches; a Dask fit does not merge
+        them, and scoring it raises).
+    covariance_estimator : scikit-learn covariance estimator or None, default None
+        Instead of ``shrinkage``: a clone fitted to each class's rows gives its ``covariance_``
+        (LDA pools them as above). It sees each class's rows once, all together: a class cannot
+        get rows in a second ``partial_fit`` batch, sample_weight must be 0 or 1, and no Dask.
+
+    Notes
+    -----
+    Projection: the directions are the top d generalised eigenvectors of B w = λ Σ̂ w, B the
+    class means' scatter about their n_k/N-weighted mean x̄, scaled to wᵀ Σ̂ w = 1, so that
+    ``transform(X)`` = (X − x̄) W has identity within-class covariance; the explained ratios are
+    λ_j / Σ_i λ_i.
+
+    The Normal–Inverse-Wishart prior is itself a shrinkage estimator. Its posterior mean of Σ is
+
+        E[Σ | D] = (Ψ0 + S + B)/(ν0 + n − p − 1)
+                 = w Ψ0/(ν0 − p − 1) + (1 − w) S/n + B/(ν0 + n − p − 1),  w = (ν0 − p − 1)/(ν0 + n − p − 1),
+
+    (n = N, S = S_W for the shared Σ; B = Σ_k κ0 n_k/(κ0 + n_k) (x̄_k − m0)(x̄_k − m0)ᵀ, small
+    for the default κ0 = 0.01): a convex combination of the prior mean of Σ (``prior_cov``,
+    default the diagonal of the overall variances) and the sample covariance. Ledoit–Wolf and
+    OAS take the same form with the target μI and a weight s estimated from the data to
+    minimise the expected squared error; here the target is the prior's and the weight is set by
+    ``cov_strength`` = ν0 (worth ν0 − p − 1 rows). ``cov_strength="evidence"`` (with
+    ``prior_cov="evidence"`` for the target's scale) chooses the weight by maximising the marginal
+    likelihood instead: an empirical-Bayes counterpart of the data-chosen s. Unlike the
+    plug-in shrinkage, the posterior also carries the uncertainty about Σ into
+    ``estimate="predictive"`` and ``predict_proba_draws``.
+
+    References
+    ----------
+    O. Ledoit and M. Wolf (2004). A well-conditioned estimator for large-dimensional covariance
+    matrices. Journal of Multivariate Analysis 88(2), 365–411.
+    Y. Chen, A. Wiesel, Y. C. Eldar and A. O. Hero (2010). Shrinkage algorithms for MMSE
+    covariance estimation. IEEE Transactions on Signal Processing 58(10), 5016–5029.
+
+    n_components : int or None, default None
+        d, the number of discriminant directions ``transform`` keeps: 1 ≤ d ≤ min(K − 1, p)
+        (None: min(K − 1, p)).
 
     Besides prediction: ``coef_``/``intercept_`` of the plug-in linear rule, and Fisher's
-    discriminant ``transform`` with ``within_class_scatter_``/``between_class_scatter_``.
+    discriminant ``transform`` with ``scalings_`` (p × d), ``explained_variance_ratio_``,
+    ``get_feature_names_out`` ("lda0", "lda1", ...) and ``within_class_scatter_``/
+    ``between_class_scatter_``. With ``estimate="mle"`` these are scikit-learn's
+    ``LinearDiscriminantAnalysis`` up to each direction's sign: ``scalings_`` and
+    ``transform`` are its ``solver="svd"``'s (its ``solver="eigen"`` has the same directions
+    and ratios but does not centre, so its transform adds the constant x̄W). The posterior's
+    view of the directions is ``posterior_scalings``: one projection per exact NIW draw.
     """
 
     shared_covariance = True
+
+    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01, prior_cov=None,
+                 cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, n_components=None):
+        super().__init__(class_alpha=class_alpha, estimate=estimate, prior_mean=prior_mean, mean_strength=mean_strength,
+                         prior_cov=prior_cov, cov_strength=cov_strength, reg_param=reg_param, shrinkage=shrinkage,
+                         covariance_estimator=covariance_estimator)
+        self.n_components = n_components
 
     @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, 'Against scikit-learn')
     def _log_posterior_scores(self, X, estimate):
@@ -376,25 +538,87 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
         deviation = self.feature_mean_ - overall
         return (self.class_count_[:, None] * deviation).T @ deviation
 
-    def transform(self, X):
-        """Fisher's discriminant projection under the fitted model: (X − x̄) W, the columns of W
-        the top min(K − 1, p) generalised eigenvectors of B w = λ Σ̂ w, with Σ̂ and the class
-        means of the estimate in use ("mean" for "predictive") and B their weighted scatter
-        about x̄, scaled so that Wᵀ Σ̂ W = I. With estimate="mle", Σ̂ = S_W / N and the
-        directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior Σ̂
-        is positive definite even where S_W is singular."""
-        X = self._encode(as_array_like(X), reset=False, training=False)
-        means, cov = self._point("mean" if self.estimate == "predictive" else self.estimate)
-        overall = self.class_count_ @ means / self.class_count_.sum()
+    def _init_counts(self, X, class_index, weight):
+        self._n_components()  # checked with the classes known, before any counting
+        super()._init_counts(X, class_index, weight)
+
+    def _n_components(self) -> int:
+        """d: ``n_components``, or min(K − 1, p), checked to be at most that."""
+        limit = min(len(self.classes_) - 1, self.n_features_in_)
+        if self.n_components is None:
+            return limit
+        n = self.n_components
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
+            raise ValueError(f"n_components must be an integer from 1 to min(K − 1, p) = {limit} "
+                             f"({len(self.classes_)} classes, {self.n_features_in_} features), got {n!r}")
+        return int(n)
+
+    def _projection(self, means, cov):
+        """(x̄, eigenvalues, eigenvectors) of B w = λ Σ w, B = Σ_k (n_k/N)(μ_k − x̄)(μ_k − x̄)ᵀ,
+        x̄ = Σ_k (n_k/N) μ_k, the eigenvectors scaled to wᵀ Σ w = 1, the largest λ first."""
+        weights = self.class_count_ / self.class_count_.sum()
+        overall = weights @ means
         deviation = means - overall
-        between = (self.class_count_[:, None] * deviation).T @ deviation / self.class_count_.sum()
-        values, vectors = scipy.linalg.eigh(between, cov)
-        order = np.argsort(values)[::-1][: min(len(self.classes_) - 1, X.shape[1])]
-        return (X - overall) @ vectors[:, order]
+        values, vectors = scipy.linalg.eigh((weights[:, None] * deviation).T @ deviation, cov)
+        order = np.argsort(values)[::-1]
+        return overall, values[order], vectors[:, order]
+
+    def _plug_in_projection(self):
+        check_is_fitted(self, "classes_")
+        return self._projection(*self._point("mean" if self.estimate == "predictive" else self.estimate))
+
+    @property
+    def scalings_(self):
+        """(p, d) W: the discriminant directions, columns scaled to wᵀ Σ̂ w = 1."""
+        return self._plug_in_projection()[2][:, : self._n_components()]
+
+    @property
+    def explained_variance_ratio_(self):
+        """(d,) each direction's share λ_j / Σ_i λ_i of the between-class variance (in units of Σ̂)."""
+        _, values, _ = self._plug_in_projection()
+        return (values / values.sum())[: self._n_components()]
+
+    @property
+    def _n_features_out(self):
+        check_is_fitted(self, "classes_")
+        return self._n_components()
+
+    def transform(self, X):
+        """Fisher's discriminant projection under the fitted model: (X − x̄) W, W =
+        ``scalings_`` (the top d generalised eigenvectors of B w = λ Σ̂ w, with Σ̂ and the class
+        means of the estimate in use, "mean" for "predictive", and B their weighted scatter about
+        x̄), so the classes' common covariance becomes I. With estimate="mle", Σ̂ = S_W / N and
+        the directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior
+        Σ̂ is positive definite even where S_W is singular."""
+        X = self._encode(as_array_like(X), reset=False, training=False)
+        overall, _, vectors = self._plug_in_projection()
+        return (X - overall) @ vectors[:, : self._n_components()]
+
+    def posterior_scalings(self, n_draws=200, random_seed=None):
+        """(n_draws, p, d) the discriminant directions ``scalings_`` under exact posterior draws
+        (μ_1..μ_K, Σ) of the Normal–Inverse-Wishart posterior: draw s projects by
+        (x − x̄_s) W_s. Each column's sign is chosen so that it points the way of the plug-in
+        direction (wᵀ Σ̂ w_s ≥ 0), which eigenvectors leave free: their mean and spread then
+        show how well the data determine each direction."""
+        check_is_fitted(self, "classes_")
+        n_draws = check_n_draws(n_draws, "n_draws")
+        d = self._n_components()
+        _, cov = self._point("mean" if self.estimate == "predictive" else self.estimate)
+        reference = self.scalings_
+        draws = self.posterior_.sample(n_draws, np.random.default_rng(random_seed))
+        result = np.empty((n_draws, self.n_features_in_, d))
+        for s in range(n_draws):
+            vectors = self._projection(draws["mu"][s], draws["cov"][s])[2][:, :d]
+            signs = np.where(np.einsum("pd,pq,qd->d", reference, cov, vectors) < 0, -1.0, 1.0)
+            result[s] = vectors * signs
+        return result
 
 
 class QDA(_DiscriminantAnalysis):
     """Quadratic discriminant analysis: one covariance per class, independent NIW priors.
-    Parameters as for :class:`LDA`."""
+    Parameters as for :class:`LDA`; ``shrinkage`` and ``covariance_estimator`` shrink each
+    class's plug-in covariance of ``estimate="mle"`` (scikit-learn's
+    ``QuadraticDiscriminantAnalysis(solver="eigen", shrinkage=...)``), and each Σ_k's NIW
+    posterior mean is the convex combination of LDA's Notes with n = n_k, S = S_k."""
 
     shared_covariance = False
