@@ -39,13 +39,14 @@ def test_mixed_data_bins_the_numeric_attributes_for_the_nominal_models():
     assert all(isinstance(dtype, pd.CategoricalDtype) for dtype in binned.dtypes)
 
 
-def test_text_gets_multinomial_and_bernoulli_on_a_bounded_vocabulary():
+def test_text_gets_multinomial_bernoulli_and_complement_on_a_bounded_vocabulary():
     X, y = load_dataset("reuters-grain-test")
     models = dict(applicable_models(X, max_words=50))
-    assert list(models) == ["MultinomialNB", "BernoulliNB"]
-    fitted = models["MultinomialNB"].fit(X, y)
-    assert fitted[-1].feature_count_.shape == (2, 50)
-    assert np.mean(fitted.predict(X) == np.asarray(y)) > 0.9
+    assert list(models) == ["MultinomialNB", "BernoulliNB", "ComplementNB"]
+    for name in ("MultinomialNB", "ComplementNB"):
+        fitted = models[name].fit(X, y)
+        assert fitted[-1].feature_count_.shape == (2, 50)
+        assert np.mean(fitted.predict(X) == np.asarray(y)) > 0.9, name
 
 
 def test_a_frame_with_several_text_columns_is_refused():

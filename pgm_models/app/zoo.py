@@ -16,7 +16,8 @@ with the largest marginal likelihood p(D | a)), AODE, TAN and logistic regressio
 columns; numeric attributes get GaussianNB, LDA, QDA, logistic regression on standardised
 columns and AODE after MDL discretisation; mixed attributes get the nominal models after MDL
 discretisation of the numeric ones; one text column gets MultinomialNB and BernoulliNB on its
-``max_words`` most frequent words (a bounded vocabulary keeps NUTS affordable).
+``max_words`` most frequent words (a bounded vocabulary keeps NUTS affordable), and ComplementNB
+(its complement-class word distributions verified the same way).
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MixedNB, MultinomialNB
+    from pgm_models import (AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, LogisticRegression,
+                            MixedNB, MultinomialNB)
     from pgm_models.preprocessing.discretize import MDLDiscretizer
 
     kinds = _kinds(X)
@@ -153,6 +155,7 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
         return [
             ("MultinomialNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), MultinomialNB())),
             ("BernoulliNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words, binary=True), BernoulliNB())),
+            ("ComplementNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), ComplementNB())),
         ]
     if "text" in kinds:
         raise ValueError("no model of the zoo applies: string attributes are supported only as a single text column")
