@@ -15,8 +15,7 @@ A fixed-structure TAN with a Chow–Liu tree lives in ``semi_naive``; this famil
 structures chosen or averaged by their evidence.
 """
 
-
-
+from pgm_models.bayes_net.bmatan import BMATAN
 from pgm_models.bayes_net.manb import MANB
 
-__all__ = ["MANB"]
+__all__ = ["BMATAN", "MANB"]

@@ -57,11 +57,23 @@ class DiscreteNetwork(CategoricalAttributes, BayesianClassifier):
             raise ValueError(f"{name} averages over structures: a PosteriorDraw estimate is not available")
 
 
+def first_modes(value_counts, sizes) -> np.ndarray:
+    """(F,) the code of each attribute's most frequent value (the first on a tie, as Weka's
+    ``Utils.maxIndex``) from its (T,) value counts."""
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return np.array([int(np.argmax(value_counts[a : a + r])) for a, r in zip(starts, sizes)], dtype=np.intp)
+
+
 class ModeImputation:
-    """``missing="mode"``: a missing value becomes its attribute's most frequent value in the first
-    batch of the fit (weighted counts, the first such value on a tie), in training and at
-    prediction, as Weka's ``ReplaceMissingValues`` filter inside ``BayesNet``; ``"error"``
-    refuses missing values. Set as ``modes_`` (the code of each attribute's mode)."""
+    """``missing="mode"``: a missing value becomes its attribute's most frequent value in the
+    training data (weighted counts, the first such value on a tie), in training and at prediction,
+    as Weka's ``ReplaceMissingValues`` filter inside ``BayesNet``; ``"error"`` refuses missing
+    values. The modes are ``modes_`` (codes). A model whose counts keep a cell for "missing"
+    (``_counts_missing``) counts the rows as they are and folds that cell into the mode's once the
+    counts are known (so the modes are those of all batches); otherwise the first batch's modes
+    replace the missing values before counting."""
+
+    _counts_missing = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -73,14 +85,15 @@ class ModeImputation:
             raise ValueError(f"missing={self.missing!r} is not one of {MISSING}")
         codes = super()._encode(X, reset, training)
         absent = codes < 0
-        if reset:
-            weight = getattr(self, "_fit_weight", np.ones(len(codes)))
-            self.modes_ = np.array([int(np.argmax(np.bincount(codes[~absent[:, j], j], weight[~absent[:, j]], size)))
-                                    for j, size in enumerate(self.n_categories_)], dtype=np.intp)
-        if not absent.any():
-            return codes
-        if self.missing == "error":
+        if absent.any() and self.missing == "error":
             j = int(np.flatnonzero(absent.any(axis=0))[0])
             raise ValueError(f"{column_name(getattr(self, 'feature_names_in_', None), j)} has missing values; "
                              f"{type(self).__name__}(missing='error') refuses them (missing='mode' replaces them by the mode)")
-        return np.where(absent, self.modes_[None, :], codes)
+        if training and self._counts_missing:
+            return codes
+        if reset:
+            weight = getattr(self, "_fit_weight", np.ones(len(codes)))
+            index = self._layout().value_index(np.asarray(codes, dtype=np.intp))
+            n_values = int(self.n_categories_.sum())
+            self.modes_ = first_modes(np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_)
+        return np.where(absent, self.modes_[None, :], codes) if absent.any() else codes
