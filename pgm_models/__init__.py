@@ -40,6 +40,7 @@ _MODULES = {
     "TAN": "pgm_models.semi_naive",
     "MANB": "pgm_models.bayes_net",
     "BMATAN": "pgm_models.bayes_net",
+    "BayesNetClassifier": "pgm_models.bayes_net",
     # preprocessing
     "EqualFrequencyDiscretizer": "pgm_models.preprocessing.discretize",
     "EqualWidthDiscretizer": "pgm_models.preprocessing.discretize",
@@ -80,7 +81,8 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
-              "SPODE", "TAN", "AODE", "MANB", "BMATAN", "LogisticRegression")
+              "SPODE", "TAN", "AODE", "MANB", "BMATAN", "BayesNetClassifier",
+              "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

@@ -16,6 +16,7 @@ structures chosen or averaged by their evidence.
 """
 
 from pgm_models.bayes_net.bmatan import BMATAN
+from pgm_models.bayes_net.classifier import BayesNetClassifier
 from pgm_models.bayes_net.manb import MANB
 
-__all__ = ["BMATAN", "MANB"]
+__all__ = ["BMATAN", "BayesNetClassifier", "MANB"]
