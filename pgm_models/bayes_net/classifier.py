@@ -46,8 +46,8 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     search : {"k2", "hill-climb", "tan"}
         K2 over the attributes' order, hill climbing over arc additions, deletions and reversals
         between attributes, or Weka's TAN (see ``pgm_models.bayes_net._search``).
-    score : {"bayes", "bdeu", "bic", "aic", "loglik"}
-        The decomposable structure score ("bayes": Cooper–Herskovits with ``prior_count`` per cell;
+    score_type : {"bayes", "bdeu", "bic", "aic", "loglik"}
+        The decomposable structure score (Weka's -S; not ``score``, which is scikit-learn's accuracy method) ("bayes": Cooper–Herskovits with ``prior_count`` per cell;
         "bdeu": equivalent sample size 1; "bic" is Weka's MDL, "loglik" its ENTROPY).
     max_parents : int ≥ 1
         Most parents of an attribute, the class included (Weka's -P: 1 is naive Bayes, 2 a tree-like
@@ -73,7 +73,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     -----
     The model is in the module docstring (``pgm_models.bayes_net.classifier``), the searches and
     scores in ``pgm_models.bayes_net._search``. With ``search="k2", max_parents=2`` or
-    ``search="tan"``, ``score="bayes"``, ``prior_count=0.5``, ``class_alpha=0.5`` it gives Weka 3.6's
+    ``search="tan"``, ``score_type="bayes"``, ``prior_count=0.5``, ``class_alpha=0.5`` it gives Weka 3.6's
     BayesNet class distributions (``-Q ...K2 -- -P 2 -S BAYES -E ...SimpleEstimator -- -A 0.5``).
 
     References
@@ -90,20 +90,20 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     >>> from pgm_models import BayesNetClassifier, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = BayesNetClassifier(search="k2", max_parents=2).fit(X, y)
-    >>> [list(p) for p in model.parents_]
+    >>> [p.tolist() for p in model.parents_]
     [[], [0], [1], [0]]
     >>> model.predict_proba(X.iloc[:1]).round(3).tolist()
-    [[0.5, 0.5]]
+    [[0.914, 0.086]]
     """
 
     _closed_form = True
     _pymc_model = True
     _nutpie_low_rank = False
 
-    def __init__(self, search="k2", score="bayes", max_parents=2, prior_count=0.5, class_alpha=0.5, estimate="mean",
+    def __init__(self, search="k2", score_type="bayes", max_parents=2, prior_count=0.5, class_alpha=0.5, estimate="mean",
                  missing="mode", n_categories=None, handle_unknown="missing"):
         self.search = search
-        self.score = score
+        self.score_type = score_type
         self.max_parents = max_parents
         self.prior_count = prior_count
         self.class_alpha = class_alpha
@@ -115,8 +115,8 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     def _check_hyperparameters(self):
         if self.search not in SEARCHES:
             raise ValueError(f"search={self.search!r} is not one of {SEARCHES}")
-        if self.score not in SCORES:
-            raise ValueError(f"score={self.score!r} is not one of {SCORES}")
+        if self.score_type not in SCORES:
+            raise ValueError(f"score_type={self.score_type!r} is not one of {SCORES}")
         if not (isinstance(self.max_parents, (int, np.integer)) and not isinstance(self.max_parents, bool) and self.max_parents >= 0):
             raise ValueError(f"max_parents must be a whole number ≥ 0 (the class counts as one), got {self.max_parents!r}")
         if self.max_parents < 1:
@@ -140,7 +140,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     def _init_counts(self, codes, class_index, weight):
         max_parents = 2 if self.search == "tan" else int(self.max_parents)
         check_table_sizes(self.n_categories_, len(self.classes_), max_parents, self._feature_names())
-        counter = FamilyCounter(codes, class_index, weight, self.n_categories_, len(self.classes_), self.score, float(self.prior_count))
+        counter = FamilyCounter(codes, class_index, weight, self.n_categories_, len(self.classes_), self.score_type, float(self.prior_count))
         if self.search == "k2":
             parents = k2(counter, max_parents)
         elif self.search == "tan":
