@@ -103,7 +103,7 @@ def test_k2_and_hill_climbing_stop_where_no_single_step_helps(score_type):
                 trial = [list(p) for p in parents]
                 if candidate != j and candidate not in chosen and len(chosen) < 2:
                     trial[j] = chosen + [candidate]
-                    if _acyclic(trial) and (search == "hill-climb" or True):
+                    if _acyclic(trial):
                         assert counter.score(j, trial[j]) <= counter.score(j, chosen) + 1e-9
             if search == "hill-climb":
                 for parent in chosen:  # neither deleting nor reversing an arc helps
@@ -131,7 +131,7 @@ def test_exact_loo_with_the_structure_fixed():
     import copy
 
     X, y = load_dataset("breast-cancer")
-    X, y = X.iloc[:60], y.iloc[:60]
+    X, y = X.iloc[:30], y.iloc[:30]
     model = BayesNetClassifier(search="tan").fit(X, y)
     loo = model.loo(X, y).loo_i.to_numpy()
     codes = model._encode(X, reset=False, training=True)

@@ -146,7 +146,7 @@ def test_each_tree_scores_and_predicts_the_same_from_every_root():
             assert log_ml == pytest.approx(results[0][0], abs=1e-9)
             np.testing.assert_allclose(joint, results[0][1], rtol=0, atol=1e-10)
     # and so the whole average: rooted at each tree's last leaf instead of node 0
-    proba, edge, _ = _enumerate(X, y, 1.0, 1.0, np.ones((6, 6)), root=lambda edges: edges[-1][1])
+    proba, _, _ = _enumerate(X, y, 1.0, 1.0, np.ones((6, 6)), root=lambda edges: edges[-1][1])
     model = BMATAN().fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), proba, rtol=0, atol=1e-10)
 

@@ -90,7 +90,7 @@ def test_learned_arc_prior_maximises_the_evidence_of_the_average():
     for other in (prior * 0.9, prior + 0.1 * (1 - prior)):
         assert MANB(arc_prior=other).fit(X, y).log_evidence() < model.log_evidence()
     # the learned model is the average at that prior, sum over subsets included
-    proba, arcs, log_evidence = _enumerate(X, y, 1.0, 1.0, prior)
+    proba, _, log_evidence = _enumerate(X, y, 1.0, 1.0, prior)
     np.testing.assert_allclose(model.predict_proba(X), proba, rtol=0, atol=1e-10)
     assert model.log_evidence() == pytest.approx(log_evidence, abs=1e-10)
 
@@ -149,3 +149,20 @@ def test_dask_fit_equals_in_memory():
     on_dask = MANB(arc_prior="evidence").fit(dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False))
     np.testing.assert_allclose(on_dask.predict_proba(X), model.predict_proba(X), rtol=0, atol=1e-12)
     np.testing.assert_allclose(on_dask.arc_posterior_, model.arc_posterior_, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("arc_prior", [0.3, "evidence"])
+def test_loo_equals_refitting_without_each_row(arc_prior):
+    """Every row's exact leave-one-out score against a fit on the other rows (a learned prior
+    held at the full fit's value), with missing values in node-caps."""
+    X, y = _breast_cancer_six()
+    X, y = X.iloc[:25], y.iloc[:25]
+    model = MANB(arc_prior=arc_prior).fit(X, y)
+    conditional, joint = model.loo(X, y).loo_i.to_numpy(), model.loo(X, y, conditional=False).loo_i.to_numpy()
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        refit = MANB(arc_prior=model.arc_prior_).fit(X[keep], y[keep])
+        scores = refit.predict_joint_log_proba(X.iloc[i : i + 1])[0]
+        k = list(refit.classes_).index(y.iloc[i])
+        assert joint[i] == pytest.approx(scores[k], abs=1e-10)
+        assert conditional[i] == pytest.approx(scores[k] - logsumexp(scores), abs=1e-10)

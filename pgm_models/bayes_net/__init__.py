@@ -19,4 +19,4 @@ from pgm_models.bayes_net.bmatan import BMATAN
 from pgm_models.bayes_net.classifier import BayesNetClassifier
 from pgm_models.bayes_net.manb import MANB
 
-__all__ = ["BMATAN", "BayesNetClassifier", "MANB"]
+__all__ = ["BMATAN", "MANB", "BayesNetClassifier"]

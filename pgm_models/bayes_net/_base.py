@@ -54,7 +54,7 @@ class DiscreteNetwork(CategoricalAttributes, BayesianClassifier):
     @staticmethod
     def _no_draws(estimate, name):
         if isinstance(estimate, PosteriorDraw):
-            raise ValueError(f"{name} averages over structures: a PosteriorDraw estimate is not available")
+            raise TypeError(f"{name} averages over structures: a PosteriorDraw estimate is not available")
 
 
 def first_modes(value_counts, sizes) -> np.ndarray:

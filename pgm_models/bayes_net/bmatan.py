@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
 from pgm_models.bayes_net._trees import edge_probabilities, log_tree_sum
 from pgm_models.conjugate import Dirichlet, log_probabilities

@@ -32,7 +32,16 @@ import numpy as np
 
 from pgm_models.base import integer_counts
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation
-from pgm_models.bayes_net._search import SCORES, SEARCHES, FamilyCounter, check_table_sizes, hill_climb, k2, structure_log_score, tan
+from pgm_models.bayes_net._search import (
+    SCORES,
+    SEARCHES,
+    FamilyCounter,
+    check_table_sizes,
+    hill_climb,
+    k2,
+    structure_log_score,
+    tan,
+)
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.model_selection.loo import ExactLOO

@@ -24,6 +24,11 @@ and P(x_j = v | D) = (n_{·jv} + α)/(n_{·j} + r_j α). The evidence of the ave
 log p(D) = log ML_C + Σ_j log(π W_j + (1 − π) V_j). Missing values: available cases (W_j and V_j
 on the rows where x_j is observed, the same rows for both, so they compare), summed out at
 prediction (a factor 1).
+
+Leave-one-out (``loo``) is exact: without row i each W_j and V_j loses the row's own
+Dirichlet–categorical factor, W_j(D₋ᵢ) = W_j / P(x_ij | y_i, D₋ᵢ) and V_j(D₋ᵢ) = V_j / P(x_ij | D₋ᵢ), which
+gives p_j(D₋ᵢ), and the tables are downdated as in ``pgm_models.model_selection.loo``: O(F) per row.
+A learned ``arc_prior_`` stays that of the full fit (as a learned α does in the package's LOO).
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ from scipy.special import expit
 
 from pgm_models.bayes_net._base import DiscreteNetwork
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.model_selection.evidence import EVIDENCE, check_option, is_learned, maximize_log_evidence
+from pgm_models.model_selection.evidence import (
+    EVIDENCE,
+    check_option,
+    is_learned,
+    maximize_log_evidence,
+)
+from pgm_models.model_selection.loo import ExactLOO, own_column
 
 
 def arc_evidence(log_with, log_without):
@@ -50,7 +61,7 @@ def arc_evidence(log_with, log_without):
     return value_and_gradient
 
 
-class MANB(DiscreteNetwork):
+class MANB(ExactLOO, DiscreteNetwork):
     """Model-averaged naive Bayes: the exact average over all 2^F subsets of class → attribute arcs.
 
     Parameters
@@ -156,3 +167,26 @@ class MANB(DiscreteNetwork):
         if isinstance(estimate, PosteriorDraw):
             arc = np.repeat(estimate.rng.random(self.n_features_in_) < self.arc_posterior_, self.n_categories_).astype(float)
         return self._row_sums(log_probabilities(arc * with_class + (1 - arc) * alone[None, :]), codes)
+
+    def _loo_features(self, codes, class_index, all_classes):
+        """(log p(x_i | y = k, D), log p(x_i | y = k, D₋ᵢ)) of the average, arcs included (module docstring)."""
+        full = self._feature_log_likelihood(codes, "predictive")
+        left = np.zeros_like(full)
+        alpha, counts = float(self.alpha), self.feature_count_
+        log_with, log_without = self._arc_log_evidence()
+        prior_odds = np.log(self.arc_prior_) - np.log1p(-self.arc_prior_)
+        index = self._layout().value_index(np.asarray(codes, dtype=np.intp))
+        starts = self._layout().value_starts
+        own = np.arange(len(self.classes_))[None, :] == class_index[:, None]  # (N, K): the row's class
+        for j, size in enumerate(self.n_categories_):
+            rows = np.flatnonzero(index[:, j] < counts.shape[1])
+            cell, block = index[rows, j], slice(starts[j], starts[j] + size)
+            removed = own[rows].astype(float)
+            with_cell = counts[:, cell].T - removed + alpha  # (rows, K)
+            with_total = counts[:, block].sum(axis=1)[None, :] - removed + size * alpha
+            margin = counts.sum(axis=0)
+            alone = (margin[cell] - 1 + alpha) / (margin[block].sum() - 1 + size * alpha)  # (rows,)
+            own_with = own_column(with_cell / with_total, class_index[rows])
+            arc = expit(prior_odds + log_with[j] - np.log(own_with) - log_without[j] + np.log(alone))
+            left[rows] += np.log(arc[:, None] * with_cell / with_total + (1 - arc[:, None]) * alone[:, None])
+        return (full, left) if all_classes else (own_column(full, class_index), own_column(left, class_index))
