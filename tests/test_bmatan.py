@@ -208,3 +208,18 @@ def test_dask_fit_equals_in_memory():
     on_dask = BMATAN().fit(dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False))
     np.testing.assert_allclose(on_dask.edge_posterior_, model.edge_posterior_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(on_dask.predict_proba(X), model.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dataset", ["weather.nominal", "contact-lenses"])
+def test_loo_equals_refitting_without_each_row(dataset):
+    """Every row's exact leave-one-out score (K + 1 determinants) against a fit on the other rows."""
+    X, y = load_dataset(dataset)
+    model = BMATAN(ess=2.0).fit(X, y)
+    conditional, joint = model.loo(X, y).loo_i.to_numpy(), model.loo(X, y, conditional=False).loo_i.to_numpy()
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        refit = BMATAN(ess=2.0).fit(X[keep], y[keep])
+        scores = refit.predict_joint_log_proba(X.iloc[i : i + 1])[0]
+        k = list(refit.classes_).index(y.iloc[i])
+        assert joint[i] == pytest.approx(scores[k], abs=1e-10)
+        assert conditional[i] == pytest.approx(scores[k] - logsumexp(scores), abs=1e-10)

@@ -25,6 +25,13 @@ states why the log determinants are computed stably). The posterior edge probabi
 P(uv ∈ E | D) follow from the same theorem (the inverse of the reduced Laplacian). The evidence
 of the average is log p(D) = log ML_C + Σ_{k,v} log ML(n_{k,v}) + log τ(β ∘ R) − log τ(β).
 
+Leave-one-out (``loo``) is exact and costs what a prediction costs. Without row i (class y) only
+class y's tables change; each ML loses the row's own sequential factor, so
+R_uv(D₋ᵢ) = R_uv / h⁻ⁱ_uv(y, x_i), h⁻ⁱ read off the downdated tables. Hence for the row's own class
+τ(β∘R⁻ⁱ∘h⁻ⁱ(y, x_i)) = τ(β∘R) and p(y, x_i | D₋ᵢ) = P(y | D₋ᵢ) Π_v P(x_v | y, D₋ᵢ) τ(β∘R)/τ(β∘R⁻ⁱ), and for
+another class k the full-data tables of k enter τ(β∘R⁻ⁱ∘h(k, x_i)) / τ(β∘R⁻ⁱ): K + 1 log
+determinants per row. The modes that replace missing values stay those of the full fit.
+
 Missing values: the factorisations above need complete data, so BMATAN replaces a missing value
 by its attribute's mode (``missing="mode"``, Weka's ``BayesNet`` does the same) or refuses it
 (``missing="error"``).
@@ -38,11 +45,12 @@ from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_mo
 from pgm_models.bayes_net._trees import edge_probabilities, log_tree_sum
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.discrete.pairs import pair_counts
+from pgm_models.model_selection.loo import ExactLOO, own_column
 
 ESTIMATES = ("mean", "predictive", "mle")
 
 
-class BMATAN(ModeImputation, DiscreteNetwork):
+class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     """Tree-augmented naive Bayes averaged exactly over every spanning tree of the attributes.
 
     Parameters
@@ -202,6 +210,29 @@ class BMATAN(ModeImputation, DiscreteNetwork):
         row_h = log_h[:, index[:, :, None], index[:, None, :]]  # (K, N, F, F)
         weights = self.log_edge_weight_ + row_h
         return (self._row_sums(log_single, codes) + log_tree_sum(weights).T - self._log_tree_sum)
+
+    def _loo_features(self, codes, class_index, all_classes):
+        """(log p(x_i | y = k, D), log p(x_i | y = k, D₋ᵢ)) of the average over trees (module docstring)."""
+        codes = np.where(codes < 0, self.modes_[None, :], codes)
+        full = self._feature_log_likelihood(codes, "predictive")
+        log_single, log_h = self._tables("predictive")
+        index = self._layout().value_index(np.asarray(codes, dtype=np.intp))
+        sizes, n_classes = self.n_categories_, len(self.classes_)
+        cells = np.repeat(sizes, sizes).astype(float)[index]  # (N, F) r_v of each attribute
+        total = self.class_count_[class_index][:, None] - 1 + self.ess / n_classes
+        counts = self._imputed[class_index[:, None, None], index[:, :, None], index[:, None, :]]  # (N, F, F) own class
+        single = (np.diagonal(counts, axis1=1, axis2=2) - 1 + self.ess / (n_classes * cells)) / total
+        pair = (counts - 1 + self.ess / (n_classes * cells[:, :, None] * cells[:, None, :])) / total[:, :, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_own = np.log(pair) - np.log(single)[:, :, None] - np.log(single)[:, None, :]
+        log_weight = np.where(np.isfinite(log_own), self.log_edge_weight_ - log_own, self.log_edge_weight_)
+        log_normaliser = log_tree_sum(log_weight)  # (N,) log τ(β∘R⁻ⁱ)
+        rows = log_h[:, index[:, :, None], index[:, None, :]]  # (K, N, F, F) full-data h of every class
+        left = (np.take_along_axis(log_single, index[None].repeat(n_classes, 0).reshape(n_classes, -1), axis=1)
+                .reshape(n_classes, *index.shape).sum(axis=2).T + (log_tree_sum(log_weight[None] + rows) - log_normaliser).T)
+        own = np.log(single).sum(axis=1) + self._log_tree_sum - log_normaliser
+        left[np.arange(len(codes)), class_index] = own
+        return (full, left) if all_classes else (own_column(full, class_index), own)
 
     # ------------------------------------------------------------------ plot
     def plot_tree(self, ax=None, threshold=0.05):
