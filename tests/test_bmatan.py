@@ -178,6 +178,10 @@ def test_estimates_weights_partial_fit_and_bad_input(weather):
     assert np.allclose(mle.sum(1), 1) and not np.allclose(mle, model.predict_proba(X))
     with pytest.raises(ValueError, match="map"):
         model.predict_proba(X, estimate="map")
+    from pgm_models.conjugate import PosteriorDraw
+
+    with pytest.raises(TypeError, match="PosteriorDraw"):
+        model.predict_proba(X, estimate=PosteriorDraw(0))
     twice = BMATAN().fit(pd.concat([X, X.iloc[:4]]), pd.concat([y, y.iloc[:4]]))
     weighted = BMATAN().fit(X, y, sample_weight=np.r_[2, 2, 2, 2, np.ones(10)])
     np.testing.assert_allclose(weighted.predict_proba(X), twice.predict_proba(X), atol=1e-12)

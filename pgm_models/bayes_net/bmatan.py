@@ -83,9 +83,10 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     Notes
     -----
     The model and formulas are in the module docstring (``pgm_models.bayes_net.bmatan``). Fitting
-    counts the pairs (one pass, O(N F²)) and factors one F × F Laplacian; a test row costs K
-    log determinants of F − 1 × F − 1 matrices, O(K F³), by Kron reduction in log space
-    (``pgm_models.bayes_net._trees``).
+    counts the pairs (one pass, O(N F²)), reduces one F × F Laplacian (O(F³)) and, for the edge
+    posteriors, one per edge of its contractions (O(F⁵) in all); a test row costs K log determinants
+    of (F − 1) × (F − 1) reduced Laplacians, O(K F³), by Kron reduction in log space
+    (``pgm_models.bayes_net._trees``); leave-one-out K + 1 per row.
 
     References
     ----------
