@@ -21,7 +21,11 @@ Searches (attribute indices exclude the class; ``max_parents`` counts the class,
   its score (strictly), until none does or it has ``max_parents`` parents;
 * "tan": Weka's TAN — the score gain S(h | C, t) − S(h | C) of every ordered pair, the strongest
   first link, then repeatedly the strongest link with exactly one end already linked (ties: the
-  first in (head, tail) order), and each link directed as Weka does;
+  first in (head, tail) order), and each link directed as Weka does. Under a score-equivalent
+  score (bdeu, bic, aic, loglik) the gains of (h, t) and (t, h) are equal but for rounding, so which
+  orientation wins — and so the root, which the α = 0.5 tables' predictions depend on — follows
+  the rounding of each implementation: on vote with bic, Weka's tree has the same edges as this
+  one and another root;
 * "hill-climb": Weka's HillClimber with arc reversal, restricted to arcs between attributes (the
   class stays a parent of every attribute): from naive Bayes, apply the best of every arc
   addition, deletion and reversal (additions first, then deletions, then reversals, attributes

@@ -89,7 +89,9 @@ class MANB(ExactLOO, DiscreteNetwork):
     Notes
     -----
     The model and formulas are in the module docstring (``pgm_models.bayes_net.manb``). Fitting
-    costs one pass over the rows plus O(K T) for the arcs; a test row costs O(K F).
+    costs one pass over the rows plus O(K T) for the arcs; a test row costs O(K F), and so does its
+    exact leave-one-out score (``loo``). ``partial_fit`` and Dask add counts: the arc posteriors
+    and a learned ``arc_prior_`` are recomputed from the total counts.
 
     References
     ----------
