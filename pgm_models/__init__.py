@@ -4,7 +4,7 @@ scikit-learn interface.
 Every public name is importable from here. The package is laid out by role:
 
 - ``base``: the template every estimator follows (:class:`~pgm_models.base.BayesianClassifier`);
-- model families: ``naive_bayes``, ``gaussian``, ``semi_naive``, ``discriminative``;
+- model families: ``naive_bayes``, ``gaussian``, ``semi_naive``, ``bayes_net``, ``discriminative``;
 - ``conjugate``: the closed-form conjugate posteriors (Dirichlet, Normal–Inverse-Gamma/-Wishart,
   Gamma) and the Dirichlet blocks of the PyMC counts form;
 - ``discrete``: what the discrete families share (categorical domains, value and pair layouts,
@@ -39,6 +39,9 @@ _MODULES = {
     "AODE": "pgm_models.semi_naive",
     "SPODE": "pgm_models.semi_naive",
     "TAN": "pgm_models.semi_naive",
+    "MANB": "pgm_models.bayes_net",
+    "BMATAN": "pgm_models.bayes_net",
+    "BayesNetClassifier": "pgm_models.bayes_net",
     # preprocessing
     "EqualFrequencyDiscretizer": "pgm_models.preprocessing.discretize",
     "EqualWidthDiscretizer": "pgm_models.preprocessing.discretize",
@@ -78,8 +81,8 @@ _MODULES = {
 }
 
 # the estimator classes, in the order the zoo and the docs list them
-ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
-              "SPODE", "TAN", "AODE", "LogisticRegression")
+ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA",
+              "QDA", "SPODE", "TAN", "AODE", "MANB", "BMATAN", "BayesNetClassifier", "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"
