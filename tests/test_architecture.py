@@ -162,3 +162,14 @@ def test_no_code_comment_quotes_a_timing():
                     texts.append((getattr(node, "lineno", 1), docstring))
         found += [f"{path.relative_to(ROOT)}:{line}" for line, text in texts if re.search(TIMING, text)]
     assert not found, found
+
+
+def test_every_folder_is_in_the_layers_contract():
+    """A folder left out of the layers would be unconstrained: every package is named there."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c["type"] == "layers")
+    named = {name.strip() for layer in layers for name in layer.split("|")}
+    folders = {p.parent.name for p in (ROOT / "pgm_models").glob("*/__init__.py")}
+    assert folders == named
