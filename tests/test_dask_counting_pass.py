@@ -113,9 +113,13 @@ def test_tree_reduce_combines_every_part_once(sync, n_parts, split_every):
 
 
 def test_merge_remaps_each_part_onto_the_union_of_classes():
-    a = dask_engine._Counts(np.array([1, 3]), {"class_count_": np.array([2.0, 5.0]), "feature_count_": np.array([[1.0, 1.0], [2.0, 3.0]])}, None)
-    b = dask_engine._Counts(np.array([2, 3]), {"class_count_": np.array([4.0, 1.0]), "feature_count_": np.array([[3.0, 1.0], [0.0, 1.0]])}, None)
-    weightless = dask_engine._Counts(np.array([0, 2]), None, None)  # its labels are classes, with nothing counted
+    from pgm_models.base import add_statistics
+
+    a = dask_engine._Counts(np.array([1, 3]), {"class_count_": np.array([2.0, 5.0]), "feature_count_": np.array([[1.0, 1.0], [2.0, 3.0]])},
+                            add_statistics)
+    b = dask_engine._Counts(np.array([2, 3]), {"class_count_": np.array([4.0, 1.0]), "feature_count_": np.array([[3.0, 1.0], [0.0, 1.0]])},
+                            add_statistics)
+    weightless = dask_engine._Counts(np.array([0, 2]), None, add_statistics)  # its labels are classes, with nothing counted
     merged = dask_engine._merge(a, weightless, b)
     np.testing.assert_array_equal(merged.classes, [0, 1, 2, 3])
     np.testing.assert_array_equal(merged.statistics["class_count_"], [0, 2, 4, 6])
