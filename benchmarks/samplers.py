@@ -25,6 +25,9 @@ import time
 
 from benchmarks import append_section
 
+# the section heading in BENCHMARKS.md (its settings follow in parentheses)
+HEADING = "## NUTS backends on the zoo's models"
+
 
 def _models(dataset):
     from sklearn.model_selection import train_test_split
@@ -113,7 +116,7 @@ def main(argv=None) -> int:
                     warm = _measure(dataset, name, sampler, args.draws, args.chains, compiledir)
                     rows.append((f"{name}, {dataset}", sampler, cold, warm))
                     print(rows[-1], flush=True)
-    lines = ["", f"## NUTS backends on the zoo's models ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)", "",
+    lines = ["", f"{HEADING} ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)", "",
              f"Command: `python -m benchmarks.samplers --draws {args.draws} --chains {args.chains} --datasets "
              f"{' '.join(args.datasets)}`. Each cell is one process; cold = new PyTensor compile folder, warm = the folder "
              "the cold run left. ESS/s = min bulk ESS over the parameters ÷ sampling seconds; ratio = ESS/s ÷ PyMC's (warm); "
