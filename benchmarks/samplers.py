@@ -33,7 +33,7 @@ def _models(dataset):
     from sklearn.model_selection import train_test_split
 
     from pgm_models.datasets import load_dataset
-    from pgm_models.app.zoo import _classifier, _most_probable_parent, applicable_models
+    from pgm_models.app.zoo import _classifier, applicable_models
 
     X, y = load_dataset(dataset)
     X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
@@ -48,12 +48,12 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
 
     import arviz as az
 
-    from pgm_models.app.zoo import _classifier, _most_probable_parent
+    from pgm_models.app.zoo import _PREPARE, _classifier
 
     warnings.simplefilter("ignore")
     for name, model, X_train, y_train in _models(dataset):
         if name == model_name:
-            _most_probable_parent(model, X_train, y_train)
+            _PREPARE.get(name, lambda *_: None)(model, X_train, y_train)  # the zoo's preparation (a SPODE's parent)
             model.fit(X_train, y_train)
             start, cpu_start = time.perf_counter(), _cpu_seconds()
             idata = _classifier(model).sample_posterior(draws=draws, chains=chains, sampler=sampler, random_seed=0)
