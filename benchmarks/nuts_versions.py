@@ -31,14 +31,14 @@ warnings.simplefilter("ignore")
 import arviz as az
 from sklearn.model_selection import train_test_split
 from pgm_models.datasets import load_dataset
-from pgm_models.app.zoo import _classifier, _most_probable_parent, applicable_models
+from pgm_models.app.zoo import _PREPARE, _classifier, applicable_models
 dataset, wanted, draws = sys.argv[1], sys.argv[2], int(sys.argv[3])
 cores = {} if sys.argv[4] == "default" else {"cores": int(sys.argv[4])}
 X, y = load_dataset(dataset)
 X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
 for name, model in applicable_models(X):
     if name == wanted:
-        _most_probable_parent(model, X_train, y_train)
+        _PREPARE.get(name, lambda *_: None)(model, X_train, y_train)  # the zoo's preparation (a SPODE's parent)
         model.fit(X_train, y_train)
         start = time.perf_counter()
         idata = _classifier(model).sample_posterior(draws=draws, chains=4, random_seed=0, **cores)

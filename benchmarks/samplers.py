@@ -25,12 +25,15 @@ import time
 
 from benchmarks import append_section
 
+# the section heading in BENCHMARKS.md (its settings follow in parentheses)
+HEADING = "## NUTS backends on the zoo's models"
+
 
 def _models(dataset):
     from sklearn.model_selection import train_test_split
 
     from pgm_models.datasets import load_dataset
-    from pgm_models.app.zoo import _classifier, _most_probable_parent, applicable_models
+    from pgm_models.app.zoo import _classifier, applicable_models
 
     X, y = load_dataset(dataset)
     X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
@@ -45,12 +48,12 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
 
     import arviz as az
 
-    from pgm_models.app.zoo import _classifier, _most_probable_parent
+    from pgm_models.app.zoo import _PREPARE, _classifier
 
     warnings.simplefilter("ignore")
     for name, model, X_train, y_train in _models(dataset):
         if name == model_name:
-            _most_probable_parent(model, X_train, y_train)
+            _PREPARE.get(name, lambda *_: None)(model, X_train, y_train)  # the zoo's preparation (a SPODE's parent)
             model.fit(X_train, y_train)
             start, cpu_start = time.perf_counter(), _cpu_seconds()
             idata = _classifier(model).sample_posterior(draws=draws, chains=chains, sampler=sampler, random_seed=0)
@@ -113,7 +116,7 @@ def main(argv=None) -> int:
                     warm = _measure(dataset, name, sampler, args.draws, args.chains, compiledir)
                     rows.append((f"{name}, {dataset}", sampler, cold, warm))
                     print(rows[-1], flush=True)
-    lines = ["", f"## NUTS backends on the zoo's models ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)", "",
+    lines = ["", f"{HEADING} ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)", "",
              f"Command: `python -m benchmarks.samplers --draws {args.draws} --chains {args.chains} --datasets "
              f"{' '.join(args.datasets)}`. Each cell is one process; cold = new PyTensor compile folder, warm = the folder "
              "the cold run left. ESS/s = min bulk ESS over the parameters ÷ sampling seconds; ratio = ESS/s ÷ PyMC's (warm); "

@@ -14,7 +14,6 @@ limit (estimate="mle", class_alpha=0), the computation scikit-learn does.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
 import sys
@@ -27,6 +26,7 @@ import sklearn.discriminant_analysis as sda
 import sklearn.naive_bayes as skl
 
 import pgm_models
+from benchmarks import machine, run_record  # noqa: F401  (machine: the CPU line of benchmarks.__main__)
 from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 N_CLASSES = 3
@@ -90,25 +90,14 @@ def run(sizes, repeats: int) -> list[dict]:
     return results
 
 
-def machine() -> str:
-    """CPU model and core count, for the record next to the numbers."""
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{platform.machine()} {model}, {os.cpu_count()} cores"
-
-
 def markdown(results: list[dict], command: str, repeats: int) -> str:
     lines = [
         "## Closed-form fit + predict_proba vs scikit-learn",
         "",
         f"Command: `{command}` — median of {repeats} runs, the two libraries alternating, identical data for both; "
         "ratio = pgm_models / scikit-learn of fit + predict_proba, then of each alone.",
-        f"Machine: {machine()}, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, scikit-learn {sklearn.__version__}, pgm_models {pgm_models.__version__}.",
+        run_record(f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+                   f"pgm_models {pgm_models.__version__}"),
         "",
         "| model | rows | pgm_models (s) | scikit-learn (s) | ratio | fit ratio | predict_proba ratio |",
         "|---|---:|---:|---:|---:|---:|---:|",

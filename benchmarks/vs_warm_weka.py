@@ -467,7 +467,6 @@ def main(argv=None) -> int:
         if args.rows:
             profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
                              profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
-    load = os.getloadavg()
     for title, stages in breakdowns:
         print(f"Stages of a fold (every tenth row), {title}:", format_breakdown(stages), sep="\n")
     for title, profile in profiles:
@@ -486,7 +485,6 @@ def main(argv=None) -> int:
             lines += [_table_row(r) for r in results]
         else:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
-        lines += ["", f"Load average (1, 5, 15 min) at the end of the run: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}."]
         lines += ["", "Where a fold's time goes: each stage timed alone, median ms per fold over folds of every tenth row "
                   "(\"the rest\" is fit or predict_proba less the stages timed in it; \"Pipeline's own\" is the pipeline "
                   "less its steps called directly; stages timed alone add up to less than the whole, which runs them in "

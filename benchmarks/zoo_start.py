@@ -21,6 +21,9 @@ from pathlib import Path
 
 from benchmarks import append_section
 
+# the section heading in BENCHMARKS.md
+HEADING = "## Cold vs warm start of `pgm-models zoo`"
+
 
 def timed_zoo(arguments, compiledir) -> tuple[float, int]:
     # base_compiledir, not compiledir: PyTensor keeps numba's cache beside the C one, under base_compiledir/numba
@@ -52,7 +55,7 @@ def main(argv=None) -> int:
     if args.write:
         command = "python -m benchmarks.zoo_start " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
-        lines = ["", "## Cold vs warm start of `pgm-models zoo`", "", f"Command: `{command.strip()}` "
+        lines = ["", HEADING, "", f"Command: `{command.strip()}` "
                  f"(runs `pgm-models zoo {' '.join(arguments)}` twice per sampler on one new PyTensor compile folder)", "",
                  "| sampler | cold: empty compile cache (s) | warm: the cold run's cache (s) | exit status cold, warm | cold ÷ warm |",
                  "|---|---:|---:|---|---:|"]

@@ -192,7 +192,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     _pymc_model = True  # pymc_model, sample_posterior and find_map
     # the mass matrix nutpie adapts under sampler="nutpie-numba": a diagonal plus a low-rank part
     # (the posterior's correlated directions) unless a subclass's posterior needs only the diagonal,
-    # which is cheaper per step, in tuning most (BENCHMARKS.md, "ESS per second: the mass matrix per model")
+    # which is cheaper per step, in tuning most (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = True
     _needs_declared_domains = False
     _template = True
@@ -275,7 +275,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         """The class domain, sorted: a Categorical's declared categories, else the observed labels."""
         if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
             return sorted_classes(index_values(y.dtype.categories))
-        return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (BENCHMARKS.md, 'Against scikit-learn')
+        return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (BENCHMARKS.md, "Against scikit-learn")
 
     def _partial_fit(self, X, labels, classes, sample_weight):
         """Count a batch; ``classes``: the class domain, already in ``sorted_classes`` order, on the
@@ -313,8 +313,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         """Each label's position in ``classes_``; ``labels`` an array or a pandas Categorical
         (``check_labels(categorical=True)``)."""
         # each distinct label looked up once: get_indexer on N labels converts and hashes every
-        # one against the classes' index, far slower than factorize (BENCHMARKS.md, 'Against
-        # scikit-learn'); a Categorical's distinct labels are its categories, its codes their positions
+        # one against the classes' index, far slower than factorize (BENCHMARKS.md, "Against
+        # scikit-learn"); a Categorical's distinct labels are its categories, its codes their positions
         if isinstance(labels, pd.Categorical):
             # the categories as an array, as classes_ is one (a datetime64[ns] Index lists Timestamps, its array ints)
             codes, distinct = categorical_codes(labels), index_values(labels.categories)  # its own codes, only read

@@ -301,3 +301,33 @@ def test_least_work_floor_is_the_model_on_every_fold(floor, model):
     other = X_test.astype({X_test.columns[0]: "object"}).astype({X_test.columns[0]: "category"})
     with pytest.raises(ValueError, match="not the training frame's columns and domains"):
         Floor().fit(X_train, y_train).predict_proba(other)
+
+
+def test_every_benchmarks_md_section_cited_in_the_package_exists():
+    """Comments and docstrings in pgm_models/ cite BENCHMARKS.md by section heading, as
+    ``BENCHMARKS.md, "HEADING"`` or ``BENCHMARKS.md ("HEADING")``, a citation free to wrap across
+    comment lines; each cited heading must be one of the file's headings, word for word."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    headings = {line.lstrip("#").strip() for line in (root / "BENCHMARKS.md").read_text().splitlines() if line.startswith("#")}
+    cited = {}
+    for path in sorted((root / "pgm_models").rglob("*.py")):
+        # a citation wraps like the prose around it: join the lines, without indentation and comment marks
+        text = " ".join(re.sub(r"^\s*(#\s?)?", "", line) for line in path.read_text().splitlines())
+        assert not re.search(r"BENCHMARKS\.md,?\s*\(?\s*'", text), f"{path}: cite BENCHMARKS.md sections in double quotes"
+        for heading in re.findall(r'BENCHMARKS\.md,?\s*\(?\s*"([^"]+)"', text):
+            cited.setdefault(re.sub(r"\s+", " ", heading).strip(), []).append(path.relative_to(root).as_posix())
+    assert cited  # the pattern still finds the citations
+    missing = {heading: files for heading, files in cited.items() if heading not in headings}
+    assert not missing, f"cited sections not in BENCHMARKS.md: {missing}"
+
+
+def test_each_section_records_its_machine_date_and_load_under_its_command(tmp_path):
+    out = tmp_path / "B.md"
+    append_section(out, ["", "## A (settings)", "", "Command: `python -m benchmarks.a`", "", "| x |"])
+    append_section(out, ["", "## B", "", "no command"])
+    lines = out.read_text().splitlines()
+    assert lines[lines.index("Command: `python -m benchmarks.a`") + 1].startswith("Machine: ")
+    assert re.search(r"Machine: .*cores.*; \d\d \w{3} \d{4} \d\d:\d\d UTC; load average", out.read_text())
+    assert lines[lines.index("## B") + 2].startswith("Machine: ") and out.read_text().count("Machine: ") == 2

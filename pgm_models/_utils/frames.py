@@ -2,8 +2,8 @@
 
 A small fit or prediction reads every column of its frame once; pandas' public access (a Series
 per column) or even its column iterator (a block look-up per column) costs more there than the
-arithmetic, so the columns are read off the frame's blocks directly (BENCHMARKS.md, 'Against a
-warm Weka, per CV fold').
+arithmetic, so the columns are read off the frame's blocks directly (BENCHMARKS.md, "Against a
+warm Weka, per CV fold").
 """
 
 from __future__ import annotations

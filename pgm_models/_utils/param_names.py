@@ -2,7 +2,7 @@
 
 ``BaseEstimator.get_params`` — which ``clone``, every Pipeline step and every grid-search
 candidate call — finds the names by ``inspect.signature`` of ``__init__`` on each call, a
-noticeable share of a small fold's Pipeline (BENCHMARKS.md, 'Against a warm Weka, per CV fold').
+noticeable share of a small fold's Pipeline (BENCHMARKS.md, "Against a warm Weka, per CV fold").
 A class's ``__init__`` does not change (a replaced one is read again), so its names are found once.
 """
 

@@ -2,7 +2,7 @@
 
 NumPy broadcasts a (K,) row, or an (N, 1) column, over (N, K) with one pass of its inner loop per
 row along the short last axis; with many rows and few classes each class's column in turn is
-faster (BENCHMARKS.md, 'Against scikit-learn'), while a small batch (a CV fold's test rows) or many
+faster (BENCHMARKS.md, "Against scikit-learn"), while a small batch (a CV fold's test rows) or many
 classes is faster broadcast. Each entry gets the same single operation either way.
 """
 

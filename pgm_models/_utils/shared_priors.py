@@ -3,8 +3,8 @@
 The folds of a cross-validation fit one model again and again on data with the same attribute
 domains and classes: their Dirichlet priors, which depend only on those and on fixed
 hyperparameters, are the same numbers each time. Building one — the concentration array and its
-checks — is a noticeable share of a small fold (BENCHMARKS.md, 'Against a warm Weka, per CV
-fold'), so each is made once per key and shared, read-only. A key must name everything the
+checks — is a noticeable share of a small fold (BENCHMARKS.md, "Against a warm Weka, per CV
+fold"), so each is made once per key and shared, read-only. A key must name everything the
 prior depends on (the model type, the layout, the number of classes, the hyperparameters as
 plain numbers); a learned hyperparameter, made afresh from each fit's counts, is never shared.
 """

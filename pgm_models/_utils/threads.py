@@ -2,7 +2,7 @@
 
 OpenBLAS splits even small products (a few hundred rows × a few hundred columns) over every core
 it sees. On a machine busy with other work those threads wait on each other, so a small kernel
-runs far slower than on one thread (BENCHMARKS.md, '10-fold CV with 2 busy processes beside it').
+runs far slower than on one thread (BENCHMARKS.md, "CV under load").
 The split also changes the order of floating-point sums, so an optimiser's path
 (iteration counts, the last digits of its result) depended on the thread count. Kernels
 decorated with :func:`single_blas_thread` are too small to gain from threads: they run on one

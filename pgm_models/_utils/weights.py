@@ -3,7 +3,7 @@
 A fit without sample_weight weighs every row 1, and several counting paths take a faster route for
 unit weights (the bit-set pair counts, CategoricalNB's and the Gaussian moments' unweighted sums).
 Comparing every weight with 1 to find that out each time it is asked is a cost a small fit pays
-again and again (BENCHMARKS.md, 'Small folds, round 12 (issue 16)'), so such weights are one
+again and again (BENCHMARKS.md, "Against a warm Weka, per CV fold"), so such weights are one
 shared read-only array of ones per length, known by identity.
 """
 

@@ -255,7 +255,7 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 # R-hat and ESS are computed by the verification below: PyMC's own checks would
-                # compute them a second time (BENCHMARKS.md, 'Cold vs warm start of `pgm-models zoo`')
+                # compute them a second time (BENCHMARKS.md, "Cold against warm start")
                 run.idata = classifier.sample_posterior(draws=draws, tune=max(draws, 500), chains=chains, sampler=sampler,
                                                         random_seed=seed, progress=getattr(progress, "draws", None),
                                                         compute_convergence_checks=False)

@@ -5,8 +5,7 @@ A model over nominal attributes has one Dirichlet per attribute, θ_j ~ Dirichle
 Multinomial(N_j·, θ_j). Written one PyMC variable per attribute, the log density's gradient is
 a graph of dozens of nodes per attribute (the simplex transform, its Jacobian, the Multinomial's
 parameter checks), and PyTensor's C backend pays a fixed overhead per node, so the gradient's
-cost grows with the number of attributes (BENCHMARKS.md, 'NUTS backends on the zoo's models
-(issue 12, round 3: stacked Dirichlet blocks, nutpie on every zoo model)'). Every row θ_j[i] of every block is an
+cost grows with the number of attributes (BENCHMARKS.md, "NUTS backends"). Every row θ_j[i] of every block is an
 independent Dirichlet over V_j values, so all the rows of all the blocks with V values are stacked
 into one variable Θ_V of shape (rows, V), the blocks' leading axes flattened, with the same density
 

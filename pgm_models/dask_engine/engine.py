@@ -268,7 +268,7 @@ def _counted_in_place(template, client, blocks, split_every) -> _Counts:
     split among its threads, one task per thread counts its blocks in turn and merges them
     (``_counted_group``), so a fit costs a scheduling round trip per worker thread, not per
     block (dask's own messaging per task costs more than counting a block: BENCHMARKS.md,
-    'Dask'); only statistics travel. A block whose X and y
+    "Dask"); only statistics travel. A block whose X and y
     lie on no common worker is counted where its X lies. The group tasks may run elsewhere if
     their worker dies (the scheduler recomputes or moves what it held)."""
     holders = client.who_has([f for block in blocks for f in block if f is not None])
@@ -580,7 +580,7 @@ def fit_files(model, path: str, target: str | None, address: str):
 # mapped afresh and its pages faulted in again, which slows a worker's counting. glibc's
 # adaptive default is no cure in a worker either: a task runs in a thread of its own, whose
 # malloc arena kept handing the slices' temporaries (a few MB for 2^21 values) back and
-# faulting them in again (BENCHMARKS.md, 'Dask'). So workers started here get fixed
+# faulting them in again (BENCHMARKS.md, "Dask"). So workers started here get fixed
 # thresholds: arrays under 16 MiB come from the heap, and up to 32 MiB of free heap is kept for
 # the next slice. The block statistics need no trimming (a worker keeps only statistics);
 # larger arrays (a block itself) are mapped and handed back as before.

@@ -8,8 +8,8 @@ rows that have value cell t (64 rows to a word). Then
     C[k, s, t] = Σ_w popcount(B[k, s, w] & B[k, t, w]),
 
 one AND and one POPCNT for 64 rows where the one-hot product spends 64 multiply-adds, and no
-one-hot design to write, so they count much faster than the product (BENCHMARKS.md, 'Against
-a warm Weka, per CV fold'). The counts are integers, exact at any size.
+one-hot design to write, so they count much faster than the product (BENCHMARKS.md, "Against
+a warm Weka, per CV fold"). The counts are integers, exact at any size.
 The first use in a process imports numba and loads the compiled kernel from its disk cache;
 the first on a machine compiles it, once for each array layout of the codes (by rows, by
 attributes, read-only).

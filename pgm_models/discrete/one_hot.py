@@ -3,7 +3,7 @@
 A row with (at most) one value cell per attribute scores class k as Σ_j log θ[k, cell_j]: one
 look-up per attribute. A one-hot design's sparse product does the same sums, but setting the
 design up (scipy's checks of its index arrays) is a large share of a small fold's predict_proba
-(BENCHMARKS.md, 'Against a warm Weka, per CV fold'); on many rows the product's tight loop is
+(BENCHMARKS.md, "Against a warm Weka, per CV fold"); on many rows the product's tight loop is
 the faster (``LOOKUP_VALUES``). The look-ups add each row's terms in the product's order
 (attribute by attribute, from 0, the first added to 0), so the scores are the product's to the
 last bit.
@@ -15,7 +15,7 @@ import numpy as np
 
 # Up to this many looked-up numbers (rows × attributes × classes) a model scores one-hot rows by
 # look-ups; above it by the sparse design's product (the look-ups' temporary grows with the
-# classes, the product's not; BENCHMARKS.md, 'Against a warm Weka, per CV fold')
+# classes, the product's not; BENCHMARKS.md, "Against a warm Weka, per CV fold")
 LOOKUP_VALUES = 1 << 14
 
 

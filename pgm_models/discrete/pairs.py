@@ -144,8 +144,8 @@ _FLOAT32_EXACT = 2**24  # float32 holds every whole number up to 2^24 exactly
 # counts costs more than the larger product on small data
 DIRECT_PRODUCT_WORK = 1 << 25
 # Below DIRECT_PRODUCT_WORK, rows of weight 1 are counted by the compiled bit sets over all T' cells
-# (``counted_by_bit_sets``) rather than the product, faster on small folds (BENCHMARKS.md, 'Small
-# folds, round 9 (issue 16)'; setting the bits and one POPCNT per 64 rows of a pair of cells; no
+# (``counted_by_bit_sets``) rather than the product, faster on small folds (BENCHMARKS.md, "Compiled
+# kernels for small folds"; setting the bits and one POPCNT per 64 rows of a pair of cells; no
 # one-hot design, no BLAS call or thread context; only once numba is loaded in the process,
 # ``jit.loaded``: a lone small fit never imports it). False: the product.
 COMPILED_SMALL_COUNTS = True
@@ -249,7 +249,7 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
     for start in range(0, len(codes), rows):
         # two compiled kernels, int8 and intp: other dtypes are widened a chunk at a time
         # (widening the whole block wrote, and in a dask worker faulted in, 8 bytes a value:
-        # BENCHMARKS.md, 'Dask: rows/s against workers')
+        # BENCHMARKS.md, "Dask")
         chunk = jit.kernel_codes(codes[start : start + rows])
         classes = np.asarray(class_index[start : start + rows], dtype=np.intp)
         add_value_pair_counts(chunk, value_starts, missing_cells, classes, counts)
@@ -268,7 +268,7 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     segment's total can reach 2^24 the product runs in float32 (faster than BLAS's float64,
     every partial sum a whole number float32 holds), otherwise in float64. The buffer is cleared
     after its products (a fresh zeroed block costs its page faults); the ones are set by flat
-    index assignment, faster than np.put (BENCHMARKS.md, 'Against a warm Weka, per CV fold')."""
+    index assignment, faster than np.put (BENCHMARKS.md, "Against a warm Weka, per CV fold")."""
     counts = np.zeros((n_classes, len(range(n_columns)[pair_rows]), n_columns))
     class_rows = np.bincount(class_index, minlength=n_classes)
     buffer_rows = max(1, FLOATS_PER_BLOCK // n_columns)

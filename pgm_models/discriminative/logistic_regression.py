@@ -321,8 +321,7 @@ class LogisticRegression(BayesianClassifier):
         at most ``DENSE_MASS_MATRIX_LIMIT`` parameters: the weights of correlated features, and
         the multiclass model's class vectors, whose common shift only the priors hold, are
         strongly correlated in the posterior, and a diagonal mass matrix needs deep trees for them
-        (BENCHMARKS.md, 'Tuning steps, nutpie's compilers and the zoo per backend (issue 12,
-        round 5)'). Past the limit a d × d matrix per step costs more than it saves. An ``init`` given here is kept."""
+        (BENCHMARKS.md, "Mass matrices and tuning steps"). Past the limit a d × d matrix per step costs more than it saves. An ``init`` given here is kept."""
         from pgm_models.inference.sampling import DEFAULT_SAMPLER
 
         check_is_fitted(self, "classes_")

@@ -287,7 +287,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
                 ) from None
         return np.stack(factors)
 
-    @single_blas_thread  # (N × p)(p × p) products: slower on two OpenBLAS threads (BENCHMARKS.md, 'Against scikit-learn')
+    @single_blas_thread  # (N × p)(p × p) products: slower on two OpenBLAS threads (BENCHMARKS.md, "Against scikit-learn")
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":
             return self.posterior_.log_predictive(X)
@@ -311,7 +311,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             # right operand (scipy's solve_triangular checks its input at a cost per class)
             inverses = [scipy.linalg.lapack.dtrtri(factor, lower=1)[0].T for factor in chol]
             mahalanobis = np.empty((len(X), len(means)))
-            rows = max(1, min(len(X), normal.WORK_ROWS))  # work arrays reused by every chunk (BENCHMARKS.md, 'Against scikit-learn')
+            rows = max(1, min(len(X), normal.WORK_ROWS))  # work arrays reused by every chunk (BENCHMARKS.md, "Against scikit-learn")
             mean_rows, centred, z, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
             ones = np.ones(p)
             for k, inverse in enumerate(inverses):
@@ -480,7 +480,7 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
                          covariance_estimator=covariance_estimator)
         self.n_components = n_components
 
-    @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, 'Against scikit-learn')
+    @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, "Against scikit-learn")
     def _log_posterior_scores(self, X, estimate):
         """Under a plug-in estimate, the linear discriminants (x − c)ᵀ Σ⁻¹(μ_k − c) − ½‖L⁻¹(μ_k − c)‖²
         + log π_k, c the mean of the class means: log p(x, y = k) less −½‖L⁻¹(x − c)‖² and the

@@ -68,7 +68,7 @@ class GaussianNB(GaussianClassifier):
     """
 
     # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
-    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
+    # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
     evidence_parameters = ("mean_strength", "var_strength", "prior_var")

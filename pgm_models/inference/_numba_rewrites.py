@@ -1,8 +1,8 @@
 """Graph rewrites that shorten numba's compilation of the zoo's NUTS functions (issue 12).
 
 numba compiles every node of a PyTensor function as a function of its own (type inference,
-lowering, LLVM) and then the whole graph as one module (BENCHMARKS.md, 'The cold zoo on
-`nutpie-numba`'), a small node taking about as long as a large one (more where its numba
+lowering, LLVM) and then the whole graph as one module (BENCHMARKS.md, "Compiling the
+models for nutpie-numba"), a small node taking about as long as a large one (more where its numba
 code formats error messages: ``Alloc``'s broadcasting assignment, ``Join``/``Reshape``'s shape
 checks). The rewrites here remove nodes that the models' graphs carry only for their bookkeeping;
 each gives the same values on the models' support, which is all that nutpie evaluates (it samples the unconstrained
@@ -11,8 +11,8 @@ vector, which the transforms map into the support):
 * ``drop_support_checks``: PyMC wraps a log density in parameter checks that turn it into -inf
   outside the support (``0 ≤ p ≤ 1, sum(p) = 1`` for a Multinomial's simplex, ``sigma > 0``);
   the free variables' transforms keep every such parameter inside, and the checks on the priors'
-  constants fold away, so the checks only cost compilation (BENCHMARKS.md, 'The cold zoo on
-  `nutpie-numba`'). This is PyMC's own ``pm.Model(check_bounds=False)``, applied to the checks
+  constants fold away, so the checks only cost compilation (BENCHMARKS.md, "Compiling the
+  models for nutpie-numba"). This is PyMC's own ``pm.Model(check_bounds=False)``, applied to the checks
   that would become -inf and not to those that raise.
 * ``fold_constant_allocs``: an ``Alloc`` of a constant to a constant shape (the zeros the
   simplex transform's Jacobian joins to its log-sum-exp) becomes that constant, a contiguous

@@ -3,7 +3,7 @@
 nutpie's own numba backend (``nutpie.compile_pymc_model(backend="numba")``) wraps PyTensor's numba
 functions in ``numba.cfunc`` C callbacks (which nutpie's Rust code calls with no Python in between)
 defined over closures and the model's data, which numba cannot cache: every process compiled them
-again (BENCHMARKS.md, 'The cold zoo on `nutpie-numba`'). Here the same C callbacks are written
+again (BENCHMARKS.md, "Compiling the models for nutpie-numba"). Here the same C callbacks are written
 as source registered with PyTensor's numba cache (``pytensor.link.numba.cache``), keyed by the
 hash of the PyTensor function they call, so numba keeps them under ``pytensor.config.base_compiledir / "numba"`` beside the
 functions themselves and a second process loads the whole model without compiling it.
@@ -186,7 +186,7 @@ def _jitable(function):
     """(PyTensor's compiled graph of ``function``, its key in PyTensor's numba cache or None where numba
     cannot cache it). The C callbacks call that graph itself, not the star-args wrapper that
     PyTensor's linker jits around it (numba would compile that wrapper too, for
-    every function: BENCHMARKS.md, 'Compile sharing across the nominal models')."""
+    every function: BENCHMARKS.md, "Compiling the models for nutpie-numba")."""
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
     jit_fn = function.vm.jit_fn
@@ -526,8 +526,8 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # leading directions unless the caller asks for the diagonal alone (the model classes that
     # need no more do: ``BayesianClassifier._nutpie_low_rank``): on SPODE/vote the diagonal alone
     # left a low min bulk ESS, on LogisticRegression/iris a high R-hat (the class vectors' common
-    # shift) (BENCHMARKS.md, 'nutpie on PyTensor's cached numba functions: `sampler="nutpie-numba"`
-    # (issue 12, round 7)')
+    # shift) (BENCHMARKS.md, "Mass matrices and
+    # tuning steps")
     if tune < 1:  # nutpie 0.16 panics ("Poisond sampler state mutex") on a run without tuning
         raise ValueError(f"sampler='nutpie-numba' needs tune ≥ 1, got tune={tune}")
     if chains < 1 or draws < 1:

@@ -4,8 +4,8 @@ PyMC drives through ``pm.sample(nuts_sampler=...)``.
     "nutpie-numba"  the default: nutpie's Rust NUTS (chains in threads) calling the log density
                 and gradient that PyTensor compiles with numba and caches on disk
                 (``pgm_models.inference._nutpie_numba``), the model's data passed as arguments: the first
-                run of a model structure compiles (BENCHMARKS.md, 'The cold zoo on
-                `nutpie-numba`'), later runs in any process, on any data of the same shapes,
+                run of a model structure compiles (BENCHMARKS.md, "Compiling the
+                models for nutpie-numba"), later runs in any process, on any data of the same shapes,
                 load it without compiling
     "pymc"      PyMC's NUTS on PyTensor's C backend, chains in parallel processes
     "nutpie"    nutpie (Rust NUTS, chains in threads; the log density and its gradient compiled by
@@ -33,14 +33,14 @@ import os
 
 SAMPLERS = ("pymc", "nutpie-numba", "nutpie", "numpyro", "blackjax")
 # nutpie on cached numba code: more min bulk ESS per second than PyMC's NUTS on every zoo model, and
-# faster per sample_posterior call on new data of a known structure (BENCHMARKS.md, "The default
-# sampler beside PyMC on every zoo model, idle (issue 12, round 11)")
+# faster per sample_posterior call on new data of a known structure (BENCHMARKS.md, "NUTS
+# backends")
 DEFAULT_SAMPLER = "nutpie-numba"
 # tuning steps per chain where a backend's default is not pm.sample's 1000: nutpie's own default, 300.
 # nutpie adapts its step size and mass matrix from the draws' and gradients' spread and settles in
 # fewer steps than PyMC: with 300 (and with 200) every zoo model of vote and iris passed
-# check_posterior over 6 seeds each, with min bulk ESS and max R-hat as after 1000 (BENCHMARKS.md, "ESS
-# per second: the mass matrix per model"); 300 rather than the 200 measured fastest keeps nutpie's
+# check_posterior over 6 seeds each, with min bulk ESS and max R-hat as after 1000 (BENCHMARKS.md, "Mass
+# matrices and tuning steps"); 300 rather than the 200 measured fastest keeps nutpie's
 # margin for models and data sets not measured here
 DEFAULT_TUNE = {"nutpie-numba": 300}
 _PACKAGES = {"pymc": ("pymc",), "nutpie-numba": ("nutpie",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}

@@ -5,7 +5,7 @@ counts add each (class, cell)'s weights row by row, as one ``np.bincount`` of (c
 does, and a row's score adds its attributes' log probabilities one after another from the first,
 as the one-hot look-ups and the sparse product do (``pgm_models.discrete.one_hot``). What they save is the
 NumPy calls around that arithmetic, which on a small fold cost far more than the loops
-(BENCHMARKS.md, 'Small folds, round 9 (issue 16)').
+(BENCHMARKS.md, "Compiled kernels for small folds").
 """
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
 # below this many values, setting up the joint tables costs more than counting cell by cell
 JOINT_MIN_VALUES = 1 << 16
 # Count below JOINT_MIN_VALUES and score at any size with the compiled loops of ``_kernels`` (numba:
-# the same numbers, bit for bit, faster on small folds: BENCHMARKS.md, 'Small folds, round 9
-# (issue 16)'; a process's first call would import numba, and a machine's first compiles the two
+# the same numbers, bit for bit, faster on small folds: BENCHMARKS.md, "Compiled kernels for small
+# folds"; a process's first call would import numba, and a machine's first compiles the two
 # loops), when numba is already loaded (``jit.loaded``). False: the NumPy path only.
 COMPILED_LOOPS = True
 
@@ -97,7 +97,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     """
 
     # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
-    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
+    # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
     def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
@@ -214,7 +214,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         (``_kernels.mean_tables``, ``Dirichlet.mean``'s sums in its order), logged by one NumPy call,
         and the class prior's log is added after each row's attribute terms: the template's
         numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
-        (BENCHMARKS.md, 'Small folds, round 10 (issue 16)')."""
+        (BENCHMARKS.md, "Compiled kernels for small folds")."""
         if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return super()._joint_log_likelihood(codes, estimate)
         kernels = jit.kernels("pgm_models.naive_bayes._kernels")

@@ -8,8 +8,8 @@ argsort of all the rows); the kernel merges the classes' sorted runs into each
 distinct value's class counts and runs Weka's recursive cutPointsForSubset on them with a stack.
 Compiled with numba (a core dependency, ``pgm_models._utils.jit``): loading them from numba's disk
 cache is quick in a process that has imported numba (numba's import itself is what a lone fit
-does not pay); the first use on a machine compiles them (BENCHMARKS.md, 'MDL + AODE on
-diabetes, round 9 (issue 16)').
+does not pay); the first use on a machine compiles them (BENCHMARKS.md, "MDL + AODE on
+diabetes").
 
 Every number of the search is the float that Weka's formulas give in the order Weka adds them:
 the logarithms come from NumPy's tables (``x_ln_x``, ``log2``, ``class_cost``: the kernel takes

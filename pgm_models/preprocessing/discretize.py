@@ -309,7 +309,7 @@ class MDLDiscretizer(_Discretizer):
 
     Once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it) the search
     is one compiled kernel per fit (``pgm_models.preprocessing._kernels``, much faster on a small
-    fold: BENCHMARKS.md, 'MDL + AODE on diabetes, round 9 (issue 16)'); else it runs
+    fold: BENCHMARKS.md, "MDL + AODE on diabetes"); else it runs
     breadth-first in NumPy on the distinct values of all columns at once
     (each column sorted once and its class counts accumulated per distinct value, ``cum[g]`` the
     counts of the values before the g-th, every candidate cut of every open subset scored in a few

@@ -10,7 +10,7 @@ the parents a eligible where x_a is observed and occurs at least ``frequency_lim
 training. The NumPy path (``AODE._spode_scores`` and ``_average``) computes the same numbers as a
 one-hot product of every row with every (class, parent cell)'s stacked log table, K·T·(T + 1)
 multiply-adds a row where only K·F² terms are not 0, after some thirty NumPy calls that build the
-tables (on a small fold, mostly fixed cost: BENCHMARKS.md, 'Small folds, round 9 (issue 16)').
+tables (on a small fold, mostly fixed cost: BENCHMARKS.md, "Compiled kernels for small folds").
 Here the K·T² tables are made in one compiled loop (``aode_probabilities``) and logged by NumPy,
 and each row gathers its F² entries per class (``aode_log_scores``). The sums run in the NumPy
 path's order (child cells ascending, then the joint, then the weight; the parents' log-sum-exp

@@ -184,7 +184,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         if is_learned(self.alpha):
             return make()
         # building the two priors is a noticeable share of a small fold's predict_proba
-        # (BENCHMARKS.md, 'Against a warm Weka, per CV fold')
+        # (BENCHMARKS.md, "Against a warm Weka, per CV fold")
         return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make, self)
 
     def _joint_prior(self):

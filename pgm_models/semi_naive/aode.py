@@ -26,13 +26,13 @@ m > 0, a learned α) the rows are scored by compiled loops from the pair counts
 (``pgm_models.semi_naive._aode_kernel``, numba): the log tables in one pass and, per row and
 class, the F² looked-up terms and the average, where the NumPy path multiplies a one-hot design by
 every parent cell's table after some thirty NumPy calls (``COMPILED_SCORING``, faster on
-small folds: BENCHMARKS.md, 'Small folds, round 9 (issue 16)'; the probabilities agree with
+small folds: BENCHMARKS.md, "Compiled kernels for small folds"; the probabilities agree with
 the NumPy path's to rounding in the last bits). Small
 unit-weight data are counted by the compiled bit sets (``_pairs.COMPILED_SMALL_COUNTS``). Both
 run once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it, as does
 ``import numba``), so a lone fit never pays numba's import; a machine's first compiled call
-compiles the kernels into numba's disk cache, once per machine (BENCHMARKS.md, 'MDL + AODE on
-diabetes, round 9 (issue 16)').
+compiles the kernels into numba's disk cache, once per machine (BENCHMARKS.md, "MDL + AODE on
+diabetes").
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
 # Score with the compiled kernels of ``_aode_kernel`` (numba) where they apply (the posterior mean,
-# every concentration > 0; faster on small folds: BENCHMARKS.md, 'Small folds, round 9 (issue
-# 16)'), once numba is loaded in the process (``jit.loaded``). False: always the NumPy path.
+# every concentration > 0; faster on small folds: BENCHMARKS.md, "Compiled kernels for small
+# folds"), once numba is loaded in the process (``jit.loaded``). False: always the NumPy path.
 COMPILED_SCORING = True
 
 

@@ -95,7 +95,7 @@ class TAN(SemiNaiveBayes):
     """
 
     # nutpie's diagonal mass matrix: the low-rank one costs more CPU than it gains here
-    # (BENCHMARKS.md, 'ESS per second: the mass matrix per model')
+    # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
     def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing"):
