@@ -23,6 +23,7 @@ class DiscreteNetwork(CategoricalAttributes, BayesianClassifier):
     averaged. A model averaged over structures has no single parameter posterior (no closed-form
     draws, no PyMC model): the subclass that fixes a structure switches them on."""
 
+    _template = True
     _closed_form = False
     _pymc_model = False
 
