@@ -197,7 +197,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
         means, cov = self._point(estimate)
         chol = self._cholesky(cov, estimate)
         p = means.shape[1]
-        log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)  # ½ log|Σ_k|
+        # ½ log|Σ_k|, one per class (a shared Σ's one value repeated)
+        log_det = np.broadcast_to(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1), len(means))
         if len(chol) == 1:
             # shared Σ = L Lᵀ: whiten once with L⁻¹ (p × p), then for every class
             # ‖L⁻¹(x − μ_k)‖² = ‖z‖² − 2 zᵀ w_k + ‖w_k‖², z = L⁻¹(x − c), w_k = L⁻¹(μ_k − c);
