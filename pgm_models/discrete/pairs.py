@@ -39,7 +39,13 @@ class PairLayout:
         self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
         # value v of attribute j: its position among the T value cells moved past the j missing cells before it
         self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
-        for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells):
+        # (T, T) whether two value cells are of one attribute (a parent is not its own child), and
+        # (F,) −1 for counts where a missing value has no cell: made here, not on first use, so that
+        # scoring, from any number of threads, only reads the layout
+        self.same_attribute = self.attribute_of_value_cell[:, None] == self.attribute_of_value_cell[None, :]
+        self.no_cells = np.full(len(self.sizes), -1, np.intp)
+        for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells,
+                      self.same_attribute, self.no_cells):
             array.flags.writeable = False  # shared by the fits of ``of_sizes``
 
     @staticmethod
@@ -48,22 +54,6 @@ class PairLayout:
         """The layout of these attribute sizes, one shared by every fit that has them (building it
         cost a twentieth of a small fit: cross-validation folds have the same sizes)."""
         return PairLayout(sizes)
-
-    @functools.cached_property
-    def same_attribute(self) -> np.ndarray:
-        """(T, T) whether two value cells are of one attribute (a parent is not its own child),
-        made once per layout (a fold's scoring made it each time), read-only."""
-        attribute = self.attribute_of_value_cell
-        same = attribute[:, None] == attribute[None, :]
-        same.flags.writeable = False
-        return same
-
-    @functools.cached_property
-    def no_cells(self) -> np.ndarray:
-        """(F,) −1, read-only like ``missing_cells``: for counts where a missing value has no cell."""
-        none = np.full(len(self.sizes), -1, np.intp)
-        none.flags.writeable = False
-        return none
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
