@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from pgm_models.conjugate.blocks import DirichletBlocks
-from pgm_models._utils.validation import check_concentration, column_name
+from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
@@ -215,6 +215,7 @@ def _inferred_type(column, where: str) -> str:
 
 def _numbers(column, kind: str, where: str) -> np.ndarray:
     """A numeric column as floats with NaN for missing; values checked against the type."""
+    reject_time_values(getattr(column, "dtype", None), where, f"a {kind} column")
     try:
         if isinstance(column, pd.Series):
             values = column.to_numpy(dtype=float, na_value=np.nan)
