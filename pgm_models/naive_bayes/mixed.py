@@ -37,7 +37,7 @@ from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
+from pgm_models.conjugate.gamma import MAX_COUNT, GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
 from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
@@ -229,7 +229,8 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
         "gaussian": (lambda v: np.abs(v) > MAX_ABS_VALUE, f"a value beyond ±{MAX_ABS_VALUE:g} (infinite, or too large for "
                      "its squared deviations to stay finite: rescale the column)"),
         "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
-        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & np.isfinite(v)), "a value that is not a count ≥ 0"),
+        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & (v <= MAX_COUNT)),
+                    f"a value that is not a count in [0, {MAX_COUNT:g}] (log x! of a larger count overflows: rescale the column)"),
     }
     bad, problem = checks[kind]
     flagged = bad(values)
