@@ -230,7 +230,7 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
                      "its squared deviations to stay finite: rescale the column)"),
         "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
         "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & (v <= MAX_COUNT)),
-                    f"a value that is not a count in [0, {MAX_COUNT:g}] (log x! of a larger count overflows: rescale the column)"),
+                    f"a value that is not a count ≥ 0 and ≤ {MAX_COUNT:g} (log x! of a larger count overflows: rescale the column)"),
     }
     bad, problem = checks[kind]
     flagged = bad(values)
