@@ -96,6 +96,12 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         self._simulation_model = None
         return self
 
+    def __getstate__(self):
+        """The state less ``posterior_alpha``'s compiled PyMC model and NUTS step: a cache (made
+        again on the next call), and not picklable."""
+        state = super().__getstate__()
+        return {name: value for name, value in state.items() if name not in ("_simulation_model", "_simulation_step")}
+
     # ------------------------------------------------------------------ the PyMC model
     def _n_params(self) -> int:
         return self.model_.n_features_in_ if self.per_attribute else 1
