@@ -39,7 +39,7 @@ from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import MAX_COUNT, GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
-from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
+from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain, check_values_to_model
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
 COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
@@ -104,6 +104,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             weight = getattr(self, "_fit_weight", None)
             self.categories_ = [_domain(columns[j], None, where[j], weight) for j in self._of_type("categorical")]
             self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=int)
+            check_values_to_model(self.n_categories_, [where[j] for j in self._of_type("categorical")], "a pandas Categorical")
         parts = {}
         for kind in COLUMN_TYPES:
             index = self._of_type(kind)
