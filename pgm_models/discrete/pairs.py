@@ -39,13 +39,11 @@ class PairLayout:
         self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
         # value v of attribute j: its position among the T value cells moved past the j missing cells before it
         self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
-        # (T, T) whether two value cells are of one attribute (a parent is not its own child), and
         # (F,) −1 for counts where a missing value has no cell: made here, not on first use, so that
-        # scoring, from any number of threads, only reads the layout
-        self.same_attribute = self.attribute_of_value_cell[:, None] == self.attribute_of_value_cell[None, :]
+        # counting and scoring, from any number of threads, only read the layout
         self.no_cells = np.full(len(self.sizes), -1, np.intp)
         for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells,
-                      self.same_attribute, self.no_cells):
+                      self.no_cells):
             array.flags.writeable = False  # shared by the fits of ``of_sizes``
 
     @staticmethod
@@ -54,6 +52,12 @@ class PairLayout:
         """The layout of these attribute sizes, one shared by every fit that has them (building it
         cost a twentieth of a small fit: cross-validation folds have the same sizes)."""
         return PairLayout(sizes)
+
+    def clear_same_attribute(self, tables: np.ndarray) -> None:
+        """Set to 0, in place, the entries of (…, T, T) ``tables`` whose two value cells are of one
+        attribute (a parent is not its own child): one block per attribute, no (T, T) mask."""
+        for start, size in zip(self.value_starts.tolist(), self.sizes.tolist()):
+            tables[..., start : start + size, start : start + size] = 0.0
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""

@@ -230,7 +230,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         the parent's own attribute (a parent is not its own child)."""
         values = self._value_counts(self.pair_count_, self._layout)
         log_child = log_probabilities(self._child_prior().estimate(values, estimate))
-        np.copyto(log_child, 0.0, where=self._layout.same_attribute)  # the estimate is this call's own array
+        self._layout.clear_same_attribute(log_child)  # the estimate is this call's own array
         return log_child
 
     def _log_naive_bayes(self, codes, estimate):
