@@ -19,7 +19,7 @@ def test_pickles_after_posterior_alpha(weather):
     draws = model.posterior_alpha(counts, 5, np.random.default_rng(0))
     assert draws.shape == (5, 1) and np.all(draws > 0)
     restored = pickle.loads(pickle.dumps(model))
-    assert "_simulation_model" not in vars(restored) and "_simulation_step" not in vars(restored)
+    assert restored._simulation_model is None and "_simulation_step" not in vars(restored)
     again = restored.posterior_alpha(counts, 5, np.random.default_rng(0))  # the cache made anew on the copy
     assert again.shape == (5, 1) and np.all(again > 0)
     restored.alpha_draws_ = model.alpha_draws_ = np.array([[0.5], [2.0]])

@@ -99,8 +99,10 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
     def __getstate__(self):
         """The state less ``posterior_alpha``'s compiled PyMC model and NUTS step: a cache (made
         again on the next call), and not picklable."""
-        state = super().__getstate__()
-        return {name: value for name, value in state.items() if name not in ("_simulation_model", "_simulation_step")}
+        state = {name: value for name, value in super().__getstate__().items() if name != "_simulation_step"}
+        if "_simulation_model" in state:
+            state["_simulation_model"] = None  # as fit_counts leaves it
+        return state
 
     # ------------------------------------------------------------------ the PyMC model
     def _n_params(self) -> int:
