@@ -40,7 +40,7 @@ CASES = [
     ("unseen category, policy error", predict(CategoricalNB, COLORS, COLORS.assign(color="green"), handle_unknown="error"),
      ValueError, r"column 'color' has value\(s\) \['green'\] outside its domain \['blue', 'red'\]"),
     ("unseen category in training", lambda: CategoricalNB(n_categories=2).fit(with_value(0, 0, 7.0), Y), ValueError,
-     r"column 0 has value\(s\) \['2.0', '7.0'\] outside its domain \[0, 1\]"),
+     r"column 0 has value\(s\) \[2.0, 7.0\] outside its domain \[0, 1\]"),
     ("wrong feature count", predict(GaussianNB, X3, X3[:, :2]), ValueError, r"X has 2 features, but GaussianNB is expecting 3"),
     ("X/y length mismatch", fit(AODE, X3, Y[:3]), ValueError, r"X has 4 rows but y has 3"),
     ("empty X", fit(MultinomialNB, X3[:0], Y[:0]), ValueError, r"X is empty \(0 rows\)"),

@@ -83,7 +83,7 @@ def test_unseen_value_at_prediction_is_missing_with_warning_or_an_error(weather)
 
 
 def test_value_outside_the_domain_in_training_raises():
-    with pytest.raises(ValueError, match=r"column 1 has value\(s\) \['4'\] outside its domain \[0, 1, 2\]"):
+    with pytest.raises(ValueError, match=r"column 1 has value\(s\) \[4\] outside its domain \[0, 1, 2\]"):
         CategoricalNB(n_categories=3).fit(np.array([[0, 1], [2, 4]]), [0, 1])
     model = CategoricalNB().partial_fit(np.array([["a"], ["b"]]), [0, 1], classes=[0, 1])
     with pytest.raises(ValueError, match=r"column 0 has value\(s\) \['c'\].*declare them"):

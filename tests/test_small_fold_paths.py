@@ -105,11 +105,12 @@ def test_pair_counts_of_class_ordered_segments_are_each_classes_product(weights,
     assert counts[0, 0, 0] == np.sum(weight[(class_index == 0) & (codes[:, 0] == 0)])  # hand: class 0 rows with x0 = 0
 
 
-def test_same_attribute_mask_by_hand():
-    same = PairLayout.of_sizes((2, 1, 3)).same_attribute
+def test_same_attribute_blocks_cleared_by_hand():
+    tables = np.arange(1.0, 73.0).reshape(2, 6, 6)
+    PairLayout.of_sizes((2, 1, 3)).clear_same_attribute(tables)
     blocks = np.array([0, 0, 1, 2, 2, 2])
-    np.testing.assert_array_equal(same, blocks[:, None] == blocks[None, :])
-    assert same.shape == (6, 6) and not same.flags.writeable and PairLayout.of_sizes((2, 1, 3)).same_attribute is same
+    expected = np.where(blocks[:, None] == blocks[None, :], 0.0, np.arange(1.0, 73.0).reshape(2, 6, 6))
+    np.testing.assert_array_equal(tables, expected)
 
 
 def test_dirichlet_keeps_its_own_block_sizes_and_their_starts():

@@ -19,8 +19,18 @@ def _by_columns(scores: np.ndarray) -> bool:
     return scores.shape[0] >= PER_CLASS_ROWS and scores.shape[1] <= PER_CLASS_COLUMNS
 
 
+def _check_shape(term: np.ndarray, shape: tuple, what: str) -> np.ndarray:
+    """``term`` as an array of exactly ``shape``: the two paths would treat any other shape
+    differently (a (1,) term broadcasts, but column by column reaches the first class only)."""
+    term = np.asarray(term)
+    if term.shape != shape:
+        raise ValueError(f"a {what} term must have shape {shape}, got {term.shape}")
+    return term
+
+
 def add_per_class(scores: np.ndarray, per_class: np.ndarray) -> np.ndarray:
     """``scores += per_class`` in place, ``scores`` (N, K) and ``per_class`` (K,); returns ``scores``."""
+    per_class = _check_shape(per_class, scores.shape[1:], "per-class")
     if _by_columns(scores):
         for column, value in zip(scores.T, np.asarray(per_class, dtype=scores.dtype).tolist()):
             column += value
@@ -31,6 +41,7 @@ def add_per_class(scores: np.ndarray, per_class: np.ndarray) -> np.ndarray:
 
 def subtract_per_row(scores: np.ndarray, per_row: np.ndarray) -> np.ndarray:
     """``scores -= per_row[:, None]`` in place, ``scores`` (N, K) and ``per_row`` (N,); returns ``scores``."""
+    per_row = _check_shape(per_row, scores.shape[:1], "per-row")
     if _by_columns(scores):
         for column in scores.T:
             column -= per_row

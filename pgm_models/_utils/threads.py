@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import threading
 
 _blas = {"controller": None, "modules": 0}
 
@@ -31,20 +32,34 @@ def _blas_controller():
     return _blas["controller"]
 
 
+# Sections open in any thread, and the BLAS settings from before the first of them: overlapping
+# sections (concurrent predictions) restore the settings once, when the last one closes; each
+# section restoring what it found would leave the one thread of another's section behind.
+_sections = {"open": 0, "before": None}
+_sections_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def one_blas_thread():
-    """Context in which every loaded BLAS runs on one thread (restored on leaving it). Each
-    library is set directly: threadpoolctl's ``limit`` also reads every library's full info,
-    which is slower."""
-    libraries = _blas_controller().lib_controllers
-    before = [library.num_threads for library in libraries]
-    for library in libraries:
-        library.set_num_threads(1)
+    """Context in which every loaded BLAS runs on one thread (restored when the last section open
+    in any thread closes). Each library is set directly: threadpoolctl's ``limit`` also reads
+    every library's full info, which is slower."""
+    with _sections_lock:
+        libraries = _blas_controller().lib_controllers
+        if _sections["open"] == 0:
+            _sections["before"] = [(library, library.num_threads) for library in libraries]
+        _sections["open"] += 1
+        for library in libraries:
+            library.set_num_threads(1)
     try:
         yield
     finally:
-        for library, n_threads in zip(libraries, before):
-            library.set_num_threads(n_threads)
+        with _sections_lock:
+            _sections["open"] -= 1
+            if _sections["open"] == 0:
+                for library, n_threads in _sections["before"]:
+                    library.set_num_threads(n_threads)
+                _sections["before"] = None
 
 
 def single_blas_thread(function):

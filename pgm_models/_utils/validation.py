@@ -168,6 +168,14 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
     raise ValueError(f"X has {problem} {value} in {where}" + (f"; {remedy}" if remedy else ""))
 
 
+def reject_time_values(dtype, where: str, what: str) -> None:
+    """Datetimes and durations are not numbers: converted, they would be nanoseconds since 1970
+    (or in the span), a scale no model's prior or bound was set for."""
+    if getattr(dtype, "kind", None) in ("M", "m"):
+        raise ValueError(f"{where} holds {dtype} values, which {what} does not take as numbers; convert them "
+                         "first (e.g. to days since a reference date, or to a duration in days)")
+
+
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry.
 
@@ -182,6 +190,11 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
             matrix = matrix.copy()  # summing duplicates in place would rewrite the caller's arrays
             matrix.sum_duplicates()
     else:
+        if isinstance(X, pd.DataFrame):
+            for j, dtype in enumerate(X.dtypes):
+                reject_time_values(dtype, f"column {X.columns[j]!r}", what)
+        else:
+            reject_time_values(getattr(X, "dtype", None), "X", what)
         try:
             if isinstance(X, pd.DataFrame):
                 matrix = X.to_numpy(dtype=float, na_value=np.nan)

@@ -16,6 +16,11 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln, xlogy
 
+# The largest count a Poisson column takes: log x! ≈ x log x of larger counts passes 1.8e308 from
+# about 1e306, and the classes' totals of counts up to 1e150 over up to 1e8 rows stay finite (the
+# Gaussian columns' bound, MAX_ABS_VALUE, for the same reason)
+MAX_COUNT = 1e150
+
 
 class GammaPoisson:
     """Independent Gamma(a, b) posteriors of Poisson rates."""

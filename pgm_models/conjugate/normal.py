@@ -554,6 +554,29 @@ def floored_variance(var: np.ndarray) -> np.ndarray:
     return np.maximum(var, floor)
 
 
+def rounding_scatter(n, location):
+    """A scatter at the rounding level of a constant feature's: n deviations from a mean
+    computed in float64, each off by a few √n ε |x̄|, sum to about 16 n² ε² x̄², which is no
+    evidence of spread (a constant 0.1 over 15 rows leaves 2.9e-33, not 0)."""
+    n = np.maximum(n, 1.0)
+    return 16 * n * (np.sqrt(n) * np.finfo(float).eps * np.abs(location)) ** 2
+
+
+def numerically_singular(cov, n, location) -> bool:
+    """Whether a p × p covariance estimated from n rows about means ``location`` (p,) has rank
+    below p, decided with a tolerance (as ``np.linalg.matrix_rank``, on the correlation matrix so
+    that the features' scales do not matter): a variance at the rounding level of a constant
+    feature's (``rounding_scatter``), or a correlation eigenvalue ≤ max(n, p) p ε, which a
+    scatter of fewer than p + 1 rows or of collinear features leaves above 0 by rounding alone."""
+    variance = np.diagonal(cov)
+    if not np.all(variance * max(n, 1.0) > rounding_scatter(n, location)):
+        return True
+    scale = 1 / np.sqrt(variance)
+    eigenvalues = np.linalg.eigvalsh(cov * scale[:, None] * scale[None, :])
+    p = len(variance)
+    return not eigenvalues[0] > max(n, p) * p * np.finfo(float).eps
+
+
 def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classes, features):
     """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
     "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
@@ -561,6 +584,8 @@ def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classe
     variance is not positive and finite, and the settings that work there."""
     if estimate == "mle":
         n = np.broadcast_to(n - ddof, scatter.shape)
+        # a scatter at rounding level is that of a constant feature: 0
+        scatter = np.where(scatter > rounding_scatter(n, mean), scatter, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             mu, var = mean, np.where(n > 0, scatter / n, np.nan) + epsilon
     else:

@@ -58,11 +58,7 @@ class CategoricalAttributes:
             # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
             self.categories_, self._domain_dtypes, sizes = _domains(columns, column_dtypes, declared, names, weight)
             self.n_categories_ = np.array(sizes)
-            for j in [j for j, size in enumerate(sizes) if size == 0] if 0 in sizes else ():
-                raise ValueError(
-                    f"{column_name(names, j)} has no value to model: it is missing in every row and declares no "
-                    "categories; drop it, or declare its values (a pandas Categorical or n_categories) to give them prior mass only"
-                )
+            check_values_to_model(sizes, [column_name(names, j) for j in range(len(sizes))] if 0 in sizes else None)
         dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
         if all(map(operator.is_, column_dtypes, dtypes)):
             # every column a Categorical of its fitted domain's own dtype (a fold of the training
@@ -116,9 +112,10 @@ class CategoricalAttributes:
             unknown = codes == _OUTSIDE
             if not unknown.any():
                 return
-        values = _values(column)
-        seen = sorted({str(v) for v in np.asarray(values, dtype=object)[unknown]})[:5]
-        message = f"{where} has value(s) {seen} outside its domain {self.categories_[j].tolist()}"
+        # shown by repr, as Python values (not NumPy scalars): the value 1 and the string '1' differ
+        distinct = {v.item() if isinstance(v, np.generic) else v for v in np.asarray(_values(column), dtype=object)[unknown]}
+        seen = sorted(distinct, key=lambda v: (str(v), type(v).__name__))[:5]
+        message = f"{where} has value(s) {seen!r} outside its domain {self.categories_[j].tolist()!r}"
         if training:
             raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
         if self.handle_unknown == "error":
@@ -245,6 +242,17 @@ def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list
 # Categoricals already fitted
 _CATEGORICAL_DOMAINS: dict = {}
 _CATEGORICAL_DOMAINS_KEPT = 64
+
+
+def check_values_to_model(sizes, where, declare: str = "a pandas Categorical or n_categories") -> None:
+    """Refuse, by name (``where``, each column's), a categorical column with a domain of no value
+    (missing in every row, none declared); ``where`` is only needed when a size is 0; ``declare``:
+    how the estimator takes declared values."""
+    for j in [j for j, size in enumerate(sizes) if size == 0]:
+        raise ValueError(
+            f"{where[j]} has no value to model: it is missing in every row and declares no "
+            f"categories; drop it, or declare its values ({declare}) to give them prior mass only"
+        )
 
 
 def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:

@@ -39,7 +39,11 @@ class PairLayout:
         self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
         # value v of attribute j: its position among the T value cells moved past the j missing cells before it
         self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
-        for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells):
+        # (F,) −1 for counts where a missing value has no cell: made here, not on first use, so that
+        # counting and scoring, from any number of threads, only read the layout
+        self.no_cells = np.full(len(self.sizes), -1, np.intp)
+        for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells,
+                      self.no_cells):
             array.flags.writeable = False  # shared by the fits of ``of_sizes``
 
     @staticmethod
@@ -49,21 +53,11 @@ class PairLayout:
         again is a cost each small fit would pay: cross-validation folds have the same sizes)."""
         return PairLayout(sizes)
 
-    @functools.cached_property
-    def same_attribute(self) -> np.ndarray:
-        """(T, T) whether two value cells are of one attribute (a parent is not its own child),
-        made once per layout (a fold's scoring made it each time), read-only."""
-        attribute = self.attribute_of_value_cell
-        same = attribute[:, None] == attribute[None, :]
-        same.flags.writeable = False
-        return same
-
-    @functools.cached_property
-    def no_cells(self) -> np.ndarray:
-        """(F,) −1, read-only like ``missing_cells``: for counts where a missing value has no cell."""
-        none = np.full(len(self.sizes), -1, np.intp)
-        none.flags.writeable = False
-        return none
+    def clear_same_attribute(self, tables: np.ndarray) -> None:
+        """Set to 0, in place, the entries of (…, T, T) ``tables`` whose two value cells are of one
+        attribute (a parent is not its own child): one block per attribute, no (T, T) mask."""
+        for start, size in zip(self.value_starts.tolist(), self.sizes.tolist()):
+            tables[..., start : start + size, start : start + size] = 0.0
 
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""

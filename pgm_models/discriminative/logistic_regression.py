@@ -86,7 +86,9 @@ class LogisticRegression(BayesianClassifier):
             raise ValueError(f"intercept_prior_sd must be a number > 0 or None, got {self.intercept_prior_sd!r}")
         self.classes_ = self._declared_classes(y, labels)
         X = self._encode(X, reset=True)
-        self._training = (X, self._class_index(labels), check_sample_weight(sample_weight, len(labels)))
+        # copies of the caller's arrays (validation may return them as they are): what the PyMC
+        # model observes must not change when the caller reuses its buffers
+        self._training = (X.copy(), self._class_index(labels), np.array(check_sample_weight(sample_weight, len(labels))))
         self.class_count_ = np.bincount(self._training[1], self._training[2], len(self.classes_))
         (self.coef_, self.intercept_), self.n_iter_ = self._optimise(penalised=True)
         return self

@@ -49,7 +49,7 @@ from pgm_models._utils.validation import as_array_like, check_n_draws
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities
 from pgm_models.conjugate import normal
-from pgm_models.conjugate.normal import NormalInverseWishart
+from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singular
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
@@ -270,20 +270,29 @@ class _DiscriminantAnalysis(GaussianClassifier):
             raise ValueError(f"reg_param must be a number in [0, 1] (the weight of I in (1 − r)Σ + rI), got {r!r}")
         return float(r)
 
-    def _cholesky(self, cov, estimate):
-        """Cholesky factors, one per covariance, with an error that names the singular one."""
+    def _cholesky(self, cov, estimate, means):
+        """Cholesky factors, one per covariance, with an error that names a singular one: under
+        "mle" a covariance whose rank, decided with a tolerance, is below p (rounding leaves the
+        scatter of fewer than p + 1 rows, or of a constant feature, just positive definite)."""
         covs = cov[None] if cov.ndim == 2 else cov
+        rows = self.class_count_[None].sum(axis=1) if cov.ndim == 2 else self.class_count_
+        # the largest |mean| of each feature over the classes a covariance is about: its rounding scale
+        locations = np.abs(means).max(axis=0)[None] if cov.ndim == 2 else np.abs(means)
         factors = []
         for k, matrix in enumerate(covs):
+            which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self._class_label(k)!r}"
+            if estimate == "mle" and not rows[k] > 0:
+                raise ValueError(f"{which} is undefined under estimate='mle' (the class has no rows, or only rows of "
+                                 "weight 0); use estimate='mean', 'map' or 'predictive' (the prior defines it)")
             try:
+                if estimate == "mle" and numerically_singular(matrix, rows[k], locations[k]):
+                    raise np.linalg.LinAlgError
                 factors.append(np.linalg.cholesky(matrix))
             except np.linalg.LinAlgError:
-                which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self._class_label(k)!r}"
-                rows = self.class_count_.sum() if cov.ndim == 2 else self.class_count_[k]
                 raise ValueError(
-                    f"{which} is singular under estimate={estimate!r} ({rows:g} rows for {matrix.shape[0]} features, "
-                    "or a constant feature); use estimate='mean'/'map' (the prior keeps it positive definite) "
-                    "or reg_param > 0"
+                    f"{which} is singular under estimate={estimate!r} ({rows[k]:g} rows for {matrix.shape[0]} features, "
+                    "a constant feature, or collinear features); use estimate='mean'/'map' (the prior keeps it positive "
+                    "definite) or reg_param > 0"
                 ) from None
         return np.stack(factors)
 
@@ -292,9 +301,10 @@ class _DiscriminantAnalysis(GaussianClassifier):
         if estimate == "predictive":
             return self.posterior_.log_predictive(X)
         means, cov = self._point(estimate)
-        chol = self._cholesky(cov, estimate)
+        chol = self._cholesky(cov, estimate, means)
         p = means.shape[1]
-        log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)  # ½ log|Σ_k|
+        # ½ log|Σ_k|, one per class (a shared Σ's one value repeated)
+        log_det = np.broadcast_to(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1), len(means))
         if len(chol) == 1:
             # shared Σ = L Lᵀ: whiten once with L⁻¹ (p × p), then for every class
             # ‖L⁻¹(x − μ_k)‖² = ‖z‖² − 2 zᵀ w_k + ‖w_k‖², z = L⁻¹(x − c), w_k = L⁻¹(μ_k − c);
@@ -492,7 +502,7 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
             return super()._log_posterior_scores(X, estimate)
         X = self._encode(as_array_like(X), reset=False, training=False)
         means, cov = self._point(estimate)
-        chol = self._cholesky(cov, estimate)[0]
+        chol = self._cholesky(cov, estimate, means)[0]
         centre = means.mean(axis=0)
         whitened_means = scipy.linalg.solve_triangular(chol, (means - centre).T, lower=True)  # L⁻¹(μ_k − c), p × K
         coef = scipy.linalg.solve_triangular(chol, whitened_means, lower=True, trans="T")  # Σ⁻¹(μ_k − c)

@@ -96,6 +96,14 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         self._simulation_model = None
         return self
 
+    def __getstate__(self):
+        """The state less ``posterior_alpha``'s compiled PyMC model and NUTS step: a cache (made
+        again on the next call), and not picklable."""
+        state = {name: value for name, value in super().__getstate__().items() if name != "_simulation_step"}
+        if "_simulation_model" in state:
+            state["_simulation_model"] = None  # as fit_counts leaves it
+        return state
+
     # ------------------------------------------------------------------ the PyMC model
     def _n_params(self) -> int:
         return self.model_.n_features_in_ if self.per_attribute else 1

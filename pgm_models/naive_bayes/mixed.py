@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 
 from pgm_models.conjugate.blocks import DirichletBlocks
-from pgm_models._utils.validation import check_concentration, column_name
+from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
+from pgm_models.conjugate.gamma import MAX_COUNT, GammaPoisson, poisson_log_density_rows
 from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
-from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
+from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain, check_values_to_model
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
 COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
@@ -104,6 +104,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             weight = getattr(self, "_fit_weight", None)
             self.categories_ = [_domain(columns[j], None, where[j], weight) for j in self._of_type("categorical")]
             self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=int)
+            check_values_to_model(self.n_categories_, [where[j] for j in self._of_type("categorical")], "a pandas Categorical")
         parts = {}
         for kind in COLUMN_TYPES:
             index = self._of_type(kind)
@@ -215,6 +216,7 @@ def _inferred_type(column, where: str) -> str:
 
 def _numbers(column, kind: str, where: str) -> np.ndarray:
     """A numeric column as floats with NaN for missing; values checked against the type."""
+    reject_time_values(getattr(column, "dtype", None), where, f"a {kind} column")
     try:
         if isinstance(column, pd.Series):
             values = column.to_numpy(dtype=float, na_value=np.nan)
@@ -228,7 +230,8 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
         "gaussian": (lambda v: np.abs(v) > MAX_ABS_VALUE, f"a value beyond ±{MAX_ABS_VALUE:g} (infinite, or too large for "
                      "its squared deviations to stay finite: rescale the column)"),
         "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
-        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & np.isfinite(v)), "a value that is not a count ≥ 0"),
+        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & (v <= MAX_COUNT)),
+                    f"a value that is not a count ≥ 0 and ≤ {MAX_COUNT:g} (log x! of a larger count overflows: rescale the column)"),
     }
     bad, problem = checks[kind]
     flagged = bad(values)

@@ -15,6 +15,7 @@ Weka's estimators are such posterior means: Laplace is α = 1 per cell; the m-es
 
 from __future__ import annotations
 
+import contextvars
 import math
 from contextlib import nullcontext
 
@@ -38,6 +39,9 @@ SPARSE_DESIGN_RATIO = 8
 # at most T' × K·T': BLAS threads gain little on it and, under load, wait on each other, and
 # their spinning slows even the encoding around them
 SINGLE_THREAD_CELLS = 512
+# (the model, its {estimate: SPODE operands}) of the prediction call in progress in this thread:
+# kept out of the model, so that concurrent predictions on one model share nothing they write
+_OPERANDS_OF_CALL = contextvars.ContextVar("operands_of_call", default=(None, None))
 
 
 def _added(counts, batch):
@@ -226,7 +230,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         the parent's own attribute (a parent is not its own child)."""
         values = self._value_counts(self.pair_count_, self._layout)
         log_child = log_probabilities(self._child_prior().estimate(values, estimate))
-        np.copyto(log_child, 0.0, where=self._layout.same_attribute)  # the estimate is this call's own array
+        self._layout.clear_same_attribute(log_child)  # the estimate is this call's own array
         return log_child
 
     def _log_naive_bayes(self, codes, estimate):
@@ -252,12 +256,12 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def predict_joint_log_proba(self, X, estimate=None):
         """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
         one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
-        self._operands_of_call = {}
+        token = _OPERANDS_OF_CALL.set((self, {}))
         try:
             with self._scoring_threads(self._estimate(estimate)):
                 return super().predict_joint_log_proba(X, estimate)
         finally:
-            del self._operands_of_call
+            _OPERANDS_OF_CALL.reset(token)
 
     def _scoring_threads(self, estimate):
         """Context of the scoring under ``estimate``: ``_blas_threads``."""
@@ -270,8 +274,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _spode_operands(self, estimate):
         """``_stack`` of the ``_spode_tables``, made once per prediction call (a PosteriorDraw,
         whose rows form one block, draws each parameter once)."""
-        cache = getattr(self, "_operands_of_call", None)
-        if cache is None or isinstance(estimate, PosteriorDraw):
+        model, cache = _OPERANDS_OF_CALL.get()
+        if model is not self or isinstance(estimate, PosteriorDraw):
             return self._stack(*self._spode_tables(estimate))
         if estimate not in cache:
             cache[estimate] = self._stack(*self._spode_tables(estimate))
