@@ -9,8 +9,8 @@ import numpy as np
 import pgm_models
 from pgm_models import CategoricalNB
 
-NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "HierarchicalNB"}
-COUNTS = {"MultinomialNB", "BernoulliNB"}
+NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "HierarchicalNB", "MANB", "BMATAN", "BayesNetClassifier"}
+COUNTS = {"MultinomialNB", "BernoulliNB", "ComplementNB"}
 NUMERIC = {"GaussianNB", "LDA", "QDA", "LogisticRegression"}
 # the λ draws a HierarchicalNB's NUTS run would leave (its prediction averages over them): fixed
 # here, so that the tests need no sampler
@@ -37,6 +37,8 @@ def training_data(name: str, rng=None):
         poisson = rng.poisson(1.0 + y)
         bernoulli = (rng.random(len(y)) < 0.3 + 0.2 * y).astype(float)
         return np.column_stack([categorical, gaussian, poisson, bernoulli]).astype(float), y, weight
+    if name not in NUMERIC:
+        raise ValueError(f"{name}: say which kind of data it takes (NOMINAL, COUNTS, NUMERIC or MixedNB)")
     means = np.array([[0.0, 0.0, 0.0], [2.0, 1.0, -1.0], [-1.0, 2.5, 1.0]])
     return rng.normal(means[y], 1.0) + 0.3 * rng.normal(size=(len(y), 1)), y, weight
 
