@@ -87,8 +87,8 @@ def main(argv=None) -> int:
              f"{args.min_seconds:g} s; target: loaded ≤ 2 × quiet)", "",
              "| model | one CV: quiet (ms) | loaded (ms) | loaded ÷ quiet | repeated: quiet (ms per CV) | loaded (ms per CV) | loaded ÷ quiet |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {q1 * 1e3:.1f} | {l1 * 1e3:.1f} | {l1 / q1:.2f} | {q * 1e3:.1f} | {l * 1e3:.1f} | {l / q:.2f} |"
-              for name, q1, l1, q, l in rows]
+    lines += [f"| {name} | {q1 * 1e3:.1f} | {l1 * 1e3:.1f} | {l1 / q1:.2f} | {q * 1e3:.1f} | {loaded * 1e3:.1f} | {loaded / q:.2f} |"
+              for name, q1, l1, q, loaded in rows]
     print("\n".join(lines))
     if args.write:
         append_section(args.write, lines)

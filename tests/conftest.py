@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import settings
+from pgm_models import LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from pgm_models.datasets import load_dataset
 
 # Property tests draw the same examples on every run and machine: a random new example that
 # finds a bug is for a developer's run (HYPOTHESIS_PROFILE=explore), not a CI landing.
@@ -17,8 +19,6 @@ settings.register_profile("suite", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
-from pgm_models import LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
-from pgm_models.datasets import load_dataset
 
 # Four chains: split R-hat ≤ 1.01 over up to ~100 parameters then holds in every run measured
 # (docs/false_alarm.md); with two it fails a correct model in a sizeable share of runs.

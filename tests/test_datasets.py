@@ -38,7 +38,7 @@ def test_nominal_columns_keep_declared_values_in_declared_order():
 
 def test_numeric_string_and_missing_values():
     X, y = load_dataset("iris")
-    assert all(X.dtypes == float) and X.shape == (150, 4)
+    assert all(dtype == "float64" for dtype in X.dtypes) and X.shape == (150, 4)
     assert X.iloc[0].tolist() == [5.1, 3.5, 1.4, 0.2]
     X, _ = load_dataset("reuters-grain-train")
     assert X["Text"].iloc[0].startswith("BAHIA COCOA REVIEW Showers continued throughout the week in\nthe Bahia")

@@ -93,7 +93,7 @@ def test_binary_lda_is_logistic_in_x(estimate, iris):
     logistic = 1 / (1 + np.exp(-(X[keep] @ theta + theta0)))
     np.testing.assert_allclose(model.predict_proba(X[keep])[:, 1], logistic, atol=1e-12)
     with pytest.raises(ValueError, match="not linear"):
-        LDA(estimate="predictive").fit(X[keep], y[keep]).coef_
+        LDA(estimate="predictive").fit(X[keep], y[keep]).coef_  # noqa: B018  (reading it raises)
 
 
 def test_fisher_discriminant_on_the_textbook_exercise():

@@ -65,5 +65,6 @@ def index_values(index: pd.Index) -> np.ndarray:
     if len(_INDEX_VALUES) >= _INDEX_VALUES_KEPT:
         _INDEX_VALUES.clear()
     # the entry leaves with its Index (a wide frame's names are not kept after the frame)
-    _INDEX_VALUES[id(index)] = (weakref.ref(index, lambda _, key=id(index): _INDEX_VALUES.pop(key, None)), values)
+    key = id(index)
+    _INDEX_VALUES[key] = (weakref.ref(index, lambda _, key=key: _INDEX_VALUES.pop(key, None)), values)
     return values
