@@ -36,8 +36,10 @@ _MODULES = {
     "MixedNB": "pgm_models.naive_bayes",
     "MultinomialNB": "pgm_models.naive_bayes",
     "AODE": "pgm_models.semi_naive",
+    "AODEsr": "pgm_models.semi_naive",
     "SPODE": "pgm_models.semi_naive",
     "TAN": "pgm_models.semi_naive",
+    "WAODE": "pgm_models.semi_naive",
     # preprocessing
     "EqualFrequencyDiscretizer": "pgm_models.preprocessing.discretize",
     "EqualWidthDiscretizer": "pgm_models.preprocessing.discretize",
@@ -78,7 +80,7 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
-              "SPODE", "TAN", "AODE", "LogisticRegression")
+              "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

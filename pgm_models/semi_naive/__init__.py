@@ -1,7 +1,9 @@
 """The semi-naive Bayes family: attributes depend on the class and on parent attributes."""
 
 from pgm_models.semi_naive.aode import AODE
+from pgm_models.semi_naive.aodesr import AODEsr
 from pgm_models.semi_naive.spode import SPODE
 from pgm_models.semi_naive.tan import TAN
+from pgm_models.semi_naive.waode import WAODE
 
-__all__ = ["AODE", "SPODE", "TAN"]
+__all__ = ["AODE", "AODEsr", "SPODE", "TAN", "WAODE"]
