@@ -37,6 +37,7 @@ _MODULES = {
     "MultinomialNB": "pgm_models.naive_bayes",
     "AODE": "pgm_models.semi_naive",
     "AODEsr": "pgm_models.semi_naive",
+    "HNB": "pgm_models.semi_naive",
     "SPODE": "pgm_models.semi_naive",
     "TAN": "pgm_models.semi_naive",
     "WAODE": "pgm_models.semi_naive",
@@ -80,7 +81,7 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
-              "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "LogisticRegression")
+              "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

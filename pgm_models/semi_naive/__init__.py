@@ -2,8 +2,9 @@
 
 from pgm_models.semi_naive.aode import AODE
 from pgm_models.semi_naive.aodesr import AODEsr
+from pgm_models.semi_naive.hnb import HNB
 from pgm_models.semi_naive.spode import SPODE
 from pgm_models.semi_naive.tan import TAN
 from pgm_models.semi_naive.waode import WAODE
 
-__all__ = ["AODE", "AODEsr", "SPODE", "TAN", "WAODE"]
+__all__ = ["AODE", "AODEsr", "HNB", "SPODE", "TAN", "WAODE"]
