@@ -18,6 +18,14 @@ Missing values, which Weka's HNB refuses: a missing child is skipped; a missing 
 the mixture (the weights renormalised over the observed others, naive Bayes where none of
 positive weight is left); every count — tables and conditional mutual informations — is on the
 available cases (rows observing the attributes involved).
+
+PyMC: the counts form observes the class counts ~ Multinomial(N, π) and, for every ordered pair
+of attributes (p, j), the counts N(y, x_p = u, x_j = ·) ~ Multinomial(φ_{j|p}[y, u]) and N(y, x_j = ·)
+~ Multinomial(φ_j[y]): the Dirichlet blocks whose posterior means HNB mixes (``feature_prob_{j}_given_{p}``
+and ``feature_prob_{j}``); the rows form observes each row once per table it fills. It is the
+posterior of the tables, each conjugate to its own counts; the conditional mutual information
+weights are fixed statistics of the counts, and the mixture p(y, x) above is not itself a
+normalised likelihood (each attribute's hidden parent is drawn among the others).
 """
 
 from __future__ import annotations
@@ -25,7 +33,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import xlogy
 
-from pgm_models.conjugate import log_probabilities
+from pgm_models.base import integer_counts
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
@@ -71,9 +81,6 @@ class HNB(SemiNaiveBayes):
     >>> model.predict_proba(X[:1]).round(4)
     array([[0.9356, 0.0644]])
     """
-
-    _closed_form = False  # a mixture of tables: see the tables' own Dirichlet posteriors
-    _pymc_model = False
 
     def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
         self.estimator = estimator
@@ -129,6 +136,73 @@ class HNB(SemiNaiveBayes):
         with np.errstate(divide="ignore"):
             log_child = np.where(observed[None], np.log(per_child), 0.0)  # a missing child adds nothing
         return log_probabilities(class_prob)[None, :] + log_child.sum(axis=2).T
+
+    # ------------------------------------------------------------------ posterior and PyMC
+    def _pairs(self):
+        """(child j, parent p, table name) of every one-dependence table, then (j, None, name) of
+        every naive Bayes table."""
+        names = self._feature_names()
+        pairs = [(j, p, f"feature_prob_{names[j]}_given_{names[p]}") for j in range(self.n_features_in_)
+                 for p in range(self.n_features_in_) if p != j]
+        return pairs + [(j, None, f"feature_prob_{names[j]}") for j in range(self.n_features_in_)]
+
+    def _block(self, j, p):
+        """(counts, concentration, dims) of P(x_j | y, x_p) ((K, r_p, r_j); p None: P(x_j | y),
+        (K, r_j)), on the available cases."""
+        layout, names = self._layout, self._feature_names()
+        child = slice(layout.value_starts[j], layout.value_starts[j] + layout.sizes[j])
+        if p is None:
+            counts, dims = self._diagonal_counts()[:, child], ("class", f"{names[j]}_value")
+        else:
+            parent = slice(layout.value_starts[p], layout.value_starts[p] + layout.sizes[p])
+            counts = self._value_counts(self.pair_count_, layout)[:, parent, child]
+            dims = ("class", f"{names[p]}_value", f"{names[j]}_value")
+        return counts, np.full(counts.shape, self._attribute_alpha(layout.sizes)[j]), dims
+
+    def _coords(self):
+        coords = {"class": self.classes_}
+        for j, name in enumerate(self._feature_names()):
+            coords[f"{name}_value"] = np.asarray(self.categories_[j])
+        return coords
+
+    def _feature_posterior(self):
+        parameters = {}
+        for j, p, name in self._pairs():
+            counts, concentration, dims = self._block(j, p)
+            parameters[name] = (Dirichlet(concentration).posterior(counts), dims)
+        return parameters
+
+    def _stacked_blocks(self):
+        return ["class_prob", *(name for _, _, name in self._pairs())]
+
+    def _priors(self):
+        """π ~ Dirichlet and every table's Dirichlet blocks, stacked by their numbers of values
+        (``pgm_models.conjugate.blocks``)."""
+        return DirichletBlocks([class_block(self), *((name, *self._block(j, p)[1:]) for j, p, name in self._pairs())])
+
+    def _check_proper_prior(self):
+        if np.min(self._per_cell(1)) <= 0:
+            raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
+
+    def _counts_model(self, model):
+        """N_k ~ Multinomial(N, π); each table's counts given (class, parent value) ~ Multinomial."""
+        counts = {name: integer_counts(self._block(j, p)[0], "counts") for j, p, name in self._pairs()}
+        self._priors().observe({"class_prob": integer_counts(self.class_count_, "class counts"), **counts})
+
+    def _rows_model(self, model, codes, class_index):
+        """y_i ~ Categorical(π); x_ij ~ Categorical(φ_{j|p}[y_i, x_ip]) for every other attribute p,
+        and ~ Categorical(φ_j[y_i]), on the rows observing the attributes involved."""
+        import pymc as pm
+
+        prob = self._priors().prob
+        model.add_coord("row", np.arange(len(class_index)))
+        y = pm.Categorical("y", p=prob["class_prob"], observed=class_index, dims="row")
+        for j, p, name in self._pairs():
+            rows = np.flatnonzero((codes[:, j] >= 0) & ((codes[:, p] >= 0) if p is not None else True))
+            row_dim = f"{name.removeprefix('feature_prob_')}_row"
+            model.add_coord(row_dim, rows)
+            table = prob[name][y[rows]] if p is None else prob[name][y[rows], codes[rows, p]]
+            pm.Categorical(f"x_{name.removeprefix('feature_prob_')}", p=table, observed=codes[rows, j], dims=row_dim)
 
     def _loo_block(self, codes, class_index):
         raise NotImplementedError("HNB has no exact leave-one-out: without a row its conditional mutual information weights change "
