@@ -35,6 +35,7 @@ _MODULES = {
     "HierarchicalNB": "pgm_models.naive_bayes",
     "MixedNB": "pgm_models.naive_bayes",
     "MultinomialNB": "pgm_models.naive_bayes",
+    "A2DE": "pgm_models.semi_naive",
     "AODE": "pgm_models.semi_naive",
     "AODEsr": "pgm_models.semi_naive",
     "HNB": "pgm_models.semi_naive",
@@ -81,7 +82,7 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA", "QDA",
-              "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "LogisticRegression")
+              "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

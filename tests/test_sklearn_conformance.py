@@ -40,7 +40,7 @@ def test_every_exported_estimator_is_checked():
     exported = {name for name in pgm_models.__all__
                 if inspect.isclass(getattr(pgm_models, name)) and issubclass(getattr(pgm_models, name), ClassifierMixin)}
     assert {type(e).__name__ for e in ESTIMATORS} == exported == set(pgm_models.ESTIMATORS)
-    assert len(ESTIMATORS) == 15
+    assert len(ESTIMATORS) == 16
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES)
