@@ -10,6 +10,7 @@ from sklearn.base import clone
 
 from pgm_models import AODE, AODEsr
 from pgm_models.datasets import load_dataset
+from pgm_models.preprocessing.discretize import MDLDiscretizer
 
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
@@ -39,6 +40,17 @@ def test_reproduces_weka_aodesr(fixture, dataset, params, removed):
     if removed:  # the removals change the distributions: the fixture tests them
         aode = AODE(**{k: v for k, v in model.get_params().items() if k in AODE._get_param_names()}).fit(X, y)
         assert np.abs(aode.predict_proba(X) - expected).max() > 1e-3
+
+
+def test_reproduces_weka_aodesr_after_weka_s_mdl_discretisation():
+    """FilteredClassifier(supervised Discretize, AODEsr) on diabetes: the same rows through
+    ``MDLDiscretizer`` (equal to Weka's cut points, tests/test_discretize.py)."""
+    X, y = load_dataset("diabetes")
+    X = MDLDiscretizer().fit(X, y).transform(X)
+    reference = pd.read_csv(WEKA / "aodesr_mdl_diabetes.csv")
+    model = AODEsr().fit(X, y)
+    assert model.generalisations(X).any()
+    np.testing.assert_allclose(model.predict_proba(X), reference[list(model.classes_)].to_numpy(), rtol=0, atol=1e-12)
 
 
 def _weka_generalisations(model, X):
