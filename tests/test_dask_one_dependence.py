@@ -8,10 +8,10 @@ import pytest
 pytest.importorskip("dask")
 pytest.importorskip("distributed")
 
-from pgm_models import A2DE, HNB, AODEsr, WAODE  # noqa: E402
-from pgm_models.datasets import load_dataset  # noqa: E402
+from test_dask import _frames, assert_same_fit, client  # noqa: F401  (the two-process cluster)
 
-from test_dask import _frames, assert_same_fit, client  # noqa: E402,F401  (the two-process cluster)
+from pgm_models import A2DE, HNB, WAODE, AODEsr
+from pgm_models.datasets import load_dataset
 
 MODELS = [AODEsr(critical_value=5), WAODE(), HNB(), A2DE()]
 

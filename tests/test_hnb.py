@@ -7,14 +7,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import NUTS_SETTINGS, logp_at_random_points
 from sklearn.metrics import mutual_info_score
+from test_waode import weka_data
 
 from pgm_models import HNB, CategoricalNB
 from pgm_models.datasets import load_dataset
 from pgm_models.inference.verify import check_posterior
-
-from conftest import NUTS_SETTINGS, logp_at_random_points
-from test_waode import weka_data
 
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 

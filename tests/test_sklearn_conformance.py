@@ -1,7 +1,8 @@
 """scikit-learn's own estimator test suite, run on every estimator of the zoo and on the
 discretizers.
 
-The expected-failure list is empty: every check applies and passes. Two tags say how checks
+Every check applies and passes but one: A2DE refuses check_dtype_object's data, whose hundreds
+of declared values would need a triple-count tensor of gigabytes (``EXPECTED_FAILURES``). Two tags say how checks
 see the models, as scikit-learn's own classes do: the categorical models accept NaN (a
 missing value, skipped as Weka does), and the discrete naive Bayes models have ``poor_score``
 (the training-accuracy check feeds continuous blobs, which are not counts, presence
@@ -14,7 +15,11 @@ import pgm_models
 from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 ESTIMATORS = [getattr(pgm_models, name)() for name in pgm_models.ESTIMATORS]
-EXPECTED_FAILURES: dict = {}
+EXPECTED_FAILURES: dict = {
+    # A2DE counts a dense K × T³ triple tensor; this check's 40 rows of distinct floats, read as
+    # categories, declare T = 560 values, a 4 × 560³ tensor (5 GiB) that A2DE refuses up front
+    "A2DE": {"check_dtype_object": "the triple-count tensor of its 560 declared values is refused as too large"},
+}
 
 DISCRETIZERS = [EqualWidthDiscretizer(), EqualFrequencyDiscretizer(), MDLDiscretizer()]
 _CATEGORICAL_OUTPUT = (
@@ -43,7 +48,7 @@ def test_every_exported_estimator_is_checked():
     assert len(ESTIMATORS) == 16
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}))
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -117,7 +117,7 @@ class A2DE(AODE):
                 of_class = class_index[rows] == k
                 rows_k = design[of_class]
                 pairs = (rows_k * weight[rows][of_class, None])[:, :, None] * rows_k[:, None, :]
-                triple[k] += (pairs.reshape(len(rows_k), -1).T @ rows_k).reshape(n_values, n_values, n_values)
+                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(n_values, n_values, n_values)
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
     # ------------------------------------------------------------------ estimates

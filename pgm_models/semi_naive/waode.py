@@ -100,14 +100,14 @@ class WAODE(AODE):
 
     def _attribute_sums(self, diagonal):
         """Per attribute (F,): Σ n log n of its cells, of its class totals, of its value totals,
-        and N_a log N_a and N_a; ``diagonal`` (K, T) its tables."""
+        and N_a; ``diagonal`` (K, T) its tables."""
         attribute = self._layout.attribute_of_value_cell
         n_features = len(self._layout.sizes)
         cells = np.bincount(attribute, xlogy(diagonal, diagonal).sum(axis=0), n_features)
         values = np.bincount(attribute, xlogy(diagonal.sum(axis=0), diagonal.sum(axis=0)), n_features)
         by_class = np.stack([np.bincount(attribute, row, n_features) for row in diagonal])  # (K, F)
         total = by_class.sum(axis=0)
-        return cells, xlogy(by_class, by_class).sum(axis=0), values, xlogy(total, total), total
+        return cells, xlogy(by_class, by_class).sum(axis=0), values, total
 
     @staticmethod
     def _information(cells, classes, values, total_log_total, total):
@@ -131,7 +131,7 @@ class WAODE(AODE):
         """log I(X_a; Y) without each row (N, F): the row's own cell, class total, value total and
         total of each table one less, where it observes x_a."""
         diagonal = self._class_value_tables()
-        cells_sum, classes_sum, values_sum, total_log_total, total = self._attribute_sums(diagonal)
+        cells_sum, classes_sum, values_sum, total = self._attribute_sums(diagonal)
         layout = self._layout
         cells = self._value_index(codes)  # (N, F)
         observed = cells < len(layout.value_cells)
