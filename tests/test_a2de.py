@@ -102,7 +102,11 @@ def test_a_triple_tensor_too_large_is_refused_with_its_size():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({f"x{j}": pd.Categorical(rng.integers(0, 3000, 100), categories=range(3000)) for j in range(3)})
     with pytest.raises(ValueError, match=r"A2DE's triple counts, a 2 × 9000 × 9000 × 9000 tensor .* GiB of memory"):
+        A2DE(max_triple_cells=10**13).fit(X, np.repeat(["a", "b"], 50))
+    with pytest.raises(ValueError, match=r"a 2 × 9000 × 9000 × 9000 tensor .* 1,458,000,000,000 cells, more than max_triple_cells=67,108,864"):
         A2DE().fit(X, np.repeat(["a", "b"], 50))
+    with pytest.raises(ValueError, match="max_triple_cells must be a whole number > 0"):
+        A2DE(max_triple_cells=0.5).fit(X, np.repeat(["a", "b"], 50))
 
 
 def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():

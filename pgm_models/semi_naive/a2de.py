@@ -14,7 +14,8 @@ cell, m/r_j per child cell). A missing value is skipped as parent and as child.
 
 The counts are the triple tensor N(y = k, s, t, u) over the T value cells (``triple_count_``,
 K·T³ floats); its diagonals are the pair and joint counts. A tensor that cannot fit in memory is
-refused before counting, with its size.
+refused before counting, with its size: one above ``max_triple_cells``, or one that cannot fit in
+memory.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class A2DE(AODE):
     estimator : "laplace" or "m-estimate"; m : the m-estimate's weight.
     estimate : {"mean", "map", "mle", "predictive"} for every model's parameters ("predictive"
         equals "mean": each parameter enters a model's likelihood once).
+    max_triple_cells : the largest triple tensor K·T³ fitted (default 2²⁶, 512 MiB of counts,
+        held about 4 times while scoring; T ≈ 320 values with 2 classes); a larger one is refused
+        before counting, whatever memory the machine has, as scoring it costs K·T³ too.
     n_categories, handle_unknown : as for CategoricalNB.
 
     Attributes
@@ -80,9 +84,10 @@ class A2DE(AODE):
     weights = "uniform"  # AODE's options that A2DE does not take
     temperature = 1.0
 
-    def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, estimate="mean", n_categories=None,
-                 handle_unknown="missing"):
+    def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, estimate="mean", max_triple_cells=2**26,
+                 n_categories=None, handle_unknown="missing"):
         self.alpha = alpha
+        self.max_triple_cells = max_triple_cells
         self.frequency_limit = frequency_limit
         self.estimator = estimator
         self.m = m
@@ -99,6 +104,13 @@ class A2DE(AODE):
         super()._init_counts(codes, class_index, weight)
         n_values = int(self._layout.sizes.sum())
         shape = (len(self.classes_), n_values, n_values, n_values)
+        if not (isinstance(self.max_triple_cells, (int, np.integer)) and self.max_triple_cells > 0):
+            raise ValueError(f"max_triple_cells must be a whole number > 0, got {self.max_triple_cells!r}")
+        if math.prod(shape) > self.max_triple_cells:
+            raise ValueError(f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
+                             f"{len(self._layout.sizes)} attributes), {math.prod(shape):,} cells, more than max_triple_cells="
+                             f"{self.max_triple_cells:,}; use fewer attributes or values (merge rare values, discretise into fewer "
+                             "bins), raise max_triple_cells, or use AODE")
         check_memory(
             4 * math.prod(shape),  # the counts, the child estimates, their logs, a padded copy
             lambda: f"A2DE's triple counts, a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
