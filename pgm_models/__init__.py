@@ -36,9 +36,13 @@ _MODULES = {
     "HierarchicalNB": "pgm_models.naive_bayes",
     "MixedNB": "pgm_models.naive_bayes",
     "MultinomialNB": "pgm_models.naive_bayes",
+    "A2DE": "pgm_models.semi_naive",
     "AODE": "pgm_models.semi_naive",
+    "AODEsr": "pgm_models.semi_naive",
+    "HNB": "pgm_models.semi_naive",
     "SPODE": "pgm_models.semi_naive",
     "TAN": "pgm_models.semi_naive",
+    "WAODE": "pgm_models.semi_naive",
     "MANB": "pgm_models.bayes_net",
     "BMATAN": "pgm_models.bayes_net",
     "BayesNetClassifier": "pgm_models.bayes_net",
@@ -82,7 +86,8 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA",
-              "QDA", "SPODE", "TAN", "AODE", "MANB", "BMATAN", "BayesNetClassifier", "LogisticRegression")
+              "QDA", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN", "BayesNetClassifier",
+              "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

@@ -1,7 +1,9 @@
 """scikit-learn's own estimator test suite, run on every estimator of the zoo and on the
 discretizers.
 
-The expected-failure list is empty: every check applies and passes. Two tags say how checks
+Every check applies and passes but A2DE's on continuous data read as categories
+(check_dtype_object, check_classifiers_train): their hundreds of declared values would need a
+triple-count tensor of gigabytes, which A2DE refuses (``EXPECTED_FAILURES``). Two tags say how checks
 see the models, as scikit-learn's own classes do: the categorical models accept NaN (a
 missing value, skipped as Weka does), and the discrete naive Bayes models have ``poor_score``
 (the training-accuracy check feeds continuous blobs, which are not counts, presence
@@ -14,7 +16,14 @@ import pgm_models
 from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 ESTIMATORS = [getattr(pgm_models, name)() for name in pgm_models.ESTIMATORS]
-EXPECTED_FAILURES: dict = {}
+EXPECTED_FAILURES: dict = {
+    # A2DE counts a dense K × T³ triple tensor; these checks' rows of distinct floats, read as
+    # categories, declare hundreds of values (check_dtype_object: T = 560, a 4 × 560³ tensor of
+    # 5 GiB), above A2DE's max_triple_cells, which it refuses up front
+    "A2DE": {check: "the triple-count tensor of its hundreds of declared values is refused as too large (max_triple_cells)"
+             for check in ("check_dtype_object", "check_classifiers_train", "check_classifiers_train(readonly_memmap=True)",
+                           "check_classifiers_train(readonly_memmap=True,X_dtype=float32)")},
+}
 
 DISCRETIZERS = [EqualWidthDiscretizer(), EqualFrequencyDiscretizer(), MDLDiscretizer()]
 _CATEGORICAL_OUTPUT = (
@@ -43,7 +52,7 @@ def test_every_exported_estimator_is_checked():
     assert len(ESTIMATORS) == len(set(pgm_models.ESTIMATORS))  # each once
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}))
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

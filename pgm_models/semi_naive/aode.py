@@ -144,8 +144,14 @@ class AODE(SemiNaiveBayes):
         self._check_frequency_limit()
         super()._count(codes, class_index, weight)
 
+    def _parent_codes(self, codes, removed):
+        """The codes the SPODEs average over (each observed value a parent and a child): the rows'
+        own (AODEsr removes generalisations; ``removed`` 1: each row left out of the counts)."""
+        return codes
+
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
+        parent_codes = self._parent_codes(codes, 0)
         if self._compiled_scoring(estimate):
             kernels = jit.kernels("pgm_models.semi_naive._aode_kernel")
             layout, n_values = self._layout, len(self._layout.value_cells)
@@ -157,10 +163,10 @@ class AODE(SemiNaiveBayes):
                 np.log(joint, out=joint), np.log(child, out=child)
             # every integer dtype widened to intp: one compiled signature
             averaged, fallback = kernels.aode_log_scores(joint, child, frequency,
-                                                 np.asarray(codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
+                                                 np.asarray(parent_codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
                                                  self._log_weights())
         else:
-            cells = self._value_index(codes)
+            cells = self._value_index(parent_codes)
             scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
             averaged, fallback = self._average(scores, self._eligible(cells, 0), self._log_weights())
         if fallback.any():
@@ -218,20 +224,13 @@ class AODE(SemiNaiveBayes):
         * the naive Bayes fallback (no eligible parent) is downdated as CategoricalNB's.
         """
         full = self._joint_log_likelihood(codes, "predictive")
-        cells = self._value_index(codes)
+        parent_codes = self._parent_codes(codes, 1)
+        cells = self._value_index(parent_codes)
         observed = cells < len(self._layout.value_cells)
         own_cells = np.where(observed, cells, 0)[:, None, :]
-        scores = np.take_along_axis(self._loo_cell_scores(codes, class_index, self.pair_count_), own_cells, axis=2)
+        scores = np.take_along_axis(self._loo_cell_scores(parent_codes, class_index, self.pair_count_), own_cells, axis=2)
         scores[np.broadcast_to(~observed[:, None, :], scores.shape)] = -np.inf
-        log_weights = np.broadcast_to(self._log_weights(), observed.shape)
-        if self.weights != "uniform":
-            log_evidence = np.broadcast_to(self.spode_log_evidence(), observed.shape).copy()
-            complete = observed.all(axis=1)
-            counted = self._loo_cell_scores(codes[complete], class_index[complete], self.complete_pair_count_)
-            own = np.take_along_axis(counted, own_cells[complete], axis=2)[np.arange(complete.sum()), class_index[complete]]
-            log_evidence[complete] -= own  # (complete rows, F)
-            log_weights = np.array([self._tempered(e) for e in log_evidence])
-        left_out, fallback = self._average(scores, self._eligible(cells, 1), log_weights)
+        left_out, fallback = self._average(scores, self._eligible(cells, 1), self._loo_log_weights(codes, class_index))
         if fallback.any():
             class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
             features = self._log_naive_bayes(codes[fallback], "predictive") - class_log
@@ -239,6 +238,21 @@ class AODE(SemiNaiveBayes):
             left_out[fallback] = self._with_class_terms(*left_out_own_class(features, own, class_index[fallback]),
                                                         class_index[fallback], all_classes=True)[1]
         return full, left_out
+
+    def _loo_log_weights(self, codes, class_index):
+        """(N, F) log w_a of every SPODE without each row."""
+        cells = self._value_index(codes)
+        observed = cells < len(self._layout.value_cells)
+        log_weights = np.broadcast_to(self._log_weights(), observed.shape)
+        if self.weights == "uniform":
+            return log_weights
+        log_evidence = np.broadcast_to(self.spode_log_evidence(), observed.shape).copy()
+        complete = observed.all(axis=1)
+        counted = self._loo_cell_scores(codes[complete], class_index[complete], self.complete_pair_count_)
+        own_cells = cells[complete][:, None, :]
+        own = np.take_along_axis(counted, own_cells, axis=2)[np.arange(complete.sum()), class_index[complete]]
+        log_evidence[complete] -= own  # (complete rows, F)
+        return np.array([self._tempered(e) for e in log_evidence])
 
     def _loo_own_class(self, codes, class_index):
         """The naive Bayes fallback's features of the row's own class, downdated by the row."""

@@ -1,0 +1,194 @@
+"""A2DE: averaged two-dependence estimators (Webb, Boughton, Zheng, Ting & Salem 2012).
+
+Each pair of super-parents (a, b) gives the generative model
+
+    p(y, x | a, b) = P(y, x_a, x_b) Π_{j∉{a,b}} P(x_j | y, x_a, x_b),
+    P(y, x_a, x_b) ~ Dirichlet over the K·r_a·r_b cells, P(x_j | y, x_a, x_b) ~ Dirichlet over r_j values,
+
+and A2DE averages them over the pairs whose values are both observed and occur together at least
+``frequency_limit`` times in training; a row with no such pair falls back to AODE (which falls
+back to naive Bayes), as Webb et al.'s AnDE falls back to A(n−1)DE. The estimates are the
+Dirichlet posterior means (or mode, or MLE) on the available cases, with AODE's priors: Laplace
+α per cell, or the m-estimate's m pseudo-rows spread evenly over a block (m/(K r_a r_b) per joint
+cell, m/r_j per child cell). A missing value is skipped as parent and as child.
+
+The counts are the triple tensor N(y = k, s, t, u) over the T value cells (``triple_count_``,
+K·T³ floats); its diagonals are the pair and joint counts. A tensor that cannot fit in memory is
+refused before counting, with its size: one above ``max_triple_cells``, or one that cannot fit in
+memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
+from pgm_models.discrete.pairs import check_memory, one_hot
+from pgm_models.model_selection.evidence import is_learned
+from pgm_models.semi_naive._base import _added
+from pgm_models.semi_naive.aode import AODE
+
+# rows multiplied into the triple counts at a time: a block's (rows, T²) products stay bounded
+COUNT_ROWS = 2048
+
+
+class A2DE(AODE):
+    """Averaged two-dependence estimators.
+
+    Parameters
+    ----------
+    alpha : Laplace pseudo-count per cell.
+    frequency_limit : a pair of parent values must occur together this often in training (and
+        AODE's fallback's parent value alone as often).
+    estimator : "laplace" or "m-estimate"; m : the m-estimate's weight.
+    estimate : {"mean", "map", "mle", "predictive"} for every model's parameters ("predictive"
+        equals "mean": each parameter enters a model's likelihood once).
+    max_triple_cells : the largest triple tensor K·T³ fitted (default 2²⁶, 512 MiB of counts,
+        held about 4 times while scoring; T ≈ 320 values with 2 classes); a larger one is refused
+        before counting, whatever memory the machine has, as scoring it costs K·T³ too.
+    n_categories, handle_unknown : as for CategoricalNB.
+
+    Attributes
+    ----------
+    triple_count_ (K, T, T, T) : N(y = k, value cells s, t, u) (rows observing all three).
+    pair_count_, categories_, n_categories_, class_count_ : as for :class:`AODE` (its fallback).
+
+    Notes
+    -----
+    With n the counts on the rows observing what each involves,
+
+        p(y, x) ∝ Σ_{a<b eligible} (n(y, x_a, x_b) + α_J)/(N_ab + K r_a r_b α_J)
+                   Π_{j∉{a,b}} (n(y, x_a, x_b, x_j) + α_j)/(n_j(y, x_a, x_b) + r_j α_j)
+
+    (the mean; each divided by the number of eligible pairs).
+
+    References
+    ----------
+    G. I. Webb, J. R. Boughton, F. Zheng, K. M. Ting and H. Salem (2012). Learning by
+    extrapolation from marginal to full-multivariate probability distributions: decreasingly
+    naive Bayesian classification. Machine Learning 86(2), 233–272.
+
+    Examples
+    --------
+    >>> from pgm_models import A2DE, load_dataset
+    >>> X, y = load_dataset("weather.nominal")
+    >>> model = A2DE().fit(X, y)
+    >>> model.triple_count_.shape
+    (2, 10, 10, 10)
+    >>> model.predict_proba(X[:1]).round(4)
+    array([[0.7889, 0.2111]])
+    """
+
+    weights = "uniform"  # AODE's options that A2DE does not take
+    temperature = 1.0
+
+    def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, estimate="mean", max_triple_cells=2**26,
+                 n_categories=None, handle_unknown="missing"):
+        self.alpha = alpha
+        self.max_triple_cells = max_triple_cells
+        self.frequency_limit = frequency_limit
+        self.estimator = estimator
+        self.m = m
+        self.estimate = estimate
+        self.n_categories = n_categories
+        self.handle_unknown = handle_unknown
+
+    def _check_estimator(self):
+        if is_learned(self.alpha):
+            raise ValueError(f"alpha={self.alpha!r}: A2DE takes a number (no learned prior)")
+        super()._check_estimator()
+
+    def _init_counts(self, codes, class_index, weight):
+        super()._init_counts(codes, class_index, weight)
+        n_values = int(self._layout.sizes.sum())
+        shape = (len(self.classes_), n_values, n_values, n_values)
+        if not (isinstance(self.max_triple_cells, (int, np.integer)) and self.max_triple_cells > 0):
+            raise ValueError(f"max_triple_cells must be a whole number > 0, got {self.max_triple_cells!r}")
+        if math.prod(shape) > self.max_triple_cells:
+            raise ValueError(f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
+                             f"{len(self._layout.sizes)} attributes), {math.prod(shape):,} cells, more than max_triple_cells="
+                             f"{self.max_triple_cells:,}; use fewer attributes or values (merge rare values, discretise into fewer "
+                             "bins), raise max_triple_cells, or use AODE")
+        check_memory(
+            4 * math.prod(shape),  # the counts, the child estimates, their logs, a padded copy
+            lambda: f"A2DE's triple counts, a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
+                    f"{len(self._layout.sizes)} attributes) held about 4 times,",
+            "use fewer attributes or values (merge rare values, discretise into fewer bins), or AODE",
+        )
+
+    def _count(self, codes, class_index, weight):
+        super()._count(codes, class_index, weight)
+        n_values, n_classes = len(self._layout.value_cells), len(self.classes_)
+        triple = np.zeros((n_classes, n_values, n_values, n_values))
+        for start in range(0, len(codes), COUNT_ROWS):
+            rows = slice(start, start + COUNT_ROWS)
+            design = one_hot(self._value_index(codes[rows]), n_values + 1)[:, :n_values]  # a missing value has no cell
+            for k in range(n_classes):
+                of_class = class_index[rows] == k
+                rows_k = design[of_class]
+                pairs = (rows_k * weight[rows][of_class, None])[:, :, None] * rows_k[:, None, :]
+                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(n_values, n_values, n_values)
+        self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
+
+    # ------------------------------------------------------------------ estimates
+    def _log_pair_joint(self, estimate):
+        """log P(y = k, x_a = s, x_b = t) for value cells s, t of different attributes (K, T, T),
+        each attribute pair's K·r_a·r_b cells one Dirichlet block; 0 elsewhere (never read)."""
+        layout, n_classes = self._layout, len(self.classes_)
+        joint = np.diagonal(self.triple_count_, axis1=2, axis2=3)  # (K, T, T): n(k, s, t)
+        starts, sizes = layout.value_starts, layout.sizes
+        blocks = [(a, b) for a in range(len(sizes)) for b in range(len(sizes)) if a != b]
+        spans = [(slice(starts[a], starts[a] + sizes[a]), slice(starts[b], starts[b] + sizes[b])) for a, b in blocks]
+        counts = np.concatenate([joint[:, s, t].ravel() for s, t in spans])
+        block_cells = np.array([n_classes * sizes[a] * sizes[b] for a, b in blocks])
+        concentration = np.repeat(np.broadcast_to(self._per_cell(block_cells), block_cells.shape), block_cells)
+        flat = Dirichlet(concentration, block_cells).estimate(counts, estimate)
+        result = np.zeros(joint.shape)
+        offsets = np.concatenate([[0], np.cumsum(block_cells)])
+        with np.errstate(divide="ignore"):
+            for (s, t), start, stop in zip(spans, offsets[:-1], offsets[1:]):
+                result[:, s, t] = np.log(flat[start:stop]).reshape(n_classes, s.stop - s.start, t.stop - t.start)
+        return result
+
+    def _log_pair_child(self, estimate):
+        """log P(x_j = u | y = k, x_a = s, x_b = t) (K, T, T, T); 0 where u's attribute is s's or t's
+        (a parent is not a child)."""
+        layout = self._layout
+        alpha = np.broadcast_to(self._per_value_cell(layout.sizes), self.triple_count_.shape)
+        log_child = log_probabilities(Dirichlet(alpha, layout.sizes).estimate(self.triple_count_, estimate))
+        same = layout.same_attribute
+        np.copyto(log_child, 0.0, where=same[None, :, None, :] | same[None, None, :, :])
+        return log_child
+
+    def _floats_per_row(self):
+        """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
+        n_classes, n_features = len(self.classes_), self.n_features_in_
+        return super()._floats_per_row() + 2 * n_classes * n_features ** 3 + 3 * n_classes * n_features ** 2
+
+    def _joint_log_likelihood(self, codes, estimate):
+        self._check_frequency_limit()
+        layout = self._layout
+        n_values, n_features = len(layout.value_cells), len(layout.sizes)
+        cells = self._value_index(codes)  # (N, F), T where missing
+        log_child = np.pad(self._log_pair_child(estimate), ((0, 0), (0, 1), (0, 1), (0, 1)))  # a missing child adds 0
+        log_joint = np.pad(self._log_pair_joint(estimate), ((0, 0), (0, 1), (0, 1)))
+        by_parent, by_other = cells[:, :, None], cells[:, None, :]
+        children = log_child[:, by_parent[:, :, :, None], by_other[:, :, :, None], cells[:, None, None, :]].sum(axis=4)  # (K, N, F, F)
+        scores = log_joint[:, by_parent, by_other] + children
+        pair_frequency = np.pad(np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0), ((0, 1), (0, 1)), constant_values=-np.inf)
+        upper = np.triu(np.ones((n_features, n_features), dtype=bool), 1)
+        eligible = (pair_frequency[by_parent, by_other] >= self.frequency_limit) & upper & (by_parent < n_values) & (by_other < n_values)
+        scores = np.where(eligible[None], scores, -np.inf).reshape(len(self.classes_), len(codes), -1)
+        count = eligible.sum(axis=(1, 2))
+        with np.errstate(divide="ignore", invalid="ignore"):  # a row with no eligible pair: the fallback's
+            averaged = (log_sum_exp(scores, axis=2) - np.log(count)[None, :]).T
+        fallback = count == 0
+        if fallback.any():
+            averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
+        return averaged
+
+    def _loo_block(self, codes, class_index):
+        raise NotImplementedError("A2DE has no exact leave-one-out (its pair counts' downdates are not implemented); "
+                                  "refit without each row, or use AODE, whose loo is exact")

@@ -1,0 +1,120 @@
+"""A2DE: a brute-force computation from the rows (missing values, every estimate), the exact joint
+model on two attributes, the AODE fallback, the memory refusal, partial_fit and weights."""
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pgm_models import A2DE, AODE
+from pgm_models.datasets import load_dataset
+
+
+def _with_missing(dataset, fraction, seed):
+    X, y = load_dataset(dataset)
+    return X.mask(np.random.default_rng(seed).random(X.shape) < fraction), y
+
+
+def _brute_force(X, y, classes, rows, estimate, alpha, m, limit):
+    """log p(y = k, x) of ``rows`` by the formula, every count a comparison over X's rows; Laplace
+    ``alpha`` or, with ``m``, the m-estimate; pairs below ``limit`` left out (None if none left)."""
+    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+    sizes = [len(X[c].cat.categories) for c in X.columns]
+    labels = np.asarray(y)
+
+    def estimated(count, total, n_cells):
+        a = alpha if m is None else m / n_cells
+        if estimate == "mle":
+            return count / total if total > 0 else 1 / n_cells
+        if estimate == "map":
+            return (count + a - 1) / (total + n_cells * (a - 1))
+        return (count + a) / (total + n_cells * a)
+
+    result = np.full((len(rows), len(classes)), np.nan)
+    for r, n in enumerate(rows):
+        observed = [j for j in range(len(sizes)) if codes[n, j] >= 0]
+        pairs = [(a, b) for a, b in combinations(observed, 2)
+                 if ((codes[:, a] == codes[n, a]) & (codes[:, b] == codes[n, b])).sum() >= limit]
+        if not pairs:
+            continue
+        for k, label in enumerate(classes):
+            total = 0.0
+            for a, b in pairs:
+                both = (codes[:, a] == codes[n, a]) & (codes[:, b] == codes[n, b])
+                parents_observed = (codes[:, a] >= 0) & (codes[:, b] >= 0)
+                p = estimated((both & (labels == label)).sum(), parents_observed.sum(), len(classes) * sizes[a] * sizes[b])
+                for j in observed:
+                    if j in (a, b):
+                        continue
+                    given = both & (labels == label) & (codes[:, j] >= 0)
+                    p *= estimated((given & (codes[:, j] == codes[n, j])).sum(), given.sum(), sizes[j])
+                total += p
+            result[r, k] = np.log(total / len(pairs))
+    return result
+
+
+@pytest.mark.parametrize(
+    "estimate, prior",
+    [(estimate, {"alpha": 2.0}) for estimate in ("mle", "map", "mean", "predictive")]
+    # (the m-estimate's cells have α = m/S < 1: no interior mode)
+    + [(estimate, {"estimator": "m-estimate", "m": 3.0}) for estimate in ("mle", "mean")],
+)
+def test_equals_the_formula_computed_from_the_rows(estimate, prior):
+    X, y = _with_missing("breast-cancer", 0.05, 0)
+    rows = np.arange(0, len(y), 9)
+    model = A2DE(**prior).fit(X, y)
+    m = prior.get("m") if "estimator" in prior else None
+    expected = _brute_force(X, y, model.classes_, rows, "mean" if estimate == "predictive" else estimate, prior.get("alpha"), m, 1)
+    assert not np.isnan(expected).any()
+    np.testing.assert_allclose(model.predict_joint_log_proba(X.iloc[rows], estimate=estimate), expected, rtol=1e-10)
+
+
+def test_two_attributes_are_the_exact_smoothed_joint_model():
+    """One pair and no child: p(y, x1, x2) = (n(y, x1, x2) + α)/(N + K r1 r2 α)."""
+    X, y = load_dataset("contact-lenses")
+    X = X[["age", "tear-prod-rate"]]
+    model = A2DE(alpha=0.5).fit(X, y)
+    table = pd.crosstab([y, X["age"], X["tear-prod-rate"]], columns="n").reindex(
+        pd.MultiIndex.from_product([model.classes_, X["age"].cat.categories, X["tear-prod-rate"].cat.categories]), fill_value=0)
+    n = table["n"].to_numpy().reshape(len(model.classes_), 3, 2)
+    joint = (n + 0.5) / (len(y) + 3 * 3 * 2 * 0.5)
+    expected = joint[:, X["age"].cat.codes, X["tear-prod-rate"].cat.codes].T
+    np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(X)), expected, rtol=1e-12)
+
+
+def test_rows_without_a_frequent_pair_fall_back_to_aode():
+    """Under limit 120 a quarter of breast-cancer's rows have no pair of values seen together 120
+    times; AODE scores those with the same limit on single values."""
+    X, y = _with_missing("breast-cancer", 0.05, 1)
+    model = A2DE(frequency_limit=120).fit(X, y)
+    aode = AODE(frequency_limit=120).fit(X, y)
+    rows = np.arange(len(y))
+    expected = _brute_force(X, y, model.classes_, rows[::7], "mean", 1.0, None, 120)
+    fallback = np.isnan(expected[:, 0])
+    assert fallback.any() and not fallback.all()
+    scores = model.predict_joint_log_proba(X.iloc[rows[::7]])
+    np.testing.assert_allclose(scores[~fallback], expected[~fallback], rtol=1e-10)
+    np.testing.assert_allclose(scores[fallback], aode.predict_joint_log_proba(X.iloc[rows[::7]][fallback]), rtol=1e-12)
+
+
+def test_a_triple_tensor_too_large_is_refused_with_its_size():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"x{j}": pd.Categorical(rng.integers(0, 3000, 100), categories=range(3000)) for j in range(3)})
+    with pytest.raises(ValueError, match=r"A2DE's triple counts, a 2 × 9000 × 9000 × 9000 tensor .* GiB of memory"):
+        A2DE(max_triple_cells=10**13).fit(X, np.repeat(["a", "b"], 50))
+    with pytest.raises(ValueError, match=r"a 2 × 9000 × 9000 × 9000 tensor .* 1,458,000,000,000 cells, more than max_triple_cells=67,108,864"):
+        A2DE().fit(X, np.repeat(["a", "b"], 50))
+    with pytest.raises(ValueError, match="max_triple_cells must be a whole number > 0"):
+        A2DE(max_triple_cells=0.5).fit(X, np.repeat(["a", "b"], 50))
+
+
+def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
+    X, y = _with_missing("breast-cancer", 0.05, 2)
+    model = A2DE().fit(X, y)
+    batches = A2DE().partial_fit(X[:100], y[:100], classes=model.classes_).partial_fit(X[100:], y[100:])
+    np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), rtol=1e-12)
+    weight = np.arange(len(y)) % 3
+    rows = np.repeat(np.arange(len(y)), weight)
+    np.testing.assert_allclose(A2DE().fit(X, y, sample_weight=weight).predict_proba(X),
+                               A2DE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X), rtol=1e-12)
