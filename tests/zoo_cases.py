@@ -9,7 +9,8 @@ import numpy as np
 import pgm_models
 from pgm_models import CategoricalNB
 
-NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "HierarchicalNB", "MANB", "BMATAN", "BayesNetClassifier"}
+NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "HierarchicalNB", "MANB", "BMATAN",
+           "BayesNetClassifier"}
 COUNTS = {"MultinomialNB", "BernoulliNB", "ComplementNB"}
 NUMERIC = {"GaussianNB", "LDA", "QDA", "LogisticRegression"}
 # the λ draws a HierarchicalNB's NUTS run would leave (its prediction averages over them): fixed
