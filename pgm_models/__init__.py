@@ -46,6 +46,7 @@ _MODULES = {
     "MANB": "pgm_models.bayes_net",
     "BMATAN": "pgm_models.bayes_net",
     "BayesNetClassifier": "pgm_models.bayes_net",
+    "KDB": "pgm_models.bayes_net",
     # preprocessing
     "EqualFrequencyDiscretizer": "pgm_models.preprocessing.discretize",
     "EqualWidthDiscretizer": "pgm_models.preprocessing.discretize",
@@ -86,7 +87,7 @@ _MODULES = {
 
 # the estimator classes, in the order the zoo and the docs list them
 ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA",
-              "QDA", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN", "BayesNetClassifier",
+              "QDA", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN", "BayesNetClassifier", "KDB",
               "LogisticRegression")
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])

@@ -10,7 +10,7 @@ import pgm_models
 from pgm_models import CategoricalNB
 
 NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "HierarchicalNB", "MANB", "BMATAN",
-           "BayesNetClassifier"}
+           "BayesNetClassifier", "KDB"}
 COUNTS = {"MultinomialNB", "BernoulliNB", "ComplementNB"}
 NUMERIC = {"GaussianNB", "LDA", "QDA", "LogisticRegression"}
 # the λ draws a HierarchicalNB's NUTS run would leave (its prediction averages over them): fixed

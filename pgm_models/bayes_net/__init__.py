@@ -17,6 +17,7 @@ structures chosen or averaged by their evidence.
 
 from pgm_models.bayes_net.bmatan import BMATAN
 from pgm_models.bayes_net.classifier import BayesNetClassifier
+from pgm_models.bayes_net.kdb import KDB
 from pgm_models.bayes_net.manb import MANB
 
-__all__ = ["BMATAN", "MANB", "BayesNetClassifier"]
+__all__ = ["BMATAN", "KDB", "MANB", "BayesNetClassifier"]

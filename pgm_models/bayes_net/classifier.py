@@ -146,16 +146,23 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         return super().partial_fit(X, y, classes, sample_weight)
 
     # ------------------------------------------------------------------ structure and counts
-    def _init_counts(self, codes, class_index, weight):
-        max_parents = 2 if self.search == "tan" else int(self.max_parents)
-        check_table_sizes(self.n_categories_, len(self.classes_), max_parents, self._feature_names())
-        counter = FamilyCounter(codes, class_index, weight, self.n_categories_, len(self.classes_), self.score_type, float(self.prior_count))
+    def _max_parents(self) -> int:
+        """The most parents an attribute may get, the class included."""
+        return 2 if self.search == "tan" else int(self.max_parents)
+
+    def _search_structure(self, counter) -> list[list[int]]:
+        """Each attribute's parents besides the class."""
         if self.search == "k2":
-            parents = k2(counter, max_parents)
-        elif self.search == "tan":
-            parents = tan(counter)
-        else:
-            parents = hill_climb(counter, max_parents)
+            return k2(counter, self._max_parents())
+        if self.search == "tan":
+            return tan(counter)
+        return hill_climb(counter, self._max_parents())
+
+    def _init_counts(self, codes, class_index, weight):
+        check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
+        counter = FamilyCounter(codes, class_index, weight, self.n_categories_, len(self.classes_),
+                                getattr(self, "score_type", "bayes"), float(self.prior_count))
+        parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
         self.structure_score_ = structure_log_score(counter, parents)
         self.family_counts_ = [np.zeros((len(self.classes_), *self.n_categories_[p], self.n_categories_[j])) for j, p in enumerate(self.parents_)]
