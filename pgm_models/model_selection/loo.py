@@ -191,9 +191,42 @@ class GaussianLOO(ExactLOO):
 
 
 def compare_loo(results: dict):
-    """``az.compare`` of exact-LOO results {name: ELPDData} (elpd_loo ± se, difference to the
-    best, stacking weight), or None with fewer than two models. Every result must score the
-    same rows."""
+    """Rank models by their exact leave-one-out predictive accuracy.
+
+    ``arviz.compare`` of exact-LOO results (from each model's ``loo(X, y)`` on the same rows):
+    elpd_loo ± se, the difference to the best model and its standard error, and stacking weights.
+
+    Parameters
+    ----------
+    results : dict
+        {name: arviz.ELPDData} of the models' ``loo`` results; every result must score the same
+        rows.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        ``az.compare``'s table, best model first; None with fewer than two models.
+
+    See Also
+    --------
+    compare_models : Compares models on a held-out test set instead.
+
+    References
+    ----------
+    .. [1] A. Vehtari, A. Gelman and J. Gabry, "Practical Bayesian model evaluation using
+       leave-one-out cross-validation and WAIC", *Statistics and Computing* 27(5), 1413–1432, 2017.
+
+    Examples
+    --------
+    >>> from pgm_models import CategoricalNB, TAN, compare_loo, load_dataset
+    >>> X, y = load_dataset("weather.nominal")
+    >>> results = {name: model.fit(X, y).loo(X, y) for name, model in {"nb": CategoricalNB(), "tan": TAN()}.items()}
+    >>> table = compare_loo(results)
+    >>> table[["rank", "elpd_loo"]].round(3)
+         rank  elpd_loo
+    tan     0    -9.769
+    nb      1   -10.299
+    """
     import arviz as az
 
     if len(results) < 2:
