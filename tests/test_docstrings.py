@@ -85,7 +85,9 @@ def _takes_parameters(obj) -> bool:
         signature = inspect.signature(target)
     except (TypeError, ValueError):
         return False
-    return any(name not in ("self", "cls") for name in signature.parameters)
+    # a class without an __init__ of its own has object's (*args, **kwargs): no parameters
+    return any(name not in ("self", "cls") and not (inspect.isclass(obj) and p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+               for name, p in signature.parameters.items())
 
 
 def _returns_value(function) -> bool:
