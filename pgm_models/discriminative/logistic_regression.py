@@ -81,7 +81,7 @@ class LogisticRegression(BayesianClassifier):
         The L-BFGS iterations of the MAP fit.
     n_features_in_ : int
         The number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     idata_ : arviz.InferenceData
         The NUTS draws, after :meth:`sample_posterior`.

@@ -357,7 +357,7 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
         The closed-form posterior of the class means and the covariance.
     n_features_in_ : int
         The number of features p seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     mean_strength_, cov_strength_, prior_cov_, class_alpha_ : float or ndarray
         The values learned where "evidence" was asked for.
@@ -528,7 +528,7 @@ class QDA(_DiscriminantAnalysis):
         The closed-form posterior of every class's mean and covariance.
     n_features_in_ : int
         The number of features p seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     mean_strength_, cov_strength_, prior_cov_, class_alpha_ : float or ndarray
         The values learned where "evidence" was asked for.

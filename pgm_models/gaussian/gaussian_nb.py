@@ -90,7 +90,7 @@ class GaussianNB(GaussianClassifier):
         The posterior, m', κ', a', b' arrays of shape (n_classes, n_features).
     n_features_in_ : int
         The number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     mean_strength_, var_strength_, prior_var_, class_alpha_ : float or ndarray
         The values learned where "evidence" was asked for (``prior_var_`` of shape (n_features,)).

@@ -94,7 +94,7 @@ class Verification:
     untested : int
         The z-scores not computed because the marginal's tails are too heavy for a normal z.
     max_abs_z : float
-        The largest |z| over the parameters (NaN for a sampler-only check).
+        The largest ``|z|`` over the parameters (NaN for a sampler-only check).
 
     See Also
     --------
@@ -178,7 +178,7 @@ def check_posterior(
         Draws of the model's parameters, named as in ``analytic_posterior``
         (``sample_posterior``'s or ``posterior_draws``').
     z_max : float, default=None
-        The largest |z| allowed; None: the Bonferroni bound Φ⁻¹(1 − family_error / (8P)) over the
+        The largest ``|z|`` allowed; None: the Bonferroni bound Φ⁻¹(1 − family_error / (8P)) over the
         2P z-scores of P parameters (≈ 4.0 for 50 parameters).
     family_error : float, default=0.01
         The false-alarm rate shared equally by the z-tests and the chi-square.

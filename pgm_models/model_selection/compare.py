@@ -105,7 +105,7 @@ def expected_calibration_error(true_index: np.ndarray, proba: np.ndarray, n_bins
     """Expected calibration error of the top-label confidence.
 
     The rows are put in ``n_bins`` equal-width bins of their largest probability (the confidence);
-    the error is Σ_b (n_b / N) |accuracy_b − confidence_b|, 0 for a calibrated classifier.
+    the error is ``Σ_b (n_b / N) |accuracy_b − confidence_b|``, 0 for a calibrated classifier.
 
     Parameters
     ----------

@@ -57,7 +57,7 @@ class BernoulliNB(DiscreteNB):
         count, ``[..., 1]`` = alpha + present count.
     n_features_in_ : int
         The number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : float or ndarray of shape (n_features,)
         The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).

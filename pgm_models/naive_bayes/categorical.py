@@ -112,14 +112,14 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         The domain of each attribute, in code order.
     n_categories_ : ndarray of shape (n_features,)
         The domain sizes S_j.
-    feature_count_ : ndarray of shape (n_classes, sum(n_categories_))
+    feature_count_ : ndarray of shape (n_classes, T)
         N_kjs, the (weighted) count of value s of attribute j among the rows of class k, the
-        attributes' blocks side by side.
-    feature_concentration_ : ndarray of shape (n_classes, sum(n_categories_))
+        attributes' blocks side by side (T = Σ_j S_j cells).
+    feature_concentration_ : ndarray of shape (n_classes, T)
         The posterior concentrations alpha_j + N_kjs, in the layout of ``feature_count_``.
     n_features_in_ : int
         The number of attributes seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : float or ndarray of shape (n_features,)
         The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).

@@ -109,7 +109,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         The domain sizes of the categorical columns.
     n_features_in_ : int
         The number of columns seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
 
     See Also

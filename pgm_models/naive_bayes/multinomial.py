@@ -60,7 +60,7 @@ class MultinomialNB(DiscreteNB):
         The posterior Dirichlet concentrations alpha + N_kv.
     n_features_in_ : int
         The vocabulary size V seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : float or ndarray of shape (n_features,)
         The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).

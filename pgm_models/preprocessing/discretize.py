@@ -258,7 +258,7 @@ class EqualWidthDiscretizer(_BinnedDiscretizer):
         The ascending cut points of each column (an ndarray), None for a non-numeric column.
     n_features_in_ : int
         The number of columns seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names (positions for an array).
 
     See Also
@@ -318,7 +318,7 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         The ascending cut points of each column (an ndarray), None for a non-numeric column.
     n_features_in_ : int
         The number of columns seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names (positions for an array).
 
     See Also
@@ -397,7 +397,7 @@ class MDLDiscretizer(_Discretizer):
         The ascending cut points of each column (an ndarray), None for a non-numeric column.
     n_features_in_ : int
         The number of columns seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names (positions for an array).
 
     See Also

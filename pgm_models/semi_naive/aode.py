@@ -113,7 +113,7 @@ class AODE(SemiNaiveBayes):
         whose evidences use it).
     n_features_in_ : int
         The number of attributes seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : ndarray of shape (n_features,)
         The learned α of each SPODE (only with ``alpha="evidence"``).

@@ -79,7 +79,7 @@ class SPODE(SemiNaiveBayes):
         k with x_a = u and the value or missing cell t of another attribute (T' = Σ_j (r_j + 1)).
     n_features_in_ : int
         The number of attributes seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : float or ndarray of shape (n_features,)
         The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).

@@ -120,7 +120,7 @@ class TAN(SemiNaiveBayes):
         The pair-count tensor (T' = Σ_j (r_j + 1) value and missing cells), as in :class:`AODE`.
     n_features_in_ : int
         The number of attributes seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names, when X was a DataFrame with string column names.
     alpha_ : float or ndarray of shape (n_features,)
         The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).
