@@ -24,12 +24,21 @@ TEMPLATE_METHODS = (
     "predict_proba_draws", "analytic_posterior", "posterior_draws", "pymc_model", "pymc_trace",
     "sample_posterior", "find_map",
 )
+MODEL_SELECTION_METHODS = ("loo", "log_evidence")
 
 
 def _public_objects():
     """(name, object) of every public name and of the template's public methods."""
     objects = [(name, getattr(pgm_models, name)) for name in pgm_models.__all__ if name != "ESTIMATORS"]
     objects += [(f"BayesianClassifier.{name}", getattr(BayesianClassifier, name)) for name in TEMPLATE_METHODS]
+    # the model-selection methods the estimators inherit from their families' mixins, each implementation once
+    seen = set()
+    for estimator in pgm_models.ESTIMATORS:
+        for name in MODEL_SELECTION_METHODS:
+            method = getattr(getattr(pgm_models, estimator), name, None)
+            if method is not None and inspect.unwrap(method) not in seen:
+                seen.add(inspect.unwrap(method))
+                objects.append((f"{estimator}.{name}", method))
     return objects
 
 

@@ -261,25 +261,59 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
     def loo(self, X, y, conditional=True):
-        """Leave-one-out of the fitted rows (X, y) with λ integrated out: ``arviz.ELPDData`` with
-        the pointwise ``loo_i`` and ``pareto_k``, like ``az.loo(pointwise=True)``.
+        """Leave-one-out cross-validation of the fitted rows with λ integrated out.
 
         Given λ the leave-one-out predictive p(y = k, x_i | D₋ᵢ, λ) is exact (the wrapped model's
         conjugate LOO at λ). Only λ's posterior must leave row i out: p(D | λ) = p(D₋ᵢ | λ)
-        p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the
-        draws λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s),
-        Pareto-smoothed and normalised (``az.psislw``, relative efficiency from λ's ESS, as
-        ``az.loo``)::
+        p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the draws
+        λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s), Pareto-smoothed and
+        normalised (``az.psislw``, relative efficiency from λ's ESS, as ``az.loo``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows, exactly those of the fit (each fitted with weight 1).
+        y : array-like of shape (n_samples,)
+            Their labels.
+        conditional : bool, default=True
+            Score log p(y_i | x_i, D₋ᵢ); False: the joint log p(y_i, x_i | D₋ᵢ).
+
+        Returns
+        -------
+        arviz.ELPDData
+            ``elpd_loo``, ``se``, ``p_loo``, the pointwise ``loo_i`` and ``pareto_k``, like
+            ``az.loo(pointwise=True)``; ``warning`` is set where a ``pareto_k`` exceeds az.loo's threshold.
+
+        Notes
+        -----
+        With the weights above::
 
             joint:        log p(y_i, x_i | D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
             conditional:  log p(y_i | x_i, D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
                                                  − log Σ_s w_is Σ_k p(k, x_i | D₋ᵢ, λ_s)
 
-        The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the
-        model fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
-        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small
-        (``pareto_k`` reports it per row; ``warning`` is set where one exceeds az.loo's threshold).
+        The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the model
+        fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
+        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small.
         lppd (p_loo = lppd − elpd_loo) is the same score under p(λ | D), the draws unweighted.
+
+        References
+        ----------
+        .. [1] A. Vehtari, D. Simpson, A. Gelman, Y. Yao and J. Gabry, "Pareto smoothed importance
+           sampling", *Journal of Machine Learning Research* 25(72), 1–58, 2024.
+
+        Examples
+        --------
+        ``fit`` runs NUTS, so this example is not run:
+
+        >>> import numpy as np
+        >>> from pgm_models import HierarchicalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = HierarchicalNB(random_seed=0).fit(X, y)  # doctest: +SKIP
+        >>> result = model.loo(X, y)  # doctest: +SKIP
+        >>> result.loo_i.shape, result.pareto_k.shape  # doctest: +SKIP
+        ((6,), (6,))
         """
         import arviz as az
 
