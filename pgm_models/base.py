@@ -237,7 +237,48 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     # ------------------------------------------------------------------ fitting
     @_dask_aware
     def fit(self, X, y, sample_weight=None):
-        """Fit the closed-form posterior from the sufficient statistics of (X, y)."""
+        """Fit the closed-form posterior from the sufficient statistics of (X, y).
+
+        Any earlier fit is forgotten. The data are counted in one pass (the class counts and the
+        model's feature statistics) and the conjugate posterior follows in closed form; nothing is
+        sampled. A Dask collection X is fitted by ``pgm_models.dask_engine`` with the same result.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The training rows (what each model accepts: categories, counts, 0/1, numbers).
+        y : array-like of shape (n_samples,)
+            The class labels; a pandas Categorical declares the classes, seen or not.
+        sample_weight : array-like of shape (n_samples,), default=None
+            A nonnegative weight per row (the counts become weighted sums); None: 1 each.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If X and y differ in length, a weight is negative or not finite, or a value cannot be
+            modelled (the message names the column and the value).
+
+        See Also
+        --------
+        partial_fit : Add a batch to the statistics instead of starting again.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> model.classes_, model.class_count_
+        (array([0, 1]), array([2., 4.]))
+        >>> CategoricalNB().fit(X, y, sample_weight=[2, 2, 1, 1, 1, 1]).class_count_
+        array([4., 4.])
+        """
         labels = self._start_fit(y)
         return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
 
@@ -255,8 +296,48 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     @available_if(_is_generative)
     @_dask_aware
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch to the sufficient statistics; ``classes`` is needed on the first call
-        (unless y is a pandas Categorical, whose categories are the classes)."""
+        """Add a batch of rows to the sufficient statistics.
+
+        The posterior after the batches equals the posterior of one ``fit`` on all of them (counts
+        add), so data larger than memory can be fitted in chunks.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The batch's rows.
+        y : array-like of shape (n_samples,)
+            The batch's class labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every class label; needed on the first call unless y is a pandas Categorical (whose
+            categories are the classes), and if given later it must equal ``classes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            A nonnegative weight per row; None: 1 each.
+
+        Returns
+        -------
+        self
+            The estimator, fitted to every batch so far.
+
+        Raises
+        ------
+        ValueError
+            On the first call without ``classes``, or with a label not among ``classes_``.
+
+        See Also
+        --------
+        fit : Fit from scratch.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB(n_categories=3)  # the first batch has not seen value 2
+        >>> model = model.partial_fit(X[:3], y[:3], classes=[0, 1]).partial_fit(X[3:], y[3:])
+        >>> np.allclose(model.predict_proba(X), CategoricalNB(n_categories=3).fit(X, y).predict_proba(X))
+        True
+        """
         labels = check_labels(y, self, categorical=True)
         if not hasattr(self, "classes_"):
             if classes is None:
@@ -373,7 +454,35 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     @available_if(_is_generative)
     @_dask_aware
     def predict_joint_log_proba(self, X, estimate=None):
-        """log p(x_n, y = k | estimate) for every row n and class k, shape (N, K)."""
+        """Joint log probabilities log p(x, y = k) of each row and class.
+
+        The class term plus the features' log likelihood under the chosen estimate (under
+        ``"predictive"``, the exact log posterior predictive of (x, y)). Normalising a row over the
+        classes gives :meth:`predict_log_proba`.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The rows to score.
+        estimate : {"mean", "map", "mle", "predictive"}, default=None
+            The estimate to plug in for this call; None: the estimator's ``estimate``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            log p(x_n, y = k | estimate).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> joint = model.predict_joint_log_proba(X[:1])
+        >>> np.exp(joint).round(4)  # 3/8 · 3/5 · 1/2 and 5/8 · 1/7 · 2/3
+        array([[0.1125, 0.0595]])
+        """
         check_fitted(self, "classes_")
         estimate = self._estimate(estimate)
         encoded = self._encode(as_array_like(X), reset=False, training=False)
@@ -399,8 +508,38 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @_dask_aware
     def predict_log_proba(self, X, estimate=None):
-        """log P(y = k | x_n). A row that has probability 0 under every class (possible only
-        with alpha = 0) gets the uniform distribution rather than NaN."""
+        """Logarithms of the posterior class probabilities, log P(y = k | x).
+
+        Computed from the joint log probabilities with the log-sum-exp shift, so rows far from every
+        class do not underflow. A row with probability 0 under every class (possible only with
+        alpha = 0) gets the uniform distribution rather than NaN.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The rows to classify.
+        estimate : {"mean", "map", "mle", "predictive"}, default=None
+            The estimate to plug in for this call; None: the estimator's ``estimate``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            log P(y = k | x_n), columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict_proba : The probabilities themselves.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> model.predict_log_proba(X[:1]).round(3)
+        array([[-0.425, -1.061]])
+        """
         shifted, _, total = _shifted_exp(self._log_posterior_scores(X, estimate))
         return subtract_per_row(shifted, np.log(total))
 
@@ -411,7 +550,39 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @_dask_aware
     def predict_proba(self, X, estimate=None):
-        """P(y = k | x_n), shape (N, K), columns in the order of ``classes_``."""
+        """Posterior class probabilities P(y = k | x) of each row.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The rows to classify (missing values are skipped by the models that allow them).
+        estimate : {"mean", "map", "mle", "predictive"}, default=None
+            The estimate to plug in for this call; None: the estimator's ``estimate``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            P(y = k | x_n), columns in the order of ``classes_``; each row sums to 1.
+
+        See Also
+        --------
+        predict_log_proba : Their logarithms, computed without underflow.
+        predict_proba_draws : Their posterior uncertainty.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> model.predict_proba(X[:2]).round(3)
+        array([[0.654, 0.346],
+               [0.791, 0.209]])
+        >>> model.predict_proba(X[:2], estimate="mle").round(3)
+        array([[1., 0.],
+               [1., 0.]])
+        """
         if not self._generative:  # no joint: the model's own log posterior
             return np.exp(self.predict_log_proba(X, estimate))
         _, exp, total = _shifted_exp(self._log_posterior_scores(X, estimate))
@@ -421,9 +592,43 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     @available_if(_has_closed_form)
     @_dask_aware
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
-        """P(y = k | x_n, θ_s) under ``n_draws`` exact posterior draws θ_s, shape (S, N, K): the
-        posterior uncertainty of each row's class probabilities (their mean over draws is the
-        posterior predictive of a model whose parameters enter the likelihood once)."""
+        """Class probabilities under exact posterior draws of the parameters.
+
+        P(y = k | x_n, θ_s) for ``n_draws`` i.i.d. draws θ_s from the closed-form posterior: the
+        posterior uncertainty of each row's class probabilities. Their mean over the draws is the
+        posterior predictive of a model whose parameters enter the likelihood once.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The rows to classify.
+        n_draws : int, default=200
+            The number of posterior draws S.
+        random_seed : int or numpy Generator, default=None
+            The seed of the draws.
+
+        Returns
+        -------
+        ndarray of shape (n_draws, n_samples, n_classes)
+            P(y = k | x_n, θ_s).
+
+        See Also
+        --------
+        pgm_models.probability_intervals : Plots their credible intervals.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> draws = model.predict_proba_draws(X[:2], n_draws=4000, random_seed=0)
+        >>> draws.shape
+        (4000, 2, 2)
+        >>> np.quantile(draws[:, 0, 0], [0.05, 0.95]).round(2)  # a 90 % credible interval of P(y = 0 | x_0)
+        array([0.17, 0.98])
+        """
         check_fitted(self, "classes_")
         n_draws = check_n_draws(n_draws, "n_draws")
         rng = np.random.default_rng(random_seed)
@@ -431,7 +636,42 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @_dask_aware
     def predict(self, X, loss=None, estimate=None):
-        """The Bayes decision: argmin_i Σ_j loss[i, j] P(c_j | x) (0-1 loss: the most probable class)."""
+        """Predict the class of each row by the Bayes decision rule.
+
+        Under 0-1 loss the decision is the most probable class; with a loss matrix it is the class of
+        least expected loss, argmin_i Σ_j loss[i, j] P(y = j | x).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            The rows to classify.
+        loss : array-like of shape (n_classes, n_classes), default=None
+            loss[i, j], the cost of deciding class i when the truth is class j (in the order of
+            ``classes_``); None: 0-1 loss.
+        estimate : {"mean", "map", "mle", "predictive"}, default=None
+            The estimate to plug in for this call; None: the estimator's ``estimate``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The decided class labels.
+
+        See Also
+        --------
+        predict_proba : The class probabilities the decision weighs.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> model.predict(np.array([[0, 1], [2, 0]]))
+        array([0, 1])
+        >>> model.predict(np.array([[0, 1]]), loss=[[0, 10], [1, 0]])  # missing class 1 costs 10
+        array([1])
+        """
         decisions = bayes_decision(self.predict_proba(X, estimate), loss)  # checks fitted first
         return self.classes_[decisions]
 
@@ -457,18 +697,91 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @available_if(_has_closed_form)
     def analytic_posterior(self, statistic="mean") -> xr.Dataset:
-        """The closed-form posterior's ``statistic`` ("mean", "sd" or "mode") of every
-        parameter, named and dimensioned as in the PyMC model."""
+        """A statistic of the closed-form posterior of every parameter.
+
+        The variables are named and dimensioned as in the PyMC model (``class_prob``,
+        ``feature_prob_<attribute>``, ``feature_mean``, ...), so they line up with the draws of
+        :meth:`sample_posterior` and :meth:`posterior_draws`.
+
+        Parameters
+        ----------
+        statistic : {"mean", "sd", "mode"}, default="mean"
+            The posterior mean, standard deviation or mode of every entry.
+
+        Returns
+        -------
+        xarray.Dataset
+            One variable per parameter.
+
+        Raises
+        ------
+        ValueError
+            If ``statistic`` is not one of the three.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> posterior = model.analytic_posterior("mean")
+        >>> list(posterior.data_vars)
+        ['class_prob', 'feature_prob_x0', 'feature_prob_x1']
+        >>> posterior["class_prob"].values  # (N_k + 1) / (N + 2)
+        array([0.375, 0.625])
+        >>> model.analytic_posterior("sd")["class_prob"].values.round(3)
+        array([0.161, 0.161])
+        """
         if statistic not in ("mean", "sd", "mode"):
             raise ValueError(f"statistic={statistic!r} is not one of 'mean', 'sd', 'mode'")
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
     @available_if(_has_closed_form)
     def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None):
-        """Exact i.i.d. draws from the closed-form posterior, as ``arviz.InferenceData`` with the
-        same variable names and dims as ``sample_posterior``'s (``chains`` × ``n`` draws);
-        ``var_names``: only these parameters (default: all). For PyMC's forward sampling pass
-        :meth:`pymc_trace` of them."""
+        """Exact i.i.d. draws from the closed-form posterior, as ArviZ InferenceData.
+
+        The draws have the same variable names and dims as :meth:`sample_posterior`'s, so ArviZ's
+        summaries and plots and :func:`pgm_models.check_posterior` take either. No MCMC is run.
+
+        Parameters
+        ----------
+        n : int, default=1000
+            Draws per chain.
+        random_seed : int or numpy Generator, default=None
+            The seed of the draws.
+        chains : int, default=2
+            The number of "chains" (independent blocks of draws).
+        var_names : list of str, default=None
+            Only these parameters; None: all.
+
+        Returns
+        -------
+        arviz.InferenceData
+            Its ``posterior`` group holds ``chains`` × ``n`` draws of each parameter.
+
+        Raises
+        ------
+        ValueError
+            If a name in ``var_names`` is not a parameter of the model.
+
+        See Also
+        --------
+        pymc_trace : The draws for PyMC's forward sampling.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> idata = model.posterior_draws(n=2000, random_seed=0)
+        >>> idata.posterior["class_prob"].shape
+        (2, 2000, 2)
+        >>> idata.posterior["class_prob"].mean(("chain", "draw")).values.round(2)
+        array([0.37, 0.63])
+        """
         import arviz as az
 
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
@@ -497,12 +810,39 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @available_if(_has_pymc_model)
     def pymc_trace(self, idata):
-        """``idata`` (``sample_posterior``'s or ``posterior_draws``' InferenceData) for PyMC's forward
-        sampling, ``pm.sample_posterior_predictive(model.pymc_trace(idata), model=model.pymc_model(...))``:
-        a copy whose posterior holds too the free variables that stack several parameters
-        (``stacked_prob_{V}``, ``pgm_models.conjugate.blocks``), left out of ``idata`` so that
-        ``az.summary`` lists each parameter once. Without them PyMC would draw every table they
-        stack from the prior; a ValueError if ``idata`` lacks a table they stack."""
+        """Posterior draws prepared for PyMC's forward sampling.
+
+        A copy of ``idata`` (from :meth:`sample_posterior` or :meth:`posterior_draws`) whose posterior
+        also holds the free variables that stack several parameters (``stacked_prob_{V}``), left out of
+        ``idata`` so that ``az.summary`` lists each parameter once. Without them
+        ``pm.sample_posterior_predictive`` would draw every table they stack from the prior.
+
+        Parameters
+        ----------
+        idata : arviz.InferenceData
+            Posterior draws of this model's parameters.
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``idata`` itself when the model stacks nothing, else a copy with the stacked variables.
+
+        Raises
+        ------
+        ValueError
+            If ``idata`` lacks a table a stacked variable holds.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> trace = model.pymc_trace(model.posterior_draws(n=100, random_seed=0))
+        >>> sorted(trace.posterior.data_vars)  # doctest: +ELLIPSIS
+        [...'class_prob'...]
+        """
         stacked = self._stacked_blocks()
         if not stacked:
             return idata
@@ -520,12 +860,49 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     def pymc_model(self, form="counts", X=None, y=None):
         """The generative PyMC model of the fitted classifier.
 
-        ``form="counts"`` observes the sufficient statistics kept by ``fit``, so its gradient
-        costs O(parameters). ``form="rows"`` observes every row of (X, y), which must be given
-        (the estimator keeps only sufficient statistics); sample its prior or posterior
-        predictive to generate synthetic datasets (the posterior's from :meth:`pymc_trace` of the
-        draws). Both have the same posterior: their log
-        densities differ by a constant that depends only on the data.
+        ``form="counts"`` observes the sufficient statistics kept by ``fit``, so its gradient costs
+        O(parameters) whatever the number of rows; it is the model :meth:`sample_posterior` samples.
+        ``form="rows"`` observes every row of (X, y), which must be given (the estimator keeps only the
+        statistics); sample its prior or posterior predictive to generate synthetic datasets. Both
+        forms have the same posterior: their log densities differ by a constant that depends only on
+        the data. The priors are the estimator's, with the coords named like the math (``class``,
+        ``<attribute>_value``, ...).
+
+        Parameters
+        ----------
+        form : {"counts", "rows"}, default="counts"
+            What the model observes.
+        X : array-like of shape (n_samples, n_features), default=None
+            The rows to observe (``form="rows"`` only).
+        y : array-like of shape (n_samples,), default=None
+            Their labels (``form="rows"`` only).
+
+        Returns
+        -------
+        pymc.Model
+            The model, with the fitted data observed.
+
+        Raises
+        ------
+        ValueError
+            If ``form`` is unknown, "rows" lacks X or y, the prior is improper (a concentration of 0),
+            or the counts form meets non-integer counts (from fractional ``sample_weight``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> pymc_model = model.pymc_model("counts")
+        >>> [variable.name for variable in pymc_model.observed_RVs]
+        ['stacked_count_2', 'stacked_count_3']
+        >>> rows_model = model.pymc_model("rows", X, y)
+        >>> [variable.name for variable in rows_model.observed_RVs]
+        ['y', 'x_x0', 'x_x1']
+        >>> list(pymc_model.coords)[:3]
+        ['class', 'x0_value', 'x1_value']
         """
         import pymc as pm
 
@@ -566,12 +943,49 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @available_if(_has_pymc_model)
     def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
-        """NUTS samples of the counts-form PyMC model, as ``arviz.InferenceData``
-        (compare them with the closed form using ``pgm_models.inference.verify.check_posterior``). Four
-        chains by default: split R-hat ≤ 1.01 over many parameters needs them.
-        ``sampler`` is the NUTS backend, one of ``pgm_models.inference.sampling.SAMPLERS`` (default
-        ``DEFAULT_SAMPLER``); other keywords go to ``pm.sample``. Under "nutpie-numba" nutpie adapts
-        the mass matrix the class declares (``_nutpie_low_rank``: low-rank or diagonal)."""
+        """NUTS draws of the counts-form PyMC model, as ArviZ InferenceData.
+
+        The draws are the model's posterior by MCMC, to be compared with the closed form by
+        :func:`pgm_models.check_posterior` (they must agree). Four chains by default: split R-hat
+        ≤ 1.01 over many parameters needs them.
+
+        Parameters
+        ----------
+        draws : int, default=1000
+            Draws per chain after tuning.
+        chains : int, default=4
+            The number of chains.
+        random_seed : int, default=None
+            The sampler's seed.
+        sampler : str, default=None
+            The NUTS backend, one of :func:`pgm_models.available_samplers` (None: the default
+            backend).
+        **pm_sample_kwargs
+            Other keywords of ``pymc.sample`` (``tune``, ``target_accept``, ...).
+
+        Returns
+        -------
+        arviz.InferenceData
+            The draws, with the variable names and dims of :meth:`analytic_posterior`.
+
+        See Also
+        --------
+        posterior_draws : Exact draws without MCMC.
+        pgm_models.check_posterior : Compares the draws with the closed form.
+
+        Examples
+        --------
+        NUTS takes seconds to minutes, so this example is not run:
+
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB, check_posterior
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> idata = model.sample_posterior(draws=1000, random_seed=0)  # doctest: +SKIP
+        >>> check_posterior(model, idata).passed  # doctest: +SKIP
+        True
+        """
         from pgm_models.inference import sampling
 
         sampler = sampler or sampling.DEFAULT_SAMPLER
@@ -589,10 +1003,35 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     @available_if(_has_pymc_model)
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
-        """``pm.find_MAP`` on the counts-form model. PyMC maximises the density in the original
-        parameter space (no Jacobian), so for the Dirichlet and Normal–Inverse-Gamma models this is
-        the posterior mode ``analytic_posterior("mode")``; LDA/QDA's free variables are the Bartlett
-        coordinates of the precision, whose mode is not the closed-form mode of Σ."""
+        """The posterior mode found by PyMC's optimiser on the counts-form model.
+
+        ``pymc.find_MAP`` maximises the density in the original parameter space (no Jacobian), so
+        for the Dirichlet and Normal–Inverse-Gamma models it is the closed-form
+        ``analytic_posterior("mode")``; LDA/QDA's free variables are the Bartlett coordinates of
+        the precision, whose mode is not the closed-form mode of Σ.
+
+        Parameters
+        ----------
+        **find_map_kwargs
+            Keywords of ``pymc.find_MAP`` (``method``, ``maxeval``, ...; the progress bar is off
+            unless asked for).
+
+        Returns
+        -------
+        xarray.Dataset
+            The mode of every parameter, named as in :meth:`analytic_posterior`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB(alpha=2.0, class_alpha=2.0).fit(X, y)
+        >>> mode = model.find_map()
+        >>> np.allclose(mode["class_prob"], model.analytic_posterior("mode")["class_prob"], atol=1e-4)
+        True
+        """
         import pymc as pm
 
         find_map_kwargs.setdefault("progressbar", False)

@@ -39,7 +39,46 @@ def _figure(n_panels: int, columns: int = 4, size: float = 3.0):
 
 
 def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
-    """Histogram of each scalar of ``var_name`` in ``idata`` with the closed form marked."""
+    """Histograms of a parameter's draws with its closed-form posterior drawn on them.
+
+    One panel per scalar of ``var_name``: the draws' histogram, the analytic mean ± 2 sd, and the
+    exact marginal density — Beta for a Dirichlet cell, Student-t for a Normal mean,
+    Inverse-Gamma for a variance or a diagonal covariance entry (an off-diagonal covariance entry
+    has no standard marginal: mean ± 2 sd only).
+
+    Parameters
+    ----------
+    model : fitted estimator with a closed form
+        The model whose posterior the draws should follow.
+    idata : arviz.InferenceData
+        Its draws (``sample_posterior``'s or ``posterior_draws``').
+    var_name : str
+        The parameter, e.g. "class_prob" or "feature_prob_outlook".
+    max_panels : int, default=12
+        At most this many scalars are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    See Also
+    --------
+    check_posterior : The test the picture illustrates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> idata = model.posterior_draws(n=500, chains=4, random_seed=0)  # exact draws; sample_posterior gives NUTS ones
+    >>> from pgm_models import posterior_vs_closed_form
+    >>> figure = posterior_vs_closed_form(model, idata, "class_prob")
+    >>> len(figure.axes)
+    2
+    """
     from arviz.labels import BaseLabeller
     from arviz.sel_utils import xarray_var_iter
 
@@ -67,7 +106,37 @@ def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
 
 
 def diagnostics(idata, var_names=None):
-    """ArviZ trace plot (densities and traces per chain) and rank bars."""
+    """ArviZ trace plots of posterior draws: each parameter's density per chain and its rank bars.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The draws.
+    var_names : list of str, default=None
+        The parameters to plot; None: all.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    See Also
+    --------
+    sampler_health : Energy, ESS and R-hat.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> idata = model.posterior_draws(n=500, chains=4, random_seed=0)  # exact draws; sample_posterior gives NUTS ones
+    >>> from pgm_models import diagnostics
+    >>> figure = diagnostics(idata, var_names=["class_prob"])
+    >>> len(figure.axes)
+    2
+    """
     import arviz as az
 
     axes = az.plot_trace(idata, var_names=var_names, kind="rank_bars", compact=True)
@@ -93,15 +162,45 @@ def _legend_below(ax, **kwargs):
 
 
 def verification_forest(verification, per_panel: int = 45, columns: int = 3):
-    """Every parameter of a Verification, standardised by its closed form and grouped by block.
+    """A forest plot of every parameter of a Verification, standardised by its closed form.
 
     On each row the closed-form mean ± 2 sd is 0 ± 2 and the sampled mean ± 2 sd is
-    ((m_s − m) ± 2 s_s) / s, with m, s the closed-form mean and sd, so the intervals of
-    parameters on very different scales (probabilities beside covariances) are all visible; the
-    right-hand labels carry m ± s. Each block (a variable such as ``feature_prob_outlook``) gets
-    a bold heading (wrapped, never clipped) over the rows of its entries; the blocks fill panels
-    of about ``per_panel`` lines, ``columns`` panels a row. A parameter that failed the check is
-    labelled in red."""
+    ((m_s − m) ± 2 s_s)/s, with m, s the closed-form mean and sd, so parameters on very different
+    scales (probabilities beside covariances) are all visible; the right-hand labels carry m ± s.
+    Each block (a variable such as ``feature_prob_outlook``) gets a bold heading over the rows of
+    its entries; a parameter that failed the check is labelled in red.
+
+    Parameters
+    ----------
+    verification : Verification
+        The result of :func:`check_posterior`.
+    per_panel : int, default=45
+        About this many lines per panel.
+    columns : int, default=3
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    See Also
+    --------
+    check_posterior : Makes the Verification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> idata = model.posterior_draws(n=500, chains=4, random_seed=0)  # exact draws; sample_posterior gives NUTS ones
+    >>> from pgm_models import check_posterior, verification_forest
+    >>> figure = verification_forest(check_posterior(model, idata))
+    >>> len(figure.axes)
+    1
+    """
     import matplotlib.pyplot as plt
 
     table = verification.table.reset_index(drop=True)
@@ -171,8 +270,47 @@ def _entry(row) -> str:
 
 
 def sampler_health(idata, verification):
-    """Energy plot (NUTS sample_stats), bulk ESS and R-hat per parameter with the thresholds of
-    ``verification`` drawn as lines; the legends sit under the panels, outside the data."""
+    """The sampler's health: NUTS energy, and every parameter's bulk ESS and R-hat against the thresholds.
+
+    Three panels: the energy plot (when ``idata`` has NUTS sampler statistics), each parameter's
+    bulk effective sample size and its split R-hat, with the thresholds of ``verification`` drawn
+    as lines. The legends sit under the panels.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The draws (``sample_posterior``'s for an energy plot).
+    verification : Verification
+        The check of the same draws (:func:`check_posterior` or :func:`check_sampler`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    See Also
+    --------
+    diagnostics : Trace and rank plots.
+
+    References
+    ----------
+    .. [1] A. Vehtari, A. Gelman, D. Simpson, B. Carpenter and P.-C. Bürkner, "Rank-normalization,
+       folding, and localization: an improved R-hat for assessing convergence of MCMC",
+       *Bayesian Analysis* 16(2), 667–718, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> idata = model.posterior_draws(n=500, chains=4, random_seed=0)  # exact draws; sample_posterior gives NUTS ones
+    >>> from pgm_models import check_posterior, sampler_health
+    >>> figure = sampler_health(idata, check_posterior(model, idata))
+    >>> len(figure.axes)
+    3
+    """
     import arviz as az
     import matplotlib.pyplot as plt
 
@@ -195,10 +333,46 @@ def sampler_health(idata, verification):
 
 
 def reliability_diagram(true_index, proba, n_bins: int = 10, min_bin_rows: int = 10, ax=None):
-    """Fraction correct against mean top-label confidence per equal-width bin, with the diagonal
-    and the bins' shares of rows. Only bins holding at least ``min_bin_rows`` rows get a point
-    (the standard error of a bin's accuracy is ≤ 0.5 / √n: ≤ 0.16 at the default of 10); the
-    shares show every bin."""
+    """Reliability diagram: accuracy against top-label confidence in equal-width bins.
+
+    Each bin of the largest predicted probability gets a point at its mean confidence and its
+    fraction correct, beside the diagonal of perfect calibration, and a bar of its share of rows.
+    Only bins holding at least ``min_bin_rows`` rows get a point (the standard error of a bin's
+    accuracy is ≤ 0.5/√n: ≤ 0.16 at the default of 10); the shares show every bin.
+
+    Parameters
+    ----------
+    true_index : array-like of shape (n_samples,)
+        The position of each row's true class among the columns of ``proba``.
+    proba : ndarray of shape (n_samples, n_classes)
+        The predicted class probabilities.
+    n_bins : int, default=10
+        The number of bins of the confidence.
+    min_bin_rows : int, default=10
+        The fewest rows a bin needs for its point.
+    ax : matplotlib Axes, default=None
+        Where to draw; None: a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    See Also
+    --------
+    expected_calibration_error : The bins' weighted gap in one number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB, load_dataset, reliability_diagram
+    >>> X, y = load_dataset("vote")
+    >>> model = CategoricalNB().fit(X, y)
+    >>> true_index = np.searchsorted(model.classes_, y)
+    >>> figure = reliability_diagram(true_index, model.predict_proba(X))
+    >>> len(figure.axes)
+    1
+    """
     import matplotlib.pyplot as plt
 
     confidence = proba.max(axis=1)
@@ -218,7 +392,46 @@ def reliability_diagram(true_index, proba, n_bins: int = 10, min_bin_rows: int =
 
 
 def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
-    """Predicted class over a grid around 2-D data X, one panel per fitted model, data on top."""
+    """The predicted class over a grid around 2-D data, one panel per fitted model.
+
+    The regions are coloured by the predicted class and the data drawn on top, e.g. to compare
+    LDA's linear boundaries with QDA's quadratic ones.
+
+    Parameters
+    ----------
+    models : dict
+        {title: fitted estimator} of models fitted on two numeric features.
+    X : array-like of shape (n_samples, 2)
+        The data to draw (and to size the grid: its range plus 10 %).
+    y : array-like of shape (n_samples,)
+        Their labels.
+    resolution : int, default=200
+        Grid points per axis.
+    estimate : {"mean", "map", "mle", "predictive"}, default=None
+        The estimate the models predict with; None: each model's own.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        If X does not have two columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import LDA, QDA, decision_boundary
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (30, 2)), rng.normal(2, 0.5, (30, 2))])
+    >>> y = np.repeat([0, 1], 30)
+    >>> models = {"LDA": LDA().fit(X, y), "QDA": QDA().fit(X, y)}
+    >>> figure = decision_boundary(models, X, y, resolution=50)
+    >>> [ax.get_title() for ax in figure.axes]
+    ['LDA', 'QDA']
+    """
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     if X.shape[1] != 2:
         raise ValueError(f"decision_boundary draws 2-D data; X has {X.shape[1]} columns")
@@ -237,11 +450,51 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
 
 
 def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94, max_points: int = 60, ax=None):
-    """Credible intervals of P(ŷ | x) per test point from draws (S, N, K) of P(y | x, θ_s).
+    """Credible intervals of each test point's predicted-class probability.
 
-    ŷ is the class with the highest mean probability over the draws. Points are sorted by that
-    mean; with ``y_true`` a point is drawn in C0 when ŷ is right and C3 when wrong. The first
-    ``max_points`` points are drawn (pass a subset to choose others)."""
+    For each point, the posterior median and the central ``prob`` interval of P(ŷ | x), ŷ the class
+    with the highest mean probability over the draws; the points are sorted by that mean, and with
+    ``y_true`` a point is drawn in C0 when ŷ is right and in C3 when wrong.
+
+    Parameters
+    ----------
+    proba_draws : ndarray of shape (n_draws, n_samples, n_classes)
+        Draws of P(y | x, θ_s), from :meth:`~pgm_models.base.BayesianClassifier.predict_proba_draws`.
+    classes : array-like of shape (n_classes,)
+        The class labels of the last axis (the model's ``classes_``).
+    y_true : array-like of shape (n_samples,), default=None
+        The true labels, to colour right and wrong predictions.
+    prob : float, default=0.94
+        The probability of the central interval.
+    max_points : int, default=60
+        The first this many points are drawn (pass a subset to choose others).
+    ax : matplotlib Axes, default=None
+        Where to draw; None: a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        If ``proba_draws`` is not (draws, points, classes) with one column per class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> idata = model.posterior_draws(n=500, chains=4, random_seed=0)  # exact draws; sample_posterior gives NUTS ones
+    >>> from pgm_models import probability_intervals
+    >>> draws = model.predict_proba_draws(X, n_draws=200, random_seed=0)
+    >>> figure = probability_intervals(draws, model.classes_, y_true=y)
+    >>> len(figure.axes)
+    1
+    """
     import matplotlib.pyplot as plt
 
     draws = np.asarray(proba_draws)[:, :max_points]

@@ -42,11 +42,43 @@ ESTIMATES = ("mean", "map", "mle", "predictive")
 
 
 class PosteriorDraw:
-    """An ``estimate`` that is one random draw θ ~ p(θ | D) rather than a summary of the
-    posterior: wherever a model reads a parameter it gets a fresh draw from that parameter's
-    closed-form posterior. A model reads each parameter once per scoring pass and its
-    parameters' posteriors are independent, so one pass scores every row under one joint draw
-    (``BayesianClassifier.predict_proba_draws`` repeats it)."""
+    """An ``estimate`` that is one random draw from the posterior rather than a summary of it.
+
+    Pass it as ``estimate=`` to a prediction method: wherever the model reads a parameter it gets a
+    fresh draw θ ~ p(θ | D) from that parameter's closed-form posterior. A model reads each
+    parameter once per scoring pass and its parameters' posteriors are independent, so one call
+    scores every row under one joint draw. :meth:`~pgm_models.base.BayesianClassifier.predict_proba_draws`
+    repeats it.
+
+    Parameters
+    ----------
+    random_state : int or numpy Generator, default=None
+        The seed of the draws.
+
+    Attributes
+    ----------
+    rng : numpy.random.Generator
+        The generator the draws come from.
+
+    See Also
+    --------
+    pgm_models.base.BayesianClassifier.predict_proba_draws : Many draws at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB, PosteriorDraw
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> draw = PosteriorDraw(0)
+    >>> model.predict_proba(X[:2], estimate=draw).round(3)
+    array([[0.314, 0.686],
+           [0.665, 0.335]])
+    >>> model.predict_proba(X[:2], estimate=draw).round(3)  # the next call, another draw
+    array([[0.742, 0.258],
+           [0.707, 0.293]])
+    """
 
     def __init__(self, random_state=None):
         self.rng = np.random.default_rng(random_state)

@@ -38,7 +38,58 @@ _DATASETS = {
 
 
 def load_arff(path, target: str | None = None):
-    """Read an ARFF file into (X, y); ``target`` defaults to the last attribute."""
+    """Read an ARFF file into (X, y).
+
+    Nominal attributes become pandas Categoricals with their declared values in declared order,
+    numeric attributes floats, string attributes str objects, and ``?`` a missing value.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ARFF file (UTF-8).
+    target : str, default=None
+        The class attribute; None: the last attribute.
+
+    Returns
+    -------
+    X : pandas.DataFrame
+        The other attributes.
+    y : pandas.Series
+        The class attribute.
+
+    Raises
+    ------
+    ValueError
+        If the file is not valid ARFF (the message names the line), or ``target`` names no
+        attribute.
+
+    See Also
+    --------
+    load_table : ARFF or CSV.
+    load_dataset : The bundled files.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pgm_models import load_arff
+    >>> text = '''@relation toy
+    ... @attribute colour {red, green, blue}
+    ... @attribute size numeric
+    ... @attribute class {yes, no}
+    ... @data
+    ... red, 1.5, yes
+    ... blue, ?, no
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "toy.arff")
+    ...     with open(path, "w") as handle:
+    ...         _ = handle.write(text)
+    ...     X, y = load_arff(path)
+    >>> X.shape, X["size"].isna().tolist()
+    ((2, 2), [False, True])
+    >>> list(X["colour"].cat.categories), y.tolist()
+    (['red', 'green', 'blue'], ['yes', 'no'])
+    """
     from pgm_models.datasets.arff import read_arff
 
     _, attributes, frame = read_arff(path)
@@ -52,11 +103,55 @@ _DELIMITERS = ",;\t|"
 
 
 def load_table(path, target: str | None = None, *, sep: str | None = None, na_values=()):
-    """Read a user's ``.arff`` or ``.csv`` file into (X, y); ``target`` defaults to the last
-    column. In a CSV, text columns become nominal attributes (Categoricals of their observed
-    values, sorted) and numbers stay numeric. Only empty cells are missing, unless
-    ``na_values`` lists other cell texts that mean missing ("NA", "null", "None" and "n/a" are
-    category values otherwise). ``sep`` defaults to the delimiter sniffed among ``, ; tab |``."""
+    r"""Read a user's ``.arff`` or ``.csv`` file into (X, y).
+
+    An ARFF file is read by :func:`load_arff`. In a CSV, text columns become nominal attributes
+    (Categoricals of their observed values, sorted) and numbers stay numeric; only empty cells are
+    missing, unless ``na_values`` lists other cell texts that mean missing.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file ending in ``.arff`` or ``.csv``.
+    target : str, default=None
+        The class column; None: the last column.
+    sep : str, default=None
+        The CSV delimiter; None: sniffed among ``,``, ``;``, tab and ``|``.
+    na_values : sequence of str, default=()
+        Cell texts that mean missing ("NA", "null", "None" and "n/a" are category values
+        otherwise).
+
+    Returns
+    -------
+    X : pandas.DataFrame
+        The other columns.
+    y : pandas.Series
+        The class column.
+
+    Raises
+    ------
+    ValueError
+        If the file does not exist, has another extension, cannot be parsed, has fewer than two
+        columns, or ``target`` names no column.
+
+    See Also
+    --------
+    load_arff : ARFF files only.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pgm_models import load_table
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "toy.csv")
+    ...     with open(path, "w") as handle:
+    ...         _ = handle.write("colour;size;class\nred;1.5;yes\nblue;;no\nred;NA;yes\n")
+    ...     X, y = load_table(path, na_values=["NA"])
+    >>> X.shape, X["size"].isna().tolist()
+    ((3, 2), [False, True, True])
+    >>> X.dtypes.astype(str).tolist(), y.tolist()
+    (['category', 'float64'], ['yes', 'no', 'yes'])
+    """
     import csv
     from pathlib import Path
 
@@ -93,7 +188,29 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
 
 
 def list_datasets():
-    """The bundled datasets: name, rows, file and a one-line description."""
+    """The bundled datasets: name, number of rows, file and a one-line description.
+
+    Weka's classic ARFF files (vote, breast-cancer, weather, contact-lenses, iris, diabetes,
+    credit-g), the worked examples of the textbooks, and the Reuters "grain" text collection.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``name``, ``rows``, ``file``, ``description``, one row per dataset.
+
+    See Also
+    --------
+    load_dataset : Loads one of them.
+
+    Examples
+    --------
+    >>> from pgm_models import list_datasets
+    >>> table = list_datasets()
+    >>> table.loc[table["name"].isin(["vote", "iris"]), ["name", "rows"]]
+       name  rows
+    6  vote   435
+    8  iris   150
+    """
     import pandas as pd
 
     return pd.DataFrame(
@@ -110,6 +227,44 @@ def dataset_path(name: str):
 
 
 def load_dataset(name: str):
-    """Load a bundled dataset as (X, y); see :func:`list_datasets`."""
+    """Load a bundled dataset as (X, y).
+
+    Nominal attributes become pandas Categoricals with their declared values (so declared but
+    unseen values get prior mass in the categorical models), numeric attributes floats, and
+    Weka's ``?`` a missing value. The class is the last attribute.
+
+    Parameters
+    ----------
+    name : str
+        One of the names of :func:`list_datasets` (e.g. "vote", "iris", "credit-g").
+
+    Returns
+    -------
+    X : pandas.DataFrame
+        The attributes.
+    y : pandas.Series
+        The class, a Categorical.
+
+    Raises
+    ------
+    ValueError
+        If no bundled dataset has that name (the message lists them).
+
+    See Also
+    --------
+    list_datasets : The names.
+    load_table : A user's ARFF or CSV file.
+
+    Examples
+    --------
+    >>> from pgm_models import CategoricalNB, load_dataset
+    >>> X, y = load_dataset("weather.nominal")
+    >>> X.shape, list(y.cat.categories)
+    ((14, 4), ['yes', 'no'])
+    >>> list(X["outlook"].cat.categories)
+    ['sunny', 'overcast', 'rainy']
+    >>> CategoricalNB().fit(X, y).predict(X.iloc[:3])
+    array(['no', 'no', 'yes'], dtype=object)
+    """
     with resources.as_file(dataset_path(name)) as path:
         return load_arff(path)

@@ -43,24 +43,89 @@ DENSE_MASS_MATRIX_LIMIT = 200
 
 
 class LogisticRegression(BayesianClassifier):
-    """Logistic regression with Normal priors, fitted at its MAP and sampled with NUTS.
+    r"""Logistic regression with Normal priors, fitted at its MAP and sampled with NUTS.
+
+    The discriminative baseline of the zoo: it models p(y | x) only. There is no conjugate prior,
+    so no closed form: ``fit`` finds the posterior mode (MAP) by L-BFGS, which is scikit-learn's
+    L2-penalised ``LogisticRegression(C=prior_sd**2)``, and :meth:`sample_posterior` draws the full
+    posterior with NUTS, after which ``estimate="mean"`` and ``"predictive"`` use the draws.
 
     Parameters
     ----------
-    prior_sd : σ > 0 of the weights' N(0, σ²) prior (scikit-learn's C = σ²).
-    intercept_prior_sd : sd of the intercepts' Normal prior, or None for a flat prior (which
+    prior_sd : float > 0, default=1.0
+        σ of the weights' N(0, σ²) prior (scikit-learn's C = σ²).
+    intercept_prior_sd : float > 0 or None, default=10.0
+        The sd of the intercepts' Normal prior, or None for a flat prior (which
         ``sample_posterior`` refuses with more than two classes: the posterior of the intercepts'
-        common shift is then flat, improper).
-    estimate : {"map" (default), "mle", "mean", "predictive"}; "mean" and "predictive" need
-        ``sample_posterior`` to have run.
-    max_iter, tol : of the L-BFGS optimiser (tol bounds the projected gradient); stopping at
-        max_iter raises a ``ConvergenceWarning``.
+        common shift is then improper).
+    estimate : {"map", "mle", "mean", "predictive"}, default="map"
+        The weights predictions use: the MAP, the maximum likelihood (diverges on separable data),
+        the posterior mean of the NUTS draws, or the posterior predictive averaged over them
+        ("mean" and "predictive" need :meth:`sample_posterior` to have run).
+    max_iter : int, default=10000
+        The L-BFGS iteration limit; stopping at it warns with a ``ConvergenceWarning``.
+    tol : float, default=1e-10
+        The L-BFGS tolerance on the projected gradient.
 
     Attributes
     ----------
-    classes_, coef_ (1, p) binary or (K, p), intercept_ (1,) or (K,): the MAP;
-    n_iter_ : L-BFGS iterations of the MAP fit;
-    idata_ : the NUTS draws, after ``sample_posterior``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        The (weighted) number of training rows of each class.
+    coef_ : ndarray of shape (1, n_features) for two classes, else (n_classes, n_features)
+        The MAP weights.
+    intercept_ : ndarray of shape (1,) for two classes, else (n_classes,)
+        The MAP intercepts.
+    n_iter_ : int
+        The L-BFGS iterations of the MAP fit.
+    n_features_in_ : int
+        The number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    idata_ : arviz.InferenceData
+        The NUTS draws, after :meth:`sample_posterior`.
+
+    See Also
+    --------
+    LDA : The generative model whose plug-in rule is also linear.
+    sklearn.linear_model.LogisticRegression : The same MAP as an L2-penalised fit.
+
+    Notes
+    -----
+    For two classes, y ∈ {0, 1}:
+
+    .. math::
+
+        w_j \sim \mathcal N(0, \sigma^2), \quad b \sim \mathcal N(0, \sigma_b^2), \quad
+        y_i \mid x_i \sim \mathrm{Bernoulli}(\mathrm{sigmoid}(w^\top x_i + b));
+
+    with K > 2 classes one weight vector and intercept per class and
+    y_i ~ Categorical(softmax(W x_i + b)). The MAP maximises
+    Σ_i w_i log p(y_i | x_i) − ‖w‖²/(2σ²) − b²/(2σ_b²). ``"mean"`` plugs in the posterior mean of
+    the draws, ``"predictive"`` averages p(y | x, w_s) over them. The PyMC model's counts form
+    observes each distinct row of X once with the counts of its classes.
+
+    References
+    ----------
+    .. [1] Li Hang, *Statistical Learning Methods* (2nd ed.), Tsinghua University Press, 2019,
+       chapter 6 (logistic regression).
+    .. [2] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT Press, 2012,
+       chapter 8 (logistic regression; section 8.4, Bayesian logistic regression).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1])
+    >>> model = LogisticRegression(prior_sd=1.0).fit(X, y)
+    >>> model.coef_.round(3), model.intercept_.round(3)
+    (array([[0.753]]), array([-1.866]))
+    >>> model.predict_proba(np.array([[2.5]])).round(3)
+    array([[0.496, 0.504]])
+    >>> model.sample_posterior(draws=500, random_seed=0)  # doctest: +SKIP
+    >>> model.predict_proba(np.array([[2.5]]), estimate="predictive")  # doctest: +SKIP
     """
 
     _generative = False

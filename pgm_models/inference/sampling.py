@@ -68,7 +68,27 @@ def _missing_packages(sampler: str) -> list[str]:
 
 
 def available_samplers() -> list[str]:
-    """The backends of :data:`SAMPLERS` whose package is installed."""
+    """The NUTS backends that can run here: those whose package is installed.
+
+    The backends are "pymc" (PyMC's own NUTS), "nutpie-numba" (the default: nutpie on
+    numba-compiled code), "nutpie", "numpyro" and "blackjax"; ``sample_posterior(sampler=...)``
+    takes any of them.
+
+    Returns
+    -------
+    list of str
+        The installed backends, in the order above.
+
+    See Also
+    --------
+    pgm_models.base.BayesianClassifier.sample_posterior : Runs one.
+
+    Examples
+    --------
+    >>> from pgm_models import available_samplers
+    >>> "pymc" in available_samplers()
+    True
+    """
     return [s for s in SAMPLERS if not _missing_packages(s)]
 
 

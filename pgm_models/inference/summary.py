@@ -41,9 +41,62 @@ def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
 
 
 def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None) -> pd.DataFrame:
-    """Mean, sd, mode and the central ``prob`` interval (from ``n_draws`` exact draws) of every
-    parameter of a fitted model, or of its first ``max_rows`` parameters: only the variables
-    shown are drawn. ``table.attrs["n_parameters"]``: how many there are in all."""
+    """A table of every parameter's posterior: mean, sd, mode and a central credible interval.
+
+    For a model with a closed form, the analytic posterior mean, sd and mode and a central
+    interval read off exact i.i.d. draws (:meth:`~pgm_models.base.BayesianClassifier.posterior_draws`);
+    for an average of models (AODE) the summaries of its components, one block each, with each
+    component's weight; for Bayesian logistic regression (no closed form) the same columns from its
+    NUTS draws, with no mode. Parameters are labelled as ``az.summary`` labels them
+    (``feature_prob_outlook[yes, sunny]``).
+
+    Parameters
+    ----------
+    model : fitted estimator
+        A fitted model of the zoo (LogisticRegression after ``sample_posterior``).
+    prob : float in (0, 1), default=0.94
+        The probability of the central credible interval (ArviZ's default).
+    n_draws : int, default=2000
+        The exact draws the interval is read off.
+    random_seed : int, default=0
+        The seed of the draws.
+    max_rows : int, default=None
+        Only the first ``max_rows`` parameters (only their variables are drawn); None: all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scalar parameter: ``variable``, ``parameter``, ``mean``, ``sd``, ``mode`` and the
+        interval's quantiles (``q3.0%``, ``q97.0%`` for ``prob=0.94``); AODE's have a ``parent`` and a
+        ``weight`` column first. ``table.attrs["n_parameters"]`` is how many parameters there are
+        in all.
+
+    Raises
+    ------
+    ValueError
+        If ``prob``, ``n_draws`` or ``max_rows`` is out of range, or a model without a closed form
+        has no draws yet.
+
+    See Also
+    --------
+    pgm_models.base.BayesianClassifier.analytic_posterior : The closed-form statistics as xarray.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import CategoricalNB, posterior_summary
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = CategoricalNB().fit(X, y)
+    >>> table = posterior_summary(model, max_rows=3)
+    >>> table[["parameter", "mean", "sd", "mode"]].round(3)
+                   parameter   mean     sd   mode
+    0          class_prob[0]  0.375  0.161  0.333
+    1          class_prob[1]  0.625  0.161  0.667
+    2  feature_prob_x0[0, 0]  0.600  0.200  1.000
+    >>> table.attrs["n_parameters"]
+    12
+    """
     from sklearn.utils.validation import check_is_fitted
 
     if not 0 < prob < 1:

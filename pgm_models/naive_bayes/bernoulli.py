@@ -23,21 +23,94 @@ from pgm_models.naive_bayes._discrete import DiscreteNB
 
 
 class BernoulliNB(DiscreteNB):
-    """Naive Bayes on binary features with Beta(alpha, alpha) priors.
+    r"""Naive Bayes on binary features with Beta(alpha, alpha) priors.
+
+    Each feature is present (1) or absent (0); both presence and absence are evidence (the factor
+    1 − θ_kj), unlike in :class:`MultinomialNB`. Numeric input is thresholded by ``binarize``;
+    sparse X stays sparse.
 
     Parameters
     ----------
-    alpha : float or array of one per feature, ≥ 0
-    class_alpha : float or array of one per class, ≥ 0
-    estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB)
-    binarize : float or None, default 0.0
+    alpha : float, array-like of shape (n_features,), "evidence" or "evidence-per-attribute", default=1.0
+        Beta(alpha, alpha) concentration of each θ_kj = P(x_j = 1 | y = k), one number or one per
+        feature (≥ 0); "evidence" and "evidence-per-attribute" learn it by maximising the
+        marginal likelihood (``alpha_``).
+    class_alpha : float, array-like of shape (n_classes,) or "evidence", default=1.0
+        Dirichlet concentration of the class probabilities (≥ 0).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters predictions plug in (see Notes); each prediction method also takes it per call.
+    binarize : float or None, default=0.0
         Threshold: x > binarize is "present". None means X is already 0/1 (anything else raises).
 
     Attributes
     ----------
-    feature_count_ : (K, F) N_kj, rows of class k with feature j present
-    feature_concentration_ : (K, F, 2) posterior Beta parameters as a two-category Dirichlet,
-        [..., 0] = alpha + absent count, [..., 1] = alpha + present count
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        N_kj, the (weighted) number of rows of class k with feature j present.
+    feature_concentration_ : ndarray of shape (n_classes, n_features, 2)
+        The posterior Beta parameters as a two-category Dirichlet: ``[..., 0]`` = alpha + absent
+        count, ``[..., 1]`` = alpha + present count.
+    n_features_in_ : int
+        The number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : float or ndarray of shape (n_features,)
+        The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).
+    class_alpha_ : float
+        The learned ``class_alpha`` (only with ``class_alpha="evidence"``).
+
+    See Also
+    --------
+    CategoricalNB : Attributes with any finite number of values.
+    MultinomialNB : Word counts, where absent words are not evidence.
+    HierarchicalNB : A hyperprior on ``alpha``, integrated out.
+
+    Notes
+    -----
+    The generative model:
+
+    .. math::
+
+        \pi \sim \mathrm{Dirichlet}(\alpha_c \mathbf 1_K), \quad
+        \theta_{kj} \sim \mathrm{Beta}(\alpha_j, \alpha_j), \quad
+        y_i \sim \mathrm{Categorical}(\pi), \quad
+        x_{ij} \mid y_i = k \sim \mathrm{Bernoulli}(\theta_{kj}).
+
+    Beta–Bernoulli is the two-category Dirichlet (absent, present), so with N_k rows of class k
+    and N_kj of them having x_j = 1 the posterior is
+    θ_kj | D ~ Beta(α + N_kj, α + N_k − N_kj), and the estimates of θ_kj are
+
+    - ``"mean"``: (N_kj + α) / (N_k + 2α);
+    - ``"map"``: (N_kj + α − 1) / (N_k + 2α − 2);
+    - ``"mle"``: N_kj / N_k;
+    - ``"predictive"``: the exact posterior predictive, equal to the posterior-mean plug-in.
+
+    References
+    ----------
+    .. [1] Li Hang, *Statistical Learning Methods* (2nd ed.), Tsinghua University Press, 2019,
+       chapter 4.
+    .. [2] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT Press, 2012,
+       sections 3.3 (the Beta–binomial model) and 3.5 (naive Bayes classifiers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import BernoulliNB
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 1]])
+    >>> y = np.array(["spam", "spam", "ham", "ham"])
+    >>> model = BernoulliNB().fit(X, y)
+    >>> model.classes_
+    array(['ham', 'spam'], dtype='<U4')
+    >>> model.feature_count_
+    array([[0., 2.],
+           [2., 1.]])
+    >>> model.predict_proba(np.array([[1, 0]])).round(3)
+    array([[0.143, 0.857]])
     """
 
     def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0):

@@ -40,23 +40,102 @@ HYPERPRIORS = ("gamma", "lognormal")
 
 
 class HierarchicalNB(ClassifierMixin, BaseEstimator):
-    """A discrete naive Bayes model (CategoricalNB, BernoulliNB or MultinomialNB) whose alpha has
-    a hyperprior, sampled by NUTS in counts form.
+    r"""A discrete naive Bayes model whose ``alpha`` has a hyperprior, integrated out by NUTS.
+
+    Instead of fixing the Dirichlet concentration λ (``alpha``) of :class:`CategoricalNB`,
+    :class:`BernoulliNB` or :class:`MultinomialNB`, or choosing it by maximum evidence, λ gets a
+    hyperprior and ``fit`` samples p(λ | D) with NUTS on a counts-form model whose θ is integrated
+    out; predictions average the closed-form predictive over the λ draws.
 
     Parameters
     ----------
-    model : the discrete naive Bayes template (default ``CategoricalNB()``); its alpha is replaced.
-    hyperprior : "gamma" (λ ~ Gamma(shape, rate)) or "lognormal" (log λ ~ N(μ, σ²)).
-    hyperprior_params : (shape, rate) or (μ, σ).
-    per_attribute : one λ per attribute (per feature / word) instead of one shared λ.
-    draws, tune, chains, random_seed : passed to ``pm.sample`` (other sampler settings default).
-    prediction_draws : at most this many λ draws (evenly spaced) enter the predictive average.
+    model : CategoricalNB, BernoulliNB or MultinomialNB, default=None
+        The discrete naive Bayes template (None: ``CategoricalNB()``); its ``alpha`` is replaced.
+    hyperprior : {"gamma", "lognormal"}, default="gamma"
+        λ ~ Gamma(shape, rate) or log λ ~ N(μ, σ²).
+    hyperprior_params : tuple of two floats, default=(1.0, 1.0)
+        (shape, rate) of the Gamma or (μ, σ) of the log-normal.
+    per_attribute : bool, default=False
+        One λ per attribute (per feature, per word) instead of one shared λ.
+    draws : int, default=1000
+        NUTS draws per chain, passed to ``pm.sample``.
+    tune : int, default=1000
+        NUTS tuning steps per chain.
+    chains : int, default=4
+        NUTS chains.
+    random_seed : int, default=None
+        The seed of ``pm.sample``.
+    prediction_draws : int, default=200
+        At most this many λ draws (evenly spaced) enter the predictive average.
 
     Attributes
     ----------
-    model_ : the wrapped model fitted to the data (its counts); ``classes_``
-    idata_ : the NUTS samples (``alpha`` over draws), arviz.InferenceData
-    alpha_draws_ : (S, P) the λ draws, P = 1 or the number of attributes
+    model_ : CategoricalNB, BernoulliNB or MultinomialNB
+        The wrapped model fitted to the data (its counts).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    idata_ : arviz.InferenceData
+        The NUTS samples of ``alpha``.
+    alpha_draws_ : ndarray of shape (n_draws, P)
+        The λ draws, P = 1 or the number of attributes.
+
+    See Also
+    --------
+    CategoricalNB : ``alpha="evidence"`` chooses λ by maximum marginal likelihood instead.
+    simulation_based_calibration : Checks the NUTS posterior of λ.
+
+    Notes
+    -----
+    For the cells c of the discrete model's Dirichlet blocks b and classes k:
+
+    .. math::
+
+        \lambda &\sim \mathrm{Gamma}(a, b) \ \text{or} \ \log\lambda \sim \mathcal N(\mu, \sigma^2), \\
+        \theta_{kb} \mid \lambda &\sim \mathrm{Dirichlet}(\lambda \mathbf 1), \qquad
+        n_{kb} \mid \theta_{kb} \sim \mathrm{Multinomial}(N_{kb}, \theta_{kb}).
+
+    With θ integrated out each block's counts are Dirichlet–multinomial, so the PyMC model has
+    only λ as a free variable and its cost does not grow with the data:
+
+    .. math::
+
+        \log p(n \mid \lambda) = \sum_{kb} \Big[\log\Gamma(A_{kb}) - \log\Gamma(A_{kb} + N_{kb})
+        + \sum_{c \in b} \log\Gamma(\alpha_c + n_c) - \log\Gamma(\alpha_c)\Big]
+
+    (α_c the λ of cell c, A_kb = Σ_{c∈b} α_c). There is no closed form for p(λ | D); given λ the
+    posterior predictive is closed-form, so predictions are Rao–Blackwellised:
+    p(y = k, x | D) ≈ (1/S) Σ_s p(y = k, x | D, λ_s), averaged as joint probabilities and then
+    normalised over k. The class probabilities keep the wrapped model's ``class_alpha``.
+
+    References
+    ----------
+    .. [1] A. Gelman et al., *Bayesian Data Analysis* (3rd ed.), CRC Press, 2013, chapter 5
+       (hierarchical models).
+    .. [2] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT Press, 2012,
+       section 5.5 (hierarchical Bayes) and 3.4 (the Dirichlet–multinomial model).
+    .. [3] S. Talts, M. Betancourt, D. Simpson, A. Vehtari and A. Gelman, "Validating Bayesian
+       inference algorithms with simulation-based calibration", arXiv:1804.06788, 2018.
+
+    Examples
+    --------
+    ``fit`` runs NUTS; the counting step alone and the exact grid posterior of a shared λ do not:
+
+    >>> import numpy as np
+    >>> from pgm_models import HierarchicalNB
+    >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 1, 1])
+    >>> model = HierarchicalNB().fit_counts(X, y)
+    >>> [variable.name for variable in model.pymc_model().free_RVs]
+    ['alpha']
+    >>> posterior = model.grid_posterior_alpha()
+    >>> draws = posterior(model.model_.feature_count_, 2000, np.random.default_rng(0))
+    >>> draws.shape
+    (2000, 1)
+    >>> model.fit(X, y).predict_proba(X[:2]).round(2)  # doctest: +SKIP
+    array([[0.7, 0.3],
+           [0.8, 0.2]])
     """
 
     def __init__(self, model=None, hyperprior="gamma", hyperprior_params=(1.0, 1.0), per_attribute=False,
@@ -190,25 +269,59 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
     def loo(self, X, y, conditional=True):
-        """Leave-one-out of the fitted rows (X, y) with λ integrated out: ``arviz.ELPDData`` with
-        the pointwise ``loo_i`` and ``pareto_k``, like ``az.loo(pointwise=True)``.
+        """Leave-one-out cross-validation of the fitted rows with λ integrated out.
 
         Given λ the leave-one-out predictive p(y = k, x_i | D₋ᵢ, λ) is exact (the wrapped model's
         conjugate LOO at λ). Only λ's posterior must leave row i out: p(D | λ) = p(D₋ᵢ | λ)
-        p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the
-        draws λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s),
-        Pareto-smoothed and normalised (``az.psislw``, relative efficiency from λ's ESS, as
-        ``az.loo``)::
+        p(y_i, x_i | D₋ᵢ, λ), so p(λ | D₋ᵢ) ∝ p(λ | D) / p(y_i, x_i | D₋ᵢ, λ), reached from the draws
+        λ_s ~ p(λ | D) by importance weights w_is ∝ 1 / p(y_i, x_i | D₋ᵢ, λ_s), Pareto-smoothed and
+        normalised (``az.psislw``, relative efficiency from λ's ESS, as ``az.loo``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows, exactly those of the fit (each fitted with weight 1).
+        y : array-like of shape (n_samples,)
+            Their labels.
+        conditional : bool, default=True
+            Score log p(y_i | x_i, D₋ᵢ); False: the joint log p(y_i, x_i | D₋ᵢ).
+
+        Returns
+        -------
+        arviz.ELPDData
+            ``elpd_loo``, ``se``, ``p_loo``, the pointwise ``loo_i`` and ``pareto_k``, like
+            ``az.loo(pointwise=True)``; ``warning`` is set where a ``pareto_k`` exceeds az.loo's threshold.
+
+        Notes
+        -----
+        With the weights above::
 
             joint:        log p(y_i, x_i | D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
             conditional:  log p(y_i | x_i, D₋ᵢ) ≈ log Σ_s w_is p(y_i, x_i | D₋ᵢ, λ_s)
                                                  − log Σ_s w_is Σ_k p(k, x_i | D₋ᵢ, λ_s)
 
-        The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the
-        model fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
-        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small
-        (``pareto_k`` reports it per row; ``warning`` is set where one exceeds az.loo's threshold).
+        The conditional is the ratio of the two λ-integrals, as ``predict_log_proba`` of the model
+        fitted without row i would score it (x_i informs λ too). PSIS over λ alone is
+        Rao–Blackwellised: the weights vary only as much as one row moves λ, so k is usually small.
         lppd (p_loo = lppd − elpd_loo) is the same score under p(λ | D), the draws unweighted.
+
+        References
+        ----------
+        .. [1] A. Vehtari, D. Simpson, A. Gelman, Y. Yao and J. Gabry, "Pareto smoothed importance
+           sampling", *Journal of Machine Learning Research* 25(72), 1–58, 2024.
+
+        Examples
+        --------
+        ``fit`` runs NUTS, so this example is not run:
+
+        >>> import numpy as np
+        >>> from pgm_models import HierarchicalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = HierarchicalNB(random_seed=0).fit(X, y)  # doctest: +SKIP
+        >>> result = model.loo(X, y)  # doctest: +SKIP
+        >>> result.loo_i.shape, result.pareto_k.shape  # doctest: +SKIP
+        ((6,), (6,))
         """
         import arviz as az
 

@@ -29,19 +29,97 @@ from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 
 class MultinomialNB(DiscreteNB):
-    """Naive Bayes on count vectors with a Dirichlet(alpha) prior on each class's word distribution.
+    r"""Naive Bayes on count vectors with a Dirichlet(alpha) prior on each class's word distribution.
+
+    Each row is a document of word counts over a vocabulary of V words (e.g. the output of a
+    ``CountVectorizer`` in a Pipeline; sparse X stays sparse). Absent words are not evidence.
 
     Parameters
     ----------
-    alpha : float or array of one per word, ≥ 0
-    class_alpha : float or array of one per class, ≥ 0
-    estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB; "predictive" is the
-        Dirichlet–multinomial above, which differs from "mean" for documents of several words)
+    alpha : float, array-like of shape (n_features,), "evidence" or "evidence-per-attribute", default=1.0
+        Dirichlet concentration of each word's cell (≥ 0), one number or one per word;
+        "evidence" and "evidence-per-attribute" learn it by maximising the marginal likelihood
+        (``alpha_``).
+    class_alpha : float, array-like of shape (n_classes,) or "evidence", default=1.0
+        Dirichlet concentration of the class probabilities (≥ 0).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters predictions plug in (see Notes; "predictive" is the Dirichlet–multinomial,
+        which differs from "mean" for documents of several words).
 
     Attributes
     ----------
-    feature_count_ : (K, V) N_kv
-    feature_concentration_ : (K, V) alpha + N_kv
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of documents of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        N_kv, the (weighted) count of word v in the documents of class k.
+    feature_concentration_ : ndarray of shape (n_classes, n_features)
+        The posterior Dirichlet concentrations alpha + N_kv.
+    n_features_in_ : int
+        The vocabulary size V seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : float or ndarray of shape (n_features,)
+        The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).
+    class_alpha_ : float
+        The learned ``class_alpha`` (only with ``class_alpha="evidence"``).
+
+    See Also
+    --------
+    BernoulliNB : Presence and absence of each word.
+    CategoricalNB : Categorical attributes.
+    HierarchicalNB : A hyperprior on ``alpha``, integrated out.
+
+    Notes
+    -----
+    The generative model, for a document d of n_d words:
+
+    .. math::
+
+        \pi \sim \mathrm{Dirichlet}(\alpha_c \mathbf 1_K), \quad
+        \theta_k \sim \mathrm{Dirichlet}(\alpha \mathbf 1_V), \quad
+        y_d \sim \mathrm{Categorical}(\pi), \quad
+        x_d \mid y_d = k \sim \mathrm{Multinomial}(n_d, \theta_k).
+
+    With N_kv the count of word v in the documents of class k and N_k· = Σ_v N_kv, the
+    posterior is θ_k | D ~ Dirichlet(α + N_kv); its mean is (N_kv + α) / (N_k· + Vα), its mode
+    (N_kv + α − 1) / (N_k· + Vα − V), the MLE N_kv / N_k·. A document is scored as an ordered
+    sequence (the multinomial coefficient is the same for every class and is left out). The exact
+    posterior predictive (``"predictive"``) is the Dirichlet–multinomial
+
+    .. math::
+
+        p(x_d \mid y = k, D) = \frac{\Gamma(A_k)}{\Gamma(A_k + n_d)}
+        \prod_v \frac{\Gamma(a_{kv} + x_{dv})}{\Gamma(a_{kv})}, \qquad
+        a_{kv} = \alpha + N_{kv},\ A_k = \textstyle\sum_v a_{kv},
+
+    a Pólya urn: a repeated word is more likely than under the posterior-mean plug-in
+    Π_v (a_kv / A_k)^{x_dv}; the two agree only for a one-word document.
+
+    References
+    ----------
+    .. [1] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT Press, 2012,
+       sections 3.4 (the Dirichlet–multinomial model) and 3.5 (naive Bayes classifiers).
+    .. [2] A. McCallum and K. Nigam, "A comparison of event models for naive Bayes text
+       classification", AAAI-98 Workshop on Learning for Text Categorization, 1998.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import MultinomialNB
+    >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> model = MultinomialNB().fit(X, y)
+    >>> model.feature_count_
+    array([[5., 1., 1.],
+           [1., 2., 7.]])
+    >>> model.predict_proba(np.array([[2, 0, 0]])).round(3)
+    array([[0.938, 0.062]])
+    >>> model.predict_proba(np.array([[2, 0, 0]]), estimate="predictive").round(3)
+    array([[0.921, 0.079]])
     """
 
     def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean"):

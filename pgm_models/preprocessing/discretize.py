@@ -242,7 +242,51 @@ class _BinnedDiscretizer(_Discretizer):
 
 
 class EqualWidthDiscretizer(_BinnedDiscretizer):
-    """``n_bins`` equal-width intervals over the training range of each numeric column."""
+    """Discretise numeric columns into bins of equal width.
+
+    Each numeric column gets ``n_bins`` intervals of equal width between its training minimum and
+    maximum; put it in a Pipeline before a categorical model so the cuts are fitted in each fold.
+
+    Parameters
+    ----------
+    n_bins : int ≥ 1, default=10
+        The number of intervals per numeric column.
+
+    Attributes
+    ----------
+    cut_points_ : list
+        The ascending cut points of each column (an ndarray), None for a non-numeric column.
+    n_features_in_ : int
+        The number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names (positions for an array).
+
+    See Also
+    --------
+    EqualFrequencyDiscretizer : Bins of equally many training values.
+    MDLDiscretizer : Supervised cut points.
+    CategoricalNB : A model for the output.
+
+    Notes
+    -----
+    The output has one pandas Categorical column per input column: a numeric column becomes the
+    intervals "(-inf-c1]", "(c1-c2]", …, "(ck-inf)" (Weka's names), every interval declared as a
+    category, so an interval a fold's training data never reaches still gets prior mass in a
+    categorical model downstream. A value x goes to the first interval with x ≤ its upper cut.
+    Missing values stay missing, and non-numeric columns pass through unchanged. The cut points are min + i (max − min)/n_bins, i = 1..n_bins − 1 (Weka's unsupervised
+    Discretize).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import EqualWidthDiscretizer
+    >>> X = np.array([[0.0], [1.0], [2.5], [4.0]])
+    >>> discretizer = EqualWidthDiscretizer(n_bins=2).fit(X)
+    >>> discretizer.cut_points_
+    [array([2.])]
+    >>> discretizer.transform(X).iloc[:, 0].tolist()
+    ['(-inf-2]', '(-inf-2]', '(2-inf)', '(2-inf)']
+    """
 
     def _cut_points(self, values, y):
         n_bins = self._checked_n_bins()
@@ -258,7 +302,49 @@ class EqualWidthDiscretizer(_BinnedDiscretizer):
 
 
 class EqualFrequencyDiscretizer(_BinnedDiscretizer):
-    """``n_bins`` intervals holding about equally many training values (quantile cuts)."""
+    """Discretise numeric columns into bins of about equally many training values.
+
+    Each numeric column is cut at its training quantiles i/``n_bins`` (repeated cut points
+    merged); put it in a Pipeline before a categorical model so the cuts are fitted in each fold.
+
+    Parameters
+    ----------
+    n_bins : int ≥ 1, default=10
+        The number of intervals per numeric column (fewer where cut points coincide).
+
+    Attributes
+    ----------
+    cut_points_ : list
+        The ascending cut points of each column (an ndarray), None for a non-numeric column.
+    n_features_in_ : int
+        The number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names (positions for an array).
+
+    See Also
+    --------
+    EqualWidthDiscretizer : Bins of equal width.
+    MDLDiscretizer : Supervised cut points.
+
+    Notes
+    -----
+    The output has one pandas Categorical column per input column: a numeric column becomes the
+    intervals "(-inf-c1]", "(c1-c2]", …, "(ck-inf)" (Weka's names), every interval declared as a
+    category, so an interval a fold's training data never reaches still gets prior mass in a
+    categorical model downstream. A value x goes to the first interval with x ≤ its upper cut.
+    Missing values stay missing, and non-numeric columns pass through unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import EqualFrequencyDiscretizer
+    >>> X = np.array([[1.0], [2.0], [3.0], [10.0], [20.0], [30.0]])
+    >>> discretizer = EqualFrequencyDiscretizer(n_bins=2).fit(X)
+    >>> discretizer.cut_points_
+    [array([6.5])]
+    >>> discretizer.transform(X).iloc[:, 0].value_counts().sort_index().tolist()
+    [3, 3]
+    """
 
     def _cut_points(self, values, y):
         n_bins = self._checked_n_bins()
@@ -297,23 +383,61 @@ _LN2 = np.log(2)
 
 
 class MDLDiscretizer(_Discretizer):
-    """Supervised Fayyad–Irani MDL discretisation, as Weka's supervised Discretize.
+    r"""Supervised discretisation by Fayyad and Irani's MDL criterion, as Weka's supervised Discretize.
 
-    Weka's recursive ``cutPointsForSubset`` on each column's sorted values: the class counts
-    before each distinct value, then on each subset of distinct values the conditional entropy
-    (n_L H(left) + n_R H(right)) / n of every cut between two distinct values, with
-    H(c) = (n ln n − Σ c ln c) / (n ln 2) (Weka's: terms of a zero count are 0). The first strictly
-    smallest is the subset's best cut, kept when its gain beats the MDL cost
-    (log2(n − 1) + log2(3^k − 2) − [k H − k_L H(left) − k_R H(right)]) / n, k counting the classes
-    present; a kept cut splits both its sides again.
+    Each numeric column is split recursively at the cut point of least class entropy, as long as
+    the information gained beats the minimum-description-length cost of the cut; a column with no
+    such cut becomes one interval ("All"). It reproduces the cut points of Weka 3.6's
+    ``weka.filters.supervised.attribute.Discretize`` with its defaults. Put it in a Pipeline before
+    a categorical model so the cuts are fitted in each fold.
 
-    Once numba is loaded in the process (``pgm_models._utils.jit.loaded``: PyMC loads it) the search
-    is one compiled kernel per fit (``pgm_models.preprocessing._kernels``, much faster on a small
-    fold: BENCHMARKS.md, "MDL + AODE on diabetes"); else it runs
-    breadth-first in NumPy on the distinct values of all columns at once
-    (each column sorted once and its class counts accumulated per distinct value, ``cum[g]`` the
-    counts of the values before the g-th, every candidate cut of every open subset scored in a few
-    array operations per round). Both give the same cut points, to the bit.
+    Attributes
+    ----------
+    cut_points_ : list
+        The ascending cut points of each column (an ndarray), None for a non-numeric column.
+    n_features_in_ : int
+        The number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names (positions for an array).
+
+    See Also
+    --------
+    EqualWidthDiscretizer, EqualFrequencyDiscretizer : Unsupervised cut points.
+    CategoricalNB, AODE, TAN : Models for the output.
+
+    Notes
+    -----
+    On each subset of a column's sorted distinct values, every cut halfway between two consecutive
+    distinct values is scored by the conditional class entropy (n_L H(left) + n_R H(right))/n, with
+    H(c) = (n ln n − Σ c ln c)/(n ln 2). The first strictly smallest is the subset's best cut, kept
+    when its gain beats the MDL cost
+
+    .. math::
+
+        \frac{\log_2(n - 1) + \log_2(3^k - 2) - [k H - k_L H(\mathrm{left}) - k_R H(\mathrm{right})]}{n},
+
+    k counting the classes present; a kept cut splits both its sides again. The output has one pandas Categorical column per input column: a numeric column becomes the
+    intervals "(-inf-c1]", "(c1-c2]", …, "(ck-inf)" (Weka's names), every interval declared as a
+    category, so an interval a fold's training data never reaches still gets prior mass in a
+    categorical model downstream. A value x goes to the first interval with x ≤ its upper cut.
+    Missing values stay missing, and non-numeric columns pass through unchanged.
+
+    References
+    ----------
+    .. [1] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+       attributes for classification learning", *IJCAI-93*, 1022–1027, 1993.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pgm_models import MDLDiscretizer
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0], [11.0], [12.0], [13.0], [14.0]])
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> discretizer = MDLDiscretizer().fit(X, y)
+    >>> discretizer.cut_points_
+    [array([7.5])]
+    >>> discretizer.transform(X).iloc[:, 0].cat.categories.tolist()
+    ['(-inf-7.5]', '(7.5-inf)']
     """
 
     def _fit(self, X, y):
