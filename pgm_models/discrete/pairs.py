@@ -59,6 +59,12 @@ class PairLayout:
         for start, size in zip(self.value_starts.tolist(), self.sizes.tolist()):
             tables[..., start : start + size, start : start + size] = 0.0
 
+    def same_attribute_mask(self) -> np.ndarray:
+        """(T, T) whether two value cells are of one attribute: a fresh array per call (the layout is
+        shared and only read)."""
+        attribute = self.attribute_of_value_cell
+        return attribute[:, None] == attribute[None, :]
+
     def cells(self, codes: np.ndarray) -> np.ndarray:
         """(N, F) cell of each attribute of each row; a missing value (−1) goes to its missing cell."""
         return _cells(codes, self.starts, self.missing_cells)

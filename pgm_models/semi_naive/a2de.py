@@ -158,7 +158,7 @@ class A2DE(AODE):
         layout = self._layout
         alpha = np.broadcast_to(self._per_value_cell(layout.sizes), self.triple_count_.shape)
         log_child = log_probabilities(Dirichlet(alpha, layout.sizes).estimate(self.triple_count_, estimate))
-        same = layout.same_attribute
+        same = layout.same_attribute_mask()
         np.copyto(log_child, 0.0, where=same[None, :, None, :] | same[None, None, :, :])
         return log_child
 

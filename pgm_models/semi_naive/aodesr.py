@@ -106,7 +106,7 @@ class AODEsr(AODE):
         attribute = layout.attribute_of_value_cell
         mutual = (frequency[:, None] == frequency[None, :]) & (attribute[:, None] < attribute[None, :])
         subsumes = ((frequency - removed > self.critical_value)[None, :] & (pairs == frequency[None, :])
-                    & ~layout.same_attribute & ~mutual)
+                    & ~layout.same_attribute_mask() & ~mutual)
         return np.pad(subsumes, ((0, 1), (0, 1)))
 
     def generalisations(self, X):
