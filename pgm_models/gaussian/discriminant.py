@@ -71,7 +71,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_cov=None, cov_strength=None, reg_param=0.0):
+                 prior_cov=None, cov_strength=None, reg_param=0.0, class_prior=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -79,6 +79,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.prior_cov = prior_cov
         self.cov_strength = cov_strength
         self.reg_param = reg_param
+        self.class_prior = class_prior
 
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
@@ -308,7 +309,9 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
 
     Parameters: class_alpha, estimate, prior_mean (m0), mean_strength (κ0), prior_cov (prior
     mean of Σ; default diag of the overall variances), cov_strength (ν0; default p + 2),
-    reg_param (point covariances shrunk to (1 − r)Σ + rI). class_alpha, mean_strength,
+    reg_param (point covariances shrunk to (1 − r)Σ + rI), class_prior (a prevalence-shift
+    correction: predictions use these class probabilities in place of the class-probability
+    posterior, under every estimate; ``set_class_prior`` changes them on a fitted model). class_alpha, mean_strength,
     cov_strength and prior_cov accept "evidence" (module docstring); the learned values are
     ``class_alpha_``, ``mean_strength_``, ``cov_strength_``, ``prior_cov_``.
 
@@ -334,7 +337,7 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
         centre = means.mean(axis=0)
         whitened_means = scipy.linalg.solve_triangular(chol, (means - centre).T, lower=True)  # L⁻¹(μ_k − c), p × K
         coef = scipy.linalg.solve_triangular(chol, whitened_means, lower=True, trans="T")  # Σ⁻¹(μ_k − c)
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         offsets = log_probabilities(class_prob) - 0.5 * (whitened_means**2).sum(axis=0) - centre @ coef
         # xᵀθ_k − cᵀθ_k rather than (x − c)ᵀθ_k: no N × p temporary (whose fresh pages cost as much
         # as the product); the two differ by rounding of |x|·|θ_k|·ε, the order of the input's own
@@ -346,7 +349,7 @@ class LDA(TransformerMixin, _DiscriminantAnalysis):
         if estimate is None:
             raise ValueError("coef_/intercept_ describe a plug-in rule; estimate='predictive' (Student-t) is not linear")
         means, cov = self._point(estimate)
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         weights = np.linalg.solve(cov, means.T).T  # Σ⁻¹ μ_k
         with np.errstate(divide="ignore"):
             offsets = -0.5 * np.einsum("kp,kp->k", means, weights) + np.log(class_prob)

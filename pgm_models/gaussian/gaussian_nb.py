@@ -58,6 +58,10 @@ class GaussianNB(GaussianClassifier):
     var_smoothing : ≥ 0; the "mle" variances get var_smoothing × the largest overall feature
         variance of the first batch added, a floor for features constant within a class
         (scikit-learn's default is 1e-9; 0 here keeps the plain MLE).
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -74,7 +78,7 @@ class GaussianNB(GaussianClassifier):
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
                  prior_var=None, var_strength=3.0, ddof=0,
-                 var_smoothing=0.0):
+                 var_smoothing=0.0, class_prior=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -83,6 +87,7 @@ class GaussianNB(GaussianClassifier):
         self.var_strength = var_strength
         self.ddof = ddof
         self.var_smoothing = var_smoothing
+        self.class_prior = class_prior
 
     def _set_prior(self, data_mean, data_var):
         values = {"mean_strength": self._hyperparameter("mean_strength", 0.01),

@@ -25,6 +25,8 @@ data-scaled prior (the Gaussian models' default m0, s0²) are those of the full 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import xarray as xr
 from sklearn.utils.validation import check_is_fitted
@@ -45,8 +47,11 @@ class ExactLOO:
 
         Returns ``arviz.ELPDData`` with ``elpd_loo``, ``se``, ``p_loo`` and the pointwise
         ``loo_i`` (an ``xarray.DataArray`` over ``row``): log p(y_i | x_i, D₋ᵢ) when
-        ``conditional``, else log p(y_i, x_i | D₋ᵢ).
+        ``conditional``, else log p(y_i, x_i | D₋ᵢ). A fixed ``class_prior`` is not applied: LOO
+        scores the fitted posterior at the training rows' prevalences.
         """
+        if self.class_prior is not None:  # LOO scores the fitted posterior, at the training prevalences
+            return copy.copy(self).set_params(class_prior=None).loo(X, y, conditional)
         encoded, class_index = self._loo_rows(X, y)
         full, left_out = self._loo_log_joint(encoded, class_index, all_classes=conditional)
         if conditional:

@@ -32,6 +32,10 @@ class BernoulliNB(DiscreteNB):
     estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB)
     binarize : float or None, default 0.0
         Threshold: x > binarize is "present". None means X is already 0/1 (anything else raises).
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -40,11 +44,12 @@ class BernoulliNB(DiscreteNB):
         [..., 0] = alpha + absent count, [..., 1] = alpha + present count
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0):
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0, class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.binarize = binarize
+        self.class_prior = class_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -33,13 +33,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._utils.persistence import Persistent
 from pgm_models.conjugate import log_sum_exp
 from pgm_models.naive_bayes import CategoricalNB
 
 HYPERPRIORS = ("gamma", "lognormal")
 
 
-class HierarchicalNB(ClassifierMixin, BaseEstimator):
+class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
     """A discrete naive Bayes model (CategoricalNB, BernoulliNB or MultinomialNB) whose alpha has
     a hyperprior, sampled by NUTS in counts form.
 
@@ -51,6 +52,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
     per_attribute : one λ per attribute (per feature / word) instead of one shared λ.
     draws, tune, chains, random_seed : passed to ``pm.sample`` (other sampler settings default).
     prediction_draws : at most this many λ draws (evenly spaced) enter the predictive average.
+    class_prior : as for CategoricalNB; given to the wrapped model (whose own is replaced).
 
     Attributes
     ----------
@@ -60,7 +62,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, model=None, hyperprior="gamma", hyperprior_params=(1.0, 1.0), per_attribute=False,
-                 draws=1000, tune=1000, chains=4, random_seed=None, prediction_draws=200):
+                 draws=1000, tune=1000, chains=4, random_seed=None, prediction_draws=200, class_prior=None):
         self.model = model
         self.hyperprior = hyperprior
         self.hyperprior_params = hyperprior_params
@@ -70,6 +72,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         self.chains = chains
         self.random_seed = random_seed
         self.prediction_draws = prediction_draws
+        self.class_prior = class_prior
 
     def fit(self, X, y, sample_weight=None):
         """Count (X, y) with the wrapped model, then sample λ | counts by NUTS."""
@@ -90,7 +93,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         if not hasattr(template, "_concentration_index"):
             raise ValueError(f"model={template!r}: HierarchicalNB needs a discrete naive Bayes model "
                              "(CategoricalNB, BernoulliNB or MultinomialNB)")
-        self.model_ = clone(template).set_params(alpha=1.0).fit(X, y, sample_weight)
+        self.model_ = clone(template).set_params(alpha=1.0, class_prior=self.class_prior).fit(X, y, sample_weight)
         self.classes_ = self.model_.classes_
         self.n_features_in_ = self.model_.n_features_in_
         self._simulation_model = None
@@ -154,8 +157,17 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         """A copy of the fitted model with the feature prior at λ = ``alpha`` (its posterior
         updated in closed form)."""
         model = copy.copy(self.model_)
+        model.class_prior = self.class_prior  # set_class_prior may have changed it since the fit
         model._set_feature_prior(np.asarray(alpha, dtype=float)[model._concentration_index(self.per_attribute)])
         return model
+
+    def set_class_prior(self, prior):
+        """As ``BayesianClassifier.set_class_prior``: predictions use ``prior`` in place of the
+        class-probability posterior (None restores it), without refitting. Returns self."""
+        check_is_fitted(self, "model_")
+        self.model_.set_class_prior(prior)
+        self.class_prior = prior
+        return self
 
     def _prediction_draws(self):
         draws = self.alpha_draws_

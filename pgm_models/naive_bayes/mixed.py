@@ -74,6 +74,10 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     var_smoothing : added to the "mle" variances, × the largest overall variance (as ``GaussianNB``).
     count_strength : ν_c > 0, the weight in rows of the count columns' prior mean.
     handle_unknown : {"missing", "error"}, a categorical value outside its domain at prediction.
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -84,7 +88,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     """
 
     def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
-                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing"):
+                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", class_prior=None):
         self.column_types = column_types
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -94,6 +98,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         self.var_smoothing = var_smoothing
         self.count_strength = count_strength
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     # ------------------------------------------------------------------ encoding
     def _encode(self, X, reset, training):

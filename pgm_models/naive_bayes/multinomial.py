@@ -37,6 +37,10 @@ class MultinomialNB(DiscreteNB):
     class_alpha : float or array of one per class, ≥ 0
     estimate : {"mean", "map", "mle", "predictive"} (see CategoricalNB; "predictive" is the
         Dirichlet–multinomial above, which differs from "mean" for documents of several words)
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -44,10 +48,11 @@ class MultinomialNB(DiscreteNB):
     feature_concentration_ : (K, V) alpha + N_kv
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
+        self.class_prior = class_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

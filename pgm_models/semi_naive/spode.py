@@ -44,10 +44,15 @@ class SPODE(SemiNaiveBayes):
         ``alpha_``; see ``pgm_models.semi_naive._evidence``).
     estimate : {"mean", "map", "mle", "predictive"}.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior.
+        ``loo`` ignores it.
     """
 
     def __init__(self, parent=0, alpha=1.0, estimator="laplace", m=1.0, estimate="mean", n_categories=None,
-                 handle_unknown="missing"):
+                 handle_unknown="missing", class_prior=None):
         self.parent = parent
         self.alpha = alpha
         self.estimator = estimator
@@ -55,6 +60,7 @@ class SPODE(SemiNaiveBayes):
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     _smaller_model = ""  # already the model with the smallest pair counts
 
@@ -110,6 +116,7 @@ class SPODE(SemiNaiveBayes):
         joint, _ = self._counts()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
         log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(n_classes, size)
+        log_joint = self._shifted_to_class_prior(log_joint, [size])
         values = self.pair_count_[:, :, self._layout.value_cells]  # (K, r_a, T)
         sizes = self._layout.sizes
         child_prior = Dirichlet(np.broadcast_to(self._child_alpha(range(size)), values.shape), sizes)

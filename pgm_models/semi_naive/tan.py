@@ -87,6 +87,10 @@ class TAN(SemiNaiveBayes):
     root : index or name of the tree's root attribute.
     estimate : {"mean", "map", "mle", "predictive"} ("predictive" equals "mean").
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -97,13 +101,14 @@ class TAN(SemiNaiveBayes):
     # nutpie's diagonal mass matrix (TAN/vote: the low-rank one's min bulk ESS at half its CPU seconds; BENCHMARKS.md)
     _nutpie_low_rank = False
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.root = root
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _class_concentration(self, n_classes):
         if is_learned(self.alpha):

@@ -1,0 +1,159 @@
+"""The Bayesian workflow's InferenceData (``idata_``): NUTS groups, the pointwise log likelihood that
+``az.loo`` reads, prior and posterior predictive draws (pgm_models.inference.workflow)."""
+
+import warnings
+
+import arviz as az
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from pgm_models import CategoricalNB, GaussianNB
+from pgm_models.datasets import load_dataset
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def vote():
+    return load_dataset("vote")
+
+
+@pytest.fixture(scope="module")
+def sampled(vote):
+    """CategoricalNB on vote with 2 × 500 NUTS draws and the training rows' log likelihood."""
+    X, y = vote
+    model = CategoricalNB().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.sample_posterior(draws=500, chains=2, random_seed=3, X=X, y=y, progressbar=False)
+    return model
+
+
+@pytest.mark.nuts
+def test_sampled_posterior_loo_agrees_with_the_exact_loo(sampled, vote):
+    """PSIS-LOO of the NUTS draws estimates log p(y_i, x_i | D₋ᵢ), which ``loo(conditional=False)``
+    computes exactly: their ELPDs agree within the estimate's standard error and 3 nats (the
+    Monte Carlo error of 1000 draws is a fraction of a nat; every Pareto k is small)."""
+    X, y = vote
+    idata = sampled.idata_
+    assert {"posterior", "sample_stats", "observed_data", "constant_data", "log_likelihood"} <= set(idata.groups())
+    assert idata.log_likelihood["y"].shape == (2, 500, len(y))
+    np.testing.assert_array_equal(idata.observed_data["class_count"].values, sampled.class_count_)
+    np.testing.assert_array_equal(idata.observed_data["y"].values, sampled._class_index(y.to_numpy()))
+    sampled_loo = az.loo(idata)
+    exact = sampled.loo(X, y, conditional=False)
+    assert float(np.max(sampled_loo.pareto_k)) < 0.7
+    assert abs(sampled_loo.elpd_loo - exact.elpd_loo) < min(sampled_loo.se, 3.0)
+    # row by row too: each row's PSIS estimate is within 0.2 nats of its exact value
+    np.testing.assert_allclose(sampled_loo.loo_i.values, exact.loo_i.values, atol=0.2)
+
+
+@pytest.mark.nuts
+def test_posterior_predictive_from_nuts_draws_matches_the_exact_draws(sampled, vote):
+    """The NUTS path (rows-form likelihood of each class per draw) and the exact path
+    (``predict_proba_draws``) average P(y | x, θ) over the same posterior: per row within 0.03
+    (Monte Carlo sds ≈ 0.002 and 0.001 here; the chance of a false failure is far below 1e-9)."""
+    from pgm_models.inference.workflow import class_probability_draws
+
+    X, y = vote
+    nuts = class_probability_draws(sampled, sampled.idata_.posterior, X).mean(axis=(0, 1))
+    exact = CategoricalNB().fit(X, y).predict_proba_draws(X, n_draws=2000, random_seed=5).mean(axis=0)
+    np.testing.assert_allclose(nuts, exact, atol=0.03)
+    idata = sampled.sample_posterior_predictive(X, random_seed=4)
+    assert idata.posterior_predictive["y"].shape == (2, 500, len(y))  # every NUTS draw
+    np.testing.assert_array_equal(idata.posterior_predictive["class_count"].sum("class").values, len(y))
+    assert "log_likelihood" in idata.groups() and "y" in idata.observed_data  # merged, not replaced
+    axes = az.plot_ppc(idata)
+    assert np.size(axes) == 2  # y and class_count against their observed values
+    matplotlib.pyplot.close("all")
+
+
+def test_posterior_predictive_labels_from_exact_draws(vote):
+    """Without NUTS draws, each row's sampled labels follow the exact draws' class probabilities:
+    2000 draws, frequency within 0.06 of the mean probability (5.5 sds at most; < 1e-5 for 435 rows)."""
+    X, y = vote
+    model = CategoricalNB().fit(X, y)
+    idata = model.sample_posterior_predictive(X, n=2000, random_seed=7)
+    labels = idata.posterior_predictive["y"].values[0]  # (draws, rows)
+    expected = model.predict_proba_draws(X, n_draws=2000, random_seed=8).mean(axis=0)[:, 1]
+    np.testing.assert_allclose((labels == 1).mean(axis=0), expected, atol=0.06)
+    assert "posterior" not in idata.groups()  # no NUTS ran
+    # a Gaussian model's labels too: iris's setosa rows are setosa under nearly every draw
+    Xi, yi = load_dataset("iris")
+    gaussian = GaussianNB().fit(Xi, yi)
+    pp = gaussian.sample_posterior_predictive(Xi, n=200, random_seed=1).posterior_predictive
+    setosa = list(gaussian.classes_).index("Iris-setosa")
+    assert (pp["y"].values[0][:, (yi == "Iris-setosa").to_numpy()] == setosa).mean() > 0.99
+
+
+def test_prior_predictive_class_counts_follow_the_dirichlet_multinomial(vote):
+    """Under class_alpha = 1 and two classes the prior predictive class count of N rows is uniform
+    on 0..N: 400 draws' mean within 30 of N/2 (sd of the mean 6.3: 4.8 sds), its sd within 25 of
+    √(N(N+2)/12) = 126."""
+    X, y = vote
+    model = CategoricalNB().fit(X, y)
+    idata = model.sample_prior_predictive(400, random_seed=11)
+    counts = idata.prior_predictive["class_count"].values[0]  # (draws, class)
+    n = len(y)
+    np.testing.assert_array_equal(counts.sum(axis=1), n)
+    assert abs(counts[:, 0].mean() - n / 2) < 30
+    assert abs(counts[:, 0].std() - np.sqrt(n * (n + 2) / 12)) < 25
+    assert set(idata.prior.data_vars) == {"class_prob", *(f"feature_prob_{c}" for c in X.columns)}
+    az.plot_ppc(idata, group="prior", var_names=["class_count"])
+    matplotlib.pyplot.close("all")
+    # a synthetic dataset from the posterior: the counts form's statistics, of the training size
+    replicated = model.sample_posterior_predictive(n=100, random_seed=3).posterior_predictive
+    np.testing.assert_array_equal(replicated["class_count"].sum("class").values, n)
+    assert "stacked_count_2" in replicated
+
+
+def test_workflow_methods_refuse_bad_input(vote):
+    X, y = vote
+    with pytest.raises(NotFittedError):
+        CategoricalNB().sample_posterior_predictive(X)
+    with pytest.raises(NotFittedError):
+        CategoricalNB().sample_prior_predictive(10)
+    model = CategoricalNB().fit(X, y)
+    with pytest.raises(ValueError, match=r"add_log_likelihood reads the NUTS draws: call sample_posterior\(\) first"):
+        model.add_log_likelihood(X, y)
+    with pytest.raises(ValueError, match="feature names"):
+        model.sample_posterior_predictive(X.rename(columns={X.columns[0]: "unseen"}))
+    unseen = X.copy()
+    unseen[X.columns[0]] = unseen[X.columns[0]].cat.add_categories("maybe")
+    unseen.iloc[0, 0] = "maybe"
+    with pytest.raises(ValueError, match="maybe"):
+        model.sample_posterior_predictive(unseen)
+    with pytest.raises(ValueError, match="n must be"):
+        model.sample_posterior_predictive(X, n=0)
+    with pytest.raises(ValueError, match="needs both the training rows X and their labels y"):
+        model.sample_posterior(X=X)
+
+
+@pytest.mark.parametrize("form", ["counts", "rows"])
+def test_graph_draws_the_pymc_model_of_each_form(form, vote):
+    import shutil
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    X, y = vote
+    X, y = X.iloc[:40, :3], y.iloc[:40]
+    graph = CategoricalNB().fit(X, y).graph(form, X=X, y=y)
+    svg = graph.pipe(format="svg").decode()
+    assert "<svg" in svg and "class_prob" in svg
+    observed = "stacked_count_2" if form == "counts" else "y"
+    assert observed in graph.source and f"feature_prob_{X.columns[0]}" in graph.source
+
+
+def test_graph_without_dot_returns_the_source_and_says_how_to_render_it(vote, monkeypatch):
+    import shutil
+
+    X, y = vote
+    model = CategoricalNB().fit(X.iloc[:, :2], y)
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    with pytest.warns(UserWarning, match=r"dot program is not on PATH.*\.source.*apt install graphviz"):
+        graph = model.graph()
+    assert graph.source.lstrip().startswith("digraph") and "class_prob" in graph.source
+    with pytest.raises(ValueError, match="form='rows' observes rows"):
+        model.graph("rows")
