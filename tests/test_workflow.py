@@ -157,3 +157,38 @@ def test_graph_without_dot_returns_the_source_and_says_how_to_render_it(vote, mo
     assert graph.source.lstrip().startswith("digraph") and "class_prob" in graph.source
     with pytest.raises(ValueError, match="form='rows' observes rows"):
         model.graph("rows")
+
+
+def test_pointwise_log_likelihood_is_each_rows_joint_density_under_the_draw(vote):
+    """From exact draws (no NUTS): log p(x_i, y_i | θ_s) read off the rows-form PyMC model equals
+    log π_s[y_i] + Σ_j log θ_s,j[y_i, x_ij] (CategoricalNB, missing values skipped) and
+    log π_s[y_i] + log N(x_i | μ_s[y_i], Σ_s) (LDA: its Bartlett coordinates recovered from Σ_s)."""
+    from scipy import stats
+
+    from pgm_models import LDA
+    from pgm_models.inference.workflow import pointwise_log_likelihood
+
+    X, y = vote
+    X, y = X.iloc[:50, :5], y.iloc[:50]
+    model = CategoricalNB().fit(X, y)
+    posterior = model.posterior_draws(2, chains=1, random_seed=4).posterior
+    class_index = model._class_index(y.to_numpy())
+    pointwise = pointwise_log_likelihood(model, posterior, X, class_index).values[0]
+    for s in range(2):
+        expected = np.log(posterior["class_prob"].values[0, s][class_index])
+        for j, column in enumerate(X.columns):
+            table = posterior[f"feature_prob_{column}"].values[0, s]  # (class, value)
+            codes = X[column].cat.codes.to_numpy()
+            seen = codes >= 0
+            expected[seen] += np.log(table[class_index[seen], codes[seen]])
+        np.testing.assert_allclose(pointwise[s], expected, rtol=1e-10)
+    Xi, yi = load_dataset("iris")
+    lda = LDA().fit(Xi, yi)
+    posterior = lda.posterior_draws(2, chains=1, random_seed=5).posterior
+    class_index = lda._class_index(yi.to_numpy())
+    pointwise = pointwise_log_likelihood(lda, posterior, Xi, class_index).values[0]
+    for s in range(2):
+        means, cov = posterior["class_mean"].values[0, s], posterior["cov"].values[0, s]
+        expected = np.log(posterior["class_prob"].values[0, s][class_index]) + np.array(
+            [stats.multivariate_normal(means[k], cov).logpdf(x) for x, k in zip(Xi.to_numpy(), class_index)])
+        np.testing.assert_allclose(pointwise[s], expected, rtol=1e-9)

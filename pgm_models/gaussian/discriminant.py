@@ -52,7 +52,7 @@ from pgm_models.conjugate import normal
 from pgm_models.conjugate.normal import NormalInverseWishart
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
-from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
+from pgm_models.gaussian._precision_factor import (bartlett_coordinates, bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
@@ -244,6 +244,20 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _feature_posterior(self):
         joint = self.posterior_
         return {"class_mean": (Marginal(joint, "mu"), ("class", "feature")), "cov": (Marginal(joint, "cov"), self._cov_dims())}
+
+    def pymc_trace(self, idata):
+        """``idata`` for PyMC's forward sampling and log likelihood: a copy whose posterior holds too
+        the PyMC model's free variables, the Bartlett coordinates ``precision_c`` and ``precision_z``
+        of each draw of ``cov`` (``bartlett_coordinates``); without them PyMC would draw Σ from the prior."""
+        posterior = idata.posterior
+        if "cov" not in posterior or "precision_c" in posterior:
+            return idata
+        c, z = bartlett_coordinates(posterior["cov"].transpose("chain", "draw", *self._cov_dims()).values, self._prior.psi)
+        batch = self._cov_dims()[:-2]
+        trace = idata.copy()
+        trace.posterior = posterior.assign(precision_c=(("chain", "draw", *batch, "precision_c_dim"), c),
+                                           precision_z=(("chain", "draw", *batch, "precision_z_dim"), z))
+        return trace
 
     def _check_proper_prior(self):
         super()._check_proper_prior()

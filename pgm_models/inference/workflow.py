@@ -74,8 +74,8 @@ def training_data(estimator) -> dict:
 
 def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: np.ndarray) -> xr.DataArray:
     """log p(x_i, y_i = class_index[i] | θ_s) for every draw s of ``posterior`` and row i: (chain,
-    draw, row), the rows-form model's observed variables summed per row (an attribute's variable
-    covers the rows where it is observed, over its ``<column>_row`` dim)."""
+    draw, row), the rows-form model's observed variables summed per row (a variable covers the rows
+    where it is observed, the row numbers its ``row`` or ``<column>_row`` coordinate)."""
     import arviz as az
     import pymc as pm
 
@@ -96,7 +96,7 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
         row_dim = row_dims[0]
         other = [dim for dim in values.dims if dim not in (*SAMPLE_DIMS, row_dim)]
         per_row = values.sum(other).transpose(*SAMPLE_DIMS, row_dim)
-        rows = np.arange(n_rows) if row_dim == "row" else np.asarray(values[row_dim].values, dtype=np.intp)
+        rows = np.asarray(values[row_dim].values, dtype=np.intp)  # the rows it observes (a SPODE's "row": those with the parent)
         np.add.at(total, (slice(None), slice(None), rows), per_row.values)
     return xr.DataArray(total, dims=(*SAMPLE_DIMS, "row"),
                         coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, "row": np.arange(n_rows)})
