@@ -225,6 +225,12 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         the component model)]) for ``posterior_summary``; None for a single model."""
         return None
 
+    def _placeholder_rows(self, n: int):
+        """Hook: n complete rows in the encoded form ``_rows_model`` observes (their values
+        unused), for forward sampling synthetic rows; None where a row's size is not fixed by
+        the model (a document's length), and synthetic data are then the counts form's."""
+        return None
+
     def _without_auxiliary_draws(self, posterior):
         """The draws of the model's named variables, each once (the stacked Dirichlet groups left out)."""
         return without_groups(posterior)
@@ -654,12 +660,14 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     @available_if(_has_pymc_model)
     def sample_prior_predictive(self, n=500, random_seed=None):
-        """Draws from the prior and, for each, a synthetic dataset of the training size, as the
-        statistics the counts form observes (``class_count``, ~ Multinomial(N, π), and the
-        feature counts or moments): PyMC's forward sampling of the counts-form model. Merged into
-        ``idata_`` as ``prior`` and ``prior_predictive`` (with ``observed_data``, so that
-        ``az.plot_ppc(model.idata_, group="prior")`` sets the observed class counts against the
-        replicates); returns ``idata_``."""
+        """``n`` draws from the prior and, for each, a synthetic dataset of the training size: rows
+        (x, y) from the joint model, PyMC's forward sampling of the rows form (``y`` the class
+        indices, the attributes as the rows form names them, ``class_count`` the labels' counts);
+        for MultinomialNB, whose rows have no fixed length, the statistics its counts form
+        observes. Merged into ``idata_`` as ``prior`` and ``prior_predictive`` (with
+        ``observed_data``, so that ``az.plot_ppc(model.idata_, group="prior",
+        var_names=["class_count"])`` sets the observed class counts against the replicates);
+        returns ``idata_``."""
         import arviz as az
         import pymc as pm
 
@@ -668,11 +676,14 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         check_fitted(self, "classes_")
         n = check_n_draws(n, "n")
         rng = np.random.default_rng(random_seed)
-        prior = pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior
-        prior = self._without_auxiliary_draws(prior)
-        replicated = workflow.counts_predictive(self, prior, rng, "prior_predictive")
-        workflow.merge_groups(self, az.InferenceData(prior=prior, prior_predictive=replicated.prior_predictive,
-                                                     **workflow.training_data(self)))
+        rows_model = workflow.synthetic_rows_model(self)
+        if rows_model is not None:
+            drawn = pm.sample_prior_predictive(draws=n, model=rows_model, random_seed=rng)
+            prior, replicated = self._without_auxiliary_draws(drawn.prior), workflow.with_class_count(self, drawn.prior_predictive)
+        else:
+            prior = self._without_auxiliary_draws(pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior)
+            replicated = workflow.counts_predictive(self, prior, rng, "prior_predictive").prior_predictive
+        workflow.merge_groups(self, az.InferenceData(prior=prior, prior_predictive=replicated, **workflow.training_data(self)))
         return self.idata_
 
     @available_if(_has_pymc_model)
@@ -684,8 +695,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         indices in ``classes_``, dims chain, draw, row) and ``class_count`` (their counts per
         class); ``az.plot_ppc(model.idata_)`` then sets the training rows' class counts (and their
         labels, after :meth:`add_log_likelihood`) against the replicates when X is the training X.
-        Without X: a synthetic dataset of the training size per draw, as the statistics the
-        counts form observes (forward sampling of the counts-form model; ``class_count`` among them).
+        Without X: a synthetic dataset of the training size per draw, rows (x, y) from the joint
+        model (forward sampling of the rows form, as for :meth:`sample_prior_predictive`).
 
         The draws θ_s are the NUTS draws in ``idata_`` when :meth:`sample_posterior` has run (all
         of them; ``n`` is then unused), else ``n`` exact draws of the closed-form posterior
@@ -700,8 +711,14 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         rng = np.random.default_rng(random_seed)
         sampled = getattr(self, "idata_", None) is not None and "posterior" in self.idata_.groups()
         if X is None:
+            if not (sampled or self._closed_form):
+                raise ValueError(f"{type(self).__name__} has no closed form to draw from: call sample_posterior() first")
             posterior = self.idata_.posterior if sampled else self.posterior_draws(n, random_seed=rng, chains=1).posterior
-            replicated = workflow.counts_predictive(self, posterior, rng, "posterior_predictive")
+            rows_model = workflow.synthetic_rows_model(self)
+            if rows_model is not None:
+                replicated = az.InferenceData(posterior_predictive=workflow.rows_predictive(self, rows_model, posterior, rng))
+            else:
+                replicated = workflow.counts_predictive(self, posterior, rng, "posterior_predictive")
         else:
             X = as_array_like(X)
             self._encode(X, reset=False, training=True)  # an unseen column or category is an error here, not a missing value

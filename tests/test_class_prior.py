@@ -8,7 +8,15 @@ import sklearn.naive_bayes as skl
 from sklearn.datasets import load_wine
 
 import pgm_models
-from pgm_models import LDA, AODE, SPODE, GaussianNB, LogisticRegression, MultinomialNB, CategoricalNB
+from pgm_models import (
+    AODE,
+    LDA,
+    SPODE,
+    CategoricalNB,
+    GaussianNB,
+    LogisticRegression,
+    MultinomialNB,
+)
 from pgm_models.datasets import load_dataset
 
 CLASSIFIERS = [name for name in pgm_models.ESTIMATORS if name != "HierarchicalNB"]

@@ -1,6 +1,7 @@
 """save / load / load_model: one netCDF file per model, no pickle; a loaded model predicts bit for bit
 like the saved one in a fresh process (pgm_models._utils.persistence)."""
 
+import inspect
 import json
 import os
 import subprocess
@@ -19,19 +20,18 @@ DATA = {"CategoricalNB": "vote", "BernoulliNB": "iris-abs", "MultinomialNB": "ir
         "HierarchicalNB": "vote", "GaussianNB": "iris", "LDA": "iris", "QDA": "iris", "SPODE": "vote", "TAN": "vote",
         "AODE": "breast-cancer", "LogisticRegression": "iris-array"}
 
-LOAD_DATA = '''
-import numpy as np
-from pgm_models.datasets import load_dataset
 
 def data(name):
+    """The rows of DATA's entry ``name``: a bundled dataset, its absolute values, or its array."""
     X, y = load_dataset(name.split("-abs")[0].split("-array")[0])
     if name.endswith("-abs"):
         return np.abs(X.to_numpy()), y
     if name.endswith("-array"):
         return X.to_numpy(), y
     return X, y
-'''
-exec(LOAD_DATA)
+
+
+LOAD_DATA = "import numpy as np\nfrom pgm_models.datasets import load_dataset\n" + inspect.getsource(data)
 
 CHECK_IN_FRESH_PROCESS = LOAD_DATA + '''
 import json, sys, warnings
@@ -71,7 +71,7 @@ def _fitted(name):
 
 def _run_fresh(directory, names):
     result = subprocess.run([sys.executable, "-c", CHECK_IN_FRESH_PROCESS, str(directory), json.dumps(names)],
-                            capture_output=True, text=True, timeout=600, cwd=os.getcwd(),
+                            check=False, capture_output=True, text=True, timeout=600, cwd=os.getcwd(),
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])

@@ -11,10 +11,15 @@ them (a group computed again replaces the old one):
   rows-form model's likelihood of the row, all its observed variables summed), so that
   ``az.loo(idata_)`` estimates the leave-one-out predictive log p(y_i, x_i | D₋ᵢ), which
   ``model.loo(X, y, conditional=False)`` computes exactly;
-- ``prior``, ``prior_predictive``: forward draws of the counts-form model from the prior;
+- ``prior``, ``prior_predictive``: draws from the prior and a synthetic dataset of the training
+  size for each;
 - ``posterior_predictive``: ``y`` (class indices) and ``class_count`` replicated for given rows
-  X, or the counts form's observed statistics replicated (a synthetic dataset of the training
-  size, as the sufficient statistics the counts form observes).
+  X, or a synthetic dataset of the training size per draw.
+
+A synthetic dataset is rows (x, y) drawn from the joint model by PyMC's forward sampling of the
+rows form over placeholder rows (``_placeholder_rows``: the observed values are replaced, only
+their number and layout are read); for a model whose rows have no fixed size (MultinomialNB's
+documents) it is the statistics the counts form observes, replicated.
 
 The log likelihood of a draw is the rows-form PyMC model's own (``pm.compute_log_likelihood``), so
 every family with a rows form gets it; it needs the model's free variables in the draws
@@ -129,6 +134,38 @@ def label_predictive(estimator, labels: np.ndarray) -> xr.Dataset:
                       coords={"chain": np.arange(chains), "draw": np.arange(draws), "row": np.arange(n_rows), "class": estimator.classes_})
 
 
+def synthetic_rows_model(estimator):
+    """The rows-form PyMC model over as many placeholder rows as were fitted (``_placeholder_rows``),
+    whose observed variables forward sampling replaces by synthetic rows; None for a model without
+    placeholder rows."""
+    import pymc as pm
+
+    n_rows = round(float(np.sum(estimator.class_count_)))
+    encoded = estimator._placeholder_rows(n_rows)
+    if encoded is None:
+        return None
+    with pm.Model(coords=estimator._coords()) as model:
+        estimator._rows_model(model, encoded, np.zeros(n_rows, dtype=np.intp))
+    return model
+
+
+def with_class_count(estimator, replicated: xr.Dataset) -> xr.Dataset:
+    """``replicated`` with ``class_count`` (chain, draw, class), the counts of its synthetic labels ``y``."""
+    counts = (replicated["y"].values[..., None] == np.arange(len(estimator.classes_))).sum(axis=-2)
+    return replicated.assign(class_count=((*SAMPLE_DIMS, "class"), counts)).assign_coords({"class": estimator.classes_})
+
+
+def rows_predictive(estimator, model, posterior: xr.Dataset, rng) -> xr.Dataset:
+    """Synthetic rows (``y`` and the attributes' ``x`` variables, as the rows form names them) of
+    ``model`` (``synthetic_rows_model``), one dataset per draw of ``posterior``, with their ``class_count``."""
+    import arviz as az
+    import pymc as pm
+
+    trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
+    replicated = pm.sample_posterior_predictive(trace, model=model, random_seed=rng, progressbar=False).posterior_predictive
+    return with_class_count(estimator, replicated)
+
+
 def counts_predictive(estimator, posterior: xr.Dataset, rng, group: str):
     """The counts-form model's observed statistics forward-sampled at the draws of ``posterior``
     (a synthetic dataset of the training size per draw), with ``class_count`` ~ Multinomial(N, π_s)
@@ -142,7 +179,7 @@ def counts_predictive(estimator, posterior: xr.Dataset, rng, group: str):
                                                 return_inferencedata=True).posterior_predictive
     if "class_count" not in replicated:
         class_prob = posterior["class_prob"].transpose(*SAMPLE_DIMS, "class").values
-        n = int(round(float(np.sum(estimator.class_count_))))
+        n = round(float(np.sum(estimator.class_count_)))
         counts = rng.multinomial(n, class_prob / class_prob.sum(axis=-1, keepdims=True))
         replicated["class_count"] = xr.DataArray(counts, dims=(*SAMPLE_DIMS, "class"),
                                                  coords={"chain": replicated["chain"].values, "draw": replicated["draw"].values,

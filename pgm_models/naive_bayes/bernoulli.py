@@ -137,6 +137,10 @@ class BernoulliNB(DiscreteNB):
             dims=("class", "feature"),
         )
 
+    def _placeholder_rows(self, n: int):
+        """n rows of absent features (the template's hook)."""
+        return np.zeros((n, self.n_features_in_))
+
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_ij ~ Bernoulli(θ[y_i, j])."""
         import pymc as pm

@@ -122,6 +122,12 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
                     parts[kind][:, i] = _numbers(columns[j], kind, where[j])
         return _Table(parts, len(columns[0]))
 
+    def _placeholder_rows(self, n: int):
+        """n rows of zeros (the first value of a categorical column) in every block (the template's hook)."""
+        parts = {kind: np.zeros((n, len(self._of_type(kind))), dtype=np.intp if kind == "categorical" else float)
+                 for kind in COLUMN_TYPES if self._of_type(kind)}
+        return _Table(parts, n)
+
     def _of_type(self, kind) -> list[int]:
         return [j for j, t in enumerate(self.column_types_.values()) if t == kind]
 
