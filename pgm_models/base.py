@@ -42,7 +42,14 @@ teaching them its name:
 ``_components()``
     the models an average is made of (AODE's SPODEs), summarised one by one;
 ``_nutpie_low_rank``
-    the mass matrix NUTS adapts.
+    the mass matrix NUTS adapts;
+``_placeholder_rows(n)``
+    n rows in the encoded form the rows-form model observes, over which PyMC forward-samples
+    synthetic datasets (``pgm_models.inference.workflow``).
+
+The Bayesian workflow's methods (``sample_prior_predictive``, ``sample_posterior`` with the
+training rows' ``log_likelihood``, ``sample_posterior_predictive``, ``graph``, ``save`` / ``load``)
+and the fixed ``class_prior`` live here too, so every family has them.
 """
 
 from __future__ import annotations
