@@ -621,8 +621,10 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         earlier = getattr(self, "idata_", None)
         kept = {group: earlier[group] for group in ("prior", "prior_predictive") if earlier is not None and group in earlier.groups()}
         # the draws' own groups, the counts form's observed statistics replaced by the workflow's
-        self.idata_ = type(idata)(**{group: idata[group] for group in idata.groups() if group != "observed_data"},
-                                  **kept, **workflow.training_data(self))
+        groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
+        for group, data in workflow.training_data(self).items():
+            groups[group] = groups[group].merge(data) if group in groups else data
+        self.idata_ = type(idata)(**groups, **kept)
         if X is not None:
             self.add_log_likelihood(X, y)
         return self.idata_

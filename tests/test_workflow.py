@@ -213,3 +213,24 @@ def test_pointwise_log_likelihood_is_each_rows_joint_density_under_the_draw(vote
         expected = np.log(posterior["class_prob"].values[0, s][class_index]) + np.array(
             [stats.multivariate_normal(means[k], cov).logpdf(x) for x, k in zip(Xi.to_numpy(), class_index)])
         np.testing.assert_allclose(pointwise[s], expected, rtol=1e-9)
+
+
+def test_sample_posterior_keeps_the_draws_groups_and_an_earlier_prior(vote, monkeypatch):
+    """The sampler's groups are kept (its constant data merged with the workflow's), the counts
+    form's observed statistics replaced by the class counts, an earlier prior predictive kept and an
+    earlier posterior predictive dropped (it was of other draws). The sampler is stubbed: no NUTS."""
+    from pgm_models.inference import sampling
+
+    X, y = vote
+    model = CategoricalNB().fit(X.iloc[:, :2], y)
+    model.sample_posterior_predictive(X.iloc[:, :2], n=5, random_seed=0)
+    drawn = az.from_dict(posterior={"class_prob": np.full((1, 4, 2), 0.5)}, sample_stats={"diverging": np.zeros((1, 4), bool)},
+                         observed_data={"stacked_count_2": np.ones((5, 2))}, constant_data={"scale": np.ones(3)})
+    monkeypatch.setattr(sampling, "sample", lambda *args, **kwargs: drawn)
+    model.idata_.extend(az.from_dict(prior={"class_prob": np.full((1, 3, 2), 0.5)}))
+    idata = model.sample_posterior(draws=4)
+    assert idata is model.idata_
+    assert set(idata.groups()) == {"posterior", "sample_stats", "observed_data", "constant_data", "prior"}
+    assert set(idata.observed_data.data_vars) == {"class_count"}
+    assert set(idata.constant_data.data_vars) == {"scale", "class_concentration"}
+    np.testing.assert_array_equal(idata.constant_data["class_concentration"].values, [1.0, 1.0])
