@@ -70,6 +70,8 @@ _MODULES = {
     "log_loss": "pgm_models.model_selection.compare",
     "score_estimates": "pgm_models.model_selection.compare",
     "use_evidence_priors": "pgm_models.model_selection.evidence",
+    # saved models
+    "load_model": "pgm_models._utils.persistence",
     # data
     "list_datasets": "pgm_models.datasets",
     "load_arff": "pgm_models.datasets",

@@ -42,11 +42,19 @@ teaching them its name:
 ``_components()``
     the models an average is made of (AODE's SPODEs), summarised one by one;
 ``_nutpie_low_rank``
-    the mass matrix NUTS adapts.
+    the mass matrix NUTS adapts;
+``_placeholder_rows(n)``
+    n rows in the encoded form the rows-form model observes, over which PyMC forward-samples
+    synthetic datasets (``pgm_models.inference.workflow``).
+
+The Bayesian workflow's methods (``sample_prior_predictive``, ``sample_posterior`` with the
+training rows' ``log_likelihood``, ``sample_posterior_predictive``, ``graph``, ``save`` / ``load``)
+and the fixed ``class_prior`` live here too, so every family has them.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import sys
@@ -63,10 +71,12 @@ from sklearn.utils.validation import validate_data
 from pgm_models.conjugate.blocks import with_stacked_draws, without_groups
 from pgm_models._utils.frames import categorical_codes, index_values
 from pgm_models._utils.param_names import ParamNamesOnce
+from pgm_models._utils.persistence import Persistent
 from pgm_models._utils.scores import add_per_class, subtract_per_row
 from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.validation import (
     as_array_like,
+    check_class_prior,
     check_concentration,
     check_fitted,
     check_labels,
@@ -179,7 +189,7 @@ def _required_hooks(cls) -> list[str]:
     return hooks
 
 
-class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Generative classifier with a Dirichlet(class_alpha) prior on the class probabilities.
 
     A discriminative subclass (``_generative = False``) models only p(y | x): it has no
@@ -228,6 +238,12 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
     def _components(self):
         """Hook for an average of models: (the column naming a component, [(name, weight, maker of
         the component model)]) for ``posterior_summary``; None for a single model."""
+        return None
+
+    def _placeholder_rows(self, n: int):
+        """Hook: n complete rows in the encoded form ``_rows_model`` observes (their values
+        unused), for forward sampling synthetic rows; None where a row's size is not fixed by
+        the model (a document's length), and synthetic data are then the counts form's."""
         return None
 
     def _without_auxiliary_draws(self, posterior):
@@ -366,6 +382,8 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         check_n_rows(_n_rows(X), len(labels))
         weight = check_sample_weight(sample_weight, len(labels))
         reset = classes is not None
+        if reset:
+            check_class_prior(self.class_prior, len(classes))
         class_alpha = self._class_concentration(len(classes)) if reset else None
         self._fit_weight = weight  # seen by _encode (observed domains, weightless rows)
         try:
@@ -494,6 +512,25 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
             return self._joint_log_likelihood(encoded, estimate)
         return np.concatenate([self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)])
 
+    def _fixed_class_prior(self):
+        """``class_prior`` checked against the fitted classes (None: predictions use the posterior)."""
+        return None if self.class_prior is None else check_class_prior(self.class_prior, len(self.classes_))
+
+    def _class_probabilities(self, estimate):
+        """P(y = k) that predictions use: the fixed ``class_prior`` if given, else the estimate of
+        the class-probability posterior."""
+        prior = self._fixed_class_prior()
+        return self._class_prior.estimate(self.class_count_, estimate) if prior is None else prior
+
+    def set_class_prior(self, prior):
+        """Adjust the fitted model to new class prevalences without refitting: predictions use
+        ``prior`` (one probability per class of ``classes_``) in place of the class-probability
+        posterior, under every estimate; None restores the posterior. Returns self."""
+        check_fitted(self, "classes_")
+        check_class_prior(prior, len(self.classes_))
+        self.class_prior = prior
+        return self
+
     def _floats_per_row(self) -> int:
         """Size of a model's per-row scoring temporaries, in floats (sets the block size). Most
         models keep O(K) per row and score every row in one block; the semi-naive models, whose
@@ -502,7 +539,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
 
     def _joint_log_likelihood(self, encoded, estimate):
         """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         joint = self._feature_log_likelihood(encoded, estimate)
         return add_per_class(joint, log_probabilities(class_prob))  # in place: a new (N, K) array costs its page faults
 
@@ -942,7 +979,7 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         return class_prob
 
     @available_if(_has_pymc_model)
-    def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, **pm_sample_kwargs):
+    def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, *, X=None, y=None, **pm_sample_kwargs):
         """NUTS draws of the counts-form PyMC model, as ArviZ InferenceData.
 
         The draws are the model's posterior by MCMC, to be compared with the closed form by
@@ -960,13 +997,18 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         sampler : str, default=None
             The NUTS backend, one of :func:`pgm_models.available_samplers` (None: the default
             backend).
+        X, y : array-like, default=None
+            The training rows and labels: given, ``idata_`` also gets their pointwise
+            ``log_likelihood`` (:meth:`add_log_likelihood`), so that ``az.loo(model.idata_)`` runs.
         **pm_sample_kwargs
             Other keywords of ``pymc.sample`` (``tune``, ``target_accept``, ...).
 
         Returns
         -------
         arviz.InferenceData
-            The draws, with the variable names and dims of :meth:`analytic_posterior`.
+            The draws, with the variable names and dims of :meth:`analytic_posterior`, also kept
+            in ``idata_`` with the groups ``sample_stats``, ``observed_data`` and ``constant_data``
+            (``pgm_models.inference.workflow``), beside an earlier prior predictive.
 
         See Also
         --------
@@ -986,16 +1028,149 @@ class BayesianClassifier(ParamNamesOnce, ClassifierMixin, BaseEstimator, metacla
         >>> check_posterior(model, idata).passed  # doctest: +SKIP
         True
         """
-        from pgm_models.inference import sampling
+        from pgm_models.inference import sampling, workflow
 
         sampler = sampler or sampling.DEFAULT_SAMPLER
         if self._closed_form:
             check_names_apart(self._parameters())
+        if (X is None) != (y is None):
+            raise ValueError("sample_posterior's log likelihood needs both the training rows X and their labels y")
         if sampler == "nutpie-numba":  # settings given in nuts_sampler_kwargs win
             pm_sample_kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": self._nutpie_low_rank,
                                                        **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}
-        return sampling.sample(self._sampling_model(), sampler=sampler, draws=draws, chains=chains, random_seed=random_seed,
-                               auxiliary=self._without_auxiliary_draws, **pm_sample_kwargs)
+        idata = sampling.sample(self._sampling_model(), sampler=sampler, draws=draws, chains=chains, random_seed=random_seed,
+                                auxiliary=self._without_auxiliary_draws, **pm_sample_kwargs)
+        earlier = getattr(self, "idata_", None)
+        kept = {group: earlier[group] for group in ("prior", "prior_predictive") if earlier is not None and group in earlier.groups()}
+        # the draws' own groups, the counts form's observed statistics replaced by the workflow's
+        groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
+        for group, data in workflow.training_data(self).items():
+            groups[group] = groups[group].merge(data) if group in groups else data
+        self.idata_ = type(idata)(**groups, **kept)
+        if X is not None:
+            self.add_log_likelihood(X, y)
+        return self.idata_
+
+    @available_if(_has_pymc_model)
+    def add_log_likelihood(self, X, y):
+        """Add to ``idata_`` the ``log_likelihood`` of the training rows (X, y) under every NUTS draw,
+        log p(x_i, y_i | θ_s) (the rows-form model's likelihood of row i), and their class indices
+        as ``observed_data`` ``y``: then ``az.loo(model.idata_)`` estimates the leave-one-out
+        log p(y_i, x_i | D₋ᵢ) that ``loo(X, y, conditional=False)`` computes exactly. Returns self."""
+        import arviz as az
+
+        from pgm_models.inference import workflow
+
+        posterior = self._sampled_posterior("add_log_likelihood")
+        class_index = self._training_rows(X, y)
+        pointwise = workflow.pointwise_log_likelihood(self, posterior, X, class_index)
+        observed = workflow.training_data(self)
+        observed["observed_data"] = observed["observed_data"].assign(y=("row", class_index)).assign_coords(row=np.arange(len(class_index)))
+        workflow.merge_groups(self, az.InferenceData(log_likelihood=xr.Dataset({"y": pointwise}), **observed))
+        return self
+
+    def _sampled_posterior(self, method: str):
+        """The NUTS posterior in ``idata_``, or an error naming what to call first."""
+        check_fitted(self, "classes_")
+        idata = getattr(self, "idata_", None)
+        if idata is None or "posterior" not in idata.groups():
+            raise ValueError(f"{method} reads the NUTS draws: call sample_posterior() first")
+        return idata.posterior
+
+    def _training_rows(self, X, y) -> np.ndarray:
+        """y's class indices, checked to be those of the fitted rows (their class counts) and to
+        have as many rows as X."""
+        labels = check_labels(y, self)
+        check_n_rows(_n_rows(as_array_like(X)), len(labels))
+        class_index = self._class_index(labels)
+        counted = np.bincount(class_index, minlength=len(self.classes_))
+        if not np.allclose(counted, self.class_count_, rtol=0, atol=1e-9):
+            raise ValueError(f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
+                             "the log likelihood is of the very rows of the fit")
+        return class_index
+
+    @available_if(_has_pymc_model)
+    def sample_prior_predictive(self, n=500, random_seed=None):
+        """``n`` draws from the prior and, for each, a synthetic dataset of the training size: rows
+        (x, y) from the joint model, PyMC's forward sampling of the rows form (``y`` the class
+        indices, the attributes as the rows form names them, ``class_count`` the labels' counts);
+        for MultinomialNB, whose rows have no fixed length, the statistics its counts form
+        observes. Merged into ``idata_`` as ``prior`` and ``prior_predictive`` (with
+        ``observed_data``, so that ``az.plot_ppc(model.idata_, group="prior",
+        var_names=["class_count"])`` sets the observed class counts against the replicates);
+        returns ``idata_``."""
+        import arviz as az
+        import pymc as pm
+
+        from pgm_models.inference import workflow
+
+        check_fitted(self, "classes_")
+        n = check_n_draws(n, "n")
+        rng = np.random.default_rng(random_seed)
+        rows_model = workflow.synthetic_rows_model(self)
+        if rows_model is not None:
+            drawn = pm.sample_prior_predictive(draws=n, model=rows_model, random_seed=rng)
+            prior, replicated = self._without_auxiliary_draws(drawn.prior), workflow.with_class_count(self, drawn.prior_predictive)
+        else:
+            prior = self._without_auxiliary_draws(pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior)
+            replicated = workflow.counts_predictive(self, prior, rng, "prior_predictive").prior_predictive
+        workflow.merge_groups(self, az.InferenceData(prior=prior, prior_predictive=replicated, **workflow.training_data(self)))
+        return self.idata_
+
+    @available_if(_has_pymc_model)
+    def sample_posterior_predictive(self, X=None, n=500, random_seed=None):
+        """Posterior predictive draws, merged into ``idata_`` as ``posterior_predictive``; returns ``idata_``.
+
+        Given rows ``X``: class labels y ~ P(y | x, θ_s) (the classifier's predictive; a fixed
+        ``class_prior`` is not applied: the check is of the fitted posterior), as ``y`` (class
+        indices in ``classes_``, dims chain, draw, row) and ``class_count`` (their counts per
+        class); ``az.plot_ppc(model.idata_)`` then sets the training rows' class counts (and their
+        labels, after :meth:`add_log_likelihood`) against the replicates when X is the training X.
+        Without X: a synthetic dataset of the training size per draw, rows (x, y) from the joint
+        model (forward sampling of the rows form, as for :meth:`sample_prior_predictive`).
+
+        The draws θ_s are the NUTS draws in ``idata_`` when :meth:`sample_posterior` has run (all
+        of them; ``n`` is then unused), else ``n`` exact draws of the closed-form posterior
+        (``posterior_draws``, no NUTS). The exact path's labels come from ``predict_proba_draws``,
+        the NUTS path's from the rows-form model's likelihood of each row under each class."""
+        import arviz as az
+
+        from pgm_models.inference import workflow
+
+        check_fitted(self, "classes_")
+        n = check_n_draws(n, "n")
+        rng = np.random.default_rng(random_seed)
+        sampled = getattr(self, "idata_", None) is not None and "posterior" in self.idata_.groups()
+        if X is None:
+            if not (sampled or self._closed_form):
+                raise ValueError(f"{type(self).__name__} has no closed form to draw from: call sample_posterior() first")
+            posterior = self.idata_.posterior if sampled else self.posterior_draws(n, random_seed=rng, chains=1).posterior
+            rows_model = workflow.synthetic_rows_model(self)
+            if rows_model is not None:
+                replicated = az.InferenceData(posterior_predictive=workflow.rows_predictive(self, rows_model, posterior, rng))
+            else:
+                replicated = workflow.counts_predictive(self, posterior, rng, "posterior_predictive")
+        else:
+            X = as_array_like(X)
+            self._encode(X, reset=False, training=True)  # an unseen column or category is an error here, not a missing value
+            posterior_model = copy.copy(self).set_params(class_prior=None)
+            if sampled and self._closed_form:
+                probabilities = workflow.class_probability_draws(posterior_model, self.idata_.posterior, X)
+            else:  # exact draws, or a model without a closed form, whose predict_proba_draws reads the NUTS draws
+                probabilities = posterior_model.predict_proba_draws(X, n_draws=n, random_seed=rng)[None]
+            labels = workflow.sampled_labels(probabilities, rng)
+            replicated = az.InferenceData(posterior_predictive=workflow.label_predictive(self, labels))
+        workflow.merge_groups(self, az.InferenceData(posterior_predictive=replicated.posterior_predictive, **workflow.training_data(self)))
+        return self.idata_
+
+    @available_if(_has_pymc_model)
+    def graph(self, form="counts", X=None, y=None):
+        """The PyMC model of ``form`` (:meth:`pymc_model`; "rows" needs X and y) drawn by
+        ``pm.model_to_graphviz``: a ``graphviz.Digraph``, rendered by Jupyter when Graphviz's
+        ``dot`` is installed; without it, a warning, and the DOT text is the graph's ``.source``."""
+        from pgm_models.inference.workflow import model_graph
+
+        return model_graph(self.pymc_model(form, X, y))
 
     def _sampling_model(self):
         """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""

@@ -145,8 +145,11 @@ def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypat
     from pgm_models.inference import sampling
     from pgm_models.discriminative import logistic_regression
 
+    import arviz as az
+
     calls = []
-    monkeypatch.setattr(sampling, "sample", lambda model, **kwargs: calls.append(kwargs) or "idata")
+    drawn = az.from_dict(posterior={"weights": np.zeros((1, 10, 1, 2))})
+    monkeypatch.setattr(sampling, "sample", lambda model, **kwargs: calls.append(kwargs) or drawn)
     X, y = binary
     model = LogisticRegression().fit(X, y)  # 1 vector × (2 features + 1) = 3 parameters
     model.sample_posterior(draws=10, sampler="pymc")
@@ -157,7 +160,8 @@ def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypat
     model.sample_posterior(draws=10, sampler="pymc")
     assert [call.get("init") for call in calls] == ["jitter+adapt_full", "adapt_diag", None, None, None]
     assert [call["sampler"] for call in calls] == ["pymc", "pymc", "nutpie-numba", sampling.DEFAULT_SAMPLER, "pymc"]
-    assert model.idata_ == "idata"
+    assert model.idata_.posterior.identical(drawn.posterior)  # kept, with the training class counts
+    np.testing.assert_array_equal(model.idata_.observed_data["class_count"].values, model.class_count_)
 
 
 @pytest.mark.parametrize("classes, intercept_prior_sd, sparse, weighted, whitened", [

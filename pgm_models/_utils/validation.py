@@ -48,6 +48,25 @@ def check_concentration(value, name: str, length: int | None = None, length_name
     return array
 
 
+def check_class_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray | None:
+    """A fixed class-probability vector (None passes): n_classes probabilities ≥ 0 summing to 1
+    (within 1e-8), as a read-only float array."""
+    if prior is None:
+        return None
+    try:
+        values = np.array(prior, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a vector of class probabilities, got {prior!r}") from None
+    if values.ndim != 1 or len(values) != n_classes:
+        raise ValueError(f"{name} has shape {values.shape}; it needs one probability per class ({n_classes})")
+    if not is_finite_nonnegative(values):
+        raise ValueError(f"{name} must be finite and ≥ 0, got {values.tolist()}")
+    if abs(values.sum() - 1.0) > 1e-8:
+        raise ValueError(f"{name} must sum to 1, its entries sum to {values.sum()!r}")
+    values.flags.writeable = False
+    return values
+
+
 def check_n_draws(n, name: str) -> int:
     """A number of posterior draws: a whole number ≥ 1."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:

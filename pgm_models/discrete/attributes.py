@@ -45,6 +45,10 @@ class CategoricalAttributes:
         X = self._check_feature_names(X, reset)
         return _columns(X), getattr(self, "feature_names_in_", None)
 
+    def _placeholder_rows(self, n: int):
+        """n rows of codes, every attribute at its first value (the template's hook)."""
+        return np.zeros((n, len(self.n_categories_)), dtype=np.intp)
+
     def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing: intp, except for a batch
         being counted (``_partial_fit`` sets ``_fit_weight``) of integer codes all inside their

@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.threads import single_blas_thread
 from pgm_models._utils.validation import (
-    as_array_like, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
+    as_array_like, check_class_prior, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
 )
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate.dirichlet import check_estimate
@@ -66,6 +66,10 @@ class LogisticRegression(BayesianClassifier):
         The L-BFGS iteration limit; stopping at it warns with a ``ConvergenceWarning``.
     tol : float, default=1e-10
         The L-BFGS tolerance on the projected gradient.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction (Saerens et al., 2002): p(y = k | x) ∝ p̂(y = k | x) ·
+        class_prior_k / f_k, f the training rows' (weighted) class frequencies, under every
+        estimate; ``set_class_prior`` changes it on a fitted model. None: no correction.
 
     Attributes
     ----------
@@ -131,12 +135,13 @@ class LogisticRegression(BayesianClassifier):
     _generative = False
     _closed_form = False
 
-    def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10):
+    def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10, class_prior=None):
         self.prior_sd = prior_sd
         self.intercept_prior_sd = intercept_prior_sd
         self.estimate = estimate
         self.max_iter = max_iter
         self.tol = tol
+        self.class_prior = class_prior
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -150,6 +155,7 @@ class LogisticRegression(BayesianClassifier):
         if self.intercept_prior_sd is not None and not (np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0):
             raise ValueError(f"intercept_prior_sd must be a number > 0 or None, got {self.intercept_prior_sd!r}")
         self.classes_ = self._declared_classes(y, labels)
+        check_class_prior(self.class_prior, len(self.classes_))
         X = self._encode(X, reset=True)
         # copies of the caller's arrays (validation may return them as they are): what the PyMC
         # model observes must not change when the caller reuses its buffers
@@ -240,13 +246,24 @@ class LogisticRegression(BayesianClassifier):
         estimate = self._estimate(estimate)
         X = self._encode(as_array_like(X), reset=False)
         if estimate == "map":
-            return self._log_proba(X, self.coef_, self.intercept_)
+            return self._prevalence_shifted(self._log_proba(X, self.coef_, self.intercept_))
         if estimate == "mle":
-            return self._log_proba(X, *self._optimise(penalised=False)[0])
+            return self._prevalence_shifted(self._log_proba(X, *self._optimise(penalised=False)[0]))
         W, b = self._draws()
         if estimate == "mean":
-            return self._log_proba(X, W.mean(axis=0), b.mean(axis=0))
-        return logsumexp(self._log_proba(X, W, b), axis=0) - np.log(len(W))
+            return self._prevalence_shifted(self._log_proba(X, W.mean(axis=0), b.mean(axis=0)))
+        return self._prevalence_shifted(logsumexp(self._log_proba(X, W, b), axis=0) - np.log(len(W)))
+
+    def _prevalence_shifted(self, log_proba):
+        """log p(y | x) moved from the training rows' class frequencies f to ``class_prior``:
+        + log class_prior_k − log f_k, renormalised (a class absent from training keeps its p̂)."""
+        prior = self._fixed_class_prior()
+        if prior is None:
+            return log_proba
+        frequency = self.class_count_ / self.class_count_.sum()
+        with np.errstate(divide="ignore"):
+            shift = np.log(prior) - np.log(np.where(frequency > 0, frequency, 1.0))
+        return log_softmax(log_proba + shift, axis=-1)
 
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
         """P(y = k | x_n, w_s) under ``n_draws`` of the NUTS draws (chosen at random without
@@ -256,7 +273,7 @@ class LogisticRegression(BayesianClassifier):
         X = self._encode(as_array_like(X), reset=False)
         W, b = self._draws()
         chosen = np.random.default_rng(random_seed).permutation(len(W))[:n_draws]
-        return np.exp(self._log_proba(X, W[chosen], b[chosen]))
+        return np.exp(self._prevalence_shifted(self._log_proba(X, W[chosen], b[chosen])))
 
     # ------------------------------------------------------------------ PyMC
     def _coords(self):

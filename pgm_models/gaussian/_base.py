@@ -57,6 +57,10 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
             )
         return matrix
 
+    def _placeholder_rows(self, n: int):
+        """n rows of zeros (the template's hook)."""
+        return np.zeros((n, self.n_features_in_))
+
     def _init_counts(self, X, class_index, weight):
         n_classes, p = len(self.classes_), X.shape[1]
         self.feature_mean_ = np.zeros((n_classes, p))

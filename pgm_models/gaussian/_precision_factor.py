@@ -50,6 +50,16 @@ def bartlett_factor(name: str, nu, psi: np.ndarray):
     return (lower[..., :, :, None] * bartlett[..., None, :, :]).sum(axis=-2), log_root_det  # L A, Σ_i log F_ii
 
 
+def bartlett_coordinates(cov: np.ndarray, psi: np.ndarray):
+    """The inverse of ``bartlett_factor``: the (c, z) (…, p) and (…, p(p−1)/2) whose factor F = L A
+    has F Fᵀ = ``cov``⁻¹, for draws of ``cov`` (…, p, p) under the prior scale ``psi``: A = L⁻¹ chol(cov⁻¹),
+    c its squared diagonal, z its strict lower triangle row by row."""
+    lower = np.linalg.cholesky(np.linalg.inv(np.asarray(psi, dtype=float)))
+    bartlett = np.linalg.solve(lower, np.linalg.cholesky(np.linalg.inv(cov)))
+    rows, columns = np.tril_indices(cov.shape[-1], -1)  # row by row, as bartlett_factor lays z out
+    return np.diagonal(bartlett, axis1=-2, axis2=-1) ** 2, bartlett[..., rows, columns]
+
+
 def _transpose_times(factor, vector):
     """Fᵀ v over the leading axes, as products and a sum (no BLAS op: F is p × p, tiny)."""
     return (factor * vector[..., :, None]).sum(axis=-2)

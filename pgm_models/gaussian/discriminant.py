@@ -53,7 +53,7 @@ from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singul
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
-from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
+from pgm_models.gaussian._precision_factor import (bartlett_coordinates, bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
                                                    wishart_random)
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
@@ -72,7 +72,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_cov=None, cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None):
+                 prior_cov=None, cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, class_prior=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -82,6 +82,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.reg_param = reg_param
         self.shrinkage = shrinkage
         self.covariance_estimator = covariance_estimator
+        self.class_prior = class_prior
 
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
@@ -351,6 +352,20 @@ class _DiscriminantAnalysis(GaussianClassifier):
         joint = self.posterior_
         return {"class_mean": (Marginal(joint, "mu"), ("class", "feature")), "cov": (Marginal(joint, "cov"), self._cov_dims())}
 
+    def pymc_trace(self, idata):
+        """``idata`` for PyMC's forward sampling and log likelihood: a copy whose posterior holds too
+        the PyMC model's free variables, the Bartlett coordinates ``precision_c`` and ``precision_z``
+        of each draw of ``cov`` (``bartlett_coordinates``); without them PyMC would draw Σ from the prior."""
+        posterior = idata.posterior
+        if "cov" not in posterior or "precision_c" in posterior:
+            return idata
+        c, z = bartlett_coordinates(posterior["cov"].transpose("chain", "draw", *self._cov_dims()).values, self._prior.psi)
+        batch = self._cov_dims()[:-2]
+        trace = idata.copy()
+        trace.posterior = posterior.assign(precision_c=(("chain", "draw", *batch, "precision_c_dim"), c),
+                                           precision_z=(("chain", "draw", *batch, "precision_z_dim"), z))
+        return trace
+
     def _check_proper_prior(self):
         super()._check_proper_prior()
         nu = np.atleast_1d(self._prior.nu)
@@ -453,6 +468,11 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
     n_components : int or None, default=None
         d, the number of discriminant directions ``transform`` keeps: 1 ≤ d ≤ min(K − 1, p)
         (None: min(K − 1, p)).
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -557,10 +577,11 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
     shared_covariance = True
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01, prior_cov=None,
-                 cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, n_components=None):
+                 cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, n_components=None,
+                 class_prior=None):
         super().__init__(class_alpha=class_alpha, estimate=estimate, prior_mean=prior_mean, mean_strength=mean_strength,
                          prior_cov=prior_cov, cov_strength=cov_strength, reg_param=reg_param, shrinkage=shrinkage,
-                         covariance_estimator=covariance_estimator)
+                         covariance_estimator=covariance_estimator, class_prior=class_prior)
         self.n_components = n_components
 
     @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, "Against scikit-learn")
@@ -579,7 +600,7 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         centre = means.mean(axis=0)
         whitened_means = scipy.linalg.solve_triangular(chol, (means - centre).T, lower=True)  # L⁻¹(μ_k − c), p × K
         coef = scipy.linalg.solve_triangular(chol, whitened_means, lower=True, trans="T")  # Σ⁻¹(μ_k − c)
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         offsets = log_probabilities(class_prob) - 0.5 * (whitened_means**2).sum(axis=0) - centre @ coef
         # xᵀθ_k − cᵀθ_k rather than (x − c)ᵀθ_k: no N × p temporary (whose fresh pages cost as much
         # as the product); the two differ by rounding of |x|·|θ_k|·ε, the order of the input's own
@@ -591,7 +612,7 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         if estimate is None:
             raise ValueError("coef_/intercept_ describe a plug-in rule; estimate='predictive' (Student-t) is not linear")
         means, cov = self._point(estimate)
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         weights = np.linalg.solve(cov, means.T).T  # Σ⁻¹ μ_k
         with np.errstate(divide="ignore"):
             offsets = -0.5 * np.einsum("kp,kp->k", means, weights) + np.log(class_prob)
@@ -734,6 +755,11 @@ class QDA(_DiscriminantAnalysis):
         Instead of ``shrinkage``: a clone fitted to each class's rows gives its ``covariance_``.
         It sees each class's rows once, all together: a class cannot get rows in a second
         ``partial_fit`` batch, sample_weight must be 0 or 1, and no Dask.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------

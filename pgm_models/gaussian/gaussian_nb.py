@@ -71,6 +71,11 @@ class GaussianNB(GaussianClassifier):
         The "mle" variances get var_smoothing × the largest overall feature variance of the first
         batch added, a floor for features constant within a class (scikit-learn's default is
         1e-9; 0 keeps the plain MLE).
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -159,7 +164,7 @@ class GaussianNB(GaussianClassifier):
 
     def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
                  prior_var=None, var_strength=3.0, ddof=0,
-                 var_smoothing=0.0):
+                 var_smoothing=0.0, class_prior=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -168,6 +173,7 @@ class GaussianNB(GaussianClassifier):
         self.var_strength = var_strength
         self.ddof = ddof
         self.var_smoothing = var_smoothing
+        self.class_prior = class_prior
 
     def _set_prior(self, data_mean, data_var):
         values = {"mean_strength": self._hyperparameter("mean_strength", 0.01),

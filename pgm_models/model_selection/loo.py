@@ -25,6 +25,8 @@ data-scaled prior (the Gaussian models' default m0, s0²) are those of the full 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import xarray as xr
 from sklearn.utils.validation import check_is_fitted
@@ -48,7 +50,9 @@ class ExactLOO:
         concentrations minus the row's counts, a rank-one downdate of the Normal–Inverse-Gamma/-Wishart
         posterior), and the exact posterior predictive of the downdated posterior scores the row. All
         rows are done in one vectorised pass. The result is an ``arviz.ELPDData`` like ``az.loo``'s, so
-        ``az.compare`` (or :func:`pgm_models.compare_loo`) ranks models by it.
+        ``az.compare`` (or :func:`pgm_models.compare_loo`) ranks models by it. A fixed
+        ``class_prior`` is not applied: LOO scores the fitted posterior at the training rows'
+        prevalences.
 
         Parameters
         ----------
@@ -102,6 +106,8 @@ class ExactLOO:
         >>> result.loo_i.values.round(3)
         array([-0.968, -0.597, -0.307, -0.732, -0.307, -0.307])
         """
+        if self.class_prior is not None:  # LOO scores the fitted posterior, at the training prevalences
+            return copy.copy(self).set_params(class_prior=None).loo(X, y, conditional)
         encoded, class_index = self._loo_rows(X, y)
         full, left_out = self._loo_log_joint(encoded, class_index, all_classes=conditional)
         if conditional:

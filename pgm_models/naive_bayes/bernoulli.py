@@ -41,6 +41,10 @@ class BernoulliNB(DiscreteNB):
         The parameters predictions plug in (see Notes); each prediction method also takes it per call.
     binarize : float or None, default=0.0
         Threshold: x > binarize is "present". None means X is already 0/1 (anything else raises).
+    class_prior : array of one probability per class (in the order of ``classes_``), optional
+        A prevalence-shift correction: predictions use these class probabilities in place of the
+        class-probability posterior, under every estimate (``set_class_prior`` changes them on a
+        fitted model, without refitting). None (default): the posterior. ``loo`` ignores it.
 
     Attributes
     ----------
@@ -113,11 +117,12 @@ class BernoulliNB(DiscreteNB):
     array([[0.143, 0.857]])
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0):
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", binarize=0.0, class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.binarize = binarize
+        self.class_prior = class_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -204,6 +209,10 @@ class BernoulliNB(DiscreteNB):
             observed=integer_counts(self.feature_count_, "feature counts"),
             dims=("class", "feature"),
         )
+
+    def _placeholder_rows(self, n: int):
+        """n rows of absent features (the template's hook)."""
+        return np.zeros((n, self.n_features_in_))
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_ij ~ Bernoulli(θ[y_i, j])."""

@@ -99,6 +99,11 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         A value outside an attribute's domain at prediction is skipped like a missing value
         (with a warning) or raises a ValueError. In training it always raises: it cannot be
         counted.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -200,12 +205,13 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _loo_codes(self, codes):
         return codes  # one value, or none, per attribute's block
@@ -315,7 +321,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         and the class prior's log is added after each row's attribute terms: the template's
         numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
         (BENCHMARKS.md, "Compiled kernels for small folds")."""
-        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
+        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()) \
+                or self.class_prior is not None:  # the kernel reads the class posterior's tables
             return super()._joint_log_likelihood(codes, estimate)
         kernels = jit.kernels("pgm_models.naive_bayes._kernels")
         layout = self._value_layout()

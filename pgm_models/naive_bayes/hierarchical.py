@@ -33,13 +33,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._utils.persistence import Persistent
 from pgm_models.conjugate import log_sum_exp
 from pgm_models.naive_bayes import CategoricalNB
 
 HYPERPRIORS = ("gamma", "lognormal")
 
 
-class HierarchicalNB(ClassifierMixin, BaseEstimator):
+class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
     r"""A discrete naive Bayes model whose ``alpha`` has a hyperprior, integrated out by NUTS.
 
     Instead of fixing the Dirichlet concentration λ (``alpha``) of :class:`CategoricalNB`,
@@ -67,6 +68,8 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         The seed of ``pm.sample``.
     prediction_draws : int, default=200
         At most this many λ draws (evenly spaced) enter the predictive average.
+    class_prior : array-like of shape (n_classes,), default=None
+        As for :class:`CategoricalNB`; given to the wrapped model (whose own is replaced).
 
     Attributes
     ----------
@@ -139,7 +142,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, model=None, hyperprior="gamma", hyperprior_params=(1.0, 1.0), per_attribute=False,
-                 draws=1000, tune=1000, chains=4, random_seed=None, prediction_draws=200):
+                 draws=1000, tune=1000, chains=4, random_seed=None, prediction_draws=200, class_prior=None):
         self.model = model
         self.hyperprior = hyperprior
         self.hyperprior_params = hyperprior_params
@@ -149,6 +152,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         self.chains = chains
         self.random_seed = random_seed
         self.prediction_draws = prediction_draws
+        self.class_prior = class_prior
 
     def fit(self, X, y, sample_weight=None):
         """Count (X, y) with the wrapped model, then sample λ | counts by NUTS."""
@@ -169,7 +173,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         if not hasattr(template, "_concentration_index"):
             raise ValueError(f"model={template!r}: HierarchicalNB needs a discrete naive Bayes model "
                              "(CategoricalNB, BernoulliNB or MultinomialNB)")
-        self.model_ = clone(template).set_params(alpha=1.0).fit(X, y, sample_weight)
+        self.model_ = clone(template).set_params(alpha=1.0, class_prior=self.class_prior).fit(X, y, sample_weight)
         self.classes_ = self.model_.classes_
         self.n_features_in_ = self.model_.n_features_in_
         self._simulation_model = None
@@ -241,8 +245,17 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         """A copy of the fitted model with the feature prior at λ = ``alpha`` (its posterior
         updated in closed form)."""
         model = copy.copy(self.model_)
+        model.class_prior = self.class_prior  # set_class_prior may have changed it since the fit
         model._set_feature_prior(np.asarray(alpha, dtype=float)[model._concentration_index(self.per_attribute)])
         return model
+
+    def set_class_prior(self, prior):
+        """As ``BayesianClassifier.set_class_prior``: predictions use ``prior`` in place of the
+        class-probability posterior (None restores it), without refitting. Returns self."""
+        check_is_fitted(self, "model_")
+        self.model_.set_class_prior(prior)
+        self.class_prior = prior
+        return self
 
     def _prediction_draws(self):
         draws = self.alpha_draws_

@@ -92,6 +92,11 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     handle_unknown : {"missing", "error"}, default="missing"
         A categorical value outside its domain at prediction is skipped like a missing value (with
         a warning) or raises.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -168,7 +173,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     """
 
     def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
-                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing"):
+                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", class_prior=None):
         self.column_types = column_types
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -178,6 +183,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         self.var_smoothing = var_smoothing
         self.count_strength = count_strength
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     # ------------------------------------------------------------------ encoding
     def _encode(self, X, reset, training):
@@ -201,6 +207,12 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
                 for i, j in enumerate(index):
                     parts[kind][:, i] = _numbers(columns[j], kind, where[j])
         return _Table(parts, len(columns[0]))
+
+    def _placeholder_rows(self, n: int):
+        """n rows of zeros (the first value of a categorical column) in every block (the template's hook)."""
+        parts = {kind: np.zeros((n, len(self._of_type(kind))), dtype=np.intp if kind == "categorical" else float)
+                 for kind in COLUMN_TYPES if self._of_type(kind)}
+        return _Table(parts, n)
 
     def _of_type(self, kind) -> list[int]:
         return [j for j, t in enumerate(self.column_types_.values()) if t == kind]

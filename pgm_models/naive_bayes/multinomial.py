@@ -45,6 +45,11 @@ class MultinomialNB(DiscreteNB):
     estimate : {"mean", "map", "mle", "predictive"}, default="mean"
         The parameters predictions plug in (see Notes; "predictive" is the Dirichlet–multinomial,
         which differs from "mean" for documents of several words).
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -122,10 +127,11 @@ class MultinomialNB(DiscreteNB):
     array([[0.921, 0.079]])
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
+        self.class_prior = class_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

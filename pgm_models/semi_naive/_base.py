@@ -223,7 +223,20 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """log P(y = k, x_a = cell) for every value cell: (K, T)."""
         diagonal = self._diagonal_counts()
         flat = self._joint_prior().estimate(diagonal.T.ravel(), estimate)
-        return log_probabilities(flat.reshape(diagonal.shape[1], -1).T)
+        return self._shifted_to_class_prior(log_probabilities(flat.reshape(diagonal.shape[1], -1).T), self._layout.sizes)
+
+    def _shifted_to_class_prior(self, log_joint, sizes):
+        """log P(y = k, x_a = v) (K, T), each attribute's block of ``sizes`` cells a joint table,
+        with its class marginal Σ_v P(k, v) replaced by ``class_prior`` (P(x_a | y) kept); unchanged
+        without one."""
+        prior = self._fixed_class_prior()
+        if prior is None:
+            return log_joint
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        with np.errstate(divide="ignore"):
+            marginal = np.log(np.add.reduceat(np.exp(log_joint), starts, axis=1))
+            shift = np.where(np.isfinite(marginal), np.log(prior)[:, None] - marginal, -np.inf)  # a class with no mass keeps none
+        return log_joint + np.repeat(shift, sizes, axis=1)
 
     def _log_child(self, estimate):
         """log P(x_j = child cell | y = k, x_a = parent cell): (K, T, T), 0 where the child is
@@ -236,7 +249,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _log_naive_bayes(self, codes, estimate):
         """Naive Bayes (y → every x_j) on the diagonal counts: Weka's fallback. (N, K)."""
         log_feature = log_probabilities(self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate))
-        log_class = log_probabilities(self._class_prior.estimate(self.class_count_, estimate))
+        log_class = log_probabilities(self._class_probabilities(estimate))
         cells = self._value_index(codes)
         padded = np.concatenate([log_feature, np.zeros((len(log_class), 1))], axis=1)
         return log_class[None, :] + padded[:, cells].sum(axis=2).T

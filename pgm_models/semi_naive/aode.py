@@ -92,6 +92,11 @@ class AODE(SemiNaiveBayes):
     handle_unknown : {"missing", "error"}, default="missing"
         A value outside an attribute's domain at prediction is skipped like a missing value (with
         a warning) or raises.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -167,7 +172,7 @@ class AODE(SemiNaiveBayes):
     _pymc_model = False
 
     def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, weights="uniform",
-                 temperature=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
+                 temperature=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.frequency_limit = frequency_limit
         self.estimator = estimator
@@ -177,6 +182,7 @@ class AODE(SemiNaiveBayes):
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     @property
     def _needs_complete_counts(self):
@@ -260,6 +266,8 @@ class AODE(SemiNaiveBayes):
         the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
         > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
         if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
+            return False
+        if self.class_prior is not None:  # the kernel reads the joint tables' own class marginals
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
         return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)  # np.min of a plain number is slow

@@ -61,6 +61,11 @@ class SPODE(SemiNaiveBayes):
     handle_unknown : {"missing", "error"}, default="missing"
         A value outside an attribute's domain at prediction is skipped like a missing value (with
         a warning) or raises.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -130,7 +135,7 @@ class SPODE(SemiNaiveBayes):
     """
 
     def __init__(self, parent=0, alpha=1.0, estimator="laplace", m=1.0, estimate="mean", n_categories=None,
-                 handle_unknown="missing"):
+                 handle_unknown="missing", class_prior=None):
         self.parent = parent
         self.alpha = alpha
         self.estimator = estimator
@@ -138,6 +143,7 @@ class SPODE(SemiNaiveBayes):
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     _smaller_model = ""  # already the model with the smallest pair counts
 
@@ -193,6 +199,7 @@ class SPODE(SemiNaiveBayes):
         joint, _ = self._counts()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
         log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(n_classes, size)
+        log_joint = self._shifted_to_class_prior(log_joint, [size])
         values = self.pair_count_[:, :, self._layout.value_cells]  # (K, r_a, T)
         sizes = self._layout.sizes
         child_prior = Dirichlet(np.broadcast_to(self._child_alpha(range(size)), values.shape), sizes)

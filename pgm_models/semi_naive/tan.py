@@ -99,6 +99,11 @@ class TAN(SemiNaiveBayes):
     handle_unknown : {"missing", "error"}, default="missing"
         A value outside an attribute's domain at prediction is skipped like a missing value (with
         a warning) or raises.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ``loo`` ignores it.
 
     Attributes
     ----------
@@ -173,13 +178,14 @@ class TAN(SemiNaiveBayes):
     # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.root = root
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _class_concentration(self, n_classes):
         if is_learned(self.alpha):

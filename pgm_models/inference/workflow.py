@@ -1,0 +1,187 @@
+"""The Bayesian workflow's InferenceData: pointwise log likelihoods and predictive draws of a fitted model.
+
+An estimator keeps one ``arviz.InferenceData`` in ``idata_``, its groups merged as ArviZ merges
+them (a group computed again replaces the old one):
+
+- ``posterior``, ``sample_stats``: NUTS (``sample_posterior``);
+- ``observed_data``: ``class_count``, the training rows' class counts, and ``y``, their class
+  indices in ``classes_``, when the training rows were given;
+- ``constant_data``: ``class_concentration``, the class probabilities' prior concentration;
+- ``log_likelihood``: ``y``, log p(x_i, y_i | θ_s) of each training row i under each draw s (the
+  rows-form model's likelihood of the row, all its observed variables summed), so that
+  ``az.loo(idata_)`` estimates the leave-one-out predictive log p(y_i, x_i | D₋ᵢ), which
+  ``model.loo(X, y, conditional=False)`` computes exactly;
+- ``prior``, ``prior_predictive``: draws from the prior and a synthetic dataset of the training
+  size for each;
+- ``posterior_predictive``: ``y`` (class indices) and ``class_count`` replicated for given rows
+  X, or a synthetic dataset of the training size per draw.
+
+A synthetic dataset is rows (x, y) drawn from the joint model by PyMC's forward sampling of the
+rows form over placeholder rows (``_placeholder_rows``: the observed values are replaced, only
+their number and layout are read); for a model whose rows have no fixed size (MultinomialNB's
+documents) it is the statistics the counts form observes, replicated.
+
+The log likelihood of a draw is the rows-form PyMC model's own (``pm.compute_log_likelihood``), so
+every family with a rows form gets it; it needs the model's free variables in the draws
+(``pymc_trace`` adds the stacked Dirichlet groups back).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+SAMPLE_DIMS = ("chain", "draw")
+
+
+DATA_GROUPS = ("observed_data", "constant_data")
+
+
+def model_graph(model):
+    """``pm.model_to_graphviz(model)``: a ``graphviz.Digraph``, which Jupyter renders (its ``.source``
+    is the DOT text). Rendering runs Graphviz's ``dot``; without it on PATH a warning says how to
+    render the source."""
+    import shutil
+    import warnings
+
+    import pymc as pm
+
+    graph = pm.model_to_graphviz(model)
+    if shutil.which("dot") is None:
+        warnings.warn("Graphviz's dot program is not on PATH, so the graph cannot be rendered here: its DOT text is the "
+                      "returned graph's .source (install Graphviz, e.g. apt install graphviz, to render it, or paste the "
+                      "source into any DOT viewer)", UserWarning, stacklevel=3)
+    return graph
+
+
+def merge_groups(estimator, idata) -> None:
+    """``idata``'s groups into ``estimator.idata_`` (created if absent): a group of draws already
+    there is replaced, the data groups gain the new variables."""
+    existing = getattr(estimator, "idata_", None)
+    if existing is None:
+        estimator.idata_ = idata
+        return
+    for group in DATA_GROUPS:
+        if group in idata.groups() and group in existing.groups():
+            setattr(idata, group, existing[group].merge(idata[group], compat="override", join="outer"))
+    existing.extend(idata, join="right")
+
+
+def training_data(estimator) -> dict:
+    """The ``observed_data`` and ``constant_data`` every fitted model has: its class counts and
+    the class prior's concentration."""
+    classes = {"class": estimator.classes_}
+    observed = xr.Dataset({"class_count": ("class", np.asarray(estimator.class_count_))}, coords=classes)
+    constant = xr.Dataset({"class_concentration": ("class", np.broadcast_to(estimator._class_prior.concentration, len(estimator.classes_)))},
+                          coords=classes) if hasattr(estimator, "_class_prior") else None
+    return {"observed_data": observed, **({"constant_data": constant} if constant is not None else {})}
+
+
+def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: np.ndarray) -> xr.DataArray:
+    """log p(x_i, y_i = class_index[i] | θ_s) for every draw s of ``posterior`` and row i: (chain,
+    draw, row), the rows-form model's observed variables summed per row (a variable covers the rows
+    where it is observed, the row numbers its ``row`` or ``<column>_row`` coordinate)."""
+    import arviz as az
+    import pymc as pm
+
+    model = estimator.pymc_model("rows", X, estimator.classes_[class_index])
+    trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
+    absent = [rv.name for rv in model.free_RVs if rv.name not in trace.posterior]
+    if absent:
+        raise ValueError(f"the draws lack the rows-form model's free variables {absent}: the pointwise log likelihood of "
+                         f"{type(estimator).__name__} needs draws of them")
+    pointwise = pm.compute_log_likelihood(trace, model=model, extend_inferencedata=False, progressbar=False)
+    n_rows = len(class_index)
+    total = np.zeros((posterior.sizes["chain"], posterior.sizes["draw"], n_rows))
+    for name, values in pointwise.data_vars.items():
+        values = values.transpose(*SAMPLE_DIMS, ...)
+        row_dims = [dim for dim in values.dims if dim == "row" or str(dim).endswith("_row")]
+        if len(row_dims) != 1:
+            raise ValueError(f"observed variable {name!r} of the rows-form model has no single row dim: {values.dims}")
+        row_dim = row_dims[0]
+        other = [dim for dim in values.dims if dim not in (*SAMPLE_DIMS, row_dim)]
+        per_row = values.sum(other).transpose(*SAMPLE_DIMS, row_dim)
+        rows = np.asarray(values[row_dim].values, dtype=np.intp)  # the rows it observes (a SPODE's "row": those with the parent)
+        np.add.at(total, (slice(None), slice(None), rows), per_row.values)
+    return xr.DataArray(total, dims=(*SAMPLE_DIMS, "row"),
+                        coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, "row": np.arange(n_rows)})
+
+
+def class_probability_draws(estimator, posterior: xr.Dataset, X) -> np.ndarray:
+    """P(y = k | x_n, θ_s) for every draw of ``posterior``: (chain, draw, N, K), from the rows-form
+    log likelihood of each row labelled with each class in turn, normalised over the classes."""
+    n_rows = len(X) if hasattr(X, "__len__") else np.shape(X)[0]
+    joint = np.stack([pointwise_log_likelihood(estimator, posterior, X, np.full(n_rows, k)).values
+                      for k in range(len(estimator.classes_))], axis=-1)
+    joint -= joint.max(axis=-1, keepdims=True)
+    probabilities = np.exp(joint)
+    return probabilities / probabilities.sum(axis=-1, keepdims=True)
+
+
+def sampled_labels(probabilities: np.ndarray, rng) -> np.ndarray:
+    """One class index per (…, row) drawn from its probabilities over the last axis."""
+    cumulative = np.cumsum(probabilities, axis=-1)
+    uniform = rng.random(probabilities.shape[:-1] + (1,)) * cumulative[..., -1:]
+    return np.minimum((uniform > cumulative).sum(axis=-1), probabilities.shape[-1] - 1)
+
+
+def label_predictive(estimator, labels: np.ndarray) -> xr.Dataset:
+    """``y`` (chain, draw, row) and its ``class_count`` (chain, draw, class) from sampled class indices."""
+    n_classes = len(estimator.classes_)
+    counts = (labels[..., None] == np.arange(n_classes)).sum(axis=-2)
+    chains, draws, n_rows = labels.shape
+    return xr.Dataset({"y": ((*SAMPLE_DIMS, "row"), labels), "class_count": ((*SAMPLE_DIMS, "class"), counts)},
+                      coords={"chain": np.arange(chains), "draw": np.arange(draws), "row": np.arange(n_rows), "class": estimator.classes_})
+
+
+def synthetic_rows_model(estimator):
+    """The rows-form PyMC model over as many placeholder rows as were fitted (``_placeholder_rows``),
+    whose observed variables forward sampling replaces by synthetic rows; None for a model without
+    placeholder rows."""
+    import pymc as pm
+
+    n_rows = round(float(np.sum(estimator.class_count_)))
+    encoded = estimator._placeholder_rows(n_rows)
+    if encoded is None:
+        return None
+    with pm.Model(coords=estimator._coords()) as model:
+        estimator._rows_model(model, encoded, np.zeros(n_rows, dtype=np.intp))
+    return model
+
+
+def with_class_count(estimator, replicated: xr.Dataset) -> xr.Dataset:
+    """``replicated`` with ``class_count`` (chain, draw, class), the counts of its synthetic labels ``y``."""
+    counts = (replicated["y"].values[..., None] == np.arange(len(estimator.classes_))).sum(axis=-2)
+    return replicated.assign(class_count=((*SAMPLE_DIMS, "class"), counts)).assign_coords({"class": estimator.classes_})
+
+
+def rows_predictive(estimator, model, posterior: xr.Dataset, rng) -> xr.Dataset:
+    """Synthetic rows (``y`` and the attributes' ``x`` variables, as the rows form names them) of
+    ``model`` (``synthetic_rows_model``), one dataset per draw of ``posterior``, with their ``class_count``."""
+    import arviz as az
+    import pymc as pm
+
+    trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
+    replicated = pm.sample_posterior_predictive(trace, model=model, random_seed=rng, progressbar=False).posterior_predictive
+    return with_class_count(estimator, replicated)
+
+
+def counts_predictive(estimator, posterior: xr.Dataset, rng, group: str):
+    """The counts-form model's observed statistics forward-sampled at the draws of ``posterior``
+    (a synthetic dataset of the training size per draw), with ``class_count`` ~ Multinomial(N, π_s)
+    added where the counts form stacks the class counts with others (``pgm_models.conjugate.blocks``)."""
+    import arviz as az
+    import pymc as pm
+
+    model = estimator.pymc_model("counts")
+    trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
+    replicated = pm.sample_posterior_predictive(trace, model=model, random_seed=rng, progressbar=False,
+                                                return_inferencedata=True).posterior_predictive
+    if "class_count" not in replicated:
+        class_prob = posterior["class_prob"].transpose(*SAMPLE_DIMS, "class").values
+        n = round(float(np.sum(estimator.class_count_)))
+        counts = rng.multinomial(n, class_prob / class_prob.sum(axis=-1, keepdims=True))
+        replicated["class_count"] = xr.DataArray(counts, dims=(*SAMPLE_DIMS, "class"),
+                                                 coords={"chain": replicated["chain"].values, "draw": replicated["draw"].values,
+                                                         "class": estimator.classes_})
+    return az.InferenceData(**{group: replicated})
