@@ -127,8 +127,8 @@ def test_logistic_regression_prevalence_shift_moves_the_log_odds_by_the_prior_ra
 
 @pytest.mark.parametrize("name", CLASSIFIERS)
 def test_set_class_prior_equals_fitting_with_it_and_none_restores_the_posterior(name):
-    X, y = load_dataset("vote") if name not in ("GaussianNB", "LDA", "QDA", "MultinomialNB", "BernoulliNB", "LogisticRegression") else load_dataset("iris")
-    if name in ("MultinomialNB", "BernoulliNB"):
+    X, y = load_dataset("vote") if name not in ("GaussianNB", "LDA", "QDA", "MultinomialNB", "BernoulliNB", "ComplementNB", "LogisticRegression") else load_dataset("iris")
+    if name in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
         X = X.to_numpy()
     y = y.to_numpy()
     if name == "LogisticRegression":
@@ -185,3 +185,36 @@ def test_hierarchical_nb_passes_its_class_prior_to_every_draw():
     np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X, estimate="predictive"), rtol=1e-12)
     model.set_class_prior([0.6, 0.4])
     np.testing.assert_allclose(model.predict_proba(X), reference.set_class_prior([0.6, 0.4]).predict_proba(X, estimate="predictive"), rtol=1e-12)
+
+
+FACTORISED = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "TAN", "HNB", "MANB", "BMATAN",
+              "BayesNetClassifier", "KDB"]
+
+
+@pytest.mark.parametrize("name", FACTORISED)
+def test_a_model_with_a_class_factor_reweights_its_posterior_by_the_prior(name):
+    """p(y | x) ∝ p(y) L(x | y) for every model with a class factor: the fixed prior's
+    probabilities are the posterior's reweighted by prior_k / π̂_k (π̂ the class estimate in use)."""
+    numeric = name in ("GaussianNB", "LDA", "QDA", "MultinomialNB", "BernoulliNB")
+    X, y = load_dataset("iris" if numeric else "vote")
+    X, y = (X.to_numpy() if numeric else X), y.to_numpy()
+    prior = np.arange(1, len(np.unique(y)) + 1, dtype=float)[::-1]
+    prior /= prior.sum()
+    Model = getattr(pgm_models, name)
+    plain = Model().fit(X, y)
+    for estimate in ("mean", "mle"):
+        pi = plain._class_prior.estimate(plain.class_count_, estimate)
+        expected = plain.predict_proba(X, estimate=estimate) * prior / pi
+        expected /= expected.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(Model(class_prior=prior).fit(X, y).predict_proba(X, estimate=estimate), expected,
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_complement_nb_adds_the_log_prior_to_its_scores():
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, (60, 8)).astype(float)
+    y = rng.integers(0, 3, 60)
+    prior = np.array([0.5, 0.3, 0.2])
+    plain = pgm_models.ComplementNB().fit(X, y)
+    shifted = pgm_models.ComplementNB(class_prior=prior).fit(X, y)
+    np.testing.assert_allclose(shifted.predict_joint_log_proba(X), plain.predict_joint_log_proba(X) + np.log(prior), rtol=1e-12)

@@ -70,6 +70,10 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     missing : {"mode", "error"}
         Replace a missing value by its attribute's mode (as Weka) or refuse it.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -107,7 +111,7 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     """
 
     def __init__(self, ess=1.0, class_alpha=1.0, edge_prior=None, estimate="mean", missing="mode", n_categories=None,
-                 handle_unknown="missing"):
+                 handle_unknown="missing", class_prior=None):
         self.ess = ess
         self.class_alpha = class_alpha
         self.edge_prior = edge_prior
@@ -115,6 +119,7 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         self.missing = missing
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_hyperparameters(self):
         if not (np.isscalar(self.ess) and np.isfinite(self.ess) and self.ess > 0):

@@ -69,6 +69,10 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     estimate : {"mean", "map", "mle", "predictive"}
     missing : {"mode", "error"}
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -110,7 +114,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     _nutpie_low_rank = False
 
     def __init__(self, search="k2", score_type="bayes", max_parents=2, prior_count=0.5, class_alpha=0.5, estimate="mean",
-                 missing="mode", n_categories=None, handle_unknown="missing"):
+                 missing="mode", n_categories=None, handle_unknown="missing", class_prior=None):
         self.search = search
         self.score_type = score_type
         self.max_parents = max_parents
@@ -120,6 +124,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         self.missing = missing
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_hyperparameters(self):
         if self.search not in SEARCHES:

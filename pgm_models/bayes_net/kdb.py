@@ -64,6 +64,10 @@ class KDB(BayesNetClassifier):
     missing : {"mode", "error"}, default "mode"
         Missing values replaced by the attribute's mode in training and prediction, or refused.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -99,7 +103,7 @@ class KDB(BayesNetClassifier):
     """
 
     def __init__(self, k=1, prior_count=1.0, class_alpha=1.0, estimate="mean", missing="mode", n_categories=None,
-                 handle_unknown="missing"):
+                 handle_unknown="missing", class_prior=None):
         self.k = k
         self.prior_count = prior_count
         self.class_alpha = class_alpha
@@ -107,6 +111,7 @@ class KDB(BayesNetClassifier):
         self.missing = missing
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_hyperparameters(self):
         if not (isinstance(self.k, (int, np.integer)) and not isinstance(self.k, bool) and self.k >= 0):

@@ -78,6 +78,10 @@ class MANB(ExactLOO, DiscreteNetwork):
         The tables plugged into the average (the arc posteriors are always exact); "mean" and
         "predictive" are the exact model-averaged posterior predictive.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -110,13 +114,14 @@ class MANB(ExactLOO, DiscreteNetwork):
     [[0.595, 0.405]]
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, arc_prior=0.5, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, alpha=1.0, class_alpha=1.0, arc_prior=0.5, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.arc_prior = arc_prior
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_hyperparameters(self):
         if is_learned(self.arc_prior):

@@ -51,6 +51,12 @@ class ComplementNB(MultinomialNB):
     norm : bool, default False
         Divide each class's log weights by their sum (Rennie et al.'s weight normalisation,
         scikit-learn's ``norm``); the point estimate must then put probability > 0 on every word.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
+        ComplementNB's scores have no class term, so a fixed prior adds log class_prior_k to class
+        k's score (None: scikit-learn's scores).
 
     Attributes
     ----------
@@ -104,8 +110,8 @@ class ComplementNB(MultinomialNB):
     ['a', 'b']
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", norm=False):
-        super().__init__(alpha=alpha, class_alpha=class_alpha, estimate=estimate)
+    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", norm=False, class_prior=None):
+        super().__init__(alpha=alpha, class_alpha=class_alpha, estimate=estimate, class_prior=class_prior)
         self.norm = norm
 
     def _init_counts(self, encoded, class_index, weight):
@@ -141,8 +147,14 @@ class ComplementNB(MultinomialNB):
         return np.asarray(X @ (log_prob / log_prob.sum(axis=1, keepdims=True)).T)
 
     def _joint_log_likelihood(self, encoded, estimate):
-        """The scores alone: Rennie et al.'s classifier has no class-prior term."""
-        return self._feature_log_likelihood(encoded, estimate)
+        """The scores alone (Rennie et al.'s classifier has no class-prior term), plus log
+        ``class_prior`` when one is fixed: a prevalence shift of the scores."""
+        scores = self._feature_log_likelihood(encoded, estimate)
+        prior = self._fixed_class_prior()
+        if prior is None:
+            return scores
+        with np.errstate(divide="ignore"):  # a class of prior 0 scores −inf
+            return scores + np.log(prior)
 
     def _log_posterior_scores(self, X, estimate):
         """The scores, with a row that reaches +∞ for some classes made uniform over them."""

@@ -49,6 +49,10 @@ class A2DE(AODE):
         held about 4 times while scoring; T ≈ 320 values with 2 classes); a larger one is refused
         before counting, whatever memory the machine has, as scoring it costs K·T³ too.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -85,7 +89,7 @@ class A2DE(AODE):
     temperature = 1.0
 
     def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, estimate="mean", max_triple_cells=2**26,
-                 n_categories=None, handle_unknown="missing"):
+                 n_categories=None, handle_unknown="missing", class_prior=None):
         self.alpha = alpha
         self.max_triple_cells = max_triple_cells
         self.frequency_limit = frequency_limit
@@ -94,6 +98,7 @@ class A2DE(AODE):
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_estimator(self):
         if is_learned(self.alpha):

@@ -39,6 +39,10 @@ class AODEsr(AODE):
     alpha : Laplace pseudo-count per cell (1 is Weka's -L), or "evidence" (see :class:`AODE`).
     estimate : {"mean", "map", "mle", "predictive"} for every SPODE's parameters.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -76,7 +80,7 @@ class AODEsr(AODE):
     temperature = 1.0
 
     def __init__(self, critical_value=50, frequency_limit=1, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean",
-                 n_categories=None, handle_unknown="missing"):
+                 n_categories=None, handle_unknown="missing", class_prior=None):
         self.critical_value = critical_value
         self.frequency_limit = frequency_limit
         self.estimator = estimator
@@ -85,6 +89,7 @@ class AODEsr(AODE):
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _check_critical_value(self):
         value = self.critical_value

@@ -49,6 +49,10 @@ class HNB(SemiNaiveBayes):
     alpha : Laplace pseudo-count per cell, for ``estimator="laplace"``.
     estimate : {"mean", "map", "mle", "predictive"} for the tables.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -82,13 +86,14 @@ class HNB(SemiNaiveBayes):
     array([[0.9356, 0.0644]])
     """
 
-    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.estimator = estimator
         self.m = m
         self.alpha = alpha
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def conditional_mutual_information(self):
         """I(X_j; X_p | Y) in nats for every pair of attributes (F, F), 0 on the diagonal, each on
@@ -121,7 +126,7 @@ class HNB(SemiNaiveBayes):
         n_values = len(layout.value_cells)
         child = self._child_prior().estimate(self._value_counts(self.pair_count_, layout), estimate)  # (K, T, T) P(v | k, u)
         naive_bayes = self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate)  # (K, T) P(v | k)
-        class_prob = self._class_prior.estimate(self.class_count_, estimate)
+        class_prob = self._class_probabilities(estimate)
         cells = self._value_index(codes)  # (N, F), T where missing
         observed = cells < n_values
         padded = np.pad(child, ((0, 0), (0, 1), (0, 1)))

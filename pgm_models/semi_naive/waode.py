@@ -38,6 +38,10 @@ class WAODE(AODE):
     alpha : Laplace pseudo-count per cell, for ``estimator="laplace"``.
     estimate : {"mean", "map", "mle", "predictive"} for every SPODE's parameters.
     n_categories, handle_unknown : as for CategoricalNB.
+    class_prior : array-like of shape (n_classes,), default=None
+        A prevalence-shift correction: predictions use these class probabilities (in the order of
+        ``classes_``) in place of the class-probability posterior, under every estimate;
+        ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
 
     Attributes
     ----------
@@ -72,13 +76,14 @@ class WAODE(AODE):
     temperature = 1.0
     frequency_limit = 0  # every observed parent, as Weka
 
-    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing"):
+    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
         self.estimator = estimator
         self.m = m
         self.alpha = alpha
         self.estimate = estimate
         self.n_categories = n_categories
         self.handle_unknown = handle_unknown
+        self.class_prior = class_prior
 
     def _class_value_tables(self):
         """Every attribute's (K, r_a) table N(y = k, x_a = v), as one (K, T) array of value cells."""
