@@ -18,7 +18,9 @@ from pgm_models.datasets import load_dataset
 # each estimator on the data it takes (the fresh process rebuilds the same rows from this table)
 DATA = {"CategoricalNB": "vote", "BernoulliNB": "iris-abs", "MultinomialNB": "iris-abs", "MixedNB": "credit-g",
         "HierarchicalNB": "vote", "GaussianNB": "iris", "LDA": "iris", "QDA": "iris", "SPODE": "vote", "TAN": "vote",
-        "AODE": "breast-cancer", "LogisticRegression": "iris-array"}
+        "AODE": "breast-cancer", "LogisticRegression": "iris-array", "ComplementNB": "iris-abs", "AODEsr": "vote",
+        "WAODE": "vote", "HNB": "breast-cancer", "A2DE": "weather.nominal", "MANB": "vote", "BMATAN": "vote",
+        "BayesNetClassifier": "breast-cancer", "KDB": "vote"}
 
 
 def data(name):
