@@ -25,6 +25,8 @@ data-scaled prior (the Gaussian models' default m0, s0²) are those of the full 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import xarray as xr
 from sklearn.utils.validation import check_is_fitted
@@ -33,6 +35,42 @@ from pgm_models._utils.validation import as_array_like, check_labels, check_n_ro
 from pgm_models.conjugate import log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_predictive
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
+
+
+_WEIGHTED = " (weighted counts: a fit with sample_weight other than 1)"
+_NEEDS_FITTED_ROWS = ("leave-one-out needs the very rows of the fit, each with weight 1 (leaving out a row of a fit with "
+                      "sample_weight would remove its weight, which this exact LOO does not do: refit without sample_weight)")
+
+
+def _whole(counts) -> bool:
+    return np.allclose(counts, np.round(counts), rtol=0, atol=1e-9)
+
+
+def check_fitted_statistics(model, encoded, class_index):
+    """Refuse rows whose sufficient statistics, each row counted with weight 1, are not the
+    fitted ones: the exact LOO downdates the fitted posterior by each row, which is the LOO of
+    these rows only if they are what was counted. The statistics are the model's own
+    (``_statistics()``), so the check holds for any chunking, ``partial_fit`` or Dask fit; a
+    fit with ``sample_weight`` other than 1 counts other statistics and is refused."""
+    counter = copy.copy(model)  # the fitted priors and domains, fresh statistics
+    for name in model._statistics():
+        if hasattr(counter, name):
+            delattr(counter, name)
+    weight = np.ones(len(class_index))
+    counter._init_counts(encoded, class_index, weight)
+    counter.class_count_ = np.bincount(class_index, minlength=len(model.classes_)).astype(float)
+    counter._count(encoded, class_index, weight)
+    fitted, counted = model._statistics(), counter._statistics()
+    for name, value in fitted.items():
+        value, other = np.asarray(value, dtype=float), np.asarray(counted.get(name), dtype=float)
+        # counts are whole numbers; moments merged in another order differ by rounding only
+        scale = np.max(np.abs(value), initial=1.0)
+        if value.shape != other.shape or not np.allclose(value, other, rtol=1e-9, atol=1e-9 * scale):
+            weighted = any(not _whole(v) for n, v in fitted.items() if n.endswith("count_"))
+            raise ValueError(
+                f"the rows (X, y), each counted with weight 1, do not give the fitted {name}"
+                f"{_WEIGHTED if weighted else ' (other rows than the fit, or a fit with sample_weight)'}: {_NEEDS_FITTED_ROWS}"
+            )
 
 
 class ExactLOO:
@@ -45,7 +83,9 @@ class ExactLOO:
 
         Returns ``arviz.ELPDData`` with ``elpd_loo``, ``se``, ``p_loo`` and the pointwise
         ``loo_i`` (an ``xarray.DataArray`` over ``row``): log p(y_i | x_i, D₋ᵢ) when
-        ``conditional``, else log p(y_i, x_i | D₋ᵢ).
+        ``conditional``, else log p(y_i, x_i | D₋ᵢ). Rows whose sufficient statistics (each
+        counted with weight 1) are not the fitted ones are refused with a ValueError: other rows,
+        or a fit with ``sample_weight``.
         """
         encoded, class_index = self._loo_rows(X, y)
         full, left_out = self._loo_log_joint(encoded, class_index, all_classes=conditional)
@@ -63,10 +103,12 @@ class ExactLOO:
         counted = np.bincount(class_index, minlength=len(self.classes_))
         if not np.allclose(counted, self.class_count_, rtol=0, atol=1e-9):
             raise ValueError(
-                f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
-                "leave-one-out needs the very rows of the fit, each with weight 1"
+                f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}"
+                f"{_WEIGHTED if not _whole(self.class_count_) else ''}: {_NEEDS_FITTED_ROWS}"
             )
-        return self._encode(X, reset=False, training=True), class_index
+        encoded = self._encode(X, reset=False, training=True)
+        check_fitted_statistics(self, encoded, class_index)
+        return encoded, class_index
 
     def _loo_log_joint(self, encoded, class_index, all_classes):
         """(log p(y = k, x_i | D), log p(y = k, x_i | D₋ᵢ)): each (N, K) over the classes, or (N,)
