@@ -26,6 +26,12 @@ or string column is categorical (its domain as in ``CategoricalNB``: declared ca
 the values seen in the first fit); bool, and an integer column whose values are all 0/1, is
 bernoulli; any other number is gaussian. Counts are never inferred (integers are often
 measurements): ask for them with ``column_types={"visits": "poisson"}``.
+
+The sufficient statistics are model attributes (``categorical_count_``, ``gaussian_count_``,
+``gaussian_mean_``, ``gaussian_scatter_``, ``bernoulli_/poisson_count_`` and ``_total_``) that
+merge exactly (sums add, Gaussian moments by Chan's formula: ``merged_statistics``), so a fit on
+a Dask DataFrame equals the in-memory fit; its categorical columns must then be Categoricals
+with known categories.
 """
 
 from __future__ import annotations
@@ -35,10 +41,11 @@ import pandas as pd
 
 from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models._utils.validation import check_concentration, column_name
-from pgm_models.base import BayesianClassifier, Marginal, integer_counts
+from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import GammaPoisson, poisson_log_density_rows
-from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
+from pgm_models.conjugate.normal import (MAX_ABS_VALUE, NormalInverseGamma, batch_moments, floored_variance, merge_moments,
+                                         normal_log_density_rows, overall_moments, plug_in_moments)
 from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
@@ -79,9 +86,17 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     ----------
     column_types_ : dict {column: type} of every column.
     categories_ : list, the domain of each categorical column (in column order).
-    class_count_, class_concentration_ : as every model; each block's statistics are in its
-    posterior (``analytic_posterior``).
+    class_count_, class_concentration_ : as every model.
+    categorical_count_ : (K, Σ_j S_j) weighted counts N_kjs of the categorical columns' values.
+    gaussian_count_, gaussian_mean_, gaussian_scatter_ : (K, F_gaussian) weight n_kj, mean and
+        centered sum of squares of the observed entries of each Gaussian column, per class.
+    bernoulli_count_, bernoulli_total_, poisson_count_, poisson_total_ : (K, F_kind) weight
+        n_kj and weighted sum Σx of the observed entries of each 0/1 and count column.
     """
+
+    # a categorical column declares its domain by its dtype (a Categorical whose categories the
+    # Dask engine checks are known); numeric columns need none
+    _needs_declared_domains = False
 
     def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
                  var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing"):
@@ -151,7 +166,22 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _count(self, table, class_index, weight):
         weights = class_weights(class_index, weight, len(self.classes_))
         for kind, block in self._blocks.items():
-            block.count(table.parts[kind], class_index, weight, weights)
+            block.add(table.parts[kind], class_index, weight, weights)
+
+    def _statistics(self) -> dict:
+        statistics = {"class_count_": self.class_count_}
+        for block in self._blocks.values():
+            statistics.update({name: getattr(self, name) for name in block.statistic_names()})
+        return statistics
+
+    def _statistics_merger(self):
+        return merged_statistics
+
+    def _after_merged_statistics(self, first_fit: bool) -> None:
+        """On a first fit, the data-scaled priors from the whole data's merged statistics."""
+        if first_fit:
+            for block in self._blocks.values():
+                block.set_prior_from_statistics()
 
     def _feature_log_likelihood(self, table, estimate):
         return sum(block.log_likelihood(table.parts[kind], estimate) for kind, block in self._blocks.items())
@@ -197,6 +227,29 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         for kind, block in self._blocks.items():
             block.rows_model(model, table.parts[kind], y)
+
+
+def merged_statistics(a: dict, b: dict) -> dict:
+    """Two fits' statistics merged: counts and sums add, the Gaussian columns' moments by Chan's formula."""
+    merged = add_statistics(a, b)
+    if "gaussian_mean_" in a:
+        names = ("gaussian_count_", "gaussian_mean_", "gaussian_scatter_")
+        merged.update(zip(names, merge_moments(*(a[n] for n in names), *(b[n] for n in names), full=False)))
+    return merged
+
+
+class _Statistic:
+    """A block's sufficient statistic, kept on the model as ``{kind}_{name}_`` (the attributes
+    the engines read and merge through ``_statistics``)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, block, owner=None):
+        return self if block is None else getattr(block.model, f"{block.kind}_{self.name}_")
+
+    def __set__(self, block, value):
+        setattr(block.model, f"{block.kind}_{self.name}_", value)
 
 
 def _inferred_type(column, where: str) -> str:
@@ -245,27 +298,36 @@ class _CategoricalBlock:
     """Categorical columns: θ_kj ~ Dirichlet(alpha), counts N_kjs of the observed values (the
     layout and formulas of ``CategoricalNB``)."""
 
+    kind = "categorical"
+    count = _Statistic("count")
+
     def __init__(self, model, features, codes, weight):
         self.model, self.features = model, [str(f) for f in features]
         sizes = model.n_categories_
         self.offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         cells = np.repeat(np.broadcast_to(check_concentration(model.alpha, "alpha"), (len(sizes),)), sizes)
         self.prior = Dirichlet(np.broadcast_to(cells, (len(model.classes_), cells.size)), sizes)
-        self.counts = np.zeros(self.prior.concentration.shape)
+        self.count = np.zeros(self.prior.concentration.shape)
 
-    def count(self, codes, class_index, weight, weights):
-        n_classes = self.counts.shape[0]
-        counts = self.counts.copy()
+    def statistic_names(self):
+        return ["categorical_count_"]
+
+    def set_prior_from_statistics(self):
+        """The prior is not scaled to the data."""
+
+    def add(self, codes, class_index, weight, weights):
+        n_classes = self.count.shape[0]
+        counts = self.count.copy()
         for (_, block), column in zip(self._blocks(), codes.T):
             size = block.stop - block.start
             seen = column >= 0
             cells = class_index * size + column if seen.all() else (class_index * size + column)[seen]
             counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(n_classes, size)
-        self.counts = counts
+        self.count = counts
 
     def log_likelihood(self, codes, estimate):
         # a missing value (code −1) points at an extra column of zeros: it adds nothing
-        log_table = log_probabilities(self.prior.estimate(self.counts, estimate))
+        log_table = log_probabilities(self.prior.estimate(self.count, estimate))
         table = np.vstack([log_table.T, np.zeros(log_table.shape[0])])  # (T + 1, K)
         cells = np.where(codes >= 0, codes + self.offsets, log_table.shape[1])
         scores = table[cells[:, 0]].copy()
@@ -280,7 +342,7 @@ class _CategoricalBlock:
         return {f"{name}_value": np.asarray(c) for (name, _), c in zip(self._blocks(), self.model.categories_)}
 
     def posterior(self):
-        concentration = self.prior.posterior(self.counts).concentration
+        concentration = self.prior.posterior(self.count).concentration
         return {f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value")) for name, block in self._blocks()}
 
     def _priors(self):
@@ -290,7 +352,7 @@ class _CategoricalBlock:
 
     def counts_model(self):
         """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
-        counts = integer_counts(self.counts, "categorical counts")
+        counts = integer_counts(self.count, "categorical counts")
         self._priors().observe({f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()})
 
     def rows_model(self, model, codes, y):
@@ -308,10 +370,15 @@ class _NumericBlock:
     """Columns of one numeric type, with per-(class, column) counts of the observed entries."""
 
     kind = ""
+    n = _Statistic("count")
+    _statistics = ("count",)
 
     def __init__(self, model, features, values, weight):
         self.model, self.features = model, np.asarray(features)
         self.n = np.zeros((len(model.classes_), values.shape[1]))
+
+    def statistic_names(self):
+        return [f"{self.kind}_{name}_" for name in self._statistics]
 
     def coords(self):
         return {_kind_coord(self.kind): self.features}
@@ -330,11 +397,14 @@ class _SummedBlock(_NumericBlock):
     """Columns whose sufficient statistics are the count n and the sum Σx of the observed
     entries per (class, column): Bernoulli (Σx = the ones) and Poisson."""
 
+    total = _Statistic("total")
+    _statistics = ("count", "total")
+
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
         self.total = np.zeros(self.n.shape)
 
-    def count(self, values, class_index, weight, weights):
+    def add(self, values, class_index, weight, weights):
         present = ~np.isnan(values)
         self.n = self.n + weights.T @ present
         self.total = self.total + weights.T @ np.where(present, values, 0.0)
@@ -344,19 +414,31 @@ class _GaussianBlock(_NumericBlock):
     """Gaussian columns: the Normal–Inverse-Gamma model of ``GaussianNB`` with per-column counts."""
 
     kind = "gaussian"
+    mean, scatter = _Statistic("mean"), _Statistic("scatter")
+    _statistics = ("count", "mean", "scatter")
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        kappa = _positive(model, "mean_strength")
-        nu = _positive(model, "var_strength")
         if not np.isscalar(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {model.var_smoothing!r}")
-        data_mean, data_var = overall_moments(values, weight)
-        self.epsilon = model.var_smoothing * data_var.max()
-        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+        self._set_prior(*overall_moments(values, weight))
         self.mean, self.scatter = np.zeros(self.n.shape), np.zeros(self.n.shape)
 
-    def count(self, values, class_index, weight, weights):
+    def _set_prior(self, data_mean, data_var):
+        """m0, s0² the columns' overall mean and variance; κ0, ν0 the model's strengths."""
+        kappa, nu = _positive(self.model, "mean_strength"), _positive(self.model, "var_strength")
+        self.epsilon = self.model.var_smoothing * data_var.max()
+        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+
+    def set_prior_from_statistics(self):
+        """The prior of the columns' overall moments pooled from the classes' (n_kj, x̄_kj, S_kj)."""
+        total = self.n.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (self.n * self.mean).sum(axis=0) / total, 0.0)
+            var = np.where(total > 0, (self.scatter.sum(axis=0) + (self.n * (self.mean - mean) ** 2).sum(axis=0)) / total, 0.0)
+        self._set_prior(mean, floored_variance(var))
+
+    def add(self, values, class_index, weight, weights):
         n, mean, scatter = batch_moments(values, class_index, weight, self.n.shape[0], full=False)
         n = np.broadcast_to(n if n.ndim == 2 else n[:, None], self.n.shape)
         self.n, self.mean, self.scatter = merge_moments(self.n, self.mean, self.scatter, n, mean, scatter, full=False)
@@ -406,6 +488,9 @@ class _BernoulliBlock(_SummedBlock):
 
     kind = "bernoulli"
 
+    def set_prior_from_statistics(self):
+        """The prior is not scaled to the data."""
+
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
         alpha = check_concentration(model.alpha, "alpha")
@@ -453,9 +538,17 @@ class _PoissonBlock(_SummedBlock):
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        strength = _positive(model, "count_strength")
-        data_mean, _ = overall_moments(values, weight)
+        self._set_prior(overall_moments(values, weight)[0])
+
+    def _set_prior(self, data_mean):
+        strength = _positive(self.model, "count_strength")
         self.prior = GammaPoisson(np.broadcast_to(strength * np.where(data_mean > 0, data_mean, 1.0), self.n.shape), strength)
+
+    def set_prior_from_statistics(self):
+        """The prior mean from the columns' overall mean Σ_k Σx / Σ_k n."""
+        total = self.n.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self._set_prior(np.where(total > 0, self.total.sum(axis=0) / total, 0.0))
 
     def posterior_(self):
         return self.prior.posterior(self.n, self.total)
