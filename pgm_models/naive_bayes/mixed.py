@@ -21,11 +21,16 @@ With only categorical columns it is ``CategoricalNB`` and with only numeric ones
 count prior has mean c̄_j, the column's overall mean (1 if it is 0), worth ν_c =
 ``count_strength`` = 1 row.
 
-Column types come from dtypes unless ``column_types`` names them: a pandas Categorical, object
-or string column is categorical (its domain as in ``CategoricalNB``: declared categories, else
-the values seen in the first fit); bool, and an integer column whose values are all 0/1, is
-bernoulli; any other number is gaussian. Counts are never inferred (integers are often
-measurements): ask for them with ``column_types={"visits": "poisson"}``.
+Column types come from dtypes alone, never from the values, unless ``column_types`` names them,
+so every subset of the same table (a fold, a ``partial_fit`` batch) gets the same types: a pandas
+Categorical, object or string column is categorical (its domain as in ``CategoricalNB``:
+declared categories, else the values seen in the first fit); bool is bernoulli; an integer
+column is poisson (counts); any other number is gaussian. An integer measurement is declared
+with ``column_types={"age": "gaussian"}``, a 0/1 integer column with ``"bernoulli"``.
+
+The data-scaled priors (m0, s0² of a Gaussian column, c̄ of a count column) are read off the
+first batch: ``prior_mean``, ``prior_var`` and ``prior_rate`` pin them per column, so that
+``partial_fit`` in batches equals one ``fit`` (and every cross-validation fold has one prior).
 
 The sufficient statistics are model attributes (``categorical_count_``, ``gaussian_count_``,
 ``gaussian_mean_``, ``gaussian_scatter_``, ``bernoulli_/poisson_count_`` and ``_total_``) that
@@ -81,6 +86,13 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     var_smoothing : added to the "mle" variances, × the largest overall variance (as ``GaussianNB``).
     count_strength : ν_c > 0, the weight in rows of the count columns' prior mean.
     handle_unknown : {"missing", "error"}, a categorical value outside its domain at prediction.
+    prior_mean, prior_var : dict {Gaussian column: m0 (a number), s0² (> 0)}, optional
+        Pin the prior mean and variance guess of the named Gaussian columns (default: the
+        column's overall mean and variance in the first batch; ``var_smoothing`` is then × the
+        largest of the s0²).
+    prior_rate : dict {count column: c̄ > 0}, optional
+        Pin the prior mean of the named count columns' rates (default: the column's overall
+        mean in the first batch, 1 if it is 0).
 
     Attributes
     ----------
@@ -99,7 +111,8 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     _needs_declared_domains = False
 
     def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
-                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing"):
+                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", prior_mean=None,
+                 prior_var=None, prior_rate=None):
         self.column_types = column_types
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -109,6 +122,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         self.var_smoothing = var_smoothing
         self.count_strength = count_strength
         self.handle_unknown = handle_unknown
+        self.prior_mean = prior_mean
+        self.prior_var = prior_var
+        self.prior_rate = prior_rate
 
     # ------------------------------------------------------------------ encoding
     def _encode(self, X, reset, training):
@@ -134,6 +150,27 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     def _of_type(self, kind) -> list[int]:
         return [j for j, t in enumerate(self.column_types_.values()) if t == kind]
+
+    def _pinned_prior(self, parameter: str, kind: str, reference: np.ndarray, positive: bool) -> np.ndarray:
+        """The data-scaled ``reference`` of the ``kind`` columns (in column order), with the values
+        the dict ``parameter`` pins."""
+        given = getattr(self, parameter)
+        if given is None:
+            return reference
+        columns = [key for key, t in self.column_types_.items() if t == kind]
+        if not isinstance(given, dict):
+            raise ValueError(f"{parameter} must be a dict {{column: value}} of {kind} columns {columns}, got {given!r}")
+        unknown = [key for key in given if key not in columns]
+        if unknown:
+            raise ValueError(f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; the {kind} columns are {columns}")
+        values = np.array(reference, dtype=float)
+        for i, key in enumerate(columns):
+            if key in given:
+                value = given[key]
+                if not (np.isscalar(value) and np.isreal(value) and np.isfinite(value) and (value > 0 or not positive)):
+                    raise ValueError(f"{parameter}[{key!r}] must be a finite number{' > 0' if positive else ''}, got {value!r}")
+                values[i] = float(value)
+        return values
 
     def _column_types(self, columns, names, where) -> dict:
         keys = list(names) if names is not None else list(range(len(columns)))
@@ -259,8 +296,7 @@ def _inferred_type(column, where: str) -> str:
     if pd.api.types.is_bool_dtype(dtype):
         return "bernoulli"
     if pd.api.types.is_integer_dtype(dtype):
-        values = np.asarray(column[~pd.isna(column)], dtype=float)
-        return "bernoulli" if np.isin(values, (0, 1)).all() else "gaussian"
+        return "poisson"
     if pd.api.types.is_numeric_dtype(dtype):
         return "gaussian"
     raise ValueError(f"{where} has dtype {dtype}, which has no column type; set column_types for it")
@@ -286,7 +322,7 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
     bad, problem = checks[kind]
     flagged = bad(values)
     if flagged.any():
-        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]}")
+        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]} (column_types sets another type)")
     return values
 
 
@@ -427,6 +463,8 @@ class _GaussianBlock(_NumericBlock):
     def _set_prior(self, data_mean, data_var):
         """m0, s0² the columns' overall mean and variance; κ0, ν0 the model's strengths."""
         kappa, nu = _positive(self.model, "mean_strength"), _positive(self.model, "var_strength")
+        data_mean = self.model._pinned_prior("prior_mean", "gaussian", data_mean, positive=False)
+        data_var = self.model._pinned_prior("prior_var", "gaussian", data_var, positive=True)
         self.epsilon = self.model.var_smoothing * data_var.max()
         self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
 
@@ -542,7 +580,8 @@ class _PoissonBlock(_SummedBlock):
 
     def _set_prior(self, data_mean):
         strength = _positive(self.model, "count_strength")
-        self.prior = GammaPoisson(np.broadcast_to(strength * np.where(data_mean > 0, data_mean, 1.0), self.n.shape), strength)
+        rate = self.model._pinned_prior("prior_rate", "poisson", np.where(data_mean > 0, data_mean, 1.0), positive=True)
+        self.prior = GammaPoisson(np.broadcast_to(strength * rate, self.n.shape), strength)
 
     def set_prior_from_statistics(self):
         """The prior mean from the columns' overall mean Σ_k Σx / Σ_k n."""
