@@ -81,10 +81,12 @@ def zoo_cases(dataset: str):
 
 def critical_family_error(verification) -> float:
     """The smallest family error at which the closed-form comparison would fail: |z| ≤
-    Φ⁻¹(1 − fe/(8P)) fails for fe > 8P Φ̄(max|z|), the chi-square for fe > 2p."""
+    Φ⁻¹(1 − fe/(12P)) fails for fe > 12P Φ̄(max|z|), the chi-square for fe > 3p, the means'
+    coupling with their (co)variances for fe > 6 Φ̄(|z|)."""
     table = verification.table
-    marginal = 8 * len(table) * norm.sf(verification.max_abs_z)
-    return min(marginal, 2 * verification.joint_p if verification.joint_df else np.inf)
+    marginal = 12 * len(table) * norm.sf(verification.max_abs_z)
+    coupling = 6 * norm.sf(abs(verification.coupling_z)) if verification.coupling_df else np.inf
+    return min(marginal, 3 * verification.joint_p if verification.joint_df else np.inf, coupling)
 
 
 def critical_family_error_before(model, idata) -> float:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
@@ -277,3 +278,44 @@ def test_benchmark_blocks_are_the_in_memory_data_and_workers_report_their_peak_m
     client.run(dask_scaling.reset_peak)
     assert all(20 < peak < 100_000 for peak in client.run(dask_scaling.peak_mib).values())  # MiB of a live Python worker
     assert dask_scaling.make_frame(1, 5).shape == (5, 11)
+
+
+def _mixed_table(vote, iris):
+    """vote's nominal columns (with their missing values), iris's four measurements (two of them
+    with missing values), a 0/1 column and a count column, all declared by dtype or column_types."""
+    X_vote, y = vote
+    rng = np.random.default_rng(12)
+    numeric = iris[0].to_numpy()[rng.integers(0, len(iris[1]), len(y))] + rng.normal(0, 0.1, (len(y), 4))
+    numeric[rng.random(numeric.shape) < 0.05] = np.nan
+    X = X_vote.iloc[:, :5].copy()
+    for j, name in enumerate(iris[0].columns):
+        X[name] = numeric[:, j]
+    X["flag"] = rng.random(len(y)) < np.where(y == y.iloc[0], 0.7, 0.2)
+    X["visits"] = rng.poisson(np.where(y == y.iloc[0], 3.0, 1.0))
+    return X, y
+
+
+@pytest.mark.parametrize("npartitions", [1, 5])
+def test_mixed_nb_equals_in_memory_fit(client, vote, iris, npartitions):
+    from pgm_models import MixedNB
+
+    X, y = _mixed_table(vote, iris)
+    model = MixedNB(column_types={"visits": "poisson"}, alpha=0.5)
+    memory = clone(model).fit(X, y)
+    X_dask, y_dask = _frames(X, y, npartitions)
+    fitted = clone(model).fit(X_dask, y_dask)
+    assert fitted.column_types_ == memory.column_types_
+    statistics = memory._statistics()
+    assert set(statistics) == set(fitted._statistics()) >= {"categorical_count_", "gaussian_mean_", "bernoulli_total_", "poisson_total_"}
+    for name, value in statistics.items():
+        np.testing.assert_allclose(fitted._statistics()[name], value, rtol=1e-12, atol=1e-12 * np.abs(value).max(), err_msg=name)
+    gaussian, poisson = (memory._blocks[kind].prior for kind in ("gaussian", "poisson"))
+    np.testing.assert_allclose(fitted._blocks["gaussian"].prior.m, gaussian.m, rtol=1e-12)
+    np.testing.assert_allclose(fitted._blocks["gaussian"].prior.b, gaussian.b, rtol=1e-12)
+    np.testing.assert_allclose(fitted._blocks["poisson"].prior.a, poisson.a, rtol=1e-12)
+    assert_same_fit(memory, fitted, X, X_dask)
+    # batches added on Dask after an in-memory start equal in-memory batches
+    batches = clone(model).partial_fit(X.iloc[:150], y.iloc[:150], classes=np.unique(y))
+    batches.partial_fit(*_frames(X.iloc[150:], y.iloc[150:], 3))
+    expected = clone(model).partial_fit(X.iloc[:150], y.iloc[:150], classes=np.unique(y)).partial_fit(X.iloc[150:], y.iloc[150:])
+    np.testing.assert_allclose(batches.predict_joint_log_proba(X), expected.predict_joint_log_proba(X), rtol=1e-12)

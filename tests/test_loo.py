@@ -92,7 +92,7 @@ def test_loo_rejects_rows_that_were_not_fitted(count_data):
     model = MultinomialNB().fit(X, y)
     with pytest.raises(ValueError, match="class counts"):
         model.loo(X[:-1], y[:-1])
-    with pytest.raises(ValueError, match="counts the fitted model does not hold"):
+    with pytest.raises(ValueError, match="do not give the fitted feature_count_"):
         model.loo(X + 50, y)
 
 

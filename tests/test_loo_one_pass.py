@@ -66,7 +66,7 @@ def test_one_hot_pass_equals_the_general_dirichlet_downdate(nominal_with_gaps):
 def test_one_hot_pass_rejects_a_row_that_was_not_counted(nominal_with_gaps):
     X, y = nominal_with_gaps
     model = CategoricalNB(alpha=0.5).fit(X, y)
-    with pytest.raises(ValueError, match="counts the fitted model does not hold"):
+    with pytest.raises(ValueError, match="do not give the fitted feature_count_"):
         model.loo(X, np.roll(y, 1))  # same class counts, rows under other classes
 
 

@@ -67,7 +67,7 @@ def test_only_numeric_columns_is_gaussian_nb(estimate):
 @pytest.mark.parametrize("estimate", ESTIMATES)
 def test_only_binary_columns_is_bernoulli_nb(binary_data, estimate):
     X, y = binary_data
-    mixed = MixedNB(estimate=estimate).fit(X.astype(np.int64), y)
+    mixed = MixedNB(estimate=estimate).fit(X.astype(bool), y)
     assert set(mixed.column_types_.values()) == {"bernoulli"}
     bernoulli = BernoulliNB(binarize=None, estimate=estimate).fit(X, y)
     np.testing.assert_allclose(mixed.predict_joint_log_proba(X.astype(bool)), bernoulli.predict_joint_log_proba(X), rtol=1e-12)
@@ -88,7 +88,7 @@ def test_column_types_are_inferred_from_dtypes_and_can_be_set(mixed):
     X, y = mixed
     model = MixedNB().fit(X, y)
     assert model.column_types_ == {"colour": "categorical", "height": "gaussian", "weight": "gaussian", "smoker": "bernoulli",
-                                   "visits": "gaussian"}
+                                   "visits": "poisson"}  # an integer dtype is counts, whatever its values
     counted = MixedNB(column_types={"visits": "poisson", "weight": "categorical"}).fit(X, y)
     assert counted.column_types_["visits"] == "poisson" and counted.column_types_["weight"] == "categorical"
     assert len(counted.categories_[1]) == X["weight"].nunique()

@@ -76,8 +76,9 @@ def test_exact_draws_of_a_wrong_posterior_fail(exact, weather):
 def test_default_z_threshold_is_bonferroni(exact):
     model, idata = exact
     result = check_posterior(model, idata)
-    assert result.thresholds["z_max"] == pytest.approx(norm.isf(0.01 / 2 / (4 * len(result.table))))
-    assert result.thresholds["joint_level"] == 0.005
+    assert result.thresholds["z_max"] == pytest.approx(norm.isf(0.01 / 3 / (4 * len(result.table))))
+    assert result.thresholds["joint_level"] == pytest.approx(0.01 / 3)
+    assert result.thresholds["coupling_z_max"] == pytest.approx(norm.isf(0.01 / 3 / 2))
 
 
 def _with_posterior(idata, posterior, sample_stats=None):

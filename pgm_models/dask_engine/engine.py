@@ -358,9 +358,9 @@ def _declared_classes(y, method: str):
 
 def _check_domains(model, X):
     """Categorical attributes need their domain before counting: a known Categorical or
-    ``n_categories``; an error names the first column that has neither."""
-    if not model._needs_declared_domains:
-        return
+    ``n_categories``; an error names the first column that has neither. A Categorical column
+    is read by its categories whatever the model (its one-row stand-in carries them), so they
+    must be known for every model."""
     if isinstance(X, dd.DataFrame):
         check_unique_columns(X._meta)  # a repeated name's dtype would read as a Series of them
         for name in X.columns:
@@ -368,9 +368,9 @@ def _check_domains(model, X):
             if isinstance(dtype, pd.CategoricalDtype):
                 if not X[name].cat.known:
                     raise ValueError(f"column {name!r} is a dask Categorical with unknown categories; {_CATEGORIZE}")
-            elif model.n_categories is None:
+            elif model._needs_declared_domains and model.n_categories is None:
                 raise ValueError(f"column {name!r} ({dtype}) has no declared domain; {_CATEGORIZE}, or pass n_categories")
-    elif model.n_categories is None:
+    elif model._needs_declared_domains and model.n_categories is None:
         raise ValueError(f"a dask array of attribute codes has no declared domain: pass n_categories (values 0..n−1) "
                          f"or use a dask DataFrame with Categorical columns")
 

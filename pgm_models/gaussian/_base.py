@@ -11,7 +11,10 @@ overall mean of each feature, worth ``mean_strength`` = 0.01 rows, and the prior
 the (co)variance is the overall variance of each feature (a diagonal matrix), worth a few
 rows. They are fixed at the first ``fit``/``partial_fit`` call. Strengths and scales set to
 "evidence" are instead learned by type-II maximum likelihood (``pgm_models.model_selection.evidence``), the
-scale as a positive multiple of that same data-scaled guess.
+scale as a positive multiple of that same data-scaled guess; then the guess, the overall mean
+and the optimiser's start are re-derived from the merged moments of all rows counted so far
+before each learning, so one ``fit`` and any chunking into ``partial_fit`` batches learn the
+same values.
 """
 
 from __future__ import annotations
@@ -88,6 +91,13 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         merged class moments (the prior the in-memory fit reads off the rows)."""
         if first_fit:
             self._set_prior(*class_pooled_moments(self.class_count_, self.feature_mean_, self.feature_scatter_))
+
+    def _learn_feature_prior(self, learned):
+        """Learn from the data-scaled reference and starting values of the whole data's merged
+        moments, not the first batch's nor the previous batch's optimum: the optimum then
+        depends on the statistics alone, however the rows were chunked."""
+        self._set_prior(*class_pooled_moments(self.class_count_, self.feature_mean_, self.feature_scatter_))
+        super()._learn_feature_prior(learned)
 
     def _posterior_point(self, estimate) -> dict:
         """The posterior's mode ("map"), one draw (a PosteriorDraw) or mean (otherwise) of every

@@ -212,7 +212,8 @@ class GaussianEvidence(EmpiricalBayes):
     batch with the data-scaled references they multiply) and says how they make the prior
     (``_prior_from``) and how the conjugate class's gradient maps onto them
     (``_prior_gradient``); the names set to "evidence" are re-learned from the total
-    (n_k, x̄_k, S_k) after every batch, the prior location m0 staying that of the first batch.
+    (n_k, x̄_k, S_k) after every batch, the model first re-deriving its data-scaled references
+    and starting values from those totals (so the optimum does not depend on the chunking).
     The learned values are exposed as ``<name>_`` (``_learned_attributes``)."""
 
     def _hyperparameter(self, name: str, start: float, minimum: float = 0.0) -> float:

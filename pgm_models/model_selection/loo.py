@@ -37,6 +37,42 @@ from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_p
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
 
 
+_WEIGHTED = " (weighted counts: a fit with sample_weight other than 1)"
+_NEEDS_FITTED_ROWS = ("leave-one-out needs the very rows of the fit, each with weight 1 (leaving out a row of a fit with "
+                      "sample_weight would remove its weight, which this exact LOO does not do: refit without sample_weight)")
+
+
+def _whole(counts) -> bool:
+    return np.allclose(counts, np.round(counts), rtol=0, atol=1e-9)
+
+
+def check_fitted_statistics(model, encoded, class_index):
+    """Refuse rows whose sufficient statistics, each row counted with weight 1, are not the
+    fitted ones: the exact LOO downdates the fitted posterior by each row, which is the LOO of
+    these rows only if they are what was counted. The statistics are the model's own
+    (``_statistics()``), so the check holds for any chunking, ``partial_fit`` or Dask fit; a
+    fit with ``sample_weight`` other than 1 counts other statistics and is refused."""
+    counter = copy.copy(model)  # the fitted priors and domains, fresh statistics
+    for name in model._statistics():
+        if hasattr(counter, name):
+            delattr(counter, name)
+    weight = np.ones(len(class_index))
+    counter._init_counts(encoded, class_index, weight)
+    counter.class_count_ = np.bincount(class_index, minlength=len(model.classes_)).astype(float)
+    counter._count(encoded, class_index, weight)
+    fitted, counted = model._statistics(), counter._statistics()
+    for name, value in fitted.items():
+        value, other = np.asarray(value, dtype=float), np.asarray(counted.get(name), dtype=float)
+        # counts are whole numbers; moments merged in another order differ by rounding only
+        scale = np.max(np.abs(value), initial=1.0)
+        if value.shape != other.shape or not np.allclose(value, other, rtol=1e-9, atol=1e-9 * scale):
+            weighted = any(not _whole(v) for n, v in fitted.items() if n.endswith("count_"))
+            raise ValueError(
+                f"the rows (X, y), each counted with weight 1, do not give the fitted {name}"
+                f"{_WEIGHTED if weighted else ' (other rows than the fit, or a fit with sample_weight)'}: {_NEEDS_FITTED_ROWS}"
+            )
+
+
 class ExactLOO:
     """Mixin adding ``loo`` to a conjugate estimator. The estimator provides
     ``_loo_own_class(encoded, class_index)``: (N,) log p(x_i | y_i, D₋ᵢ), or overrides
@@ -74,7 +110,8 @@ class ExactLOO:
         Raises
         ------
         ValueError
-            If the rows are not those of the fit.
+            If the rows' sufficient statistics (each row counted with weight 1) are not the fitted
+            ones: other rows, or a fit with ``sample_weight``.
 
         Notes
         -----
@@ -124,10 +161,12 @@ class ExactLOO:
         counted = np.bincount(class_index, minlength=len(self.classes_))
         if not np.allclose(counted, self.class_count_, rtol=0, atol=1e-9):
             raise ValueError(
-                f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
-                "leave-one-out needs the very rows of the fit, each with weight 1"
+                f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}"
+                f"{_WEIGHTED if not _whole(self.class_count_) else ''}: {_NEEDS_FITTED_ROWS}"
             )
-        return self._encode(X, reset=False, training=True), class_index
+        encoded = self._encode(X, reset=False, training=True)
+        check_fitted_statistics(self, encoded, class_index)
+        return encoded, class_index
 
     def _loo_log_joint(self, encoded, class_index, all_classes):
         """(log p(y = k, x_i | D), log p(y = k, x_i | D₋ᵢ)): each (N, K) over the classes, or (N,)

@@ -21,11 +21,22 @@ With only categorical columns it is ``CategoricalNB`` and with only numeric ones
 count prior has mean c̄_j, the column's overall mean (1 if it is 0), worth ν_c =
 ``count_strength`` = 1 row.
 
-Column types come from dtypes unless ``column_types`` names them: a pandas Categorical, object
-or string column is categorical (its domain as in ``CategoricalNB``: declared categories, else
-the values seen in the first fit); bool, and an integer column whose values are all 0/1, is
-bernoulli; any other number is gaussian. Counts are never inferred (integers are often
-measurements): ask for them with ``column_types={"visits": "poisson"}``.
+Column types come from dtypes alone, never from the values, unless ``column_types`` names them,
+so every subset of the same table (a fold, a ``partial_fit`` batch) gets the same types: a pandas
+Categorical, object or string column is categorical (its domain as in ``CategoricalNB``:
+declared categories, else the values seen in the first fit); bool is bernoulli; an integer
+column is poisson (counts); any other number is gaussian. An integer measurement is declared
+with ``column_types={"age": "gaussian"}``, a 0/1 integer column with ``"bernoulli"``.
+
+The data-scaled priors (m0, s0² of a Gaussian column, c̄ of a count column) are read off the
+first batch: ``prior_mean``, ``prior_var`` and ``prior_rate`` pin them per column, so that
+``partial_fit`` in batches equals one ``fit`` (and every cross-validation fold has one prior).
+
+The sufficient statistics are model attributes (``categorical_count_``, ``gaussian_count_``,
+``gaussian_mean_``, ``gaussian_scatter_``, ``bernoulli_/poisson_count_`` and ``_total_``) that
+merge exactly (sums add, Gaussian moments by Chan's formula: ``merged_statistics``), so a fit on
+a Dask DataFrame equals the in-memory fit; its categorical columns must then be Categoricals
+with known categories.
 """
 
 from __future__ import annotations
@@ -35,10 +46,11 @@ import pandas as pd
 
 from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
-from pgm_models.base import BayesianClassifier, Marginal, integer_counts
+from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.gamma import MAX_COUNT, GammaPoisson, poisson_log_density_rows
-from pgm_models.conjugate.normal import MAX_ABS_VALUE, NormalInverseGamma, batch_moments, merge_moments, normal_log_density_rows, overall_moments, plug_in_moments
+from pgm_models.conjugate.normal import (MAX_ABS_VALUE, NormalInverseGamma, batch_moments, floored_variance, merge_moments,
+                                         normal_log_density_rows, overall_moments, plug_in_moments)
 from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain, check_values_to_model
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
@@ -72,9 +84,10 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     Parameters
     ----------
     column_types : dict, default=None
-        {column name (or position, for an array): type} overriding the inferred type of the named
-        columns; the types are "categorical", "gaussian", "bernoulli" and "poisson" (counts are
-        never inferred).
+        {column name (or position, for an array): type} overriding the type the column's dtype
+        gives (float: "gaussian", integer: "poisson", bool: "bernoulli", categorical or text:
+        "categorical"); the types are "categorical", "gaussian", "bernoulli" and "poisson". Types
+        come from dtypes, never from the values, so every subset of the data gets the same ones.
     alpha : float, default=1.0
         Dirichlet (categorical columns) and Beta (bernoulli columns) concentration of every cell (≥ 0).
     class_alpha : float or array-like of shape (n_classes,), default=1.0
@@ -92,6 +105,13 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     handle_unknown : {"missing", "error"}, default="missing"
         A categorical value outside its domain at prediction is skipped like a missing value (with
         a warning) or raises.
+    prior_mean, prior_var : dict, default=None
+        {Gaussian column: m0 (a number)} and {Gaussian column: s0² (> 0)} pin the prior mean and
+        variance guess of the named columns (default: the column's overall mean and variance in
+        the first batch; ``var_smoothing`` is then × the largest of the s0²).
+    prior_rate : dict, default=None
+        {count column: c̄ > 0} pins the prior mean of the named count columns' rates (default: the
+        column's overall mean in the first batch, 1 if it is 0).
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -112,6 +132,13 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         The domain of each categorical column, in column order.
     n_categories_ : ndarray of shape (n_categorical_columns,)
         The domain sizes of the categorical columns.
+    categorical_count_ : ndarray of shape (n_classes, Σ_j S_j)
+        The weighted counts N_kjs of the categorical columns' values.
+    gaussian_count_, gaussian_mean_, gaussian_scatter_ : ndarray of shape (n_classes, n_gaussian_columns)
+        Weight n_kj, mean and centred sum of squares of the observed entries of each Gaussian
+        column, per class.
+    bernoulli_count_, bernoulli_total_, poisson_count_, poisson_total_ : ndarray of shape (n_classes, n_columns_of_the_kind)
+        Weight n_kj and weighted sum Σx of the observed entries of each 0/1 and count column.
     n_features_in_ : int
         The number of columns seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -172,8 +199,13 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     ['bernoulli_prob', 'class_prob', 'feature_mean', 'feature_prob_colour', 'feature_var']
     """
 
+    # a categorical column declares its domain by its dtype (a Categorical whose categories the
+    # Dask engine checks are known); numeric columns need none
+    _needs_declared_domains = False
+
     def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
-                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", class_prior=None):
+                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", prior_mean=None,
+                 prior_var=None, prior_rate=None, class_prior=None):
         self.column_types = column_types
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -184,6 +216,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         self.count_strength = count_strength
         self.handle_unknown = handle_unknown
         self.class_prior = class_prior
+        self.prior_mean = prior_mean
+        self.prior_var = prior_var
+        self.prior_rate = prior_rate
 
     # ------------------------------------------------------------------ encoding
     def _encode(self, X, reset, training):
@@ -217,6 +252,27 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _of_type(self, kind) -> list[int]:
         return [j for j, t in enumerate(self.column_types_.values()) if t == kind]
 
+    def _pinned_prior(self, parameter: str, kind: str, reference: np.ndarray, positive: bool) -> np.ndarray:
+        """The data-scaled ``reference`` of the ``kind`` columns (in column order), with the values
+        the dict ``parameter`` pins."""
+        given = getattr(self, parameter)
+        if given is None:
+            return reference
+        columns = [key for key, t in self.column_types_.items() if t == kind]
+        if not isinstance(given, dict):
+            raise ValueError(f"{parameter} must be a dict {{column: value}} of {kind} columns {columns}, got {given!r}")
+        unknown = [key for key in given if key not in columns]
+        if unknown:
+            raise ValueError(f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; the {kind} columns are {columns}")
+        values = np.array(reference, dtype=float)
+        for i, key in enumerate(columns):
+            if key in given:
+                value = given[key]
+                if not (np.isscalar(value) and np.isreal(value) and np.isfinite(value) and (value > 0 or not positive)):
+                    raise ValueError(f"{parameter}[{key!r}] must be a finite number{' > 0' if positive else ''}, got {value!r}")
+                values[i] = float(value)
+        return values
+
     def _column_types(self, columns, names, where) -> dict:
         keys = list(names) if names is not None else list(range(len(columns)))
         given = {} if self.column_types is None else dict(self.column_types)
@@ -248,7 +304,22 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _count(self, table, class_index, weight):
         weights = class_weights(class_index, weight, len(self.classes_))
         for kind, block in self._blocks.items():
-            block.count(table.parts[kind], class_index, weight, weights)
+            block.add(table.parts[kind], class_index, weight, weights)
+
+    def _statistics(self) -> dict:
+        statistics = {"class_count_": self.class_count_}
+        for block in self._blocks.values():
+            statistics.update({name: getattr(self, name) for name in block.statistic_names()})
+        return statistics
+
+    def _statistics_merger(self):
+        return merged_statistics
+
+    def _after_merged_statistics(self, first_fit: bool) -> None:
+        """On a first fit, the data-scaled priors from the whole data's merged statistics."""
+        if first_fit:
+            for block in self._blocks.values():
+                block.set_prior_from_statistics()
 
     def _feature_log_likelihood(self, table, estimate):
         return sum(block.log_likelihood(table.parts[kind], estimate) for kind, block in self._blocks.items())
@@ -296,6 +367,29 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             block.rows_model(model, table.parts[kind], y)
 
 
+def merged_statistics(a: dict, b: dict) -> dict:
+    """Two fits' statistics merged: counts and sums add, the Gaussian columns' moments by Chan's formula."""
+    merged = add_statistics(a, b)
+    if "gaussian_mean_" in a:
+        names = ("gaussian_count_", "gaussian_mean_", "gaussian_scatter_")
+        merged.update(zip(names, merge_moments(*(a[n] for n in names), *(b[n] for n in names), full=False)))
+    return merged
+
+
+class _Statistic:
+    """A block's sufficient statistic, kept on the model as ``{kind}_{name}_`` (the attributes
+    the engines read and merge through ``_statistics``)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, block, owner=None):
+        return self if block is None else getattr(block.model, f"{block.kind}_{self.name}_")
+
+    def __set__(self, block, value):
+        setattr(block.model, f"{block.kind}_{self.name}_", value)
+
+
 def _inferred_type(column, where: str) -> str:
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype) or dtype.kind in "OSU" or pd.api.types.is_string_dtype(dtype):
@@ -303,8 +397,7 @@ def _inferred_type(column, where: str) -> str:
     if pd.api.types.is_bool_dtype(dtype):
         return "bernoulli"
     if pd.api.types.is_integer_dtype(dtype):
-        values = np.asarray(column[~pd.isna(column)], dtype=float)
-        return "bernoulli" if np.isin(values, (0, 1)).all() else "gaussian"
+        return "poisson"
     if pd.api.types.is_numeric_dtype(dtype):
         return "gaussian"
     raise ValueError(f"{where} has dtype {dtype}, which has no column type; set column_types for it")
@@ -332,7 +425,7 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
     bad, problem = checks[kind]
     flagged = bad(values)
     if flagged.any():
-        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]}")
+        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]} (column_types sets another type)")
     return values
 
 
@@ -344,27 +437,36 @@ class _CategoricalBlock:
     """Categorical columns: θ_kj ~ Dirichlet(alpha), counts N_kjs of the observed values (the
     layout and formulas of ``CategoricalNB``)."""
 
+    kind = "categorical"
+    count = _Statistic("count")
+
     def __init__(self, model, features, codes, weight):
         self.model, self.features = model, [str(f) for f in features]
         sizes = model.n_categories_
         self.offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         cells = np.repeat(np.broadcast_to(check_concentration(model.alpha, "alpha"), (len(sizes),)), sizes)
         self.prior = Dirichlet(np.broadcast_to(cells, (len(model.classes_), cells.size)), sizes)
-        self.counts = np.zeros(self.prior.concentration.shape)
+        self.count = np.zeros(self.prior.concentration.shape)
 
-    def count(self, codes, class_index, weight, weights):
-        n_classes = self.counts.shape[0]
-        counts = self.counts.copy()
+    def statistic_names(self):
+        return ["categorical_count_"]
+
+    def set_prior_from_statistics(self):
+        """The prior is not scaled to the data."""
+
+    def add(self, codes, class_index, weight, weights):
+        n_classes = self.count.shape[0]
+        counts = self.count.copy()
         for (_, block), column in zip(self._blocks(), codes.T):
             size = block.stop - block.start
             seen = column >= 0
             cells = class_index * size + column if seen.all() else (class_index * size + column)[seen]
             counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(n_classes, size)
-        self.counts = counts
+        self.count = counts
 
     def log_likelihood(self, codes, estimate):
         # a missing value (code −1) points at an extra column of zeros: it adds nothing
-        log_table = log_probabilities(self.prior.estimate(self.counts, estimate))
+        log_table = log_probabilities(self.prior.estimate(self.count, estimate))
         table = np.vstack([log_table.T, np.zeros(log_table.shape[0])])  # (T + 1, K)
         cells = np.where(codes >= 0, codes + self.offsets, log_table.shape[1])
         scores = table[cells[:, 0]].copy()
@@ -379,7 +481,7 @@ class _CategoricalBlock:
         return {f"{name}_value": np.asarray(c) for (name, _), c in zip(self._blocks(), self.model.categories_)}
 
     def posterior(self):
-        concentration = self.prior.posterior(self.counts).concentration
+        concentration = self.prior.posterior(self.count).concentration
         return {f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value")) for name, block in self._blocks()}
 
     def _priors(self):
@@ -389,7 +491,7 @@ class _CategoricalBlock:
 
     def counts_model(self):
         """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
-        counts = integer_counts(self.counts, "categorical counts")
+        counts = integer_counts(self.count, "categorical counts")
         self._priors().observe({f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()})
 
     def rows_model(self, model, codes, y):
@@ -407,10 +509,15 @@ class _NumericBlock:
     """Columns of one numeric type, with per-(class, column) counts of the observed entries."""
 
     kind = ""
+    n = _Statistic("count")
+    _statistics = ("count",)
 
     def __init__(self, model, features, values, weight):
         self.model, self.features = model, np.asarray(features)
         self.n = np.zeros((len(model.classes_), values.shape[1]))
+
+    def statistic_names(self):
+        return [f"{self.kind}_{name}_" for name in self._statistics]
 
     def coords(self):
         return {_kind_coord(self.kind): self.features}
@@ -429,11 +536,14 @@ class _SummedBlock(_NumericBlock):
     """Columns whose sufficient statistics are the count n and the sum Σx of the observed
     entries per (class, column): Bernoulli (Σx = the ones) and Poisson."""
 
+    total = _Statistic("total")
+    _statistics = ("count", "total")
+
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
         self.total = np.zeros(self.n.shape)
 
-    def count(self, values, class_index, weight, weights):
+    def add(self, values, class_index, weight, weights):
         present = ~np.isnan(values)
         self.n = self.n + weights.T @ present
         self.total = self.total + weights.T @ np.where(present, values, 0.0)
@@ -443,19 +553,33 @@ class _GaussianBlock(_NumericBlock):
     """Gaussian columns: the Normal–Inverse-Gamma model of ``GaussianNB`` with per-column counts."""
 
     kind = "gaussian"
+    mean, scatter = _Statistic("mean"), _Statistic("scatter")
+    _statistics = ("count", "mean", "scatter")
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        kappa = _positive(model, "mean_strength")
-        nu = _positive(model, "var_strength")
         if not np.isscalar(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {model.var_smoothing!r}")
-        data_mean, data_var = overall_moments(values, weight)
-        self.epsilon = model.var_smoothing * data_var.max()
-        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+        self._set_prior(*overall_moments(values, weight))
         self.mean, self.scatter = np.zeros(self.n.shape), np.zeros(self.n.shape)
 
-    def count(self, values, class_index, weight, weights):
+    def _set_prior(self, data_mean, data_var):
+        """m0, s0² the columns' overall mean and variance; κ0, ν0 the model's strengths."""
+        kappa, nu = _positive(self.model, "mean_strength"), _positive(self.model, "var_strength")
+        data_mean = self.model._pinned_prior("prior_mean", "gaussian", data_mean, positive=False)
+        data_var = self.model._pinned_prior("prior_var", "gaussian", data_var, positive=True)
+        self.epsilon = self.model.var_smoothing * data_var.max()
+        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+
+    def set_prior_from_statistics(self):
+        """The prior of the columns' overall moments pooled from the classes' (n_kj, x̄_kj, S_kj)."""
+        total = self.n.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (self.n * self.mean).sum(axis=0) / total, 0.0)
+            var = np.where(total > 0, (self.scatter.sum(axis=0) + (self.n * (self.mean - mean) ** 2).sum(axis=0)) / total, 0.0)
+        self._set_prior(mean, floored_variance(var))
+
+    def add(self, values, class_index, weight, weights):
         n, mean, scatter = batch_moments(values, class_index, weight, self.n.shape[0], full=False)
         n = np.broadcast_to(n if n.ndim == 2 else n[:, None], self.n.shape)
         self.n, self.mean, self.scatter = merge_moments(self.n, self.mean, self.scatter, n, mean, scatter, full=False)
@@ -505,6 +629,9 @@ class _BernoulliBlock(_SummedBlock):
 
     kind = "bernoulli"
 
+    def set_prior_from_statistics(self):
+        """The prior is not scaled to the data."""
+
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
         alpha = check_concentration(model.alpha, "alpha")
@@ -552,9 +679,18 @@ class _PoissonBlock(_SummedBlock):
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        strength = _positive(model, "count_strength")
-        data_mean, _ = overall_moments(values, weight)
-        self.prior = GammaPoisson(np.broadcast_to(strength * np.where(data_mean > 0, data_mean, 1.0), self.n.shape), strength)
+        self._set_prior(overall_moments(values, weight)[0])
+
+    def _set_prior(self, data_mean):
+        strength = _positive(self.model, "count_strength")
+        rate = self.model._pinned_prior("prior_rate", "poisson", np.where(data_mean > 0, data_mean, 1.0), positive=True)
+        self.prior = GammaPoisson(np.broadcast_to(strength * rate, self.n.shape), strength)
+
+    def set_prior_from_statistics(self):
+        """The prior mean from the columns' overall mean Σ_k Σx / Σ_k n."""
+        total = self.n.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self._set_prior(np.where(total > 0, self.total.sum(axis=0) / total, 0.0))
 
     def posterior_(self):
         return self.prior.posterior(self.n, self.total)
