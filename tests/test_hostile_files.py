@@ -89,3 +89,41 @@ def test_an_off_diagonal_covariance_drawn_alone_has_the_joint_draws_distribution
     joint = posterior.joint.sample(20_000, random_state=2)["cov"][(slice(None),) + index]
     assert stats.ks_2samp(alone, joint).pvalue > 1e-6
     assert abs(alone.mean() - model.analytic_posterior("mean")["cov"].values[index]) < 6 * alone.std() / np.sqrt(len(alone))
+
+
+def _wide_csv(tmp_path, columns=5000, rows=20, numeric=False):
+    rng = np.random.default_rng(0)
+    cycle = np.array(list("abc"))[np.add.outer(np.arange(rows), np.arange(columns)) % 3]  # every value in every column
+    values = rng.normal(size=(rows, columns)).round(3).astype(str) if numeric else cycle
+    path = tmp_path / ("wide-numeric.csv" if numeric else "wide.csv")
+    lines = [",".join(f"c{j}" for j in range(columns)) + ",y"] + [",".join(row) + f",{'pn'[i % 2]}" for i, row in enumerate(values)]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_five_thousand_nominal_columns_fit_under_the_limits(tmp_path):
+    """Reading and preparing the columns cost the width once each (a column assignment per column
+    and list-membership tests cost it per column: quadratic)."""
+    result = _cli("fit", "--model", "categorical-nb", "--data", _wide_csv(tmp_path), "--max-rows", "3")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "20 rows, 5000 attributes" in result.stdout.splitlines()[0]
+    assert result.stdout.splitlines()[-1] == f"… {2 + 5000 * 2 * 3 - 3} more rows (--max-rows 0 prints all)"
+
+
+@pytest.mark.parametrize("model", ["lda", "qda", "aode"])
+def test_tables_that_cannot_fit_are_refused_up_front_in_one_line(tmp_path, model):
+    """LDA's and QDA's 2 × 5000 × 5000 scatters and AODE's pair tensor, against the memory the
+    process may use: its address-space limit counts too."""
+    data = _wide_csv(tmp_path, numeric=model != "aode")
+    result = _cli("fit", "--model", model, "--data", data)
+    what = {"lda": "LDA's scatter matrices, 2 × 5000 × 5000", "qda": "QDA's scatter matrices, 2 × 5000 × 5000",
+            "aode": "AODE's pair counts, a 2 × 20000 × 20000 tensor"}[model]
+    _one_line_error(result, what, "GiB available")
+
+
+def test_the_memory_available_counts_an_address_space_limit():
+    code = ("import resource; from pgm_models.discrete.pairs import _address_space_left, available_memory; "
+            "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); left = _address_space_left(); "
+            "print(0 < left < 3 << 30, available_memory(max_age=0) <= left)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["True", "True"], result.stderr[-2000:]

@@ -146,12 +146,14 @@ def _prepare(X, y, model_name: str):
     numeric models; each problem names the column and the remedy."""
     import pandas as pd
 
-    empty = [c for c in X.columns if X[c].isna().all()]
-    if empty:
+    empty = X.columns[X.isna().all().to_numpy()]  # whole-frame passes: a column at a time costs the width each
+    if len(empty):
         raise ValueError(f"column {empty[0]!r} has no observed value (every cell is missing): drop it, or fill it in")
-    numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])]
-    nominal = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
-    text = [c for c in X.columns if c not in numeric and c not in nominal]
+    dtypes = X.dtypes
+    numeric = [c for c, t in dtypes.items() if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)]
+    nominal = [c for c, t in dtypes.items() if isinstance(t, pd.CategoricalDtype)]
+    typed = set(numeric) | set(nominal)
+    text = [c for c in dtypes.index if c not in typed]
     name = MODELS[model_name]
     if model_name == "mixednb":  # each column keeps its type (MixedNB's column_types)
         return X
@@ -300,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
         return exit.code
     except (_UsageError, ValueError, OSError) as error:
         print(f"pgm-models: error: {error}", file=sys.stderr)
+        return 2
+    except MemoryError as error:  # a limit met, not a bug: say so in one line
+        print(f"pgm-models: error: out of memory ({error or 'MemoryError'}): the data needs more memory than this process may use; "
+              "use fewer columns or fewer distinct values", file=sys.stderr)
         return 2
     except Exception as error:  # a bug: still one line, with how to see the traceback
         if os.environ.get("PGM_MODELS_TRACEBACK"):

@@ -86,9 +86,9 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
-    for column in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            frame[column] = pd.Categorical(frame[column])
+    # one new frame, not a column assignment per column (each one costs the width of the frame)
+    frame = pd.DataFrame({column: values if pd.api.types.is_numeric_dtype(values) else pd.Categorical(values)
+                          for column, values in frame.items()}, index=frame.index)
     return frame.drop(columns=target), frame[target]
 
 

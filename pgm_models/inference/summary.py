@@ -64,17 +64,18 @@ def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
 
 def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) -> tuple[pd.DataFrame, int]:
     """The summary of the first ``max_rows`` parameters of a closed-form model and how many there
-    are, read off its posteriors directly (no xarray datasets of every parameter): each shown
+    are, read off the posteriors of the variables shown (no xarray dataset of every one): each shown
     entry's central ``prob`` interval is its exact marginal's quantiles, or, where the marginal
     has no standard form (an off-diagonal covariance), the quantiles of ``n_draws`` exact draws
     of that entry alone."""
     low, high = (1 - prob) / 2, (1 + prob) / 2
     parameters, coords = model._parameters(), model._coords()
-    statistics = {name: {s: getattr(posterior, s)() for s in ("mean", "sd", "mode")} for name, (posterior, _) in parameters.items()}
+    shapes = {name: tuple(len(coords[dim]) for dim in dims) for name, (_, dims) in parameters.items()}
     rng = np.random.default_rng(random_seed)
     blocks = []
-    for name, index in _shown_entries({name: s["mean"].shape for name, s in statistics.items()}, max_rows):
+    for name, index in _shown_entries(shapes, max_rows):
         posterior, dims = parameters[name]
+        statistics = {s: np.asarray(getattr(posterior, s)(), dtype=float)[index] for s in ("mean", "sd", "mode")}
         bounds = []
         for entry in zip(*(map(int, i) for i in index)):
             marginal = posterior.marginal_distribution(entry)
@@ -83,11 +84,11 @@ def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) 
         bounds = np.reshape(bounds, (-1, 2))
         blocks.append(pd.DataFrame({
             "variable": name, "parameter": _labels(name, [coords[dim] for dim in dims], index),
-            **{s: np.asarray(values, dtype=float)[index] for s, values in statistics[name].items()},
+            **statistics,
             f"q{low:.1%}": bounds[:, 0], f"q{high:.1%}": bounds[:, 1],
         }))
     columns = ["mean", "sd", "mode", f"q{low:.1%}", f"q{high:.1%}"]
-    return _table(blocks, columns), sum(s["mean"].size for s in statistics.values())
+    return _table(blocks, columns), sum(int(np.prod(shape)) for shape in shapes.values())
 
 
 def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None) -> pd.DataFrame:
