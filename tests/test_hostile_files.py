@@ -127,3 +127,78 @@ def test_the_memory_available_counts_an_address_space_limit():
             "print(0 < left < 3 << 30, available_memory(max_age=0) <= left)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["True", "True"], result.stderr[-2000:]
+
+
+def test_a_header_of_a_million_names_and_no_rows_is_refused_before_pandas_reads_it(tmp_path):
+    """A 12 MB one-line CSV once ran past 120 s at 5 GB."""
+    path = tmp_path / "header.csv"
+    path.write_text(",".join(f"c{i}" for i in range(1_500_000)) + "\n")
+    _one_line_error(_cli("fit", "--model", "categorical-nb", "--data", str(path), timeout=120),
+                    str(path), "about 1500000 columns, more than the 100000")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,b,y\n", "a header of 3 columns and no rows"), ("a,b,y\n\n\n", "a header of 3 columns and no rows"),
+    ("", "the file is empty"), ("a,a,b,b,y\n1,2,3,4,p\n", "repeated column names 'a', 'b'"),
+])
+def test_csv_files_that_cannot_be_fitted_are_named(tmp_path, text, message):
+    from pgm_models.datasets import MAX_COLUMNS, load_table
+
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"^{path}: {message}"):
+        load_table(path)
+    path.write_text(",".join(f"c{i}" for i in range(MAX_COLUMNS)) + "\n" + ",".join("1" * MAX_COLUMNS) + "\n")
+    assert load_table(path)[0].shape == (1, MAX_COLUMNS - 1)  # the limit itself is allowed
+    path.write_text("a,a.1,y\n1,2,p\n")  # names pandas would have made of repeats, written as such, are two names
+    assert list(load_table(path)[0].columns) == ["a", "a.1"]
+
+
+def test_an_integer_target_of_a_thousand_values_is_refused_at_once(tmp_path):
+    """Logistic regression once ran NUTS on a thousand classes' parameters for minutes."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "target.csv"
+    pd.DataFrame({"x": rng.normal(size=1500).round(3), "y": np.arange(1500) % 1000}).to_csv(path, index=False)
+    _one_line_error(_cli("fit", "--model", "logistic-regression", "--data", str(path), timeout=120),
+                    "the target 'y' looks continuous: 1000 distinct numbers in 1500 rows", "--max-classes 1000")
+
+
+def test_many_numeric_classes_go_ahead_with_max_classes_or_when_rows_repeat_them(tmp_path, capsys):
+    from pgm_models.app.cli import main
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "target.csv"
+    pd.DataFrame({"x": rng.normal(size=100).round(3), "y": np.arange(100) % 60}).to_csv(path, index=False)
+    assert main(["fit", "--model", "gaussian-nb", "--data", str(path)]) == 2
+    assert "looks continuous: 60 distinct numbers in 100 rows" in capsys.readouterr().err
+    assert main(["fit", "--model", "gaussian-nb", "--data", str(path), "--max-classes", "60", "--max-rows", "2"]) == 0
+    assert "60 classes" not in capsys.readouterr().err
+    pd.DataFrame({"x": rng.normal(size=200).round(3), "y": np.arange(200) % 60}).to_csv(path, index=False)  # 60 < 100 rows
+    assert main(["fit", "--model", "gaussian-nb", "--data", str(path), "--max-rows", "2"]) == 0
+    assert main(["fit", "--model", "gaussian-nb", "--data", str(path), "--max-classes", "0"]) == 2
+    assert "--max-classes must be ≥ 1, got 0" in capsys.readouterr().err
+
+
+def test_directories_symlink_loops_and_broken_links_are_named(tmp_path, capsys):
+    from pgm_models.app.cli import main
+
+    (tmp_path / "folder.csv").mkdir()
+    os.symlink(tmp_path / "loop-b.csv", tmp_path / "loop-a.csv")
+    os.symlink(tmp_path / "loop-a.csv", tmp_path / "loop-b.csv")
+    os.symlink(tmp_path / "gone.csv", tmp_path / "broken.csv")
+    for name, what in [("folder.csv", "is a directory, not a file"), ("loop-a.csv", "is a symlink loop, not a file"),
+                       ("broken.csv", "is a broken symlink (to "), ("absent.csv", "no such file")]:
+        assert main(["fit", "--model", "categorical-nb", "--data", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"pgm-models: error: {tmp_path / name}: {what}") and err.count("\n") == 1, err
+
+
+def test_missing_target_labels_are_refused_before_any_single_class_warning(tmp_path, capsys):
+    from pgm_models.app.cli import main
+
+    path = tmp_path / "t.csv"
+    path.write_text("x,y\n1,a\n2,\n3,a\n4,\n")
+    assert main(["fit", "--model", "categorical-nb", "--data", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("pgm-models: error: the target 'y' is missing in 2 of 4 rows (the first at row 2 after the header): "
+                   "drop those rows or fill in their labels\n")
