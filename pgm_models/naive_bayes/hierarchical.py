@@ -71,6 +71,12 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
         self.random_seed = random_seed
         self.prediction_draws = prediction_draws
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        template = CategoricalNB() if self.model is None else self.model
+        tags.input_tags = template.__sklearn_tags__().input_tags  # X goes to the wrapped model as it is
+        return tags
+
     def fit(self, X, y, sample_weight=None):
         """Count (X, y) with the wrapped model, then sample λ | counts by NUTS."""
         import pymc as pm
@@ -179,6 +185,7 @@ class HierarchicalNB(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable class of each row."""
+        check_is_fitted(self, "alpha_draws_")  # before classes_ is read
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
     def loo(self, X, y, conditional=True):
