@@ -124,6 +124,10 @@ class Marginal:
         """The exact marginal distribution of the entry at ``index`` (a scipy frozen distribution)."""
         return self.joint.marginal_distribution(index, self.name)
 
+    def sample_entry(self, index: tuple, size, random_state=None):
+        """``size`` exact draws of the one entry at ``index`` (where its marginal has no standard form)."""
+        return self.joint.sample_entry(index, self.name, size, random_state)
+
     def excess_kurtosis(self):
         """Excess kurtosis of every entry's marginal (NaN where it has no standard form)."""
         return self.joint.excess_kurtosis()[self.name]

@@ -1,6 +1,6 @@
 """The pgm-models command on users' files and arguments: model names, CSV delimiters and
 missing values, columns a model cannot take, one-line errors, fast --help, the zoo's table
-and its failed-verification advice, and posterior summaries that draw only what they show."""
+and its failed-verification advice, and posterior summaries that compute only what they show."""
 
 import subprocess
 import sys
@@ -218,25 +218,30 @@ def test_zoo_table_is_narrow_on_a_terminal_and_explains_inf(monkeypatch, capsys)
     assert out[2].startswith("inf in logloss_mle, logloss_map: that estimate gives probability 0 to the true class")
 
 
-def test_summary_draws_only_the_rows_it_shows(monkeypatch):
+def test_summary_computes_only_the_rows_it_shows_and_draws_nothing_with_standard_marginals(monkeypatch):
+    """Every parameter of CategoricalNB has a Beta marginal: its interval is that Beta's exact
+    quantiles, and no posterior draw is made (the old summary drew 400 per cell: its intervals
+    were off by Monte Carlo error, and its cost grew with every cell of a shown variable)."""
+    from scipy import stats
+
     from pgm_models.datasets import load_dataset
 
     X, y = load_dataset("vote")
     model = CategoricalNB().fit(X, y)
-    asked = []
-    draws = type(model).posterior_draws
-    monkeypatch.setattr(type(model), "posterior_draws", lambda self, *a, **k: asked.append(k["var_names"]) or draws(self, *a, **k))
-    full = posterior_summary(model, n_draws=400)
-    head = posterior_summary(model, n_draws=400, max_rows=5)
-    assert asked == [list(dict.fromkeys(full["variable"])), ["class_prob", "feature_prob_handicapped-infants"]]
+
+    def no_draws(*args, **kwargs):
+        raise AssertionError("a posterior draw was made")
+
+    monkeypatch.setattr(type(model), "posterior_draws", no_draws)
+    monkeypatch.setattr(type(model._parameters()["class_prob"][0]), "sample", no_draws)
+    full = posterior_summary(model)
+    head = posterior_summary(model, max_rows=5)
     assert len(head) == 5 and head.attrs["n_parameters"] == len(full) == 2 + 16 * 2 * 2
-    pd.testing.assert_frame_equal(head[["parameter", "mean", "sd", "mode"]], full[["parameter", "mean", "sd", "mode"]].head(5))
-    # the intervals are quantiles of 400 exact draws of Beta posteriors: inside (0, 1) and around the mean
-    assert ((head["q3.0%"] < head["mean"]) & (head["mean"] < head["q97.0%"])).all()
-    monkeypatch.undo()
-    assert list(model.posterior_draws(10, var_names=["class_prob"]).posterior.data_vars) == ["class_prob"]
-    with pytest.raises(ValueError, match=r"var_names \['nope'\] are not parameters of CategoricalNB"):
-        model.posterior_draws(10, var_names=["nope"])
+    pd.testing.assert_frame_equal(head, full.head(5))
+    concentration = model._parameters()["feature_prob_handicapped-infants"][0].concentration  # (class, value)
+    row = full.set_index("parameter").loc["feature_prob_handicapped-infants[republican, y]"]
+    a, b = concentration[1, 1], concentration[1].sum() - concentration[1, 1]
+    np.testing.assert_allclose([row["q3.0%"], row["q97.0%"]], stats.beta(a, b).ppf([0.03, 0.97]), rtol=1e-12)
 
 
 def test_aode_summary_builds_only_the_spodes_it_shows(monkeypatch):
@@ -250,15 +255,22 @@ def test_aode_summary_builds_only_the_spodes_it_shows(monkeypatch):
     pd.testing.assert_frame_equal(head[["parameter", "mean", "sd"]], full[["parameter", "mean", "sd"]].head(3))
 
 
-def test_summary_n_draws_is_checked_and_one_draw_is_enough():
+def test_summary_n_draws_is_checked_and_only_off_diagonal_covariances_are_drawn():
+    """n_draws matters only where a marginal has no standard form (LDA's off-diagonal Σ_ij):
+    with one draw those rows' bounds coincide, every other row keeps its exact quantiles."""
+    from pgm_models import LDA
     from pgm_models.datasets import load_dataset
 
-    model = CategoricalNB().fit(*load_dataset("weather.nominal"))
+    model = LDA().fit(*load_dataset("iris"))
     for bad in (0, -1, 2.5):
         with pytest.raises(ValueError, match=f"n_draws must be a whole number ≥ 1 .*got {bad}"):
             posterior_summary(model, n_draws=bad)
-    one = posterior_summary(model, n_draws=1)
-    assert (one["q3.0%"] == one["q97.0%"]).all() and one["q3.0%"].between(0, 1).all()
+    one, many = posterior_summary(model, n_draws=1), posterior_summary(model)
+    off_diagonal = one["parameter"].str.match(r"cov\[(\w+), (?!\1\])")
+    assert off_diagonal.sum() == 12
+    assert (one.loc[off_diagonal, "q3.0%"] == one.loc[off_diagonal, "q97.0%"]).all()
+    pd.testing.assert_frame_equal(one[~off_diagonal], many[~off_diagonal])
+    assert (one.loc[~off_diagonal, "q3.0%"] < one.loc[~off_diagonal, "q97.0%"]).all()
     with pytest.raises(ValueError, match="max_rows must be a whole number ≥ 0 or None"):
         posterior_summary(model, max_rows=-1)
 

@@ -9,12 +9,13 @@
     pgm-models datasets
         list the bundled datasets
     pgm-models fit --model aode --data FILE.arff|FILE.csv [--target COLUMN] [--max-rows 40]
-                   [--sep ;] [--na-values NA ...] [--scheduler ADDRESS|local]
+                   [--sep ;] [--na-values NA ...] [--max-classes 50] [--scheduler ADDRESS|local]
         fit one model to a file and print its posterior summary. Model names are the README's
         (categorical-nb) or the class names (CategoricalNB), in any case. The nominal models
         (categorical-nb, spode, aode, tan) bin numeric columns by MDL, as the zoo does, and say so.
         With --scheduler, fit a generative model on Dask from Parquet/CSV files ('DIR/*.parquet'),
-        out of core.
+        out of core. A target with missing labels is refused, and so is a numeric one with more
+        than --max-classes distinct values (default 50) when most rows have a value of their own.
 
 Errors in arguments or data are reported in one line (exit status 2), not a traceback; so is an
 unexpected error (set PGM_MODELS_TRACEBACK=1 to see its traceback). Heavy modules (pandas, PyMC)
@@ -146,12 +147,14 @@ def _prepare(X, y, model_name: str):
     numeric models; each problem names the column and the remedy."""
     import pandas as pd
 
-    empty = [c for c in X.columns if X[c].isna().all()]
-    if empty:
+    empty = X.columns[X.isna().all().to_numpy()]  # whole-frame passes: a column at a time costs the width each
+    if len(empty):
         raise ValueError(f"column {empty[0]!r} has no observed value (every cell is missing): drop it, or fill it in")
-    numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])]
-    nominal = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
-    text = [c for c in X.columns if c not in numeric and c not in nominal]
+    dtypes = X.dtypes
+    numeric = [c for c, t in dtypes.items() if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)]
+    nominal = [c for c, t in dtypes.items() if isinstance(t, pd.CategoricalDtype)]
+    typed = set(numeric) | set(nominal)
+    text = [c for c in dtypes.index if c not in typed]
     name = MODELS[model_name]
     if model_name == "mixednb":  # each column keeps its type (MixedNB's column_types)
         return X
@@ -176,6 +179,26 @@ def _prepare(X, y, model_name: str):
     return X
 
 
+def _check_target(y, max_classes: int):
+    """Refuse a target with missing labels (naming how many rows), and one that looks continuous:
+    numeric, with more than ``max_classes`` distinct values, most rows a value of their own; each
+    value would become a class (a regression target, or an id column taken for the class)."""
+    import pandas as pd
+
+    if max_classes < 1:
+        raise ValueError(f"--max-classes must be ≥ 1, got {max_classes}")
+    missing = y.isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"the target {y.name!r} is missing in {int(missing.sum())} of {len(y)} rows (the first at row "
+                         f"{int(missing.argmax()) + 1} after the header): drop those rows or fill in their labels")
+    distinct = y.nunique()
+    if (pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y) and distinct > max_classes
+            and distinct > len(y) / 2):
+        raise ValueError(f"the target {y.name!r} looks continuous: {distinct} distinct numbers in {len(y)} rows would each be a "
+                         f"class; pass --max-classes {distinct} to fit them as classes, or bin the target (or name the class "
+                         "column with --target)")
+
+
 def fit(args) -> int:
     if args.scheduler:
         import pandas as pd
@@ -194,6 +217,7 @@ def fit(args) -> int:
 
         import pgm_models
 
+        _check_target(y, args.max_classes)
         X = _prepare(X, y, args.model)
         counts = pd.Series(y).value_counts(sort=False)
         counts = counts[counts > 0]
@@ -276,6 +300,9 @@ def _parser() -> argparse.ArgumentParser:
     fit_parser.add_argument("--data", required=True, help="an .arff or .csv file")
     fit_parser.add_argument("--target", help="the class column (default: the last)")
     fit_parser.add_argument("--max-rows", type=int, default=40, help="parameters printed (0: all; default 40)")
+    fit_parser.add_argument("--max-classes", type=int, default=50,
+                            help="a numeric target with more distinct values than this, most rows a value of their own, is "
+                                 "refused as continuous (default 50)")
     fit_parser.add_argument("--draws", type=_at_least_one, default=1000, help="NUTS draws for logistic regression (default 1000)")
     fit_parser.add_argument("--chains", type=_at_least_one, default=4, help="NUTS chains for logistic regression (default 4)")
     fit_parser.add_argument("--seed", type=int, default=0, help="seed of the draws the intervals are read from (default 0)")
@@ -300,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
         return exit.code
     except (_UsageError, ValueError, OSError) as error:
         print(f"pgm-models: error: {error}", file=sys.stderr)
+        return 2
+    except MemoryError as error:  # a limit met, not a bug: say so in one line
+        print(f"pgm-models: error: out of memory ({error or 'MemoryError'}): the data needs more memory than this process may use; "
+              "use fewer columns or fewer distinct values", file=sys.stderr)
         return 2
     except Exception as error:  # a bug: still one line, with how to see the traceback
         if os.environ.get("PGM_MODELS_TRACEBACK"):

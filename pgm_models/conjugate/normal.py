@@ -359,6 +359,24 @@ class NormalInverseWishart:
         nu, psi = self._sigma(*k)
         return stats.invgamma((nu - p + 1) / 2, scale=psi[i, i] / 2)
 
+    def sample_entry(self, index: tuple, name: str, size, random_state=None) -> np.ndarray:
+        """``size`` exact draws of an off-diagonal Σ_ij (``name`` "cov"; its marginal has no
+        standard form) from its 2 × 2 principal block alone: a principal q × q block of IW(ν, Ψ) is
+        IW(ν − p + q, Ψ of that block), so the cost does not grow with p."""
+        *k, i, j = index
+        nu, psi = self._sigma(*k)
+        rng = np.random.default_rng(random_state)
+        df = float(nu) - self.dim + 2
+        # Bartlett: W = L A Aᵀ Lᵀ ~ Wishart(df, Ψ_b⁻¹) with L Lᵀ = Ψ_b⁻¹, and Σ_b = W⁻¹, whose
+        # off-diagonal entry is −W_01 / det W (numpy throughout: scipy draws one matrix at a time)
+        chol = np.linalg.cholesky(np.linalg.inv(psi[np.ix_([i, j], [i, j])]))
+        a = np.zeros((size, 2, 2))
+        a[:, 0, 0], a[:, 1, 1] = np.sqrt(rng.chisquare(df, size)), np.sqrt(rng.chisquare(df - 1, size))
+        a[:, 1, 0] = rng.standard_normal(size)
+        factor = chol @ a
+        w = factor @ np.swapaxes(factor, 1, 2)
+        return -w[:, 0, 1] / (w[:, 0, 0] * w[:, 1, 1] - w[:, 0, 1] ** 2)
+
     def excess_kurtosis(self):
         """Of the marginals: Student-t(ν − p + 1) for μ_ki, InvGamma((ν − p + 1)/2) for Σ_ii;
         NaN for an off-diagonal Σ_ij, whose marginal has no standard form."""

@@ -7,10 +7,12 @@ objects, ``?`` as missing. The target is the last attribute unless ``target`` na
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from importlib import resources
 
-__all__ = ["list_datasets", "load_arff", "load_dataset", "load_table"]
+__all__ = ["MAX_COLUMNS", "list_datasets", "load_arff", "load_dataset", "load_table"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,51 @@ def load_arff(path, target: str | None = None):
 
 
 _DELIMITERS = ",;\t|"
+MAX_COLUMNS = 100_000  # a CSV header naming more columns is refused before pandas reads it
+
+
+def _check_path(path) -> None:
+    """A file to read, or a ValueError that says what the path is instead."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise ValueError(f"{path}: is a directory, not a file")
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except (RuntimeError, OSError) as error:  # Python < 3.13 raises RuntimeError for a loop, later ones ELOOP
+            if isinstance(error, RuntimeError) or error.errno == errno.ELOOP:
+                raise ValueError(f"{path}: is a symlink loop, not a file") from None
+            raise ValueError(f"{path}: is a broken symlink (to {os.readlink(path)!r}), not a file") from None
+    if path.exists():
+        raise ValueError(f"{path}: is not a regular file")
+    raise ValueError(f"{path}: no such file")
+
+
+def _check_csv_shape(path, sep: str) -> None:
+    """Refuse, before pandas reads the file, an empty file, a header wider than ``MAX_COLUMNS``
+    (its names alone can take gigabytes in a frame), one with repeated names (pandas would
+    rename them a, a.1 without a word), and a header with no rows."""
+    import csv
+    from collections import Counter
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+        header = handle.readline()
+        if not header.strip():
+            raise ValueError(f"{path}: the file is empty (no header line)")
+        if header.count(sep) >= MAX_COLUMNS:  # a lower bound on the names: counted before any is parsed
+            raise ValueError(f"{path}: the header names about {header.count(sep) + 1} columns, more than the {MAX_COLUMNS} a "
+                             "table may have (pgm_models.datasets.MAX_COLUMNS)")
+        names = next(csv.reader([header], delimiter=sep))
+        repeated = [name for name, count in Counter(names).items() if count > 1]
+        if repeated:
+            raise ValueError(f"{path}: repeated column names {', '.join(map(repr, repeated[:5]))}"
+                             f"{' …' if len(repeated) > 5 else ''}: each column needs its own name")
+        if not any(line.strip() for line in handle):  # stops at the first row
+            raise ValueError(f"{path}: a header of {len(names)} columns and no rows: nothing to fit")
 
 
 def load_table(path, target: str | None = None, *, sep: str | None = None, na_values=()):
@@ -131,8 +178,10 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     Raises
     ------
     ValueError
-        If the file does not exist, has another extension, cannot be parsed, has fewer than two
-        columns, or ``target`` names no column.
+        If the file does not exist (or is a directory, a symlink loop, a broken link), has another
+        extension, cannot be parsed, has no rows, repeats a column name, has more than
+        ``MAX_COLUMNS`` columns (refused before it is parsed) or fewer than two, or ``target``
+        names no column.
 
     See Also
     --------
@@ -158,8 +207,7 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     suffix = Path(path).suffix.lower()
     if suffix not in (".arff", ".csv"):
         raise ValueError(f"{path}: expected an .arff or .csv file, got {suffix or 'no extension'!r}")
-    if not Path(path).is_file():
-        raise ValueError(f"{path}: no such file")
+    _check_path(path)
     if suffix == ".arff":
         return load_arff(path, target)
     import pandas as pd
@@ -171,6 +219,7 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
             sep = csv.Sniffer().sniff(sample, delimiters=_DELIMITERS).delimiter
         except csv.Error:
             sep = ","
+    _check_csv_shape(path, sep)
     try:
         frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=["", *na_values])
     except (UnicodeDecodeError, pd.errors.ParserError) as error:
@@ -181,9 +230,9 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
-    for column in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            frame[column] = pd.Categorical(frame[column])
+    # one new frame, not a column assignment per column (each one costs the width of the frame)
+    frame = pd.DataFrame({column: values if pd.api.types.is_numeric_dtype(values) else pd.Categorical(values)
+                          for column, values in frame.items()}, index=frame.index)
     return frame.drop(columns=target), frame[target]
 
 

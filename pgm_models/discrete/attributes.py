@@ -35,6 +35,8 @@ class CategoricalAttributes:
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value, skipped as Weka does
+        # the values are categories, text or not (as scikit-learn's CategoricalNB says)
+        tags.input_tags.categorical = tags.input_tags.string = True
         return tags
 
     def _checked_columns(self, X, reset):

@@ -107,6 +107,10 @@ def available_memory(max_age: float = _MEMINFO_SECONDS) -> int:
 
 
 def _read_available_memory() -> int:
+    return min(_system_available_memory(), _address_space_left())
+
+
+def _system_available_memory() -> int:
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
@@ -115,6 +119,21 @@ def _read_available_memory() -> int:
     except OSError:
         pass
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def _address_space_left() -> float:
+    """What an address-space limit (``ulimit -v``, RLIMIT_AS) leaves this process: the limit less
+    its mapped size now (inf without a limit, or off Linux)."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return np.inf
+        with open("/proc/self/statm") as statm:
+            return limit - int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return np.inf
 
 
 def check_memory(n_floats: int, what, remedy: str) -> None:

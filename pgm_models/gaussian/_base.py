@@ -29,8 +29,11 @@ from pgm_models._utils.validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import MAX_ABS_VALUE, batch_moments, class_pooled_moments, merge_moments, pooled_moments
+from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import GaussianEvidence
 from pgm_models.model_selection.loo import GaussianLOO
+
+_SCATTER_COPIES = 6  # (K, p, p) arrays a full-covariance fit and its summary hold at once, at their peak
 
 def merged_moment_statistics(a: dict, b: dict, full: bool) -> dict:
     """Two Gaussian models' statistics merged: class counts add, means and scatters by Chan's formula."""
@@ -66,6 +69,13 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
 
     def _init_counts(self, X, class_index, weight):
         n_classes, p = len(self.classes_), X.shape[1]
+        if self.full_scatter:
+            check_memory(
+                _SCATTER_COPIES * n_classes * p * p,
+                lambda: f"{type(self).__name__}'s scatter matrices, {n_classes} × {p} × {p} (classes × features × features) "
+                        f"held about {_SCATTER_COPIES} times,",
+                "use fewer features (select or project them), or GaussianNB, whose variances need classes × features",
+            )
         self.feature_mean_ = np.zeros((n_classes, p))
         self.feature_scatter_ = np.zeros((n_classes, p, p) if self.full_scatter else (n_classes, p))
         self._prior = None  # the default prior is scaled to this first batch: set from its moments in _count

@@ -2,9 +2,9 @@
 (``feature_prob_outlook[yes, sunny]``).
 
 ``posterior_summary(model)`` gives, for a model with a closed form, the analytic posterior mean,
-sd and mode of every parameter and a central credible interval read off exact i.i.d. draws
-(``posterior_draws``); for an average of models (a model whose ``_components()`` lists them, as
-AODE lists its SPODEs) the summaries of its components, one block each, with each component's
+sd and mode of every parameter and a central credible interval, its exact marginal's quantiles
+(read off exact draws of that one entry where the marginal has no standard form); for an
+average of models (a model whose ``_components()`` lists them, as AODE lists its SPODEs) the summaries of its components, one block each, with each component's
 weight in the average; for Bayesian logistic regression (no closed form) the same
 columns from its NUTS draws (``sample_posterior`` first), with no mode.
 """
@@ -16,22 +16,44 @@ import pandas as pd
 import xarray as xr
 
 
-def labelled_table(**datasets: xr.Dataset) -> pd.DataFrame:
-    """Columns ``variable``, ``parameter`` and one per keyword, from datasets that share their
-    variables and dims: one row per scalar."""
-    from arviz.labels import BaseLabeller
-    from arviz.sel_utils import xarray_sel_iter
+def _shown_entries(shapes: dict, max_rows: int | None):
+    """(name, index arrays) of the first ``max_rows`` scalars of variables of these ``shapes``
+    (all with None), variable by variable in C order: the cost is the rows shown."""
+    left = max_rows
+    for name, shape in shapes.items():
+        if left == 0:
+            return
+        size = int(np.prod(shape))
+        take = size if left is None else min(size, left)
+        yield name, np.unravel_index(np.arange(take), shape)
+        left = None if left is None else left - take
 
-    labeller = BaseLabeller()
+
+def _labels(name: str, coords: list, index) -> list[str]:
+    """``name[coord, coord]`` of each entry, as arviz's BaseLabeller writes them, from the
+    coordinate values of the variable's dims."""
+    if not coords:
+        return [name]
+    values = [np.asarray(c)[i] for c, i in zip(coords, index)]
+    return [f"{name}[{', '.join(str(v[row]) for v in values)}]" for row in range(len(index[0]))]
+
+
+def _table(blocks: list, columns) -> pd.DataFrame:
+    return pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame(columns=["variable", "parameter", *columns])
+
+
+def labelled_table(max_rows: int | None = None, **datasets: xr.Dataset) -> pd.DataFrame:
+    """Columns ``variable``, ``parameter`` and one per keyword, from datasets that share their
+    variables and dims: one row per scalar, or for the first ``max_rows`` scalars only (each
+    dataset is read in the first one's dim order, by name)."""
     first, *_ = datasets.values()
-    # numpy arrays in the first dataset's dim order, indexed directly (an xarray selection per
-    # scalar is slow, and a text model has hundreds of parameters)
-    arrays = {name: [d[name].transpose(*first[name].dims).values for d in datasets.values()] for name in first.data_vars}
-    rows = [
-        (name, labeller.make_label_flat(name, sel, isel), *(float(a[tuple(isel.values())]) for a in arrays[name]))
-        for name, sel, isel in xarray_sel_iter(first, combined=True)
-    ]
-    return pd.DataFrame(rows, columns=["variable", "parameter", *datasets])
+    blocks = []
+    for name, index in _shown_entries({name: v.shape for name, v in first.data_vars.items()}, max_rows):
+        dims = first[name].dims
+        values = {key: np.asarray(d[name].transpose(*dims).values, dtype=float)[index] for key, d in datasets.items()}
+        labels = _labels(name, [first[dim].values for dim in dims], index)
+        blocks.append(pd.DataFrame({"variable": name, "parameter": labels, **values}))
+    return _table(blocks, datasets)
 
 
 def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
@@ -40,11 +62,42 @@ def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
     return {f"q{low:.1%}": quantiles.sel(quantile=low, drop=True), f"q{high:.1%}": quantiles.sel(quantile=high, drop=True)}
 
 
+def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) -> tuple[pd.DataFrame, int]:
+    """The summary of the first ``max_rows`` parameters of a closed-form model and how many there
+    are, read off the posteriors of the variables shown (no xarray dataset of every one): each shown
+    entry's central ``prob`` interval is its exact marginal's quantiles, or, where the marginal
+    has no standard form (an off-diagonal covariance), the quantiles of ``n_draws`` exact draws
+    of that entry alone."""
+    low, high = (1 - prob) / 2, (1 + prob) / 2
+    parameters, coords = model._parameters(), model._coords()
+    shapes = {name: tuple(len(coords[dim]) for dim in dims) for name, (_, dims) in parameters.items()}
+    rng = np.random.default_rng(random_seed)
+    blocks = []
+    for name, index in _shown_entries(shapes, max_rows):
+        posterior, dims = parameters[name]
+        statistics = {s: np.asarray(getattr(posterior, s)(), dtype=float)[index] for s in ("mean", "sd", "mode")}
+        bounds = []
+        for entry in zip(*(map(int, i) for i in index)):
+            marginal = posterior.marginal_distribution(entry)
+            draws = posterior.sample_entry(entry, n_draws, rng) if marginal is None else None
+            bounds.append(marginal.ppf([low, high]) if marginal is not None else np.quantile(draws, [low, high]))
+        bounds = np.reshape(bounds, (-1, 2))
+        blocks.append(pd.DataFrame({
+            "variable": name, "parameter": _labels(name, [coords[dim] for dim in dims], index),
+            **statistics,
+            f"q{low:.1%}": bounds[:, 0], f"q{high:.1%}": bounds[:, 1],
+        }))
+    columns = ["mean", "sd", "mode", f"q{low:.1%}", f"q{high:.1%}"]
+    return _table(blocks, columns), sum(int(np.prod(shape)) for shape in shapes.values())
+
+
 def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None) -> pd.DataFrame:
     """A table of every parameter's posterior: mean, sd, mode and a central credible interval.
 
-    For a model with a closed form, the analytic posterior mean, sd and mode and a central
-    interval read off exact i.i.d. draws (:meth:`~pgm_models.base.BayesianClassifier.posterior_draws`);
+    For a model with a closed form, the analytic posterior mean, sd and mode and the exact central
+    interval of each marginal (its quantiles; an entry whose marginal has no standard form, an
+    off-diagonal covariance, reads it off ``n_draws`` exact draws of that entry alone); only the
+    rows shown are computed;
     for an average of models (AODE) the summaries of its components, one block each, with each
     component's weight; for Bayesian logistic regression (no closed form) the same columns from its
     NUTS draws, with no mode. Parameters are labelled as ``az.summary`` labels them
@@ -57,11 +110,11 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     prob : float in (0, 1), default=0.94
         The probability of the central credible interval (ArviZ's default).
     n_draws : int, default=2000
-        The exact draws the interval is read off.
+        The exact draws an off-diagonal covariance's interval is read off.
     random_seed : int, default=0
         The seed of the draws.
     max_rows : int, default=None
-        Only the first ``max_rows`` parameters (only their variables are drawn); None: all.
+        Only the first ``max_rows`` parameters (only they are computed); None: all.
 
     Returns
     -------
@@ -102,7 +155,8 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     if not 0 < prob < 1:
         raise ValueError(f"prob must be in (0, 1), got {prob!r}")
     if not (isinstance(n_draws, (int, np.integer)) and n_draws >= 1):
-        raise ValueError(f"n_draws must be a whole number ≥ 1 (the intervals are read off that many exact draws), got {n_draws!r}")
+        raise ValueError(f"n_draws must be a whole number ≥ 1 (the intervals of an entry with no standard marginal are read off "
+                         f"that many exact draws), got {n_draws!r}")
     if max_rows is not None and not (isinstance(max_rows, (int, np.integer)) and max_rows >= 0):
         raise ValueError(f"max_rows must be a whole number ≥ 0 or None (all), got {max_rows!r}")
     check_is_fitted(model, "classes_")
@@ -110,23 +164,16 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     if components is not None:
         return _mixture_summary(components, prob, n_draws, random_seed, max_rows)
     if getattr(model, "_closed_form", False):
-        table = labelled_table(mean=model.analytic_posterior("mean"), sd=model.analytic_posterior("sd"),
-                               mode=model.analytic_posterior("mode"))
-        n_parameters = len(table)
-        table = table.head(max_rows) if max_rows is not None else table
-        shown = list(dict.fromkeys(table["variable"]))
-        draws = model.posterior_draws(n_draws, random_seed=random_seed, chains=1, var_names=shown).posterior
-        intervals = labelled_table(**_interval_columns(draws, prob)).drop(columns="variable").set_index("parameter")
-        table = table.join(intervals, on="parameter")
+        table, n_parameters = _closed_form_table(model, max_rows, prob, n_draws, random_seed)
     else:
         if not hasattr(model, "idata_"):
             raise ValueError(f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior")
         posterior = model.idata_.posterior
-        table = labelled_table(
-            mean=posterior.mean(("chain", "draw")), sd=posterior.std(("chain", "draw")), **_interval_columns(posterior, prob)
-        )
-        n_parameters = len(table)
-        table = table.head(max_rows) if max_rows is not None else table
+        shapes = {name: v.shape[2:] for name, v in posterior.data_vars.items()}
+        posterior = posterior[[name for name, _ in _shown_entries(shapes, max_rows)]]  # the variables shown
+        table = labelled_table(max_rows, mean=posterior.mean(("chain", "draw")), sd=posterior.std(("chain", "draw")),
+                               **_interval_columns(posterior, prob))
+        n_parameters = sum(int(np.prod(shape)) for shape in shapes.values())
     table.attrs["n_parameters"] = n_parameters
     return table
 

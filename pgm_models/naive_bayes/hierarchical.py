@@ -154,6 +154,12 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         self.prediction_draws = prediction_draws
         self.class_prior = class_prior
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        template = CategoricalNB() if self.model is None else self.model
+        tags.input_tags = template.__sklearn_tags__().input_tags  # X goes to the wrapped model as it is
+        return tags
+
     def fit(self, X, y, sample_weight=None):
         """Count (X, y) with the wrapped model, then sample λ | counts by NUTS."""
         import pymc as pm
@@ -279,6 +285,7 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable class of each row."""
+        check_is_fitted(self, "alpha_draws_")  # before classes_ is read
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
     def loo(self, X, y, conditional=True):
