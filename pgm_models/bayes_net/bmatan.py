@@ -51,25 +51,38 @@ ESTIMATES = ("mean", "predictive", "mle")
 
 
 class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
-    """Tree-augmented naive Bayes averaged exactly over every spanning tree of the attributes.
+    r"""Tree-augmented naive Bayes averaged exactly over every spanning tree of the attributes.
+
+    A tree-augmented naive Bayes (TAN) gives each attribute the class and at most one other
+    attribute as parents, along an undirected spanning tree of the attributes. Rather than
+    choosing one tree, BMATAN averages the predictions of all F^(F−2) trees, each weighted by its
+    posterior probability; by the matrix-tree theorem the average is exact and costs a few
+    determinants per row. ``edge_posterior_`` tells how probable each dependence between two
+    attributes is.
 
     Parameters
     ----------
-    ess : float > 0
-        Equivalent sample size λ of the attribute tables (BDeu): λ/(K r_u r_v) per cell of a pair's
-        table given the class, λ/(K r_v) per cell of an attribute's.
-    class_alpha : float > 0
-        Dirichlet concentration of the class probabilities.
-    edge_prior : None or (F, F) array > 0, symmetric
-        β of the decomposable tree prior P(E) ∝ Π_{uv∈E} β_uv; None: uniform over trees.
-    estimate : {"mean", "predictive", "mle"}
+    ess : float, default=1.0
+        Equivalent sample size λ of the attribute tables (BDeu, > 0): λ/(K r_u r_v) per cell of a
+        pair's table given the class, λ/(K r_v) per cell of an attribute's.
+    class_alpha : float, default=1.0
+        Dirichlet concentration of the class probabilities (> 0).
+    edge_prior : array-like of shape (n_features, n_features), default=None
+        β of the decomposable tree prior P(E) ∝ Π_{uv∈E} β_uv: symmetric, > 0 off the diagonal;
+        None: uniform over the trees.
+    estimate : {"mean", "predictive", "mle"}, default="mean"
         The tables plugged into the average (the tree posterior is always exact): "mean" and
         "predictive" give the exact posterior predictive. "map" is refused: the mode of a pair's
-        Dirichlet does not marginalise to its attributes' modes, so h_uv would not make each tree a
-        distribution.
-    missing : {"mode", "error"}
-        Replace a missing value by its attribute's mode (as Weka) or refuse it.
-    n_categories, handle_unknown : as for CategoricalNB.
+        Dirichlet does not marginalise to its attributes' modes, so h_uv would not make each tree
+        a distribution.
+    missing : {"mode", "error"}, default="mode"
+        Replace a missing value by its attribute's mode in training and at prediction (as Weka's
+        ``BayesNet``) or refuse it.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -77,33 +90,86 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
 
     Attributes
     ----------
-    edge_posterior_ : (F, F) posterior probability of each tree edge (symmetric, rows sum to the
-        expected degrees, the whole to 2(F − 1))
-    log_edge_weight_ : (F, F) log β_uv R_uv, the tree posterior's edge weights
-    pair_count_ : (K, T', T') counts n_{k,u,v} of every pair of cells, a cell for "missing" after
-        each attribute's values (``pgm_models.discrete.pairs``); a missing value's counts join its mode's
-    modes_, classes_, class_count_, categories_, n_categories_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        n_{k,s,t}, the (weighted) rows of class k with the value or missing cells s and t of two
+        attributes (T' = Σ_j (r_j + 1), a cell for "missing" after each attribute's values); its
+        diagonal holds the single counts. A missing value's counts join its mode's when the model
+        is fitted.
+    edge_posterior_ : ndarray of shape (n_features, n_features)
+        P(uv ∈ E | D), the posterior probability of each tree edge: symmetric, 0 on the diagonal,
+        each row summing to the attribute's expected degree and the whole to 2(F − 1).
+    log_edge_weight_ : ndarray of shape (n_features, n_features)
+        log β_uv R_uv, the edge weights of the decomposable tree posterior
+        P(E | D) ∝ Π_{uv∈E} β_uv R_uv (−inf on the diagonal).
+    modes_ : ndarray of shape (n_features,)
+        The code of each attribute's most frequent value in training, which replaces its missing
+        values.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    TAN : The single maximum-likelihood tree (Chow–Liu).
+    MANB : The exact average over naive Bayes feature subsets.
+    BayesNetClassifier : One structure found by a search (``search="tan"``: Weka's TAN).
+    AODE : Averages one-parent models with a shared super-parent.
 
     Notes
     -----
-    The model and formulas are in the module docstring (``pgm_models.bayes_net.bmatan``). Fitting
-    counts the pairs (one pass, O(N F²)), reduces one F × F Laplacian (O(F³)) and, for the edge
-    posteriors, one per edge of its contractions (O(F⁵) in all); a test row costs K log determinants
-    of (F − 1) × (F − 1) reduced Laplacians, O(K F³), by Kron reduction in log space
-    (``pgm_models.bayes_net._trees``); leave-one-out K + 1 per row.
+    The prior over trees is decomposable, P(E) = Π_{uv∈E} β_uv / τ(β), with τ(β) the sum over
+    spanning trees of the product of their edge weights. The parameters are
+    π ~ Dirichlet(class_alpha) and, for each class k and pair of attributes, the joint table
+    θ_{k,uv} ~ Dirichlet(λ/(K r_u r_v)) per cell (BDeu: every directed TAN of a tree has the same
+    prior and marginal likelihood, whichever root is chosen). With ML the Dirichlet–multinomial
+    marginal likelihood,
+
+    .. math::
+
+        p(D \mid E) = ML_C \prod_{k,v} ML(n_{k,v}) \prod_{uv \in E} R_{uv}, \qquad
+        R_{uv} = \prod_k \frac{ML(n_{k,uv})}{ML(n_{k,u}) ML(n_{k,v})},
+
+    so the tree posterior is again decomposable, with weights β_uv R_uv. With
+    h_uv(k, x) = P(x_u, x_v | k) / (P(x_u | k) P(x_v | k)) from the posterior means,
+
+    .. math::
+
+        P(y = k, x \mid D) = P(k \mid D) \prod_v P(x_v \mid k, D)
+        \frac{\tau(\beta \circ R \circ h(k, x))}{\tau(\beta \circ R)},
+
+    a ratio of two determinants by the matrix-tree theorem. Fitting counts the pairs (one pass,
+    O(N F²)), reduces one F × F Laplacian (O(F³)) and, for the edge posteriors, one per edge of
+    its contractions (O(F⁵) in all); a test row costs K log determinants, O(K F³), and its exact
+    leave-one-out score (``loo``) K + 1. :meth:`plot_tree` draws ``edge_posterior_``.
 
     References
     ----------
-    J. Cerquides and R. López de Màntaras (2005). TAN classifiers based on decomposable
-    distributions. Machine Learning 59, 323–354.
-    M. Meilă and T. Jaakkola (2006). Tractable Bayesian learning of tree belief networks.
-    Statistics and Computing 16, 77–92.
+    .. [1] J. Cerquides and R. López de Màntaras, "TAN classifiers based on decomposable
+       distributions", *Machine Learning* 59, 323–354, 2005.
+    .. [2] M. Meilă and T. Jaakkola, "Tractable Bayesian learning of tree belief networks",
+       *Statistics and Computing* 16, 77–92, 2006.
 
     Examples
     --------
     >>> from pgm_models import BMATAN, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = BMATAN().fit(X, y)
+    >>> model.edge_posterior_.round(2)  # outlook, temperature, humidity, windy
+    array([[0.  , 0.05, 0.56, 0.83],
+           [0.05, 0.  , 0.99, 0.07],
+           [0.56, 0.99, 0.  , 0.51],
+           [0.83, 0.07, 0.51, 0.  ]])
     >>> round(float(model.edge_posterior_.sum() / 2), 9)  # F − 1 edges in every tree
     3.0
     >>> model.predict_proba(X.iloc[:1]).round(3).tolist()
@@ -181,7 +247,32 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         return ratios
 
     def log_evidence(self) -> float:
-        """log p(D) of the average over trees: log ML_C + Σ_{k,v} log ML(n_{k,v}) + log τ(β∘R) − log τ(β)."""
+        r"""The log marginal likelihood of the average over trees, log p(D | ess, class_alpha, β).
+
+        The Dirichlet–multinomial evidence of the class counts and of every attribute given the
+        class, times the tree terms summed over all spanning trees under the prior (ordered rows,
+        missing values replaced by the modes):
+
+        .. math::
+
+            \log p(D) = \log ML_C + \sum_{k,v} \log ML(n_{k,v}) + \log \tau(\beta \circ R) - \log \tau(\beta),
+
+        with R the edge ratios of the class Notes. It compares hyperparameters such as ``ess``.
+
+        Returns
+        -------
+        float
+            log p(D), in nats.
+
+        Examples
+        --------
+        >>> from pgm_models import BMATAN, load_dataset
+        >>> X, y = load_dataset("weather.nominal")
+        >>> round(BMATAN(ess=1.0).fit(X, y).log_evidence(), 3)
+        -81.199
+        >>> round(BMATAN(ess=10.0).fit(X, y).log_evidence(), 3)
+        -64.733
+        """
         attributes = self._attribute_prior().log_evidence(self._attribute_counts()).sum()
         return float(self._class_prior.log_evidence(self.class_count_).sum() + attributes + self._log_tree_sum - self._log_prior_tree_sum)
 

@@ -48,27 +48,43 @@ from pgm_models.model_selection.loo import ExactLOO
 
 
 class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
-    """Bayesian network classifier: structure search by a decomposable score, Dirichlet tables.
+    r"""Bayesian network classifier: structure search by a decomposable score, Dirichlet tables.
+
+    The class is a parent of every attribute, and a search (K2, hill climbing or TAN) gives the
+    attributes other parents among themselves, one network scored by a decomposable score such
+    as the Bayesian (Cooper–Herskovits) marginal likelihood. Given the structure, every table has
+    a Dirichlet prior and an exact conjugate posterior, with the closed-form posterior, PyMC
+    model and draws of the other conjugate models. With Weka's settings it reproduces Weka 3.6's
+    ``weka.classifiers.bayes.BayesNet``.
 
     Parameters
     ----------
-    search : {"k2", "hill-climb", "tan"}
+    search : {"k2", "hill-climb", "tan"}, default="k2"
         K2 over the attributes' order, hill climbing over arc additions, deletions and reversals
-        between attributes, or Weka's TAN (see ``pgm_models.bayes_net._search``).
-    score_type : {"bayes", "bdeu", "bic", "aic", "loglik"}
-        The decomposable structure score (Weka's -S; not ``score``, which is scikit-learn's accuracy method) ("bayes": Cooper–Herskovits with ``prior_count`` per cell;
-        "bdeu": equivalent sample size 1; "bic" is Weka's MDL, "loglik" its ENTROPY).
-    max_parents : int ≥ 1
-        Most parents of an attribute, the class included (Weka's -P: 1 is naive Bayes, 2 a tree-like
-        network). Ignored by "tan" (always 2).
-    prior_count : float > 0
-        Dirichlet concentration α of every cell of every attribute table (Weka's SimpleEstimator α,
-        default 0.5), and the "bayes" score's.
-    class_alpha : float > 0
-        Dirichlet concentration of the class probabilities (Weka: the same α).
-    estimate : {"mean", "map", "mle", "predictive"}
-    missing : {"mode", "error"}
-    n_categories, handle_unknown : as for CategoricalNB.
+        between attributes, or Weka's TAN (a tree over the attributes).
+    score_type : {"bayes", "bdeu", "bic", "aic", "loglik"}, default="bayes"
+        The decomposable structure score (Weka's -S; not ``score``, which is scikit-learn's
+        accuracy method): "bayes" is Cooper–Herskovits with ``prior_count`` per cell, "bdeu" the
+        equivalent sample size 1, "bic" Weka's MDL, "loglik" its ENTROPY.
+    max_parents : int, default=2
+        Most parents of an attribute, the class included (≥ 1; Weka's -P: 1 is naive Bayes, 2 a
+        tree-like network). Ignored by "tan" (always 2).
+    prior_count : float, default=0.5
+        Dirichlet concentration α of every cell of every attribute table (> 0; Weka's
+        SimpleEstimator α), and the "bayes" score's.
+    class_alpha : float, default=0.5
+        Dirichlet concentration of the class probabilities (> 0; Weka: the same α).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters predictions plug in: the posterior mean, the posterior mode, the
+        maximum-likelihood estimate, or the exact posterior predictive (here equal to the mean).
+    missing : {"mode", "error"}, default="mode"
+        Replace a missing value by its attribute's mode in training and at prediction (as Weka's
+        ``BayesNet``) or refuse it.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -76,35 +92,84 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     Attributes
     ----------
-    parents_ : list of arrays, attribute j's parents besides the class (attribute indices, in the
-        order the search added them)
-    family_counts_ : list of arrays, attribute j's counts (K, r_p1, .., r_j)
-    structure_score_ : the search score of the attributes' families
-    modes_, classes_, class_count_, categories_, n_categories_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    parents_ : list of ndarray
+        Attribute j's parents besides the class (attribute indices, in the order the search added
+        them); an empty array for an attribute whose only parent is the class.
+    family_counts_ : list of ndarray
+        Attribute j's (weighted) counts n_{j,u,v}, of shape (n_classes, r_p1, ..., r_pm, r_j) for its
+        parents p1..pm: one table per configuration u = (class, parents' values).
+    structure_score_ : float
+        The attributes' part of the found structure's score under ``score_type``,
+        Σ_j score(x_j | C, parents_j), on the rows the search read (the first batch).
+    modes_ : ndarray of shape (n_features,)
+        The code of each attribute's most frequent value in training, which replaces its missing
+        values.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    KDB : Sahami's k-dependence structure, set by mutual information.
+    TAN : A Chow–Liu tree with conjugate tables.
+    BMATAN : The exact average over every tree instead of one structure.
+    MANB : The exact average over naive Bayes feature subsets.
+    CategoricalNB : No attribute parents (``max_parents=1``).
 
     Notes
     -----
-    The model is in the module docstring (``pgm_models.bayes_net.classifier``), the searches and
-    scores in ``pgm_models.bayes_net._search``. With ``search="k2", max_parents=2`` or
-    ``search="tan"``, ``score_type="bayes"``, ``prior_count=0.5``, ``class_alpha=0.5`` it gives Weka 3.6's
-    BayesNet class distributions (``-Q ...K2 -- -P 2 -S BAYES -E ...SimpleEstimator -- -A 0.5``).
+    With parents pa_j from the search and parent configuration u = (k, x_pa_j),
+
+    .. math::
+
+        \pi \sim \mathrm{Dirichlet}(\alpha_c \mathbf 1_K), \quad y_i \mid \pi \sim \mathrm{Categorical}(\pi),
+        \quad \theta_{j,u} \sim \mathrm{Dirichlet}(\alpha \mathbf 1_{r_j}), \quad
+        x_{ij} \mid y_i, x_{i,\mathrm{pa}_j} \sim \mathrm{Categorical}(\theta_{j,u}),
+
+    whose posterior is Dirichlet(α + n_{j,u,v}) per table; the posterior predictive of a row is
+    the product of the posterior-mean entries it reads, normalised over the classes. Weka's
+    SimpleEstimator is this posterior mean with α = 0.5 for every table, the class's too. With
+    ``search="k2", max_parents=2`` or ``search="tan"``, ``score_type="bayes"``,
+    ``prior_count=0.5``, ``class_alpha=0.5`` it gives Weka 3.6's BayesNet class distributions
+    (``-Q ...K2 -- -P 2 -S BAYES -E ...SimpleEstimator -- -A 0.5``).
+
+    The search reads the rows of the first batch of a fit; ``partial_fit`` keeps that structure
+    and adds later batches to its tables, and ``loo`` is exact leave-one-out with the structure
+    held fixed. A Dask collection is refused: the search needs the rows in memory.
 
     References
     ----------
-    G. F. Cooper and E. Herskovits (1992). A Bayesian method for the induction of probabilistic
-    networks from data. Machine Learning 9, 309–347.
-    D. Heckerman, D. Geiger and D. M. Chickering (1995). Learning Bayesian networks: the combination
-    of knowledge and statistical data. Machine Learning 20, 197–243.
-    N. Friedman, D. Geiger and M. Goldszmidt (1997). Bayesian network classifiers. Machine Learning 29, 131–163.
-    R. R. Bouckaert (2004). Bayesian network classifiers in Weka. University of Waikato, working paper 14/2004.
+    .. [1] G. F. Cooper and E. Herskovits, "A Bayesian method for the induction of probabilistic
+       networks from data", *Machine Learning* 9, 309–347, 1992.
+    .. [2] D. Heckerman, D. Geiger and D. M. Chickering, "Learning Bayesian networks: the
+       combination of knowledge and statistical data", *Machine Learning* 20, 197–243, 1995.
+    .. [3] N. Friedman, D. Geiger and M. Goldszmidt, "Bayesian network classifiers", *Machine
+       Learning* 29, 131–163, 1997.
+    .. [4] R. R. Bouckaert, "Bayesian network classifiers in Weka", University of Waikato,
+       working paper 14/2004, 2004.
 
     Examples
     --------
     >>> from pgm_models import BayesNetClassifier, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = BayesNetClassifier(search="k2", max_parents=2).fit(X, y)
-    >>> [p.tolist() for p in model.parents_]
+    >>> [p.tolist() for p in model.parents_]  # temperature ← outlook, humidity ← temperature, ...
     [[], [0], [1], [0]]
+    >>> model.family_counts_[1].shape  # class × outlook × temperature
+    (2, 3, 3)
+    >>> round(model.structure_score_, 3)
+    -55.961
     >>> model.predict_proba(X.iloc[:1]).round(3).tolist()
     [[0.914, 0.086]]
     """
@@ -182,8 +247,27 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         return Dirichlet(np.full(self.family_counts_[j].shape, float(self.prior_count)))
 
     def log_evidence(self) -> float:
-        """log p(D | structure) of the fitted counts: the class block and every table's
-        Dirichlet–multinomial marginal likelihood (ordered rows)."""
+        """The log marginal likelihood of the fitted counts given the learned structure, log p(D | S).
+
+        The Dirichlet–multinomial evidence of the class counts plus that of every attribute's
+        tables given the class and its parents (ordered rows: no multinomial coefficients), with
+        the structure held fixed. Its attribute part is the "bayes" score of the structure on all
+        the counts, so it compares structures (``search``, ``max_parents``) and ``prior_count``.
+
+        Returns
+        -------
+        float
+            log p(D | structure), in nats.
+
+        Examples
+        --------
+        >>> from pgm_models import BayesNetClassifier, load_dataset
+        >>> X, y = load_dataset("weather.nominal")
+        >>> naive = BayesNetClassifier(max_parents=1).fit(X, y)  # naive Bayes
+        >>> k2 = BayesNetClassifier(search="k2", max_parents=2).fit(X, y)
+        >>> round(naive.log_evidence(), 3), round(k2.log_evidence(), 3)
+        (-69.073, -66.65)
+        """
         tables = sum(float(self._prior(j).log_evidence(c).sum()) for j, c in enumerate(self.family_counts_))
         return float(self._class_prior.log_evidence(self.class_count_).sum()) + tables
 

@@ -50,20 +50,35 @@ def kdb_structure(class_information, conditional_information, k: int) -> list[li
 
 
 class KDB(BayesNetClassifier):
-    """Sahami's k-dependence Bayesian classifier with conjugate Dirichlet tables.
+    r"""Sahami's k-dependence Bayesian classifier with conjugate Dirichlet tables.
+
+    KDB lets every attribute depend on the class and on up to k other attributes, chosen greedily
+    by mutual information: attributes are placed in order of their information about the class,
+    and each takes as parents the k already placed with which it shares most information given
+    the class. k = 0 is naive Bayes, k = 1 a tree-like network; larger k trades variance for bias
+    without a search over structures. Given the structure it is :class:`BayesNetClassifier`'s
+    model, with the closed-form posterior, PyMC model and draws.
 
     Parameters
     ----------
-    k : int ≥ 0, default 1
-        The most attribute parents of an attribute (besides the class): 0 is naive Bayes.
-    prior_count : float > 0, default 1.0
-        Dirichlet concentration of every cell of every attribute table (1 is Laplace smoothing).
-    class_alpha : float > 0, default 1.0
-        Dirichlet concentration of the class probabilities.
-    estimate : {"mean", "map", "mle", "predictive"}, default "mean"
-    missing : {"mode", "error"}, default "mode"
-        Missing values replaced by the attribute's mode in training and prediction, or refused.
-    n_categories, handle_unknown : as for CategoricalNB.
+    k : int, default=1
+        The most attribute parents of an attribute besides the class (≥ 0; 0 is naive Bayes).
+    prior_count : float, default=1.0
+        Dirichlet concentration of every cell of every attribute table (> 0; 1 is Laplace
+        smoothing).
+    class_alpha : float, default=1.0
+        Dirichlet concentration of the class probabilities (> 0).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters predictions plug in: the posterior mean, the posterior mode, the
+        maximum-likelihood estimate, or the exact posterior predictive (here equal to the mean).
+    missing : {"mode", "error"}, default="mode"
+        Replace a missing value by its attribute's mode in training and at prediction, or refuse
+        it.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -71,35 +86,82 @@ class KDB(BayesNetClassifier):
 
     Attributes
     ----------
-    parents_ : list of arrays
-        Attribute j's parents besides the class, highest conditional mutual information first.
-    class_information_ : array (F,)
-        I(X_j; C) of every attribute, which orders them.
-    conditional_information_ : array (F, F)
-        I(X_i; X_j | C) of every pair (0 on the diagonal).
-    family_counts_, classes_, class_count_, categories_, n_categories_, modes_
-        As for BayesNetClassifier.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    parents_ : list of ndarray
+        Attribute j's parents besides the class (attribute indices), highest conditional mutual
+        information first; at most k of them.
+    class_information_ : ndarray of shape (n_features,)
+        I(X_j; C), the mutual information of every attribute with the class (nats), which orders
+        the attributes.
+    conditional_information_ : ndarray of shape (n_features, n_features)
+        I(X_i; X_j | C) of every pair of attributes (nats; symmetric, 0 on the diagonal), which
+        ranks the candidate parents.
+    family_counts_ : list of ndarray
+        Attribute j's (weighted) counts n_{j,u,v}, of shape (n_classes, r_p1, ..., r_pm, r_j) for its
+        parents p1..pm: one table per configuration u = (class, parents' values).
+    structure_score_ : float
+        The attributes' part of the structure's Bayesian (Cooper–Herskovits) score with
+        ``prior_count`` per cell, Σ_j log ML(x_j | C, parents_j), on the rows of the first batch.
+    modes_ : ndarray of shape (n_features,)
+        The code of each attribute's most frequent value in training, which replaces its missing
+        values.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    BayesNetClassifier : The structure found by a score-based search instead.
+    TAN : One parent per attribute along a maximum spanning tree.
+    AODE : Averages one-parent models instead of choosing parents.
+    A2DE : Averages two-parent models.
+    CategoricalNB : No attribute parents (``k=0``).
 
     Notes
     -----
-    The structure procedure and the information measures are in the module docstring
-    (``pgm_models.bayes_net.kdb``); given the structure, θ_{j,u} ~ Dirichlet(prior_count) for every
-    configuration u = (class, parents), whose posterior is Dirichlet(prior_count + n_{j,u,v}).
+    Order the attributes by I(X_i; C), highest first (ties: the earlier attribute). Each attribute
+    in turn takes as parents the class and the min(k, number placed before it) attributes already
+    placed with the highest I(X_i; X_j | C) (ties: the earlier-placed attribute). The information
+    is computed from the weighted relative frequencies p̂ of the first batch (natural logarithms):
+
+    .. math::
+
+        I(X_i; C) = \sum_{k,v} \hat p(k, v) \log \frac{\hat p(k, v)}{\hat p(k) \hat p(v)}, \qquad
+        I(X_i; X_j \mid C) = \sum_{k,u,v} \hat p(k, u, v)
+        \log \frac{\hat p(k, u, v) \hat p(k)}{\hat p(k, u) \hat p(k, v)}.
+
+    Given the structure, θ_{j,u} ~ Dirichlet(prior_count) for every configuration
+    u = (class, parents), whose posterior is Dirichlet(prior_count + n_{j,u,v}); ``partial_fit``
+    keeps the first batch's structure, and ``loo`` is exact leave-one-out with it held fixed.
 
     References
     ----------
-    M. Sahami (1996). Learning limited dependence Bayesian classifiers. In Proceedings of KDD-96,
-    335–338.
+    .. [1] M. Sahami, "Learning limited dependence Bayesian classifiers", *Proceedings of KDD-96*,
+       335–338, 1996.
 
     Examples
     --------
     >>> from pgm_models import KDB, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = KDB(k=1).fit(X, y)
+    >>> model.class_information_.round(3)  # outlook, temperature, humidity, windy
+    array([0.171, 0.02 , 0.105, 0.033])
     >>> [p.tolist() for p in model.parents_]
     [[], [0], [0], [0]]
     >>> model.predict_proba(X.iloc[:1]).round(3).tolist()
     [[0.92, 0.08]]
+    >>> [p.tolist() for p in KDB(k=2).fit(X, y).parents_]
+    [[], [0, 2], [0], [0, 2]]
     """
 
     def __init__(self, k=1, prior_count=1.0, class_alpha=1.0, estimate="mean", missing="mode", n_categories=None,

@@ -35,20 +35,21 @@ class ComplementNB(MultinomialNB):
 
     Parameters
     ----------
-    alpha : float, array of one per word, or "evidence", default 1.0
-        Dirichlet concentration of every complement distribution θ̃_k; scikit-learn's smoothing
-        ``alpha`` (estimate="mean" gives its weights exactly). "evidence": learned by maximising
-        the marginal likelihood of the complement counts.
-    class_alpha : float or array of one per class, ≥ 0, default 1.0
-        Dirichlet concentration of the class probabilities π. Their posterior is fitted and
-        sampled as in every model of the zoo, but it does not enter the scores (see Notes).
-    estimate : {"mean", "map", "mle", "predictive"}, default "mean"
+    alpha : float, array-like of shape (n_features,), "evidence" or "evidence-per-attribute", default=1.0
+        Dirichlet concentration of every cell of the complement distributions θ̃_k (≥ 0), one
+        number or one per word; scikit-learn's smoothing ``alpha`` (``estimate="mean"`` gives its
+        weights exactly). "evidence" learns one shared value by maximising the marginal likelihood
+        of the complement counts, "evidence-per-attribute" one per word (``alpha_``).
+    class_alpha : float, array-like of shape (n_classes,) or "evidence", default=1.0
+        Dirichlet concentration of the class probabilities π (≥ 0). Their posterior is fitted and
+        sampled as in every model of the package, but it does not enter the scores (see Notes).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
         Which θ̃ the weights use: the posterior mean (scikit-learn's smoothed estimate), the
         posterior mode, the complement frequencies Ñ_kv/Ñ_k (alpha ignored), or "predictive":
         score_k(x) = −log p(x | not k, D), the exact Dirichlet–multinomial posterior predictive
         of the document under the complement of class k (not linear in x; norm=False only).
         ``predict_proba_draws`` scores under exact posterior draws of θ̃.
-    norm : bool, default False
+    norm : bool, default=False
         Divide each class's log weights by their sum (Rennie et al.'s weight normalisation,
         scikit-learn's ``norm``); the point estimate must then put probability > 0 on every word.
     class_prior : array-like of shape (n_classes,), default=None
@@ -60,11 +61,32 @@ class ComplementNB(MultinomialNB):
 
     Attributes
     ----------
-    classes_ : (K,) class labels
-    class_count_ : (K,) weighted rows per class
-    feature_count_ : (K, V) N_kv, weighted count of word v in the documents of class k
-    feature_concentration_ : (K, V) alpha + Ñ_kv, the complement distributions' posterior
-    class_concentration_ : (K,) class_alpha + class_count_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of documents of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities, class_alpha + N_k.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        N_kv, the (weighted) count of word v in the documents of class k (the class's own counts;
+        the complement counts are Ñ_kv = Σ_j N_jv − N_kv).
+    feature_concentration_ : ndarray of shape (n_classes, n_features)
+        The posterior Dirichlet concentrations alpha + Ñ_kv of the complement distributions θ̃_k
+        (``complement_prob`` in ``analytic_posterior`` and ``posterior_draws``).
+    n_features_in_ : int
+        The vocabulary size V seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : float or ndarray of shape (n_features,)
+        The learned ``alpha`` (only with ``alpha="evidence"`` or ``"evidence-per-attribute"``).
+    class_alpha_ : float
+        The learned ``class_alpha`` (only with ``class_alpha="evidence"``).
+
+    See Also
+    --------
+    MultinomialNB : Scores each class by its own word distribution, with the class prior.
+    BernoulliNB : Presence and absence of each word.
+    HierarchicalNB : A hyperprior on ``alpha``, integrated out.
 
     Notes
     -----
@@ -94,8 +116,8 @@ class ComplementNB(MultinomialNB):
 
     References
     ----------
-    J. D. M. Rennie, L. Shih, J. Teevan and D. R. Karger (2003). Tackling the poor assumptions of
-    naive Bayes text classifiers. ICML, 616–623.
+    .. [1] J. D. M. Rennie, L. Shih, J. Teevan and D. R. Karger, "Tackling the poor assumptions of
+       naive Bayes text classifiers", *Proceedings of ICML 2003*, 616–623, 2003.
 
     Examples
     --------
@@ -166,8 +188,47 @@ class ComplementNB(MultinomialNB):
         return scores
 
     def loo(self, X, y, conditional=True):
-        """Not available: ComplementNB's score is not a predictive density of the rows, so there is
-        no exact leave-one-out predictive to report."""
+        """Exact leave-one-out cross-validation: not available for ComplementNB.
+
+        The other estimators' ``loo`` scores each training row by the exact posterior predictive
+        of the model fitted without it. ComplementNB's class scores are Rennie et al.'s weights,
+        not the posterior predictive of a generative model of (x, y), so there is no leave-one-out
+        predictive density to report, and this method always raises. Estimate its out-of-sample
+        accuracy or log loss by cross-validation instead
+        (``sklearn.model_selection.cross_val_score``), or compare it with :class:`MultinomialNB`,
+        whose ``loo`` is exact.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The training word counts (accepted for the common signature; not read).
+        y : array-like of shape (n_samples,)
+            Their labels (not read).
+        conditional : bool, default=True
+            Whether log p(y_i | x_i, D₋ᵢ) or the joint log p(y_i, x_i | D₋ᵢ) would be scored (not
+            read).
+
+        Raises
+        ------
+        NotImplementedError
+            Always: ComplementNB has no exact leave-one-out.
+
+        See Also
+        --------
+        MultinomialNB.loo : The exact leave-one-out of multinomial naive Bayes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import ComplementNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> y = ["a", "a", "b", "b"]
+        >>> model = ComplementNB().fit(X, y)
+        >>> model.loo(X, y)
+        Traceback (most recent call last):
+            ...
+        NotImplementedError: ComplementNB has no exact leave-one-out: ...
+        """
         raise NotImplementedError(
             "ComplementNB has no exact leave-one-out: its class scores are Rennie et al.'s weights, not a "
             "posterior predictive of (x, y); cross-validate it instead (sklearn.model_selection.cross_val_score)"

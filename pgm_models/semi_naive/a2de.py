@@ -35,20 +35,39 @@ COUNT_ROWS = 2048
 
 
 class A2DE(AODE):
-    """Averaged two-dependence estimators.
+    r"""Averaged two-dependence estimators.
+
+    A2DE averages the models in which every attribute depends on the class and on a pair of
+    super-parent attributes (a, b), over every pair whose values are observed together often
+    enough, one step further than :class:`AODE`'s single super-parents (the AnDE family with
+    n = 2). It trades more variance for less bias than AODE, and its triple counts grow as
+    K·T³ in the number of values T.
 
     Parameters
     ----------
-    alpha : Laplace pseudo-count per cell.
-    frequency_limit : a pair of parent values must occur together this often in training (and
-        AODE's fallback's parent value alone as often).
-    estimator : "laplace" or "m-estimate"; m : the m-estimate's weight.
-    estimate : {"mean", "map", "mle", "predictive"} for every model's parameters ("predictive"
-        equals "mean": each parameter enters a model's likelihood once).
-    max_triple_cells : the largest triple tensor K·T³ fitted (default 2²⁶, 512 MiB of counts,
-        held about 4 times while scoring; T ≈ 320 values with 2 classes); a larger one is refused
+    alpha : float, default=1.0
+        The Laplace pseudo-count of every cell, for ``estimator="laplace"`` (no "evidence": A2DE
+        does not learn its prior).
+    frequency_limit : int, default=1
+        A pair of parent values must occur together this often in training for its model to vote
+        (and, in AODE's fallback, a parent value alone as often).
+    estimator : {"laplace", "m-estimate"}, default="laplace"
+        Laplace's estimate (α per cell) or the m-estimate (m pseudo-rows spread evenly over a
+        block).
+    m : float, default=1.0
+        The m-estimate's weight in pseudo-rows, for ``estimator="m-estimate"``.
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters every model plugs in ("predictive" equals "mean": each parameter enters a
+        model's likelihood once).
+    max_triple_cells : int, default=2**26
+        The largest triple tensor, K·T³ cells, that ``fit`` builds (2²⁶ is 512 MiB of counts, held
+        about 4 times while scoring; T ≈ 320 values with 2 classes). A larger one is refused
         before counting, whatever memory the machine has, as scoring it costs K·T³ too.
-    n_categories, handle_unknown : as for CategoricalNB.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -56,33 +75,71 @@ class A2DE(AODE):
 
     Attributes
     ----------
-    triple_count_ (K, T, T, T) : N(y = k, value cells s, t, u) (rows observing all three).
-    pair_count_, categories_, n_categories_, class_count_ : as for :class:`AODE` (its fallback).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    triple_count_ : ndarray of shape (n_classes, T, T, T)
+        N(y = k, s, t, u), the (weighted) rows of class k with the value cells s, t and u
+        (T = Σ_j r_j, attribute j's r_j cells after those of the attributes before it), counted
+        on the rows observing all three; its diagonals are the pair and single counts.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        The pair-count tensor of the AODE fallback, as in :class:`AODE` (T' = Σ_j (r_j + 1), a
+        cell for "missing" after each attribute's values).
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    AODE : One super-parent per model (A1DE), and A2DE's fallback.
+    AODEsr : AODE with subsumption resolution.
+    KDB : Up to k learned parents per attribute in a single network.
+    CategoricalNB : No parent attribute (A0DE).
 
     Notes
     -----
-    With n the counts on the rows observing what each involves,
+    Each pair of super-parents (a, b) gives the generative model
+    p(y, x | a, b) = P(y, x_a, x_b) Π_{j∉{a,b}} P(x_j | y, x_a, x_b), with a Dirichlet block over
+    the K·r_a·r_b cells of P(y, x_a, x_b) and one over the r_j values of each P(x_j | y, x_a, x_b).
+    With n the counts on the rows observing what each involves, the posterior means give
 
-        p(y, x) ∝ Σ_{a<b eligible} (n(y, x_a, x_b) + α_J)/(N_ab + K r_a r_b α_J)
-                   Π_{j∉{a,b}} (n(y, x_a, x_b, x_j) + α_j)/(n_j(y, x_a, x_b) + r_j α_j)
+    .. math::
 
-    (the mean; each divided by the number of eligible pairs).
+        p(y, x) \propto \sum_{a < b \text{ eligible}}
+        \frac{n(y, x_a, x_b) + \alpha_J}{N_{ab} + K r_a r_b \alpha_J}
+        \prod_{j \notin \{a, b\}} \frac{n(y, x_a, x_b, x_j) + \alpha_j}{n_j(y, x_a, x_b) + r_j \alpha_j},
+
+    divided by the number of eligible pairs: those whose values are both observed and occur
+    together at least ``frequency_limit`` times. Laplace: α_J = α_j = α; m-estimate:
+    α_J = m/(K r_a r_b), α_j = m/r_j. A row with no eligible pair falls back to AODE (which falls
+    back to naive Bayes), as AnDE falls back to A(n−1)DE; a missing value is skipped as parent and
+    as child. There is no exact leave-one-out (``loo`` raises NotImplementedError).
 
     References
     ----------
-    G. I. Webb, J. R. Boughton, F. Zheng, K. M. Ting and H. Salem (2012). Learning by
-    extrapolation from marginal to full-multivariate probability distributions: decreasingly
-    naive Bayesian classification. Machine Learning 86(2), 233–272.
+    .. [1] G. I. Webb, J. R. Boughton, F. Zheng, K. M. Ting and H. Salem, "Learning by
+       extrapolation from marginal to full-multivariate probability distributions: decreasingly
+       naive Bayesian classification", *Machine Learning* 86(2), 233–272, 2012.
 
     Examples
     --------
-    >>> from pgm_models import A2DE, load_dataset
+    >>> from pgm_models import A2DE, AODE, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = A2DE().fit(X, y)
-    >>> model.triple_count_.shape
+    >>> model.triple_count_.shape  # 2 classes, 3 + 3 + 2 + 2 values
     (2, 10, 10, 10)
     >>> model.predict_proba(X[:1]).round(4)
     array([[0.7889, 0.2111]])
+    >>> AODE().fit(X, y).predict_proba(X[:1]).round(4)
+    array([[0.8144, 0.1856]])
     """
 
     weights = "uniform"  # AODE's options that A2DE does not take

@@ -27,18 +27,36 @@ from pgm_models.semi_naive.aode import AODE
 
 
 class AODEsr(AODE):
-    """Averaged one-dependence estimators with subsumption resolution.
+    r"""Averaged one-dependence estimators with subsumption resolution.
+
+    AODEsr is :class:`AODE` with one step added at prediction: a value of the row that every
+    training row with another of the row's values also has (a *generalisation* of it, such as
+    ``humidity=normal`` when every ``temperature=cool`` day is humid-normal) adds nothing but a
+    double count, so it is removed from the row, as a parent and as a child, before the SPODEs are
+    averaged. ``AODEsr()`` reproduces Weka 3.6's ``weka.classifiers.bayes.AODEsr``.
 
     Parameters
     ----------
-    critical_value : a value x_j removes a generalisation x_i only when N(x_j) > critical_value
-        (Weka -C, default 50).
-    frequency_limit : a parent value must occur this often in training (Weka -F, default 1).
-    estimator : "m-estimate" (Weka's default) or "laplace" (Weka -L).
-    m : the m-estimate's weight (Weka -M, default 1).
-    alpha : Laplace pseudo-count per cell (1 is Weka's -L), or "evidence" (see :class:`AODE`).
-    estimate : {"mean", "map", "mle", "predictive"} for every SPODE's parameters.
-    n_categories, handle_unknown : as for CategoricalNB.
+    critical_value : float, default=50
+        A value x_j removes a generalisation x_i only when it is frequent enough to trust,
+        N(x_j) > critical_value training rows (Weka's -C; ≥ 0).
+    frequency_limit : int, default=1
+        A parent value must occur this often in training for its SPODE to vote (Weka's -F).
+    estimator : {"m-estimate", "laplace"}, default="m-estimate"
+        The m-estimate (Weka's default) or Laplace's estimate (Weka's -L).
+    m : float, default=1.0
+        The m-estimate's weight in pseudo-rows (Weka's -M).
+    alpha : float or "evidence", default=1.0
+        The Laplace pseudo-count of every cell, for ``estimator="laplace"`` (Weka: 1); "evidence":
+        one per SPODE, each its SPODE's marginal-likelihood maximum, as in :class:`AODE`
+        (``alpha_``).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters every SPODE plugs in ("predictive" equals "mean").
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -46,34 +64,74 @@ class AODEsr(AODE):
 
     Attributes
     ----------
-    pair_count_ (K, T', T'), categories_, n_categories_, class_count_ : as for :class:`AODE`.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        The pair-count tensor: C[k, s, t], the (weighted) rows of class k with the value or missing
+        cells s and t of two attributes (T' = Σ_j (r_j + 1)); its diagonal holds the single counts.
+        Its sums over the classes are the counts N(x_i, x_j) and N(x_j) that the subsumption test
+        reads.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : ndarray of shape (n_features,)
+        The learned α of each SPODE (only with ``alpha="evidence"``).
+    fallback_alpha_ : float
+        The learned α of the naive Bayes fallback (only with ``alpha="evidence"``).
+
+    See Also
+    --------
+    AODE : The same average without subsumption resolution.
+    WAODE : SPODEs weighted by the mutual information of their parent with the class.
+    A2DE : Averages two-parent models instead of one-parent ones.
+    HNB : A hidden parent per attribute, mixing the one-dependence estimates.
+    SPODE : One member of the average.
+    CategoricalNB : The fallback when no parent is left.
 
     Notes
     -----
     For a row x let R(x) be its observed values less those x_i for which another observed x_j of
     a different attribute has N(x_j) > C, N(x_i, x_j) = N(x_j) and not (N(x_i) = N(x_j) and
-    i < j). Then
+    i < j): two values that imply each other remove only the later attribute's. Then
 
-        p(y, x) ∝ Σ_{a ∈ R(x), N(x_a) ≥ F} P(y, x_a) Π_{j ∈ R(x), j ≠ a} P(x_j | y, x_a),
+    .. math::
 
-    averaged over the parents counted; P are the Dirichlet posterior means of AODE (m-estimate:
-    (n + m/S)/(n_block + m) for a block of S cells).
+        p(y, x) \propto \sum_{a \in R(x),\, N(x_a) \ge F} P(y, x_a)
+        \prod_{j \in R(x),\, j \ne a} P(x_j \mid y, x_a),
+
+    averaged over the parents counted, with no parent left falling back to naive Bayes on all
+    the observed values, as Weka does. P are the Dirichlet posterior means of AODE (m-estimate:
+    (n + m/S)/(n_block + m) for a block of S cells). A missing value is neither removed nor
+    removes another. ``loo(X, y)`` is exact leave-one-out: without row i both N(x_i, x_j) and
+    N(x_j) of its own values fall by one, so only the critical value's test changes,
+    N(x_j) − 1 > C.
 
     References
     ----------
-    F. Zheng and G. I. Webb (2006). Efficient lazy elimination for averaged one-dependence
-    estimators. ICML 2006, 1113–1120.
+    .. [1] F. Zheng and G. I. Webb, "Efficient lazy elimination for averaged one-dependence
+       estimators", *Proceedings of ICML 2006*, 1113–1120, 2006.
 
     Examples
     --------
     >>> from pgm_models import AODEsr, load_dataset
-    >>> X, y = load_dataset("breast-cancer")
-    >>> model = AODEsr(critical_value=5).fit(X, y)
-    >>> model.predict_proba(X[:2]).round(3)
-    array([[0.335, 0.665],
-           [0.986, 0.014]])
-    >>> int(model.generalisations(X).sum())  # values removed from the 286 rows
-    44
+    >>> X, y = load_dataset("weather.nominal")
+    >>> model = AODEsr(critical_value=3).fit(X, y)
+    >>> removed = model.generalisations(X)  # every cool day has normal humidity
+    >>> X.columns[removed.any(axis=0)].tolist()
+    ['humidity']
+    >>> int(removed.sum())
+    4
+    >>> model.predict_proba(X.iloc[[5]]).round(3)
+    array([[0.766, 0.234]])
     """
 
     weights = "uniform"  # AODE's options that AODEsr does not take

@@ -40,15 +40,32 @@ from pgm_models.semi_naive._base import SemiNaiveBayes
 
 
 class HNB(SemiNaiveBayes):
-    """Hidden naive Bayes.
+    r"""Hidden naive Bayes.
+
+    Each attribute x_j gets a hidden parent that mixes the one-dependence estimates
+    P(x_j | y, x_p) given every other attribute p, weighted by the conditional mutual information
+    I(X_j; X_p | Y), so that every attribute depends on all the others without a structure search.
+    ``HNB()`` reproduces Weka 3.6's ``weka.classifiers.bayes.HNB``; unlike Weka's it accepts
+    missing values.
 
     Parameters
     ----------
-    estimator : "m-estimate" (Weka's, with m = 1) or "laplace".
-    m : the m-estimate's weight (Weka: 1).
-    alpha : Laplace pseudo-count per cell, for ``estimator="laplace"``.
-    estimate : {"mean", "map", "mle", "predictive"} for the tables.
-    n_categories, handle_unknown : as for CategoricalNB.
+    estimator : {"m-estimate", "laplace"}, default="m-estimate"
+        The m-estimate (Weka's, with m = 1) or Laplace's estimate.
+    m : float, default=1.0
+        The m-estimate's weight in pseudo-rows (Weka: 1).
+    alpha : float or "evidence", default=1.0
+        The Laplace pseudo-count of every cell, for ``estimator="laplace"``; "evidence": learned by
+        maximising the marginal likelihood of the one-dependence tables (:meth:`log_evidence`,
+        ``alpha_``).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters of the tables ("predictive" equals "mean": each parameter enters p(y, x)
+        once and linearly). The weights always use the relative frequencies.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -56,32 +73,78 @@ class HNB(SemiNaiveBayes):
 
     Attributes
     ----------
-    pair_count_ (K, T', T'), categories_, n_categories_, class_count_ : as for :class:`AODE`.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        The pair-count tensor: C[k, s, t], the (weighted) rows of class k with the value or missing
+        cells s and t of two attributes (T' = Σ_j (r_j + 1)); its diagonal holds the single counts.
+        Every table P(x_j | y, x_p), P(x_j | y) and every weight I(X_j; X_p | Y) is read off it.
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : float
+        The learned α (only with ``alpha="evidence"``).
+
+    See Also
+    --------
+    AODE : Averages whole one-parent models instead of mixing each attribute's parents.
+    WAODE : Weights the one-parent models by mutual information with the class.
+    TAN : One learned parent per attribute.
+    KDB : Up to k learned parents per attribute.
+    CategoricalNB : No parent attribute (HNB's fallback for an attribute without weight).
 
     Notes
     -----
-    For attributes j ≠ p and n_kuv = N(y = k, x_p = u, x_j = v) on the N_jp rows observing both,
+    The model is
 
-        I(X_j; X_p | Y) = Σ_kuv n_kuv / N_jp · log(n_kuv n_k / (n_ku n_kv)),
+    .. math::
 
-    n_k, n_ku, n_kv the margins of that table. The m-estimates are P(y) = (n_k + m/K)/(N + m),
-    P(x_j = v | y, x_p = u) = (n_kuv + m/r_j)/(n_ku + m) and P(x_j = v | y) = (n_kv + m/r_j)/(n_k + m)
-    (counts on available cases).
+        p(y, x) \propto P(y) \prod_j \frac{\sum_{p \ne j} W_{jp} P(x_j \mid y, x_p)}{\sum_{p \ne j} W_{jp}},
+        \qquad W_{jp} = I(X_j; X_p \mid Y),
+
+    with naive Bayes' P(x_j | y) where Σ_p W_jp = 0. For attributes j ≠ p and
+    n_kuv = N(y = k, x_p = u, x_j = v) on the N_jp rows observing both,
+
+    .. math::
+
+        I(X_j; X_p \mid Y) = \sum_{k,u,v} \frac{n_{kuv}}{N_{jp}} \log \frac{n_{kuv} n_k}{n_{ku} n_{kv}},
+
+    n_k, n_ku, n_kv the margins of that table (nats). The m-estimates are
+    P(y) = (n_k + m/K)/(N + m), P(x_j = v | y, x_p = u) = (n_kuv + m/r_j)/(n_ku + m) and
+    P(x_j = v | y) = (n_kv + m/r_j)/(n_k + m), the Dirichlet posterior means of the tables, whose
+    closed-form posterior and PyMC model (``feature_prob_{j}_given_{p}`` and ``feature_prob_{j}``)
+    are each table's conjugate posterior; the weights are fixed statistics of the counts.
+
+    Missing values: a missing child is skipped; a missing parent leaves the mixture (the weights
+    renormalised over the observed others); every count is on the available cases. There is no
+    exact leave-one-out (``loo`` raises NotImplementedError): without a row the weights change.
 
     References
     ----------
-    H. Zhang, L. Jiang and J. Su (2005). Hidden naive Bayes. AAAI 2005, 919–924.
+    .. [1] H. Zhang, L. Jiang and J. Su, "Hidden naive Bayes", *Proceedings of AAAI 2005*,
+       919–924, 2005.
 
     Examples
     --------
     >>> from pgm_models import HNB, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = HNB().fit(X, y)
-    >>> model.conditional_mutual_information().round(3)
+    >>> model.conditional_mutual_information().round(3)  # W_jp, outlook .. windy
     array([[0.   , 0.291, 0.154, 0.216],
            [0.291, 0.   , 0.291, 0.117],
            [0.154, 0.291, 0.   , 0.042],
            [0.216, 0.117, 0.042, 0.   ]])
+    >>> model.pair_count_.shape  # 2 classes, (3 + 1) + (3 + 1) + (2 + 1) + (2 + 1) cells
+    (2, 14, 14)
     >>> model.predict_proba(X[:1]).round(4)
     array([[0.9356, 0.0644]])
     """

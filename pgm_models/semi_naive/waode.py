@@ -29,15 +29,30 @@ from pgm_models.semi_naive.aode import AODE
 
 
 class WAODE(AODE):
-    """Weightily averaged one-dependence estimators.
+    r"""Weightily averaged one-dependence estimators.
+
+    WAODE averages the :class:`SPODE` models of every attribute like :class:`AODE`, but weights
+    each by the empirical mutual information I(X_a; Y) of its super-parent with the class, so that
+    the parents that tell most of the class count most. ``WAODE()`` reproduces Weka 3.6's
+    ``weka.classifiers.bayes.WAODE``; unlike Weka's it accepts missing values.
 
     Parameters
     ----------
-    estimator : "m-estimate" (Weka's, with m = 1) or "laplace".
-    m : the m-estimate's weight (Weka: 1).
-    alpha : Laplace pseudo-count per cell, for ``estimator="laplace"``.
-    estimate : {"mean", "map", "mle", "predictive"} for every SPODE's parameters.
-    n_categories, handle_unknown : as for CategoricalNB.
+    estimator : {"m-estimate", "laplace"}, default="m-estimate"
+        The m-estimate (Weka's, with m = 1) or Laplace's estimate.
+    m : float, default=1.0
+        The m-estimate's weight in pseudo-rows (Weka: 1).
+    alpha : float or "evidence", default=1.0
+        The Laplace pseudo-count of every cell, for ``estimator="laplace"``; "evidence": one per
+        SPODE, each its SPODE's marginal-likelihood maximum, as in :class:`AODE` (``alpha_``).
+    estimate : {"mean", "map", "mle", "predictive"}, default="mean"
+        The parameters every SPODE plugs in ("predictive" equals "mean"). The weights always use
+        the relative frequencies.
+    n_categories : int or array-like of shape (n_features,), default=None
+        Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
+    handle_unknown : {"missing", "error"}, default="missing"
+        A value outside an attribute's domain at prediction is skipped like a missing value (with
+        a warning) or raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -45,29 +60,75 @@ class WAODE(AODE):
 
     Attributes
     ----------
-    pair_count_ (K, T', T'), categories_, n_categories_, class_count_ : as for :class:`AODE`.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the (weighted) number of training rows of each class.
+    class_concentration_ : ndarray of shape (n_classes,)
+        The posterior Dirichlet concentration of the class probabilities.
+    categories_ : list of ndarray
+        The domain of each attribute.
+    n_categories_ : ndarray of shape (n_features,)
+        The domain sizes r_j.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        The pair-count tensor: C[k, s, t], the (weighted) rows of class k with the value or missing
+        cells s and t of two attributes (T' = Σ_j (r_j + 1)); its diagonal holds the single counts
+        N(y = k, x_a = v) from which the weights are computed (:meth:`mutual_information`).
+    n_features_in_ : int
+        The number of attributes seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The column names, when X was a DataFrame with string column names.
+    alpha_ : ndarray of shape (n_features,)
+        The learned α of each SPODE (only with ``alpha="evidence"``).
+    fallback_alpha_ : float
+        The learned α of the naive Bayes fallback (only with ``alpha="evidence"``).
+
+    See Also
+    --------
+    AODE : The same SPODEs with equal (or evidence) weights.
+    AODEsr : AODE that removes the generalisations from each row.
+    HNB : Weights each attribute's parents by conditional mutual information instead.
+    SPODE : One member of the average.
+    CategoricalNB : The fallback when no parent has positive weight.
 
     Notes
     -----
-    With n_kv = N(y = k, x_a = v), n_k and n_v its margins and N_a its total,
+    The prediction averages every observed parent a (no frequency limit, as Weka) with weight
+    w_a = I(X_a; Y):
 
-        N_a I(X_a; Y) = Σ n_kv log n_kv − Σ n_k log n_k − Σ n_v log n_v + N_a log N_a,
+    .. math::
 
-    and the SPODEs' estimates are AODE's Dirichlet posterior means (m-estimate:
+        p(y, x) \propto \frac{\sum_a w_a P(y, x_a) \prod_{j \ne a} P(x_j \mid y, x_a)}{\sum_a w_a}.
+
+    With n_kv = N(y = k, x_a = v) on the N_a rows observing x_a, n_k and n_v its margins,
+
+    .. math::
+
+        I(X_a; Y) = \sum_{k, v} \frac{n_{kv}}{N_a} \log \frac{n_{kv} N_a}{n_k n_v}
+
+    in nats (Weka's log base 2 scales every weight alike, which the average cancels). The SPODEs'
+    estimates are AODE's Dirichlet posterior means (m-estimate:
     P(y, x_a) = (n_kv + m/(K r_a))/(N_a + m), P(x_j | y, x_a) = (n + m/r_j)/(n_kv' + m)).
+
+    Missing values: a missing value is skipped as parent and as child, and the mutual
+    information is counted on the available cases; a row whose observed parents all have weight 0
+    falls back to naive Bayes, and when every weight is 0 the weights are uniform (AODE).
+    ``loo(X, y)`` is exact leave-one-out: the weights too are recomputed without the row.
 
     References
     ----------
-    L. Jiang and H. Zhang (2006). Weightily averaged one-dependence estimators. PRICAI 2006,
-    LNAI 4099, 970–974.
+    .. [1] L. Jiang and H. Zhang, "Weightily averaged one-dependence estimators", *PRICAI 2006*,
+       LNAI 4099, 970–974, 2006.
 
     Examples
     --------
     >>> from pgm_models import WAODE, load_dataset
     >>> X, y = load_dataset("weather.nominal")
     >>> model = WAODE().fit(X, y)
-    >>> model.mutual_information().round(4)
+    >>> model.mutual_information().round(4)  # outlook, temperature, humidity, windy
     array([0.171 , 0.0203, 0.1052, 0.0334])
+    >>> model.classes_
+    array(['no', 'yes'], dtype=object)
     >>> model.predict_proba(X[:1]).round(4)
     array([[0.9452, 0.0548]])
     """
