@@ -88,7 +88,7 @@ from pgm_models._utils.validation import (
     sorted_classes,
 )
 from pgm_models.conjugate.dirichlet import check_estimate
-from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
+from pgm_models.conjugate import ESTIMATES, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models._utils.decision import bayes_decision
 
 FORMS = ("counts", "rows")
@@ -209,6 +209,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     # which is cheaper per step, in tuning most (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = True
     _needs_declared_domains = False
+    _estimates = ESTIMATES  # the estimates the model defines (an average over structures may lack one)
     _template = True
 
     def __init_subclass__(cls, **kwargs):

@@ -27,11 +27,13 @@ def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
     assert header[:1] == ["model"] and {"max_abs_z", "max_rhat", "min_ess", "verified", "fit_s", "sample_s"} <= set(header)
     for estimate in ("mle", "map", "mean", "predictive"):
         assert f"acc_{estimate}" in header and f"logloss_{estimate}" in header
-    rows = {line.split()[0]: dict(zip(header, line.split())) for line in lines[1:6]}
-    assert list(rows) == ["CategoricalNB", "SPODE", "AODE", "TAN", "LogisticRegression"]
-    assert rows["AODE"]["verified"] == "n/a"
+    rows = {line.split()[0]: dict(zip(header, line.split())) for line in lines[1:14]}
+    assert list(rows) == ["CategoricalNB", "SPODE", "AODE", "TAN", "AODEsr", "WAODE", "HNB", "A2DE", "KDB", "BayesNet-K2", "MANB",
+                          "BMATAN", "LogisticRegression"]
+    for name in ("AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN"):
+        assert rows[name]["verified"] == "n/a"
     failed = {line.split(":")[0] for line in lines if ": verification FAILED: " in line}
-    for name in ("CategoricalNB", "SPODE", "TAN", "LogisticRegression"):
+    for name in ("CategoricalNB", "SPODE", "TAN", "KDB", "BayesNet-K2", "LogisticRegression"):
         row = rows[name]
         assert row["verified"] in ("passed", "FAILED")
         assert (row["verified"] == "FAILED") == (name in failed)  # every failure says why
@@ -40,10 +42,10 @@ def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
             assert name == "LogisticRegression" or float(row["max_abs_z"]) <= float(row["z_max"])
     assert status == (1 if failed else 0)
     assert rows["LogisticRegression"]["max_abs_z"] == "NaN"  # no closed form to compare with
-    # the three closed-form verifications share a 1 % family error, half of it for the marginal
-    # z-tests: CategoricalNB has 3 + 3 × (3 + 2 + 2 + 2) parameters
-    assert float(rows["CategoricalNB"]["z_max"]) == pytest.approx(norm.isf(0.01 / 3 / 2 / (4 * 30)), abs=1e-4)
-    assert "[5/5] done" in captured.err  # the progress (one line per step when not on a terminal)
+    # the five closed-form verifications share a 1 % family error, a third of it for the marginal
+    # z-tests (two-sided, 2P of them): CategoricalNB has 3 + 3 × (3 + 2 + 2 + 2) = 30 parameters
+    assert float(rows["CategoricalNB"]["z_max"]) == pytest.approx(norm.isf(0.01 / 5 / (12 * 30)), abs=1e-4)
+    assert "[13/13] done" in captured.err  # the progress (one line per step when not on a terminal)
 
     report = (tmp_path / "report.md").read_text()
     assert ("Every verification passed." in report) == (not failed)
@@ -65,7 +67,7 @@ def test_a_failed_verification_exits_1_and_says_why(capsys):
     other tests use the default, it compiled four models of its own: 108 s of a cold suite)."""
     assert main(["zoo", "--dataset", "contact-lenses", "--draws", "30", "--chains", "2"]) == 1
     reasons = [line for line in capsys.readouterr().out.splitlines() if ": verification FAILED: " in line]
-    assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "LogisticRegression"]
+    assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "KDB", "BayesNet-K2", "LogisticRegression"]
     assert all(len(line.split(": verification FAILED: ", 1)[1]) > 10 for line in reasons)  # with its reasons
 
 

@@ -176,6 +176,8 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     [[0.942, 0.058]]
     """
 
+    _estimates = ESTIMATES
+
     def __init__(self, ess=1.0, class_alpha=1.0, edge_prior=None, estimate="mean", missing="mode", n_categories=None,
                  handle_unknown="missing", class_prior=None):
         self.ess = ess

@@ -182,7 +182,8 @@ def score_estimates(fitted, X_test, y_test, estimates=ESTIMATES, n_bins: int = 1
     Returns
     -------
     pandas.DataFrame
-        One row per estimate: ``estimate``, ``accuracy``, ``log_loss``, ``brier``, ``ece``.
+        One row per estimate: ``estimate``, ``accuracy``, ``log_loss``, ``brier``, ``ece``; NaN for an
+        estimate the model does not define (its ``_estimates``, e.g. BMATAN has no "map").
 
     Raises
     ------
@@ -208,7 +209,10 @@ def score_estimates(fitted, X_test, y_test, estimates=ESTIMATES, n_bins: int = 1
     1      map     0.333       inf  1.333  0.667
     """
     true_index = _true_index(fitted.classes_, y_test)
-    rows = [{"estimate": e, **scores(true_index, fitted.predict_proba(X_test, estimate=e), n_bins)} for e in estimates]
+    available = getattr(fitted, "_estimates", ESTIMATES)
+    unscored = dict.fromkeys(("accuracy", "log_loss", "brier", "ece"), float("nan"))
+    rows = [{"estimate": e, **(scores(true_index, fitted.predict_proba(X_test, estimate=e), n_bins) if e in available else unscored)}
+            for e in estimates]
     return pd.DataFrame(rows)
 
 

@@ -224,6 +224,11 @@ class A2DE(AODE):
         np.copyto(log_child, 0.0, where=same[None, :, None, :] | same[None, None, :, :])
         return log_child
 
+    def _components(self):
+        """None: A2DE averages two-parent models that it does not expose one by one (AODE's
+        SPODEs are not its members)."""
+        return None
+
     def _floats_per_row(self):
         """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
         n_classes, n_features = len(self.classes_), self.n_features_in_
