@@ -18,15 +18,23 @@ import xarray as xr
 
 def _shown_entries(shapes: dict, max_rows: int | None):
     """(name, index arrays) of the first ``max_rows`` scalars of variables of these ``shapes``
-    (all with None), variable by variable in C order: the cost is the rows shown."""
+    (all with None), variable by variable in C order: the cost is the rows shown. A scalar variable
+    is indexed as an array of one entry (``_entries`` reads it so)."""
     left = max_rows
     for name, shape in shapes.items():
         if left == 0:
             return
+        shape = shape or (1,)
         size = int(np.prod(shape))
         take = size if left is None else min(size, left)
         yield name, np.unravel_index(np.arange(take), shape)
         left = None if left is None else left - take
+
+
+def _entries(values, index) -> np.ndarray:
+    """The entries ``index`` of an array (a scalar as an array of one entry), as floats."""
+    values = np.asarray(values, dtype=float)
+    return (values.reshape(1) if values.ndim == 0 else values)[index]
 
 
 def _labels(name: str, coords: list, index) -> list[str]:
@@ -50,7 +58,7 @@ def labelled_table(max_rows: int | None = None, **datasets: xr.Dataset) -> pd.Da
     blocks = []
     for name, index in _shown_entries({name: v.shape for name, v in first.data_vars.items()}, max_rows):
         dims = first[name].dims
-        values = {key: np.asarray(d[name].transpose(*dims).values, dtype=float)[index] for key, d in datasets.items()}
+        values = {key: _entries(d[name].transpose(*dims).values, index) for key, d in datasets.items()}
         labels = _labels(name, [first[dim].values for dim in dims], index)
         blocks.append(pd.DataFrame({"variable": name, "parameter": labels, **values}))
     return _table(blocks, datasets)
@@ -75,9 +83,10 @@ def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) 
     blocks = []
     for name, index in _shown_entries(shapes, max_rows):
         posterior, dims = parameters[name]
-        statistics = {s: np.asarray(getattr(posterior, s)(), dtype=float)[index] for s in ("mean", "sd", "mode")}
+        statistics = {s: _entries(getattr(posterior, s)(), index) for s in ("mean", "sd", "mode")}
         bounds = []
         for entry in zip(*(map(int, i) for i in index)):
+            entry = entry if shapes[name] else ()  # a scalar parameter's one entry
             marginal = posterior.marginal_distribution(entry)
             draws = posterior.sample_entry(entry, n_draws, rng) if marginal is None else None
             bounds.append(marginal.ppf([low, high]) if marginal is not None else np.quantile(draws, [low, high]))

@@ -104,6 +104,11 @@ class Verification:
         {variable: number of draws outside the posterior's support}.
     untested : int
         The z-scores not computed because the marginal's tails are too heavy for a normal z.
+    coupling_z : float
+        The z-score of the draws' mean of Q = Σ_k κ_k (μ_k − m_k)ᵀ Σ_k⁻¹ (μ_k − m_k) against its
+        degrees of freedom (0 for a model without Normal means).
+    coupling_df : int
+        Those degrees of freedom, the number of mean entries (0: no coupling test).
     max_abs_z : float
         The largest ``|z|`` over the parameters (NaN for a sampler-only check).
 
