@@ -66,7 +66,7 @@ from sklearn.model_selection import train_test_split
 
 from pgm_models.datasets import list_datasets, load_dataset
 from pgm_models.inference.verify import _ess, _split_chains, check_posterior
-from pgm_models.app.zoo import _classifier, _most_probable_parent, _verifiable, applicable_models
+from pgm_models.app.zoo import _PREPARE, _classifier, _verifiable, applicable_models
 
 DRAWS, CHAINS, FAMILY_ERROR = 1000, 4, 0.01
 TINY = ["textbook-15", "mountain-climbing", "heights-weights", "weather.nominal", "weather.numeric", "contact-lenses"]
@@ -79,7 +79,8 @@ def zoo_cases(dataset: str):
     X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
     cases = []
     for name, model in models:
-        _most_probable_parent(model, X_train, y_train)
+        if name in _PREPARE:  # as run_zoo: SPODE's super-parent
+            _PREPARE[name](model, X_train, y_train)
         classifier = _classifier(model.fit(X_train, y_train))
         # the fitted model's closed form is the same for every seed: built once, not four times a
         # check (a fifth of a small model's check was building these xarray Datasets)
