@@ -28,6 +28,15 @@ with NUTS (``sample_posterior``, 4 chains × 1000 draws, 1000 tuning steps) on
 wrong: each parameter's exact draws shuffled independently over draws, and exact draws of the
 posterior under Dirichlet(1.05) and Dirichlet(1.1) priors instead of Dirichlet(1).
 
+``--zoo-seeds N`` measures what ``pgm-models zoo --dataset D --seed S`` reports, S = 0..N − 1 on
+``--zoo-datasets`` (default every bundled dataset): :func:`pgm_models.app.zoo.run_zoo` as the
+command runs it (its split by the seed, every model, the default NUTS sampler, 4 × 1000 draws),
+each model's full verdict (marginal z, joint, support, R-hat, bulk ESS, divergences; the sampler's
+health alone for logistic regression), kept in ``DIR/nuts/D.json``. Its table gives per dataset
+the zoo runs that failed (the zoo exits 1) with the one-sided 95 % Clopper–Pearson upper bound of
+that rate, and per model the failures, by which test, the runs with divergent transitions and the
+largest R-hat.
+
 Results are kept per (draws, dataset) in ``--results DIR`` as JSON (``DIR/exact/vote.json``),
 written after every model's seed: a run stopped anywhere resumes where it stopped (seeds already
 in the file are skipped), runs on other machines merge by copying their files into one folder
@@ -118,7 +127,7 @@ def failed_by(verification) -> list[str]:
     tests = {"z": verification.max_abs_z > thresholds["z_max"],
              "joint": verification.joint_p < thresholds["joint_level"],
              "support": any(verification.outside_support.values()),
-             "rhat": not (table["r_hat"] <= thresholds["rhat_max"]).all(),
+             "rhat": not (table["r_hat"] <= table["r_hat_max"]).all(),
              "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
              "divergences": verification.divergences > thresholds["max_divergences"]}
     return [name for name, failed in tests.items() if failed]
@@ -180,6 +189,102 @@ def run_dataset(results_dir: Path, dataset: str, draws: str, seeds: range, comma
             _save(path, results)
         print(f"{draws} {dataset} seed {seed} done", flush=True)
     return path
+ZOO = "nuts"  # the folder of the zoo runs' results
+
+
+def zoo_failed_by(verification) -> list[str]:
+    """``failed_by`` for a zoo verdict, which may be the sampler's health alone (no closed form)."""
+    if "z_max" in verification.thresholds:
+        return failed_by(verification)
+    table, thresholds = verification.table, verification.thresholds
+    tests = {"rhat": not (table["r_hat"] <= table["r_hat_max"]).all(), "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
+             "divergences": verification.divergences > thresholds["max_divergences"]}
+    return [name for name, failed in tests.items() if failed]
+
+
+def run_zoo_seeds(results_dir: Path, dataset: str, seeds: range, command: str, tag: str = "") -> Path:
+    """``run_zoo`` on ``dataset`` for each of ``seeds`` not yet in ``DIR/nuts/{dataset}{tag}.json``;
+    saved after each seed."""
+    from pgm_models.app.zoo import run_zoo
+
+    path = results_dir / ZOO / f"{dataset}{tag}.json"
+    results = json.loads(path.read_text()) if path.exists() else {"dataset": dataset, "commands": [], "seeds": {}}
+    results["commands"].append(f"{command} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC)")
+    X, y = load_dataset(dataset)
+    for seed in seeds:
+        if str(seed) in results["seeds"]:
+            continue
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            zoo = run_zoo(X, y, dataset=dataset, seed=seed)
+        models = {run.name: {"failed": not run.verification.passed, "by": zoo_failed_by(run.verification),
+                             "parameters": len(run.verification.table), "divergences": run.verification.divergences,
+                             "max_rhat": float(run.verification.table["r_hat"].max()),
+                             "min_ess": float(run.verification.table["ess_bulk"].min()),
+                             "sample_seconds": round(run.sample_seconds, 2), "reasons": run.verification.reasons[:3]}
+                  for run in zoo.runs if run.verification is not None}
+        results["sampler"] = zoo.settings["sampler"]
+        results["seeds"][str(seed)] = {"failed": not zoo.passed, "models": models, "seconds": round(time.perf_counter() - start, 1)}
+        _save(path, results)
+        print(f"zoo {dataset} seed {seed}: {'FAILED ' + str([m for m, r in models.items() if r['failed']]) if not zoo.passed else 'passed'}",
+              flush=True)
+    return path
+
+
+def load_zoo_results(results_dir: Path) -> tuple[pd.DataFrame, list[str]]:
+    """One row per (dataset, seed, model) of the zoo runs in ``DIR/nuts``, and the commands."""
+    rows, commands = {}, []
+    for path in sorted((results_dir / ZOO).glob("*.json")):
+        results = json.loads(path.read_text())
+        commands += [c.rsplit(" (", 1)[0] for c in results["commands"]]
+        for seed, run in results["seeds"].items():
+            for model, result in run["models"].items():
+                rows[results["dataset"], int(seed), model] = {"sampler": results.get("sampler", ""), "run_failed": run["failed"], **result}
+    table = pd.DataFrame([{"dataset": d, "seed": s, "model": m, **r} for (d, s, m), r in rows.items()])
+    return table, list(dict.fromkeys(commands))
+
+
+def clopper_pearson_upper(failed: int, runs: int, confidence: float = 0.95) -> float:
+    """One-sided upper confidence bound of a binomial rate after ``failed`` of ``runs``."""
+    from scipy.stats import beta
+
+    return 1.0 if failed >= runs else float(beta.ppf(confidence, failed + 1, runs - failed))
+
+
+def zoo_markdown(table: pd.DataFrame, commands: list[str]) -> list[str]:
+    """The zoo runs' tables: per dataset the failed runs with their upper bound, per model the failures."""
+    if table.empty:
+        return []
+    order = {name: i for i, name in enumerate(list_datasets()["name"])}
+    lines = ["", f"## False alarms of `pgm-models zoo` under NUTS ({table['sampler'].iloc[0]}, {CHAINS} chains × {DRAWS} draws)", "",
+             "Made by:", ""] + [f"* `{c}`" for c in commands] + [
+             "", "Each seed is one `pgm-models zoo --dataset D --seed S` run (its own train/test split, every model, the full "
+             "verdict). `failed`: runs where any model failed (the zoo exits 1); `upper 95 %`: the one-sided Clopper–Pearson "
+             "bound of that rate. Nominal: 1 % for the closed-form tests plus 1 % for R-hat (each shared by the models).", "",
+             "| dataset | zoo runs | failed | rate | upper 95 % |", "|---|---:|---:|---:|---:|"]
+    runs = table.groupby(["dataset", "seed"]).agg(failed=("run_failed", "first")).reset_index()
+    per_dataset = runs.groupby("dataset").agg(runs=("seed", "size"), failed=("failed", "sum")).reset_index()
+    per_dataset = per_dataset.sort_values("dataset", key=lambda c: c.map(order))
+    for r in per_dataset.itertuples():
+        lines.append(f"| {r.dataset} | {r.runs} | {r.failed} | {_percent(r.failed / r.runs)} | "
+                     f"{_percent(clopper_pearson_upper(r.failed, r.runs))} |")
+    total_runs, total_failed = int(per_dataset["runs"].sum()), int(per_dataset["failed"].sum())
+    lines.append(f"| all | {total_runs} | {total_failed} | {_percent(total_failed / total_runs)} | "
+                 f"{_percent(clopper_pearson_upper(total_failed, total_runs))} |")
+    lines += ["", "| dataset | model | parameters | runs | failed | failed by | runs with divergences | max R-hat | min bulk ESS |",
+              "|---|---|---:|---:|---:|---|---:|---:|---:|"]
+    models = (table.groupby(["dataset", "model"], sort=False)
+              .agg(parameters=("parameters", "max"), runs=("seed", "size"), failed=("failed", "sum"),
+                   by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))),
+                   diverging=("divergences", lambda d: int((d > 0).sum())), max_rhat=("max_rhat", "max"), min_ess=("min_ess", "min"))
+              .reset_index())
+    models = models.sort_values("dataset", key=lambda c: c.map(order), kind="stable")
+    lines += [f"| {m.dataset} | {m.model} | {m.parameters} | {m.runs} | {m.failed} | {m.by or '–'} | {m.diverging} | "
+              f"{m.max_rhat:.4f} | {m.min_ess:.0f} |" for m in models.itertuples()]
+    return lines
+
+
 def shuffled(idata, rng):
     """Each scalar parameter's draws permuted independently over (chain, draw): right marginals,
     wrong joint."""
@@ -221,6 +326,8 @@ def load_results(results_dir: Path) -> tuple[pd.DataFrame, list[str]]:
     seed in two files counts once), and the commands that made them."""
     checks, commands = {}, []
     for path in sorted(results_dir.glob("*/*.json")):
+        if path.parent.name == ZOO:  # the zoo runs' own format (load_zoo_results)
+            continue
         results = json.loads(path.read_text())
         commands += [c.rsplit(" (", 1)[0] for c in results["commands"]]  # without the date: each command once
         for model, entry in results["models"].items():
@@ -323,6 +430,8 @@ def main(argv=None) -> int:
     parser.add_argument("--nuts-seeds", type=int, default=4, help="NUTS seeds per model (0: none)")
     parser.add_argument("--nuts-datasets", nargs="*", default=["contact-lenses", "weather.nominal"])
     parser.add_argument("--nuts-models", nargs="+", help="only these models under NUTS")
+    parser.add_argument("--zoo-seeds", type=int, default=0, help="pgm-models zoo runs (NUTS) per dataset (0: none)")
+    parser.add_argument("--zoo-datasets", nargs="*", default=list(list_datasets()["name"]))
     parser.add_argument("--power-seeds", type=int, default=100)
     parser.add_argument("--datasets", nargs="*", default=list(list_datasets()["name"]))
     parser.add_argument("--results", help="folder of the JSON results, resumed and added to (default: a temporary one)")
@@ -340,6 +449,8 @@ def main(argv=None) -> int:
         nuts = range(args.first_seed, args.first_seed + args.nuts_seeds)
         for dataset in args.nuts_datasets if args.nuts_seeds else []:
             run_dataset(results_dir, dataset, "NUTS", nuts, command, models=args.nuts_models, tag=args.tag)
+        for dataset in args.zoo_datasets if args.zoo_seeds else []:
+            run_zoo_seeds(results_dir, dataset, range(args.first_seed, args.first_seed + args.zoo_seeds), command, tag=args.tag)
         power_path = results_dir / f"power{args.tag}.json"
         if args.power_seeds:
             _save(power_path, {"command": command, "rows": power_rows(args.power_seeds)})
@@ -347,6 +458,7 @@ def main(argv=None) -> int:
         checks, commands = load_results(results_dir)
         commands += [power["command"]] if power["command"] else []
         lines = markdown(checks, power["rows"], commands) if len(checks) else []
+        lines += zoo_markdown(*load_zoo_results(results_dir))
     if args.doc:
         Path(args.doc).write_text("\n".join([DOC_HEADER, *lines]) + "\n")
     if args.write:

@@ -47,3 +47,34 @@ def test_before_statistic_is_arviz_mcse_on_the_same_draws(fitted_models):
     z = np.concatenate([(summary["mean"] - mean) / summary["mcse_mean"], (summary["sd"] - sd) / summary["mcse_sd"]])
     expected = 4 * len(sd) * norm.sf(np.abs(z).max())
     assert false_alarm.critical_family_error_before(model, idata) == pytest.approx(expected, rel=1e-9)
+
+
+def test_clopper_pearson_upper_bound_by_hand():
+    # 0 of n: the bound solves (1 − p)^n = 0.05; n of n: 1
+    assert false_alarm.clopper_pearson_upper(0, 20) == pytest.approx(1 - 0.05 ** (1 / 20), rel=1e-12)
+    assert false_alarm.clopper_pearson_upper(3, 3) == 1.0
+    from scipy.stats import binom
+
+    upper = false_alarm.clopper_pearson_upper(2, 40)
+    assert binom.cdf(2, 40, upper) == pytest.approx(0.05, rel=1e-9)  # the rate at which 2 or fewer has chance 5 %
+
+
+def test_zoo_table_counts_failed_runs_and_their_tests(tmp_path):
+    """Two seeds of a two-model zoo, one run failed by one model's divergences: the per-dataset
+    and per-model rows say so, with the bound of 1 in 2."""
+    import json
+
+    folder = tmp_path / false_alarm.ZOO
+    folder.mkdir()
+    model = {"failed": False, "by": [], "parameters": 5, "divergences": 0, "max_rhat": 1.002, "min_ess": 3000.0,
+             "sample_seconds": 1.0, "reasons": []}
+    failed = {**model, "failed": True, "by": ["divergences"], "divergences": 2}
+    (folder / "heights-weights.json").write_text(json.dumps({
+        "dataset": "heights-weights", "commands": ["python -m benchmarks.false_alarm --zoo-seeds 2 (date)"], "sampler": "nutpie-numba",
+        "seeds": {"0": {"failed": False, "models": {"LDA": model, "QDA": model}},
+                  "1": {"failed": True, "models": {"LDA": model, "QDA": failed}}}}))
+    lines = false_alarm.zoo_markdown(*false_alarm.load_zoo_results(tmp_path))
+    upper = false_alarm.clopper_pearson_upper(1, 2)
+    assert f"| heights-weights | 2 | 1 | 50.0 % | {100 * upper:.1f} % |" in lines
+    assert "| heights-weights | QDA | 5 | 2 | 1 | divergences | 1 | 1.0020 | 3000 |" in lines
+    assert "| heights-weights | LDA | 5 | 2 | 0 | – | 0 | 1.0020 | 3000 |" in lines

@@ -1,9 +1,10 @@
 """Figures shared by the notebooks and the CLI; every function returns a matplotlib Figure.
 
 * :func:`posterior_vs_closed_form` — sampled marginals (histograms) of one parameter with the
-  closed form drawn on them: the analytic mean ± 2 sd, and the exact marginal density — Beta
-  for a Dirichlet cell, Student-t for a Normal mean, Inverse-Gamma for a variance or a diagonal
-  covariance entry (an off-diagonal covariance entry has no standard marginal: mean ± 2 sd only).
+  closed form drawn on them: the analytic mean, the exact marginal density and its central 95 %
+  interval — Beta for a Dirichlet cell, Student-t for a Normal mean, Inverse-Gamma for a variance
+  or a diagonal covariance entry (an off-diagonal covariance entry has no standard marginal:
+  mean ± 2 sd only).
 * :func:`verification_forest` — every parameter's sampled mean ± 2 sd beside the closed-form
   mean ± 2 sd, standardised by the closed form and paged over panels, from a
   :func:`pgm_models.inference.verify.check_posterior` table (failures marked).
@@ -93,12 +94,17 @@ def posterior_vs_closed_form(model, idata, var_name: str, max_panels: int = 12):
         ax.hist(values, bins=40, density=True, color="0.75", label="samples")
         m, s = float(mean[index]), float(sd[index])
         ax.axvline(m, color="C1", label="closed-form mean")
-        ax.axvspan(m - 2 * s, m + 2 * s, color="C1", alpha=0.15, label="± 2 sd")
         marginal = closed_form.marginal_distribution(tuple(index.values()))
         if marginal is not None:
+            # the exact central 95 % interval: mean ± 2 sd would cross 0 for a probability near 0
+            ax.axvspan(*marginal.ppf([0.025, 0.975]), color="C1", alpha=0.15, label="exact central 95 %")
             grid = np.linspace(values.min(), values.max(), 200)
             ax.plot(grid, marginal.pdf(grid), color="C0", label="exact marginal")
+        else:
+            ax.axvspan(m - 2 * s, m + 2 * s, color="C1", alpha=0.15, label="± 2 sd (no standard marginal)")
         ax.set_title(_wrap(labeller.make_label_flat(name, selection, index), 36), fontsize=8)
+        ax.set_xlabel(var_name, fontsize=7)
+        ax.set_ylabel("density", fontsize=7)
         ax.tick_params(labelsize=7)
     handles, labels = axes[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=7, frameon=False)
@@ -324,9 +330,13 @@ def sampler_health(idata, verification):
     table, thresholds = verification.table, verification.thresholds
     position = np.arange(len(table))
     for ax, column, threshold, label in ((axes[1], "ess_bulk", thresholds["ess_min"], "bulk ESS"),
-                                          (axes[2], "r_hat", thresholds["rhat_max"], "R-hat")):
+                                          (axes[2], "r_hat", table["r_hat_max"].to_numpy(), "R-hat")):
         ax.plot(position, table[column], "o", markersize=3, label=label)
-        ax.axhline(threshold, color="C3", linestyle="--", label=f"threshold {threshold:g}")
+        if np.ndim(threshold) and len(np.unique(threshold)) > 1:  # the calibrated R-hat: one threshold per parameter
+            ax.plot(position, threshold, "_", color="C3", markersize=6, label="threshold (per parameter)")
+        else:
+            threshold = float(np.ravel(threshold)[0]) if np.ndim(threshold) else threshold
+            ax.axhline(threshold, color="C3", linestyle="--", label=f"threshold {threshold:g}")
         ax.set(xlabel="parameter (table order)", ylabel=label, title=f"{label} per parameter")
         _legend_below(ax, ncols=2)
     return figure
@@ -432,6 +442,7 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
     >>> [ax.get_title() for ax in figure.axes]
     ['LDA', 'QDA']
     """
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else ["x₁", "x₂"]
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     if X.shape[1] != 2:
         raise ValueError(f"decision_boundary draws 2-D data; X has {X.shape[1]} columns")
@@ -445,7 +456,7 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
         predicted = model.predict(grid, estimate=estimate)
         ax.contourf(xx, yy, np.searchsorted(classes, predicted).reshape(xx.shape), alpha=0.3, levels=np.arange(len(classes) + 1) - 0.5)
         ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), s=10, edgecolor="k", linewidth=0.3)
-        ax.set_title(name)
+        ax.set(title=name, xlabel=names[0], ylabel=names[1])
     return figure
 
 

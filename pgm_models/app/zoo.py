@@ -258,6 +258,10 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
     models = applicable_models(X) if models is None else models
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
     closed_forms = sum(_verifiable(model) and not (name in NOT_SAMPLED and models_from_catalogue) for name, model in models)
+    # R-hat's calibrated thresholds share the family error among every model NUTS samples, as the
+    # closed-form tests share it among those with a closed form
+    sampled = sum(hasattr(_classifier(model), "sample_posterior") and not (name in NOT_SAMPLED and models_from_catalogue)
+                  for name, model in models)
     progress = progress or (lambda done, total, message: None)
     runs = []
     for index, (name, model) in enumerate(models):
@@ -290,9 +294,10 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
                                                         compute_convergence_checks=False)
             run.sample_seconds = time.perf_counter() - start
             if _verifiable(model):
-                run.verification = check_posterior(classifier, run.idata, family_error=family_error / closed_forms)
+                run.verification = check_posterior(classifier, run.idata, family_error=family_error / closed_forms,
+                                                   rhat_level=family_error / sampled)
             else:
-                run.verification = check_sampler(run.idata)
+                run.verification = check_sampler(run.idata, rhat_level=family_error / sampled)
                 run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
         elif classifier._components() is not None:
             column, components = classifier._components()

@@ -60,6 +60,45 @@ def bartlett_coordinates(cov: np.ndarray, psi: np.ndarray):
     return np.diagonal(bartlett, axis1=-2, axis2=-1) ** 2, bartlett[..., rows, columns]
 
 
+def posterior_frame_factor(name: str, nu, psi, frame_nu, frame_psi):
+    """(F, Σ_i log F_ii, log p(Λ)) for the prior Λ = F Fᵀ ~ Wishart(ν, Ψ⁻¹) of ``bartlett_factor``,
+    with NUTS's free variables in the frame of the Wishart(ν', Ψ'⁻¹) of ``frame_nu``/``frame_psi``
+    (the closed-form posterior): F = L' B, L' the Cholesky factor of Ψ'⁻¹, B lower triangular,
+    ``{name}_log_diag`` = log B_ii − ½ log(ν' − i) and ``{name}_below`` its strict lower triangle row by row (flat
+    variables; the log density is the caller's potential). The prior term is
+    ``bartlett_factor``'s own density, χ²(ν − i) of c_i = A_ii² (with log c_i's Jacobian) and
+    N(0, 1) of A's lower triangle, at A = L⁻¹ L' B (L of Ψ⁻¹): the map B ↦ A is linear and
+    triangular, and (log B_ii, B_ij) ↦ (log c_i, A_ij) has a constant Jacobian, so the posterior is
+    the same up to a constant. Where the posterior is Wishart(ν', Ψ'⁻¹), B is its Bartlett factor:
+    B_ii² ~ χ²(ν' − i), B_ij ~ N(0, 1), independent, which a diagonal mass matrix fits whatever
+    the data's scale and correlation (in ``bartlett_factor``'s frame the prior's, B's coordinates
+    are correlated and scaled by L'⁻¹L). ``{name}_c`` and ``{name}_z`` are Deterministics, so the
+    draws name ``bartlett_factor``'s variables."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    psi, frame_psi = np.asarray(psi, dtype=float), np.asarray(frame_psi, dtype=float)
+    batch, p = frame_psi.shape[:-2], frame_psi.shape[-1]
+    frame = np.linalg.cholesky(np.linalg.inv(frame_psi))
+    to_prior = np.linalg.solve(np.linalg.cholesky(np.linalg.inv(psi)), frame)  # L⁻¹ L', lower triangular
+    # log B_ii about ½ log E[B_ii²] = ½ log(ν' − i) (a shift: Jacobian 1), so NUTS starts at the bulk
+    centre = np.broadcast_to(0.5 * np.log(np.asarray(frame_nu, dtype=float)[..., None] - np.arange(p)), batch + (p,))
+    log_diag = pm.Flat(f"{name}_log_diag", shape=batch + (p,)) + centre
+    below = pm.Flat(f"{name}_below", shape=batch + (p * (p - 1) // 2,))
+    triangle = np.eye(p) * pt.exp(log_diag)[..., None, :]
+    for i in range(1, p):  # slices, as in bartlett_factor
+        triangle = pt.set_subtensor(triangle[..., i, :i], below[..., i * (i - 1) // 2 : i * (i + 1) // 2])
+    bartlett = (to_prior[..., :, :, None] * triangle[..., None, :, :]).sum(axis=-2)
+    log_c = 2 * (np.log(np.diagonal(to_prior, axis1=-2, axis2=-1)) + log_diag)
+    z = (pt.concatenate([bartlett[..., i, :i] for i in range(1, p)], axis=-1) if p > 1 else pt.zeros(batch + (0,)))
+    pm.Deterministic(f"{name}_c", pt.exp(log_c))
+    pm.Deterministic(f"{name}_z", z)
+    chi2 = pm.logp(pm.ChiSquared.dist(nu=np.asarray(nu, dtype=float)[..., None] - np.arange(p)), pt.exp(log_c))
+    log_prior = (chi2 + log_c).sum() + pm.logp(pm.Normal.dist(0.0, 1.0), z).sum()
+    log_root_det = np.log(np.diagonal(frame, axis1=-2, axis2=-1)).sum(axis=-1) + log_diag.sum(axis=-1)
+    return (frame[..., :, :, None] * triangle[..., None, :, :]).sum(axis=-2), log_root_det, log_prior
+
+
 def _transpose_times(factor, vector):
     """Fᵀ v over the leading axes, as products and a sum (no BLAS op: F is p × p, tiny)."""
     return (factor * vector[..., :, None]).sum(axis=-2)
@@ -67,10 +106,14 @@ def _transpose_times(factor, vector):
 
 def normal_logp(value, mu, scale, factor, log_root_det):
     """log N(value | μ, (s F Fᵀ)⁻¹), F lower triangular with Σ_i log F_ii = ``log_root_det``."""
+    return whitened_normal_logp(_transpose_times(factor, value - mu), scale, log_root_det)
+
+
+def whitened_normal_logp(whitened, scale, log_root_det):
+    """log N(x | μ, (s F Fᵀ)⁻¹) of the point whose Fᵀ(x − μ) is ``whitened``."""
     import pytensor.tensor as pt
 
-    p = value.shape[-1]
-    whitened = _transpose_times(factor, value - mu)
+    p = whitened.shape[-1]
     return (-0.5 * p * np.log(2 * np.pi) + 0.5 * p * pt.log(scale) + log_root_det
             - 0.5 * scale * (whitened**2).sum(axis=-1))
 

@@ -53,10 +53,13 @@ from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singul
 from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
 from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
-from pgm_models.gaussian._precision_factor import (bartlett_coordinates, bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
+from pgm_models.gaussian._precision_factor import (_transpose_times, bartlett_coordinates, bartlett_factor, normal_logp, normal_random,
+                                                   posterior_frame_factor, whitened_normal_logp, wishart_data_term, wishart_logp,
                                                    wishart_random)
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
+# the free variables of the model NUTS samples (``_sampling_model``), left out of its draws
+SAMPLING_COORDINATES = ("precision_log_diag", "precision_below", "class_mean_whitened")
 
 
 def _selection(mask: np.ndarray):
@@ -409,6 +412,54 @@ class _DiscriminantAnalysis(GaussianClassifier):
             scatter, nu = self.feature_scatter_[several], (n[several] - 1).astype(float)
             pm.CustomDist("scatter", nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu),
                           logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=scatter)
+
+    def _sampling_model(self):
+        """The counts form with NUTS's coordinates in the closed-form posterior's frame: the
+        precision's Bartlett factor relative to Ψ' (``posterior_frame_factor``) and the class means
+        non-centred, μ_k = m'_k + F_k⁻ᵀ e_k / √κ'_k. Its log density is the counts form's (the
+        same priors and observations, written through F) plus the Jacobian of e ↦ μ,
+        −Σ_i log F_ii − (p/2) log κ'_k per class, so its posterior is the counts form's; the
+        whitened residuals are Fᵀ(μ − a) = Fᵀ(m' − a) ± e/√κ', with no inverse in the gradient.
+        Under the NIW posterior the free variables are independent, e standard normal: NUTS
+        meets neither the funnel of μ given Σ nor the correlations of the prior's Bartlett
+        coordinates, which on a few rows per class (heights-weights) gave divergent transitions."""
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        prior, posterior = self._prior, self.posterior_
+        p = self.n_features_in_
+        with pm.Model(coords=self._coords()) as model:
+            self._class_model(model, observe_counts=True)
+            factor, log_root_det, log_density = posterior_frame_factor("precision", prior.nu, prior.psi, posterior.nu, posterior.psi)
+            pm.Deterministic("cov", pt.linalg.inv(pt.matmul(factor, factor.mT)), dims=self._cov_dims())
+            whitened = pm.Flat("class_mean_whitened", dims=("class", "feature"))
+            shift = whitened / np.sqrt(posterior.kappa)[:, None]  # Fᵀ(μ − m')
+            if self.shared_covariance:
+                factor, log_root_det = pt.broadcast_to(factor, (len(self.classes_), p, p)), pt.broadcast_to(log_root_det, (len(self.classes_),))
+            pm.Deterministic("class_mean", posterior.m + _transpose_times(pt.linalg.inv(factor), shift), dims=("class", "feature"))
+            log_density += (whitened_normal_logp(_transpose_times(factor, posterior.m - prior.m) + shift, prior.kappa, log_root_det)
+                            - log_root_det - 0.5 * p * np.log(posterior.kappa)).sum()
+            n = integer_counts(self.class_count_, "class counts")
+            seen = _selection(n >= 1)
+            residual = _transpose_times(factor[seen], self.feature_mean_[seen] - posterior.m[seen]) - shift[seen]
+            log_density += whitened_normal_logp(residual, n[seen].astype(float), log_root_det[seen]).sum()
+            if self.shared_covariance:
+                pooled, nu = self.feature_scatter_.sum(axis=0), float(n.sum() - np.count_nonzero(n))
+                log_density += wishart_logp(pooled, nu, factor[0], log_root_det[0], wishart_data_term(pooled, nu))
+            else:
+                several = _selection(n >= 2)
+                scatter, nu = self.feature_scatter_[several], (n[several] - 1).astype(float)
+                log_density += wishart_logp(scatter, nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu)).sum()
+            pm.Potential("log_density", log_density)
+        return model
+
+    def _without_auxiliary_draws(self, posterior):
+        """The draws without ``_sampling_model``'s free coordinates (its Bartlett variables
+        ``precision_c``/``precision_z`` stay, as the counts form's forward sampling reads them)."""
+        posterior = super()._without_auxiliary_draws(posterior)
+        names = [name for name in SAMPLING_COORDINATES if name in posterior.data_vars]
+        dims = {dim for name in names for dim in posterior[name].dims[2:]} - {"class", "feature"}
+        return posterior.drop_vars(names + [dim for dim in dims if dim in posterior.coords])
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_i ~ N(μ_{y_i}, Σ_{y_i})."""

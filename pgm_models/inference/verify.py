@@ -42,9 +42,27 @@ Four kinds of evidence, all judged together by :func:`check_posterior`:
 Thresholds (all overridable): the marginal z-tests, the chi-square and the means' coupling with
 their (co)variances share ``family_error`` (1 %) equally: |z| ≤ z_max = Φ⁻¹(1 − family_error /
 (12P)) over the 2P z-scores of P parameters (Bonferroni; ≈ 4.1 for 50 parameters), the
-chi-square's p-value ≥ family_error / 3, and the coupling's |z| ≤ Φ⁻¹(1 − family_error / 6). The sampler's health: split R-hat ≤ 1.01 (Vehtari et al. 2021) and bulk
-ESS ≥ 400 for every parameter, no divergent transitions (when the InferenceData has sampler
-statistics). The measured false-alarm rates of these thresholds are in docs/false_alarm.md.
+chi-square's p-value ≥ family_error / 3, and the coupling's |z| ≤ Φ⁻¹(1 − family_error / 6). The sampler's health: bulk ESS ≥ 400 for every parameter, no divergent
+transitions (when the InferenceData has sampler statistics), and split R-hat below a threshold
+calibrated for the number of parameters P (:func:`rhat_thresholds`), or below a fixed
+``rhat_max`` where one is given. The measured false-alarm rates of these thresholds are in
+docs/false_alarm.md.
+**Why a calibrated R-hat.** A fixed R-hat ≤ 1.01 (Vehtari et al. 2021) is a bound for one
+parameter; its false-alarm rate over P parameters grows with P and falls with the ESS: TAN on
+breast-cancer (about 1,900 parameters) exceeded 1.01 on correct draws. Under correct mixing, m
+split chains of n draws whose parameter has integrated autocorrelation time τ have chain means
+of variance σ²τ/n, so (m − 1) s²_means / (σ²τ/n) ~ χ²(m − 1) (approximately normal means, the
+rank-normalised draws), and R̂² = (n − 1)/n + s²_means / W (W the within-chain variance ≈ σ²),
+which gives
+
+    R̂² ≤ (n − 1)/n + m q / ((m − 1) ESS),   q = the χ²(m − 1) quantile of 1 − level/(2P),
+
+with ESS = m n / τ the parameter's ESS from its within-chain autocorrelations alone (the
+rank-normalised draws' for the bulk R-hat, the folded draws' for the folded one: 2P tests,
+Bonferroni). Vats & Knudson (2021) relate R-hat to the ESS the same way, R̂² ≈ 1 + m/ESS. The
+ESS is not ArviZ's, whose variance includes the spread between chains: a chain stuck or shifted
+would lower that ESS and loosen its own threshold; the within-chain one does not see it. The ESS
+is capped at the m n draws (an overestimate would only raise false alarms).
 
 :func:`check_sampler` is the health half alone, for a model with no closed form (Bayesian
 logistic regression).
@@ -67,7 +85,7 @@ from pgm_models.inference.summary import labelled_table
 
 COLUMNS = [
     "variable", "parameter", "analytic_mean", "sampled_mean", "mcse_mean", "z_mean",
-    "analytic_sd", "sampled_sd", "mcse_sd", "z_sd", "r_hat", "ess_bulk", "ess_tail", "ok",
+    "analytic_sd", "sampled_sd", "mcse_sd", "z_sd", "r_hat", "r_hat_max", "ess_bulk", "ess_tail", "ok",
 ]
 
 
@@ -176,7 +194,8 @@ def check_posterior(
     *,
     z_max: float | None = None,
     family_error: float = 0.01,
-    rhat_max: float = 1.01,
+    rhat_max: float | None = None,
+    rhat_level: float | None = None,
     ess_min: float = 400,
     max_divergences: int = 0,
 ) -> Verification:
@@ -184,9 +203,10 @@ def check_posterior(
 
     The proof every model of the zoo must pass: the NUTS draws of its PyMC model
     (:meth:`~pgm_models.base.BayesianClassifier.sample_posterior`) against its conjugate posterior.
-    Three kinds of evidence are judged together — each parameter's mean and second moment as
-    z-scores, the mean z-scores of each correlated group as one chi-square, and every draw's
-    support — together with the sampler's health (R-hat, bulk ESS, divergences).
+    Four kinds of evidence are judged together — each parameter's mean and second moment as
+    z-scores, the mean z-scores of each correlated group as one chi-square, the pairing of the
+    Normal means with their own (co)variances, and every draw's support — together with the
+    sampler's health (R-hat, bulk ESS, divergences).
 
     Parameters
     ----------
@@ -196,12 +216,17 @@ def check_posterior(
         Draws of the model's parameters, named as in ``analytic_posterior``
         (``sample_posterior``'s or ``posterior_draws``').
     z_max : float, default=None
-        The largest ``|z|`` allowed; None: the Bonferroni bound Φ⁻¹(1 − family_error / (8P)) over the
-        2P z-scores of P parameters (≈ 4.0 for 50 parameters).
+        The largest ``|z|`` allowed; None: the Bonferroni bound Φ⁻¹(1 − family_error / (12P)) over the
+        2P z-scores of P parameters (≈ 4.1 for 50 parameters).
     family_error : float, default=0.01
-        The false-alarm rate shared equally by the z-tests and the chi-square.
-    rhat_max : float, default=1.01
-        The largest split R-hat allowed.
+        The false-alarm rate shared in thirds by the z-tests, the chi-square and the test of the
+        means' coupling with their (co)variances.
+    rhat_max : float, default=None
+        The largest split R-hat allowed; None: each parameter's threshold from
+        :func:`rhat_thresholds`, calibrated for the number of parameters and their effective sample
+        sizes at ``rhat_level``.
+    rhat_level : float, default=None
+        The false-alarm rate the R-hat thresholds share over all parameters; None: ``family_error``.
     ess_min : float, default=400
         The smallest bulk effective sample size allowed.
     max_divergences : int, default=0
@@ -322,7 +347,8 @@ def check_posterior(
             f"of freedom, is off by z = {coupling_z:.1f}; |z| must be ≤ {coupling_max:.2f}"
         )
     thresholds = {"z_max": z_max, "joint_level": joint_level, "coupling_z_max": coupling_max}
-    result = _verdict(table, z_ok, reasons, idata, thresholds, rhat_max, ess_min, max_divergences)
+    result = _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max,
+                      family_error if rhat_level is None else rhat_level, ess_min, max_divergences)
     result.joint_statistic, result.joint_df, result.joint_p, result.outside_support = statistic, df, joint_p, outside
     result.coupling_z, result.coupling_df = coupling_z, coupling_df
     result.untested = int(table[["z_mean", "z_sd"]].isna().to_numpy().sum())
@@ -405,7 +431,8 @@ def _support_atol(values: np.ndarray) -> float:
     return 1e4 * float(np.finfo(values.dtype if values.dtype.kind == "f" else float).eps)
 
 
-def check_sampler(idata, var_names=None, *, rhat_max: float = 1.01, ess_min: float = 400, max_divergences: int = 0) -> Verification:
+def check_sampler(idata, var_names=None, *, rhat_max: float | None = None, rhat_level: float = 0.01, ess_min: float = 400,
+                  max_divergences: int = 0) -> Verification:
     """Check the health of MCMC draws: R-hat, bulk ESS and divergences.
 
     The sampler-health half of :func:`check_posterior`, for a model with no closed form (Bayesian
@@ -419,8 +446,11 @@ def check_sampler(idata, var_names=None, *, rhat_max: float = 1.01, ess_min: flo
         The draws.
     var_names : list of str, default=None
         The variables to check; None: all of ``idata.posterior``.
-    rhat_max : float, default=1.01
-        The largest split R-hat allowed.
+    rhat_max : float, default=None
+        The largest split R-hat allowed; None: each parameter's threshold from
+        :func:`rhat_thresholds`, calibrated for the number of parameters at ``rhat_level``.
+    rhat_level : float, default=0.01
+        The false-alarm rate the R-hat thresholds share over all parameters.
     ess_min : float, default=400
         The smallest bulk effective sample size allowed.
     max_divergences : int, default=0
@@ -463,23 +493,55 @@ def check_sampler(idata, var_names=None, *, rhat_max: float = 1.01, ess_min: flo
     table["mcse_mean"] = table["sampled_sd"] / np.sqrt(_ess(_split_chains(values)))
     for column in ("analytic_mean", "analytic_sd", "z_mean", "z_sd", "mcse_sd"):
         table[column] = np.nan
-    return _verdict(table, pd.Series(True, index=table.index), [], idata, {}, rhat_max, ess_min, max_divergences)
+    return _verdict(table, values, pd.Series(True, index=table.index), [], idata, {}, rhat_max, rhat_level, ess_min, max_divergences)
 
 
-def _verdict(table, z_ok, reasons, idata, thresholds, rhat_max, ess_min, max_divergences) -> Verification:
+def rhat_thresholds(values: np.ndarray, level: float = 0.01) -> np.ndarray:
+    """Each parameter's R-hat threshold, calibrated so that all P parameters of correct draws
+    ``values`` (parameter, chain, draw) pass together with probability about 1 − level: the bulk
+    and the folded split R-hat (``_rhat_rank`` is their maximum) each within
+    R̂² ≤ (n − 1)/n + m q / ((m − 1) ESS_within), q the χ²(m − 1) quantile of 1 − level/(2P), m
+    and n the split chains and their length, ESS_within that statistic's ESS from its
+    within-chain autocorrelations, capped at m n (module docstring). Returned as one bound on
+    ``_rhat_rank`` per parameter: its R-hat divided by the larger of the two R-hats' ratios to
+    their bounds (so R-hat ≤ bound exactly when both pass); ∞ for a constant parameter, NaN with
+    fewer than 2 chains or 4 draws."""
+    from scipy.stats import chi2 as chi_square
+
+    if values.shape[1] < 2 or values.shape[2] < 4:
+        return np.full(len(values), np.nan)
+    split = _split_chains(values)
+    m, n = split.shape[1], split.shape[2]
+    folded = np.abs(split - np.median(split.reshape(len(split), -1), axis=1)[:, None, None])
+    q = chi_square.isf(level / (2 * len(values)), m - 1)
+    rhats, ratios = [], []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for draws in (_z_scale(split), _z_scale(folded)):
+            ess = np.minimum(_ess(draws, within=True), m * n)
+            rhats.append(_rhat(draws))
+            ratios.append(rhats[-1] / np.sqrt((n - 1) / n + m * q / ((m - 1) * ess)))
+        bound = np.maximum(*rhats) / np.fmax(*ratios)
+    return np.where(np.ptp(values.reshape(len(values), -1), axis=1) == 0, np.inf, bound)
+
+
+def _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max, rhat_level, ess_min, max_divergences) -> Verification:
     """Add the sampler's health (R-hat, bulk ESS, divergences) to the z verdict."""
     divergences = int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata and "diverging" in idata.sample_stats else 0
-    rhat_ok = table["r_hat"] <= rhat_max  # NaN fails
+    table["r_hat_max"] = rhat_thresholds(values, rhat_level) if rhat_max is None else float(rhat_max)
+    rhat_ok = table["r_hat"] <= table["r_hat_max"]  # NaN fails
+    described = f"calibrated at level {rhat_level:g} over {len(table)} parameters" if rhat_max is None else "fixed"
     ess_ok = table["ess_bulk"] >= ess_min
     table["ok"] = z_ok & rhat_ok & ess_ok
     reasons = list(reasons)
     for _, row in table[~rhat_ok].iterrows():
-        reasons.append(f"{row.parameter}: R-hat {row.r_hat:.4f} > {rhat_max}")
+        reasons.append(f"{row.parameter}: R-hat {row.r_hat:.4f} > {row.r_hat_max:.4f} ({described})")
     for _, row in table[~ess_ok].iterrows():
         reasons.append(f"{row.parameter}: bulk ESS {row.ess_bulk:.0f} < {ess_min}")
     if divergences > max_divergences:
         reasons.append(f"{divergences} divergent transitions (at most {max_divergences} allowed)")
-    thresholds = {**thresholds, "rhat_max": rhat_max, "ess_min": ess_min, "max_divergences": max_divergences}
+    # rhat_max None: each parameter's threshold is the table's r_hat_max
+    thresholds = {**thresholds, "rhat_max": rhat_max, "rhat_level": rhat_level if rhat_max is None else None, "ess_min": ess_min,
+                  "max_divergences": max_divergences}
     return Verification(table[COLUMNS], not reasons, reasons, thresholds, divergences)
 
 
@@ -542,9 +604,11 @@ def _rhat_rank(values: np.ndarray, z_split: np.ndarray | None = None) -> np.ndar
     return np.where(np.ptp(values.reshape(len(values), -1), axis=1) == 0, 1.0, rhat)
 
 
-def _ess(values: np.ndarray) -> np.ndarray:
+def _ess(values: np.ndarray, within: bool = False) -> np.ndarray:
     """Effective sample size of each parameter's (chain, draw) array, by Geyer's initial monotone
-    sequence on the chains' FFT autocovariances (ArviZ's ``_ess``)."""
+    sequence on the chains' FFT autocovariances (ArviZ's ``_ess``); ``within``: the
+    autocorrelations relative to the within-chain variance alone, blind to the chains'
+    disagreement (what ``rhat_thresholds`` needs)."""
     from scipy.fft import irfft, next_fast_len, rfft
 
     n_params, n_chains, n = values.shape
@@ -556,7 +620,7 @@ def _ess(values: np.ndarray) -> np.ndarray:
     acov = irfft(spectrum * np.conjugate(spectrum), n=length, axis=2)[:, :, :n] / n
     mean_var = acov[:, :, 0].mean(axis=1) * n / (n - 1)
     var_plus = mean_var * (n - 1) / n
-    if n_chains > 1:
+    if n_chains > 1 and not within:
         var_plus = var_plus + values.mean(axis=2).var(axis=1, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = 1 - (mean_var[:, None] - acov.mean(axis=1)) / var_plus[:, None]
