@@ -44,7 +44,18 @@ def main(argv: list[str]) -> int:
         command = [str(BIN / "pgm-models"), "zoo", *argv[1:]]
     elif argv[0] == "docs":
         html = ROOT / "docs" / "_build" / "html"
-        command = [str(BIN / "python"), "-m", "sphinx", "-W", "--keep-going", "-b", "html", "docs", str(html), *argv[1:]]
+        command = [
+            str(BIN / "python"),
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-b",
+            "html",
+            "docs",
+            str(html),
+            *argv[1:],
+        ]
     else:
         command = [str(BIN / "python"), "-m", "pytest", *argv[1:]]
     return subprocess.run(command, cwd=ROOT).returncode

@@ -32,8 +32,24 @@ import pymc
 import sklearn
 
 import pgm_models
-from benchmarks import (aode_vs_weka, aode_weights, counts_vs_rows, cv_under_load, dask_scaling, evidence_cv, exact_vs_nuts,
-                        false_alarm, large_data, loo, mixed_nb, samplers, sbc, vs_sklearn, vs_warm_weka, zoo_start)
+from benchmarks import (
+    aode_vs_weka,
+    aode_weights,
+    counts_vs_rows,
+    cv_under_load,
+    dask_scaling,
+    evidence_cv,
+    exact_vs_nuts,
+    false_alarm,
+    large_data,
+    loo,
+    mixed_nb,
+    samplers,
+    sbc,
+    vs_sklearn,
+    vs_warm_weka,
+    zoo_start,
+)
 
 
 def _steps(quick: bool):
@@ -42,10 +58,14 @@ def _steps(quick: bool):
 
     def weka_aode(output):
         if aode_vs_weka.WEKA_JAR.exists() and shutil.which("javac"):
-            aode_vs_weka.main((["--rows", "2000", "--repeats", "1"] if quick else ["--repeats", "5"]) + ["--write", str(output)])
+            aode_vs_weka.main(
+                (["--rows", "2000", "--repeats", "1"] if quick else ["--repeats", "5"]) + ["--write", str(output)]
+            )
         else:
             with output.open("a") as handle:
-                handle.write(f"\n{aode_vs_weka.HEADING}\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n")
+                handle.write(
+                    f"\n{aode_vs_weka.HEADING}\n\nNot run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.\n"
+                )
 
     def nuts_backends(output):
         if quick:  # a cold start compiles every model of the zoo: minutes, not a smoke run
@@ -60,25 +80,65 @@ def _steps(quick: bool):
         return lambda output: module.main(list(quick_arguments if quick else arguments) + ["--write", str(output)])
 
     return [
-        ("vs_sklearn", lambda output: vs_sklearn.main(
-            (["--sizes", "2000", "--repeats", "1"] if quick else ["--sizes", "10000", "100000", "1000000", "--repeats", "5"])
-            + ["--append", str(output)])),
+        (
+            "vs_sklearn",
+            lambda output: vs_sklearn.main(
+                (
+                    ["--sizes", "2000", "--repeats", "1"]
+                    if quick
+                    else ["--sizes", "10000", "100000", "1000000", "--repeats", "5"]
+                )
+                + ["--append", str(output)]
+            ),
+        ),
         ("aode_vs_weka", weka_aode),
         ("vs_warm_weka", run(vs_warm_weka, ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"])),
         ("aode_weights", run(aode_weights, ["--datasets", "contact-lenses"])),
         ("exact_vs_nuts", run(exact_vs_nuts, ["--draws", "100", "--models", "CategoricalNB"])),
         ("counts_vs_rows", run(counts_vs_rows, ["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"])),
-        ("large_data", run(large_data, ["--rows", "2000", "--models", "AODE", "--aode-rows", "500", "--aode-attributes", "10",
-                                        "--wide", "20x10"])),
-        ("dask_scaling", run(dask_scaling, ["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"])),
+        (
+            "large_data",
+            run(
+                large_data,
+                [
+                    "--rows",
+                    "2000",
+                    "--models",
+                    "AODE",
+                    "--aode-rows",
+                    "500",
+                    "--aode-attributes",
+                    "10",
+                    "--wide",
+                    "20x10",
+                ],
+            ),
+        ),
+        (
+            "dask_scaling",
+            run(dask_scaling, ["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"]),
+        ),
         ("mixed_nb", run(mixed_nb, ["--rows", "2000", "--repeats", "1", "--datasets", "iris"])),
         ("cv_under_load", run(cv_under_load, ["--repeats", "1", "--min-seconds", "0"], ["--repeats", "3"])),
         ("samplers", nuts_backends),
         ("loo", run(loo, ["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal"])),
         ("evidence_cv", run(evidence_cv, ["--datasets", "weather.nominal", "contact-lenses"])),
-        ("sbc", run(sbc, ["--replications", "3", "--draws", "30", "--models", "CategoricalNB"], ["--figure", "docs/sbc-ranks.png"])),
-        ("false_alarm", run(false_alarm, ["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"],
-                            ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"])),
+        (
+            "sbc",
+            run(
+                sbc,
+                ["--replications", "3", "--draws", "30", "--models", "CategoricalNB"],
+                ["--figure", "docs/sbc-ranks.png"],
+            ),
+        ),
+        (
+            "false_alarm",
+            run(
+                false_alarm,
+                ["--seeds", "5", "--datasets", "contact-lenses", "--nuts-seeds", "0", "--power-seeds", "5"],
+                ["--seeds", "40", "--nuts-seeds", "3", "--nuts-datasets", "contact-lenses", "--power-seeds", "50"],
+            ),
+        ),
     ]
 
 
@@ -132,18 +192,22 @@ def _note_partial_run(path: Path, names) -> None:
     if not heading:  # a file of the named sections only
         sections.insert(0, ("", ""))
     kept = preamble.rstrip()
-    note = (f"{PARTIAL_RUN} `python -m benchmarks --only {' '.join(names)}` in one run on {vs_sklearn.machine()}, "
-            f"{time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}.")
+    note = (
+        f"{PARTIAL_RUN} `python -m benchmarks --only {' '.join(names)}` in one run on {vs_sklearn.machine()}, "
+        f"{time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}."
+    )
     sections[sections.index((heading, preamble))] = (heading, f"{kept}\n\n{note}\n\n".lstrip())
     path.write_text("".join(text for _, text in sections))
 
 
 PARTIAL_RUN = "Last partial run:"
 # what every section holds, in the preamble of a full run (and of the file as kept between runs)
-PREAMBLE = ("Each section below is the latest run of one benchmark (`python -m benchmarks --only NAME` reruns one): its "
-            "command, then its machine, date and load average, then its tables; ratios are measured side by side within "
-            "one run. The written analysis follows under \"Reading the tables\" (benchmarks/ANALYSIS.md); earlier runs "
-            "are in git history and CHANGELOG.md.")
+PREAMBLE = (
+    "Each section below is the latest run of one benchmark (`python -m benchmarks --only NAME` reruns one): its "
+    "command, then its machine, date and load average, then its tables; ratios are measured side by side within "
+    'one run. The written analysis follows under "Reading the tables" (benchmarks/ANALYSIS.md); earlier runs '
+    "are in git history and CHANGELOG.md."
+)
 
 
 def main(argv=None) -> int:
@@ -151,8 +215,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--output", default="BENCHMARKS.md")
-    parser.add_argument("--only", nargs="+", choices=[name for name, _ in steps],
-                        help="run only these benchmarks, in one run, and put their sections in place of the same sections of --output")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=[name for name, _ in steps],
+        help="run only these benchmarks, in one run, and put their sections in place of the same sections of --output",
+    )
     args = parser.parse_args(argv)
     output = Path(args.output)
     steps = _steps(args.quick)
@@ -172,8 +240,7 @@ def main(argv=None) -> int:
     output.write_text(
         "# Benchmarks\n\nRegenerated by `python -m benchmarks` in one run on one machine: "
         f"{vs_sklearn.machine()}, Python {platform.python_version()}, numpy {np.__version__}, scikit-learn "
-        f"{sklearn.__version__}, PyMC {pymc.__version__}, pgm_models {pgm_models.__version__}. "
-        + PREAMBLE + "\n\n"
+        f"{sklearn.__version__}, PyMC {pymc.__version__}, pgm_models {pgm_models.__version__}. " + PREAMBLE + "\n\n"
     )
     for _, run in steps:
         run(output)

@@ -27,13 +27,14 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import append_section
 from pgm_models import AODE
 from pgm_models.datasets import dataset_path, load_arff
 
-from benchmarks import append_section
-
 WEKA_JAR = Path("/usr/share/java/weka.jar")
-HARNESS = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka" / "WekaDistributions.java"
+HARNESS = (
+    Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka" / "WekaDistributions.java"
+)
 
 
 HEADING = "## AODE vs Weka 3.6 AODE, end to end (read ARFF, fit, predict every test row)"
@@ -70,7 +71,15 @@ def run_ours(train: Path, test: Path):
 
 def run_weka(train: Path, test: Path, build: Path):
     """(distributions, seconds Weka spent in buildClassifier + distributionForInstance)."""
-    command = ["java", "-cp", f"{WEKA_JAR}{os.pathsep}{build}", "WekaDistributions", "weka.classifiers.bayes.AODE", str(train), str(test)]
+    command = [
+        "java",
+        "-cp",
+        f"{WEKA_JAR}{os.pathsep}{build}",
+        "WekaDistributions",
+        "weka.classifiers.bayes.AODE",
+        str(train),
+        str(test),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, check=True)
     timings = dict(item.split("=") for item in result.stderr.split())
     out = result.stdout.splitlines()
@@ -92,7 +101,10 @@ def medians(functions: dict, repeats: int) -> dict:
     for _ in range(repeats):
         for name, function in functions.items():
             runs[name].append(timed(function))
-    return {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs), rs[-1][2]) for name, rs in runs.items()}
+    return {
+        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs), rs[-1][2])
+        for name, rs in runs.items()
+    }
 
 
 def main(argv=None) -> int:
@@ -116,7 +128,10 @@ def main(argv=None) -> int:
         write_synthetic(test, max(1, args.rows // 5), args.attributes, seed=1)  # same structure, first rows/5 rows
         with dataset_path("vote").open("rb") as source:
             (folder / "vote.arff").write_bytes(source.read())
-        cases = [("vote", folder / "vote.arff", folder / "vote.arff"), (f"synthetic {args.rows} × {args.attributes}", train, test)]
+        cases = [
+            ("vote", folder / "vote.arff", folder / "vote.arff"),
+            (f"synthetic {args.rows} × {args.attributes}", train, test),
+        ]
         for name, train_file, test_file in cases:
             sides = {"ours": lambda: run_ours(train_file, test_file)}
             if use_weka:
@@ -126,25 +141,38 @@ def main(argv=None) -> int:
             row = {"data": name, "pgm_models_s": ours_s, "pgm_models_model_s": ours_model_s}
             if use_weka:
                 weka_s, weka_model_s, weka = timings["weka"]
-                row.update(weka_s=weka_s, weka_model_s=weka_model_s, speedup=weka_s / ours_s, model_speedup=weka_model_s / ours_model_s,
-                           max_difference=float(np.abs(ours - weka).max()),
-                           same_predictions=bool((ours.argmax(axis=1) == weka.argmax(axis=1)).all()))
+                row.update(
+                    weka_s=weka_s,
+                    weka_model_s=weka_model_s,
+                    speedup=weka_s / ours_s,
+                    model_speedup=weka_model_s / ours_model_s,
+                    max_difference=float(np.abs(ours - weka).max()),
+                    same_predictions=bool((ours.argmax(axis=1) == weka.argmax(axis=1)).all()),
+                )
             rows.append(row)
             print(row, flush=True)
     if args.write:
-        command = "python -m benchmarks.aode_vs_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
-                                                              if a not in (args.write, "--write"))
-        lines = ["", HEADING, "",
-                 f"Command: `{command.strip()}` — median of {args.repeats} runs, the two sides alternating. End to end: reading both ARFF files, "
-                 "fit, predict (Weka: JVM start-up included). Model: fit + predict only (Weka: buildClassifier + "
-                 "distributionForInstance, timed inside the JVM).", "",
-                 "| data | end to end: pgm_models (s) | Weka (s) | Weka / pgm_models | model: pgm_models (s) | Weka (s) | Weka / pgm_models | max abs Δp | same predictions |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        command = "python -m benchmarks.aode_vs_weka " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+        )
+        lines = [
+            "",
+            HEADING,
+            "",
+            f"Command: `{command.strip()}` — median of {args.repeats} runs, the two sides alternating. End to end: reading both ARFF files, "
+            "fit, predict (Weka: JVM start-up included). Model: fit + predict only (Weka: buildClassifier + "
+            "distributionForInstance, timed inside the JVM).",
+            "",
+            "| data | end to end: pgm_models (s) | Weka (s) | Weka / pgm_models | model: pgm_models (s) | Weka (s) | Weka / pgm_models | max abs Δp | same predictions |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
         nan = float("nan")
         for r in rows:
-            lines.append(f"| {r['data']} | {r['pgm_models_s']:.3f} | {r.get('weka_s', nan):.3f} | {r.get('speedup', nan):.1f} | "
-                         f"{r['pgm_models_model_s']:.3f} | {r.get('weka_model_s', nan):.3f} | {r.get('model_speedup', nan):.1f} | "
-                         f"{r.get('max_difference', nan):.1e} | {r.get('same_predictions', '-')} |")
+            lines.append(
+                f"| {r['data']} | {r['pgm_models_s']:.3f} | {r.get('weka_s', nan):.3f} | {r.get('speedup', nan):.1f} | "
+                f"{r['pgm_models_model_s']:.3f} | {r.get('weka_model_s', nan):.3f} | {r.get('model_speedup', nan):.1f} | "
+                f"{r.get('max_difference', nan):.1e} | {r.get('same_predictions', '-')} |"
+            )
         append_section(args.write, lines)
     return 0
 

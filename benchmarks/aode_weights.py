@@ -15,13 +15,16 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
+from benchmarks import append_section
 from pgm_models import AODE
 from pgm_models.datasets import load_dataset
 
-from benchmarks import append_section
-
-SETTINGS = {"uniform": {}, "tempered τ=0.1": {"weights": "tempered", "temperature": 0.1},
-            "tempered τ=0.5": {"weights": "tempered", "temperature": 0.5}, "bma": {"weights": "bma"}}
+SETTINGS = {
+    "uniform": {},
+    "tempered τ=0.1": {"weights": "tempered", "temperature": 0.1},
+    "tempered τ=0.5": {"weights": "tempered", "temperature": 0.5},
+    "bma": {"weights": "bma"},
+}
 
 
 def evaluate(dataset: str) -> list[dict]:
@@ -49,8 +52,15 @@ def main(argv=None) -> int:
     print(table.to_string(index=False))
     if args.write:
         command = "python -m benchmarks.aode_weights " + " ".join(argv if argv is not None else sys.argv[1:])
-        lines = ["", "## AODE weights: uniform vs tempered vs BMA (stratified 10-fold CV, seed 0)", "", f"Command: `{command.strip()}`", "",
-                 "| dataset | weights | accuracy | log loss |", "|---|---|---:|---:|"]
+        lines = [
+            "",
+            "## AODE weights: uniform vs tempered vs BMA (stratified 10-fold CV, seed 0)",
+            "",
+            f"Command: `{command.strip()}`",
+            "",
+            "| dataset | weights | accuracy | log loss |",
+            "|---|---|---:|---:|",
+        ]
         lines += [f"| {r.dataset} | {r.weights} | {r.accuracy:.4f} | {r.log_loss:.4f} |" for r in table.itertuples()]
         append_section(args.write, lines)
     return 0

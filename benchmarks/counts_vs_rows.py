@@ -22,16 +22,20 @@ import numpy as np
 import pandas as pd
 import pymc as pm
 
-from pgm_models import CategoricalNB, GaussianNB
-
 from benchmarks import append_section
+from pgm_models import CategoricalNB, GaussianNB
 
 
 def categorical_data(n_rows: int, rng):
     y = rng.integers(0, 2, n_rows)
     probabilities = np.array([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]])
-    columns = {f"x{j}": pd.Categorical(np.array(["a", "b", "c"])[(rng.random(n_rows)[:, None] > probabilities[y].cumsum(axis=1)).sum(axis=1)],
-                                       categories=["a", "b", "c"]) for j in range(8)}
+    columns = {
+        f"x{j}": pd.Categorical(
+            np.array(["a", "b", "c"])[(rng.random(n_rows)[:, None] > probabilities[y].cumsum(axis=1)).sum(axis=1)],
+            categories=["a", "b", "c"],
+        )
+        for j in range(8)
+    }
     return pd.DataFrame(columns), y
 
 
@@ -46,8 +50,16 @@ CASES = {"CategoricalNB": (CategoricalNB, categorical_data), "GaussianNB": (Gaus
 def measure(model, form: str, X, y, draws: int):
     pymc_model = model.pymc_model(form, X, y)
     start = time.perf_counter()
-    idata = pm.sample(draws=draws, tune=draws, chains=2, cores=1, random_seed=1, progressbar=False,
-                      compute_convergence_checks=False, model=pymc_model)
+    idata = pm.sample(
+        draws=draws,
+        tune=draws,
+        chains=2,
+        cores=1,
+        random_seed=1,
+        progressbar=False,
+        compute_convergence_checks=False,
+        model=pymc_model,
+    )
     total = time.perf_counter() - start
     sampling = float(idata.posterior.attrs["sampling_time"])
     names = list(model.analytic_posterior("mean").data_vars)
@@ -60,7 +72,9 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--draws", type=int, default=300, help="draws and tuning steps per chain (2 chains)")
     parser.add_argument("--models", nargs="+", default=list(CASES), choices=list(CASES))
-    parser.add_argument("--rows-budget", type=float, default=900.0, help="skip a rows-form run projected to take longer (s)")
+    parser.add_argument(
+        "--rows-budget", type=float, default=900.0, help="skip a rows-form run projected to take longer (s)"
+    )
     parser.add_argument("--write", help="append the Markdown table to this file")
     args = parser.parse_args(argv)
     import logging
@@ -77,7 +91,17 @@ def main(argv=None) -> int:
                 if form == "rows" and previous_rows_time is not None:
                     projected = previous_rows_time[1] * n_rows / previous_rows_time[0]
                     if projected > args.rows_budget:
-                        rows.append((name, n_rows, form, None, None, None, f"skipped: projected {projected:.0f} s > --rows-budget"))
+                        rows.append(
+                            (
+                                name,
+                                n_rows,
+                                form,
+                                None,
+                                None,
+                                None,
+                                f"skipped: projected {projected:.0f} s > --rows-budget",
+                            )
+                        )
                         print(rows[-1], flush=True)
                         continue
                 compile_s, sampling_s, ess = measure(model, form, X, y, args.draws)
@@ -93,11 +117,17 @@ def main(argv=None) -> int:
 def write(rows, args, argv):
     table = {(r[0], r[1], r[2]): r for r in rows}
     command = "python -m benchmarks.counts_vs_rows " + " ".join(
-        a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
-    lines = ["", f"## Verification cost: counts form vs rows form ({args.draws} tuning steps + {args.draws} draws × 2 chains)", "",
-             f"Command: `{command.strip()}`", "",
-             "| model | N | form | compile (s) | sampling (s) | min ESS / s | rows ÷ counts sampling time |",
-             "|---|---:|---|---:|---:|---:|---:|"]
+        a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+    )
+    lines = [
+        "",
+        f"## Verification cost: counts form vs rows form ({args.draws} tuning steps + {args.draws} draws × 2 chains)",
+        "",
+        f"Command: `{command.strip()}`",
+        "",
+        "| model | N | form | compile (s) | sampling (s) | min ESS / s | rows ÷ counts sampling time |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
     for name, n_rows, form, compile_s, sampling_s, rate, note in rows:
         if compile_s is None:
             lines.append(f"| {name} | {n_rows} | {form} | — | — | — | {note} |")
@@ -108,8 +138,10 @@ def write(rows, args, argv):
     for name in args.models:
         counts = [table[(name, n, "counts")][4] for n in args.sizes if (name, n, "counts") in table]
         if len(counts) > 1:
-            lines.append(f"\n{name}: counts-form sampling time at N = {args.sizes[-1]} ÷ at N = {args.sizes[0]}: "
-                         f"{counts[-1] / counts[0]:.2f}.")
+            lines.append(
+                f"\n{name}: counts-form sampling time at N = {args.sizes[-1]} ÷ at N = {args.sizes[0]}: "
+                f"{counts[-1] / counts[0]:.2f}."
+            )
     append_section(args.write, lines)
 
 

@@ -36,8 +36,12 @@ def _cases():
 
     vote, iris = load_dataset("vote"), load_dataset("iris")
     one_hot = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
-    return [("LogisticRegression, vote", make_pipeline(one_hot, LogisticRegression()), vote),
-            ("GaussianNB, iris", GaussianNB(), iris), ("LDA, iris", LDA(), iris), ("QDA, iris", QDA(), iris)]
+    return [
+        ("LogisticRegression, vote", make_pipeline(one_hot, LogisticRegression()), vote),
+        ("GaussianNB, iris", GaussianNB(), iris),
+        ("LDA, iris", LDA(), iris),
+        ("QDA, iris", QDA(), iris),
+    ]
 
 
 def _cv_seconds(model, data, min_seconds: float) -> tuple[float, float]:
@@ -81,14 +85,21 @@ def main(argv=None) -> int:
                     process.wait()
         rows.append((name, *(statistics.median(run[i] for run in runs) for i in (0, 1) for runs in (quiet, loaded))))
         print(rows[-1], flush=True)
-    lines = ["", f"## 10-fold CV with {args.busy} busy processes beside it", "",
-             f"Command: `python -m benchmarks.cv_under_load --repeats {args.repeats} --min-seconds {args.min_seconds:g}` (median of "
-             f"{args.repeats}, quiet and loaded runs alternating; one CV, and the mean per CV of CVs repeated for "
-             f"{args.min_seconds:g} s; target: loaded ≤ 2 × quiet)", "",
-             "| model | one CV: quiet (ms) | loaded (ms) | loaded ÷ quiet | repeated: quiet (ms per CV) | loaded (ms per CV) | loaded ÷ quiet |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {q1 * 1e3:.1f} | {l1 * 1e3:.1f} | {l1 / q1:.2f} | {q * 1e3:.1f} | {loaded * 1e3:.1f} | {loaded / q:.2f} |"
-              for name, q1, l1, q, loaded in rows]
+    lines = [
+        "",
+        f"## 10-fold CV with {args.busy} busy processes beside it",
+        "",
+        f"Command: `python -m benchmarks.cv_under_load --repeats {args.repeats} --min-seconds {args.min_seconds:g}` (median of "
+        f"{args.repeats}, quiet and loaded runs alternating; one CV, and the mean per CV of CVs repeated for "
+        f"{args.min_seconds:g} s; target: loaded ≤ 2 × quiet)",
+        "",
+        "| model | one CV: quiet (ms) | loaded (ms) | loaded ÷ quiet | repeated: quiet (ms per CV) | loaded (ms per CV) | loaded ÷ quiet |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {name} | {q1 * 1e3:.1f} | {l1 * 1e3:.1f} | {l1 / q1:.2f} | {q * 1e3:.1f} | {loaded * 1e3:.1f} | {loaded / q:.2f} |"
+        for name, q1, l1, q, loaded in rows
+    ]
     print("\n".join(lines))
     if args.write:
         append_section(args.write, lines)

@@ -69,8 +69,15 @@ def dask_data(n_rows: int, n_blocks: int):
     import dask.array as da
 
     blocks = [dask.delayed(make_block, nout=2)(seed, size) for seed, size in enumerate(block_sizes(n_rows, n_blocks))]
-    X = da.concatenate([da.from_delayed(x, (size, N_ATTRIBUTES), np.int8) for (x, _), size in zip(blocks, block_sizes(n_rows, n_blocks))])
-    y = da.concatenate([da.from_delayed(v, (size,), np.int64) for (_, v), size in zip(blocks, block_sizes(n_rows, n_blocks))])
+    X = da.concatenate(
+        [
+            da.from_delayed(x, (size, N_ATTRIBUTES), np.int8)
+            for (x, _), size in zip(blocks, block_sizes(n_rows, n_blocks))
+        ]
+    )
+    y = da.concatenate(
+        [da.from_delayed(v, (size,), np.int64) for (_, v), size in zip(blocks, block_sizes(n_rows, n_blocks))]
+    )
     return X, y
 
 
@@ -89,7 +96,9 @@ def placed_data(client, n_rows: int, n_blocks: int):
     for seed, size in enumerate(block_sizes(n_rows, n_blocks)):
         where = [workers[seed % len(workers)]]
         block = client.submit(make_block, seed, size, workers=where, pure=False)
-        xs.append(da.from_delayed(client.submit(operator.itemgetter(0), block, workers=where), (size, N_ATTRIBUTES), np.int8))
+        xs.append(
+            da.from_delayed(client.submit(operator.itemgetter(0), block, workers=where), (size, N_ATTRIBUTES), np.int8)
+        )
         ys.append(da.from_delayed(client.submit(operator.itemgetter(1), block, workers=where), (size,), np.int64))
         del block
     X, y = dask.persist(da.concatenate(xs), da.concatenate(ys))  # keys of their own, where the blocks are
@@ -112,7 +121,10 @@ def use_worker_allocator() -> None:
 
     from pgm_models.dask_engine.engine import ALLOCATOR
 
-    option = {"glibc.malloc.mmap_threshold": -3, "glibc.malloc.trim_threshold": -1}  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD
+    option = {
+        "glibc.malloc.mmap_threshold": -3,
+        "glibc.malloc.trim_threshold": -1,
+    }  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD
     libc = ctypes.CDLL(None)
     for name, value in ALLOCATOR.items():
         if libc.mallopt(option[name], value) != 1:
@@ -145,8 +157,13 @@ def cluster(n_workers: int, memory_limit="auto"):
 
     from pgm_models.dask_engine.engine import local_cluster
 
-    local = local_cluster(n_workers=n_workers, threads_per_worker=1, memory_limit=memory_limit,
-                          dashboard_address=":0", silence_logs=logging.ERROR)
+    local = local_cluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        memory_limit=memory_limit,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
     return local, Client(local)
 
 
@@ -188,7 +205,9 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
     for name in MODELS:
         model(name).fit(X_memory[:1000], y_memory[:1000])  # warm: the imports and first-call costs
     whole = len(y_memory) == n_rows
-    results = {name: {"model": name, "rows": n_rows, "memory_rows": len(y_memory), "memory_s": np.inf} for name in MODELS}
+    results = {
+        name: {"model": name, "rows": n_rows, "memory_rows": len(y_memory), "memory_s": np.inf} for name in MODELS
+    }
     for n_workers in (1, 2):
         local, client = cluster(n_workers)
         try:
@@ -231,7 +250,9 @@ def out_of_core(n_rows: int, n_blocks: int, memory_limit: str) -> dict:
         try:
             sizes = block_sizes(n_rows, n_blocks)
             meta = make_frame(0, 1).iloc[:0]
-            frames = dd.from_delayed([dask.delayed(make_frame)(seed, size) for seed, size in enumerate(sizes)], meta=meta)
+            frames = dd.from_delayed(
+                [dask.delayed(make_frame)(seed, size) for seed, size in enumerate(sizes)], meta=meta
+            )
             frames.to_parquet(folder, write_index=False)
             X, y = dask_engine.read_table(os.path.join(folder, "*.parquet"), target="y")
             client.run(importlib.import_module, "pgm_models")  # warm: every worker imports pgm_models
@@ -250,18 +271,33 @@ def out_of_core(n_rows: int, n_blocks: int, memory_limit: str) -> dict:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert fitted.class_count_.sum() == n_rows
-    return {"rows": n_rows, "seconds": seconds, "data_mib": n_rows * (N_ATTRIBUTES + 1) * 8 / 2**20, "disk_mib": disk,
-            "limit_mib": parse_bytes(memory_limit) / 2**20, "peaks": sorted(peaks.values()), "restarts": restarts}
+    return {
+        "rows": n_rows,
+        "seconds": seconds,
+        "data_mib": n_rows * (N_ATTRIBUTES + 1) * 8 / 2**20,
+        "disk_mib": disk,
+        "limit_mib": parse_bytes(memory_limit) / 2**20,
+        "peaks": sorted(peaks.values()),
+        "restarts": restarts,
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 4_000_000], help="sizes for the rows/s table")
+    parser.add_argument(
+        "--rows", type=int, nargs="+", default=[1_000_000, 4_000_000], help="sizes for the rows/s table"
+    )
     parser.add_argument("--blocks", type=int, default=16, help="blocks of rows (dask chunks, Parquet files)")
-    parser.add_argument("--memory-rows", type=int, default=10_000_000,
-                        help="the in-memory baseline fits at most this many rows (the data that fits one process)")
+    parser.add_argument(
+        "--memory-rows",
+        type=int,
+        default=10_000_000,
+        help="the in-memory baseline fits at most this many rows (the data that fits one process)",
+    )
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--ooc-rows", type=int, default=20_000_000, help="rows of the out-of-core Parquet dataset (0: skip)")
+    parser.add_argument(
+        "--ooc-rows", type=int, default=20_000_000, help="rows of the out-of-core Parquet dataset (0: skip)"
+    )
     parser.add_argument("--ooc-blocks", type=int, default=64, help="Parquet files of the out-of-core dataset")
     parser.add_argument("--memory-limit", default="700MiB", help="memory limit of each worker in the out-of-core fit")
     parser.add_argument("--write", help="append the Markdown tables to this file")
@@ -275,37 +311,50 @@ def main(argv=None) -> int:
 
 def _run(args, argv) -> int:
     command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
-    lines = ["", f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
-             f"{args.blocks} blocks)", "", f"Command: `{command}`", "",
-             "Workers: `pgm_models.dask_engine.engine.local_cluster` (malloc thresholds `dask_engine.ALLOCATOR`, not dask's "
-             "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time; the in-memory process gets the same "
-             "thresholds). "
-             f"In memory: one process, the fit alone, on the first {args.memory_rows:,} rows at most, the faster of one `fit` "
-             "and `partial_fit` over the slices a worker counts a block in (larger sizes are "
-             "made only block by block on the workers and never held by one process; the rate is rows/s of what it "
-             "fitted). Dask: LocalCluster of single-threaded worker processes, the "
-             "blocks already in the workers' memory (block i made on worker i mod W), the fit alone (blocks a worker holds are counted there, one task per worker thread). Both fit the same input (int8 codes, int64 "
-             "labels); every repeat times an in-memory fit right before a dask fit (the same load on both), best of "
-             f"{args.repeats} each. Peak: the largest worker's peak RSS during the "
-             "fits (its share of the blocks included).", "",
-             "| model | rows | in memory (rows/s) | 1 worker (rows/s) | 2 workers (rows/s) | 2 workers / in memory | "
-             "dask (2) time per row / in-memory | peak per worker, 1 / 2 workers (MiB) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "",
+        f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
+        f"{args.blocks} blocks)",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Workers: `pgm_models.dask_engine.engine.local_cluster` (malloc thresholds `dask_engine.ALLOCATOR`, not dask's "
+        "MALLOC_TRIM_THRESHOLD_=65536, which doubled a block's counting time; the in-memory process gets the same "
+        "thresholds). "
+        f"In memory: one process, the fit alone, on the first {args.memory_rows:,} rows at most, the faster of one `fit` "
+        "and `partial_fit` over the slices a worker counts a block in (larger sizes are "
+        "made only block by block on the workers and never held by one process; the rate is rows/s of what it "
+        "fitted). Dask: LocalCluster of single-threaded worker processes, the "
+        "blocks already in the workers' memory (block i made on worker i mod W), the fit alone (blocks a worker holds are counted there, one task per worker thread). Both fit the same input (int8 codes, int64 "
+        "labels); every repeat times an in-memory fit right before a dask fit (the same load on both), best of "
+        f"{args.repeats} each. Peak: the largest worker's peak RSS during the "
+        "fits (its share of the blocks included).",
+        "",
+        "| model | rows | in memory (rows/s) | 1 worker (rows/s) | 2 workers (rows/s) | 2 workers / in memory | "
+        "dask (2) time per row / in-memory | peak per worker, 1 / 2 workers (MiB) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for n_rows in args.rows:
         for r in throughput(n_rows, args.blocks, args.repeats, args.memory_rows):
             rate = {k: n_rows / r[f"{k}_s"] for k in ("dask1", "dask2")} | {"memory": r["memory_rows"] / r["memory_s"]}
-            lines.append(f"| {r['model']} | {n_rows:,} | {rate['memory']:,.0f} | {rate['dask1']:,.0f} | {rate['dask2']:,.0f} | "
-                         f"{rate['dask2'] / rate['memory']:.2f} | {rate['memory'] / rate['dask2']:.2f} | "
-                         f"{r['peak1_mib']:.0f} / {r['peak2_mib']:.0f} |")
+            lines.append(
+                f"| {r['model']} | {n_rows:,} | {rate['memory']:,.0f} | {rate['dask1']:,.0f} | {rate['dask2']:,.0f} | "
+                f"{rate['dask2'] / rate['memory']:.2f} | {rate['memory'] / rate['dask2']:.2f} | "
+                f"{r['peak1_mib']:.0f} / {r['peak2_mib']:.0f} |"
+            )
             print(lines[-1], flush=True)
     if args.ooc_rows:
         r = out_of_core(args.ooc_rows, args.ooc_blocks, args.memory_limit)
-        lines += ["", f"Out of core: CategoricalNB from {args.ooc_blocks} Parquet files, 2 workers capped at {args.memory_limit} each:", "",
-                  "| rows | data in memory (MiB) | on disk (MiB) | worker limit (MiB) | peak RSS per worker (MiB) | seconds | rows/s | worker restarted |",
-                  "|---:|---:|---:|---:|---:|---:|---:|---|",
-                  f"| {r['rows']:,} | {r['data_mib']:,.0f} | {r['disk_mib']:,.0f} | {r['limit_mib']:.0f} | "
-                  f"{' / '.join(f'{p:.0f}' for p in r['peaks'])} | {r['seconds']:.1f} | {r['rows'] / r['seconds']:,.0f} | "
-                  f"{'yes' if r['restarts'] else 'no'} |"]
+        lines += [
+            "",
+            f"Out of core: CategoricalNB from {args.ooc_blocks} Parquet files, 2 workers capped at {args.memory_limit} each:",
+            "",
+            "| rows | data in memory (MiB) | on disk (MiB) | worker limit (MiB) | peak RSS per worker (MiB) | seconds | rows/s | worker restarted |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|",
+            f"| {r['rows']:,} | {r['data_mib']:,.0f} | {r['disk_mib']:,.0f} | {r['limit_mib']:.0f} | "
+            f"{' / '.join(f'{p:.0f}' for p in r['peaks'])} | {r['seconds']:.1f} | {r['rows'] / r['seconds']:,.0f} | "
+            f"{'yes' if r['restarts'] else 'no'} |",
+        ]
         print(lines[-1], flush=True)
     if args.write:
         append_section(args.write, lines)

@@ -32,17 +32,29 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
+from benchmarks import append_section
 from pgm_models import AODE, LDA, QDA, SPODE, TAN, CategoricalNB, GaussianNB, MultinomialNB
+from pgm_models.app.zoo import _kinds, _TextColumn
 from pgm_models.datasets import load_dataset
 from pgm_models.preprocessing.discretize import MDLDiscretizer
-from pgm_models.app.zoo import _kinds, _TextColumn
 
-from benchmarks import append_section
-
-DATASETS = ["breast-cancer", "contact-lenses", "diabetes", "iris", "mountain-climbing", "reuters-grain-train", "textbook-15", "vote",
-            "weather.nominal", "weather.numeric"]
-PRIORS = {"alpha = 1": dict(alpha=1.0, class_alpha=1.0), "evidence": dict(alpha="evidence", class_alpha="evidence"),
-          "evidence per attribute": dict(alpha="evidence-per-attribute", class_alpha="evidence")}
+DATASETS = [
+    "breast-cancer",
+    "contact-lenses",
+    "diabetes",
+    "iris",
+    "mountain-climbing",
+    "reuters-grain-train",
+    "textbook-15",
+    "vote",
+    "weather.nominal",
+    "weather.numeric",
+]
+PRIORS = {
+    "alpha = 1": dict(alpha=1.0, class_alpha=1.0),
+    "evidence": dict(alpha="evidence", class_alpha="evidence"),
+    "evidence per attribute": dict(alpha="evidence-per-attribute", class_alpha="evidence"),
+}
 
 
 GAUSSIAN_MODELS = (GaussianNB, LDA, QDA)
@@ -50,7 +62,8 @@ GAUSSIAN_PRIORS = {
     "default prior": lambda cls: {},
     "evidence": lambda cls: dict.fromkeys(cls.evidence_parameters + ("class_alpha",), "evidence"),
     "evidence, strengths only": lambda cls: dict.fromkeys(
-        [name for name in cls.evidence_parameters if name.endswith("strength")] + ["class_alpha"], "evidence"),
+        [name for name in cls.evidence_parameters if name.endswith("strength")] + ["class_alpha"], "evidence"
+    ),
 }
 
 
@@ -84,19 +97,29 @@ def _gaussian_rows(name, X, y, folds):
     """(dataset, rows, folds, model, {prior: losses}) of the Gaussian models on all-numeric data."""
     rows = []
     for cls in GAUSSIAN_MODELS:
-        losses = {prior: cross_validated_log_loss(X, y, settings(cls), folds, cls(estimate="predictive"))
-                  for prior, settings in GAUSSIAN_PRIORS.items()}
+        losses = {
+            prior: cross_validated_log_loss(X, y, settings(cls), folds, cls(estimate="predictive"))
+            for prior, settings in GAUSSIAN_PRIORS.items()
+        }
         rows.append((name, len(y), len(folds), cls.__name__, losses))
         print(name, cls.__name__, {p: round(v.mean(), 4) for p, v in losses.items()}, flush=True)
     return rows
 
 
 def _table(heading, command, priors, baseline, rows):
-    lines = ["", heading, "", f"Command: `{command}`", "",
-             "| dataset | rows | folds | model | " + " | ".join(priors) + f" | evidence − ({baseline}) |",
-             "|---|---:|---:|---|" + "---:|" * (len(priors) + 1)]
+    lines = [
+        "",
+        heading,
+        "",
+        f"Command: `{command}`",
+        "",
+        "| dataset | rows | folds | model | " + " | ".join(priors) + f" | evidence − ({baseline}) |",
+        "|---|---:|---:|---|" + "---:|" * (len(priors) + 1),
+    ]
     for name, n, k, model, losses in rows:
-        cells = [_mean_and_error(v) for v in losses.values()] + [_mean_and_error(losses["evidence"] - losses[baseline], "+")]
+        cells = [_mean_and_error(v) for v in losses.values()] + [
+            _mean_and_error(losses["evidence"] - losses[baseline], "+")
+        ]
         lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(cells) + " |")
     return lines
 
@@ -104,8 +127,12 @@ def _table(heading, command, priors, baseline, rows):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
-    parser.add_argument("--family", choices=["all", "discrete", "gaussian"], default="all",
-                        help="discrete: the Dirichlet models' table; gaussian: GaussianNB/LDA/QDA on the all-numeric datasets")
+    parser.add_argument(
+        "--family",
+        choices=["all", "discrete", "gaussian"],
+        default="all",
+        help="discrete: the Dirichlet models' table; gaussian: GaussianNB/LDA/QDA on the all-numeric datasets",
+    )
     parser.add_argument("--write", help="append the Markdown tables to this file")
     args = parser.parse_args(argv)
     rows, semi_naive_rows, gaussian_rows = [], [], []
@@ -115,20 +142,37 @@ def main(argv=None) -> int:
         folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0).split(X, y))
         if args.family != "gaussian":
             losses = {prior: cross_validated_log_loss(X, y, settings, folds) for prior, settings in PRIORS.items()}
-            rows.append((name, len(y), n_splits, type(model_for(X)[-1] if hasattr(model_for(X), "steps") else model_for(X)).__name__, losses))
+            rows.append(
+                (
+                    name,
+                    len(y),
+                    n_splits,
+                    type(model_for(X)[-1] if hasattr(model_for(X), "steps") else model_for(X)).__name__,
+                    losses,
+                )
+            )
             print(name, {p: round(v.mean(), 4) for p, v in losses.items()}, flush=True)
             semi_naive_rows += semi_naive_losses(name, X, y, folds)
         if args.family != "discrete" and _kinds(X) == {"numeric"}:
             gaussian_rows += _gaussian_rows(name, X, y, folds)
     if args.write:
-        command = ("python -m benchmarks.evidence_cv " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))).strip()
+        command = (
+            "python -m benchmarks.evidence_cv "
+            + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
+        ).strip()
         lines = []
         if rows:
-            lines += _table("## Empirical-Bayes alpha vs alpha = 1 (cross-validated log loss)", command, PRIORS, "alpha = 1", rows) + semi_naive_table(semi_naive_rows)
+            lines += _table(
+                "## Empirical-Bayes alpha vs alpha = 1 (cross-validated log loss)", command, PRIORS, "alpha = 1", rows
+            ) + semi_naive_table(semi_naive_rows)
         if gaussian_rows:
-            lines += _table("## Empirical-Bayes Gaussian priors vs the default prior (cross-validated log loss, predictive)",
-                            command, GAUSSIAN_PRIORS, "default prior", gaussian_rows)
+            lines += _table(
+                "## Empirical-Bayes Gaussian priors vs the default prior (cross-validated log loss, predictive)",
+                command,
+                GAUSSIAN_PRIORS,
+                "default prior",
+                gaussian_rows,
+            )
         append_section(args.write, lines)
     return 0
 
@@ -162,13 +206,20 @@ def semi_naive_losses(name, X, y, folds) -> list:
 def semi_naive_table(rows) -> list[str]:
     if not rows:
         return []
-    lines = ["", "Semi-naive models, same folds (AODE's \"evidence\" is one alpha per SPODE; it has no per-attribute option):", "",
-             "| dataset | rows | folds | model | " + " | ".join(PRIORS) + " | evidence − (alpha = 1) |",
-             "|---|---:|---:|---|" + "---:|" * (len(PRIORS) + 1)]
+    lines = [
+        "",
+        'Semi-naive models, same folds (AODE\'s "evidence" is one alpha per SPODE; it has no per-attribute option):',
+        "",
+        "| dataset | rows | folds | model | " + " | ".join(PRIORS) + " | evidence − (alpha = 1) |",
+        "|---|---:|---:|---|" + "---:|" * (len(PRIORS) + 1),
+    ]
     for name, n, k, model, losses in rows:
         difference = losses["evidence"] - losses["alpha = 1"]
-        lines.append(f"| {name} | {n} | {k} | {model} | " + " | ".join(_mean_and_error(v) for v in losses.values())
-                     + f" | {_mean_and_error(difference, '+')} |")
+        lines.append(
+            f"| {name} | {n} | {k} | {model} | "
+            + " | ".join(_mean_and_error(v) for v in losses.values())
+            + f" | {_mean_and_error(difference, '+')} |"
+        )
     return lines
 
 

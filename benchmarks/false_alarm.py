@@ -64,9 +64,9 @@ import xarray as xr
 from scipy.stats import binom, norm
 from sklearn.model_selection import train_test_split
 
+from pgm_models.app.zoo import _PREPARE, _classifier, _verifiable, applicable_models
 from pgm_models.datasets import list_datasets, load_dataset
 from pgm_models.inference.verify import _ess, _split_chains, check_posterior
-from pgm_models.app.zoo import _PREPARE, _classifier, _verifiable, applicable_models
 
 DRAWS, CHAINS, FAMILY_ERROR = 1000, 4, 0.01
 TINY = ["textbook-15", "mountain-climbing", "heights-weights", "weather.nominal", "weather.numeric", "contact-lenses"]
@@ -103,8 +103,13 @@ def critical_family_error_before(model, idata) -> float:
     Bonferroni over 4P."""
     analytic_mean, analytic_sd = model.analytic_posterior("mean"), model.analytic_posterior("sd")
     names = list(analytic_mean.data_vars)
-    values = np.concatenate([idata.posterior[n].values.reshape(CHAINS, -1, int(np.prod(idata.posterior[n].shape[2:], dtype=int)))
-                             for n in names], axis=-1)
+    values = np.concatenate(
+        [
+            idata.posterior[n].values.reshape(CHAINS, -1, int(np.prod(idata.posterior[n].shape[2:], dtype=int)))
+            for n in names
+        ],
+        axis=-1,
+    )
     values = np.moveaxis(values, -1, 0)
     flat = values.reshape(len(values), -1)
     mean = np.concatenate([analytic_mean[n].values.ravel() for n in names])
@@ -124,21 +129,28 @@ def critical_family_error_before(model, idata) -> float:
 def failed_by(verification) -> list[str]:
     """Which of check_posterior's tests failed: z (a marginal), joint, support, rhat, ess, divergences."""
     table, thresholds = verification.table, verification.thresholds
-    tests = {"z": verification.max_abs_z > thresholds["z_max"],
-             "joint": verification.joint_p < thresholds["joint_level"],
-             "support": any(verification.outside_support.values()),
-             "rhat": not (table["r_hat"] <= table["r_hat_max"]).all(),
-             "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
-             "divergences": verification.divergences > thresholds["max_divergences"]}
+    tests = {
+        "z": verification.max_abs_z > thresholds["z_max"],
+        "joint": verification.joint_p < thresholds["joint_level"],
+        "support": any(verification.outside_support.values()),
+        "rhat": not (table["r_hat"] <= table["r_hat_max"]).all(),
+        "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
+        "divergences": verification.divergences > thresholds["max_divergences"],
+    }
     return [name for name, failed in tests.items() if failed]
 
 
 def record(model, idata, family_error: float, before: bool) -> dict:
     """One check of one model's draws, as stored in the results file."""
     verification = check_posterior(model, idata, family_error=family_error)
-    result = {"parameters": len(verification.table), "failed": not verification.passed, "by": failed_by(verification),
-              "critical": float(critical_family_error(verification)),
-              "max_rhat": float(verification.table["r_hat"].max()), "min_ess": float(verification.table["ess_bulk"].min())}
+    result = {
+        "parameters": len(verification.table),
+        "failed": not verification.passed,
+        "by": failed_by(verification),
+        "critical": float(critical_family_error(verification)),
+        "max_rhat": float(verification.table["r_hat"].max()),
+        "min_ess": float(verification.table["ess_bulk"].min()),
+    }
     if before:
         result["before"] = float(critical_family_error_before(model, idata))
     return result
@@ -158,8 +170,16 @@ def _save(path: Path, results: dict) -> None:
     os.replace(temporary, path)
 
 
-def run_dataset(results_dir: Path, dataset: str, draws: str, seeds: range, command: str, models=None, tag: str = "",
-                before: bool = True) -> Path:
+def run_dataset(
+    results_dir: Path,
+    dataset: str,
+    draws: str,
+    seeds: range,
+    command: str,
+    models=None,
+    tag: str = "",
+    before: bool = True,
+) -> Path:
     """Check ``seeds`` on every verified model of ``dataset`` (``draws``: "exact" or "NUTS"),
     skipping the (model, seed) pairs already in the results file; save after each. ``before``:
     also the statistic before issue 18 (exact draws only; a fifth of the cost)."""
@@ -167,7 +187,7 @@ def run_dataset(results_dir: Path, dataset: str, draws: str, seeds: range, comma
     results = _load(path, dataset, draws)
     results["commands"].append(f"{command} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC)")
     cases = [case for case in zoo_cases(dataset) if not models or case[0] in models]
-    for name, model, family_error in cases:
+    for name, _model, family_error in cases:
         entry = results["models"].setdefault(name, {"threshold": family_error, "seeds": {}})
         entry["models_in_zoo_run"] = round(FAMILY_ERROR / family_error)
     _save(path, results)
@@ -182,13 +202,17 @@ def run_dataset(results_dir: Path, dataset: str, draws: str, seeds: range, comma
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    idata = model.sample_posterior(draws=DRAWS, tune=DRAWS, chains=CHAINS, cores=1, random_seed=seed, progressbar=False)
+                    idata = model.sample_posterior(
+                        draws=DRAWS, tune=DRAWS, chains=CHAINS, cores=1, random_seed=seed, progressbar=False
+                    )
             result = record(model, idata, family_error, before=before and draws == "exact")
             entry["parameters"] = result.pop("parameters")
             entry["seeds"][str(seed)] = {**result, "seconds": round(time.perf_counter() - start, 2)}
             _save(path, results)
         print(f"{draws} {dataset} seed {seed} done", flush=True)
     return path
+
+
 ZOO = "nuts"  # the folder of the zoo runs' results
 
 
@@ -197,8 +221,11 @@ def zoo_failed_by(verification) -> list[str]:
     if "z_max" in verification.thresholds:
         return failed_by(verification)
     table, thresholds = verification.table, verification.thresholds
-    tests = {"rhat": not (table["r_hat"] <= table["r_hat_max"]).all(), "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
-             "divergences": verification.divergences > thresholds["max_divergences"]}
+    tests = {
+        "rhat": not (table["r_hat"] <= table["r_hat_max"]).all(),
+        "ess": not (table["ess_bulk"] >= thresholds["ess_min"]).all(),
+        "divergences": verification.divergences > thresholds["max_divergences"],
+    }
     return [name for name, failed in tests.items() if failed]
 
 
@@ -218,17 +245,31 @@ def run_zoo_seeds(results_dir: Path, dataset: str, seeds: range, command: str, t
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             zoo = run_zoo(X, y, dataset=dataset, seed=seed)
-        models = {run.name: {"failed": not run.verification.passed, "by": zoo_failed_by(run.verification),
-                             "parameters": len(run.verification.table), "divergences": run.verification.divergences,
-                             "max_rhat": float(run.verification.table["r_hat"].max()),
-                             "min_ess": float(run.verification.table["ess_bulk"].min()),
-                             "sample_seconds": round(run.sample_seconds, 2), "reasons": run.verification.reasons[:3]}
-                  for run in zoo.runs if run.verification is not None}
+        models = {
+            run.name: {
+                "failed": not run.verification.passed,
+                "by": zoo_failed_by(run.verification),
+                "parameters": len(run.verification.table),
+                "divergences": run.verification.divergences,
+                "max_rhat": float(run.verification.table["r_hat"].max()),
+                "min_ess": float(run.verification.table["ess_bulk"].min()),
+                "sample_seconds": round(run.sample_seconds, 2),
+                "reasons": run.verification.reasons[:3],
+            }
+            for run in zoo.runs
+            if run.verification is not None
+        }
         results["sampler"] = zoo.settings["sampler"]
-        results["seeds"][str(seed)] = {"failed": not zoo.passed, "models": models, "seconds": round(time.perf_counter() - start, 1)}
+        results["seeds"][str(seed)] = {
+            "failed": not zoo.passed,
+            "models": models,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
         _save(path, results)
-        print(f"zoo {dataset} seed {seed}: {'FAILED ' + str([m for m, r in models.items() if r['failed']]) if not zoo.passed else 'passed'}",
-              flush=True)
+        print(
+            f"zoo {dataset} seed {seed}: {'FAILED ' + str([m for m, r in models.items() if r['failed']]) if not zoo.passed else 'passed'}",
+            flush=True,
+        )
     return path
 
 
@@ -240,7 +281,11 @@ def load_zoo_results(results_dir: Path) -> tuple[pd.DataFrame, list[str]]:
         commands += [c.rsplit(" (", 1)[0] for c in results["commands"]]
         for seed, run in results["seeds"].items():
             for model, result in run["models"].items():
-                rows[results["dataset"], int(seed), model] = {"sampler": results.get("sampler", ""), "run_failed": run["failed"], **result}
+                rows[results["dataset"], int(seed), model] = {
+                    "sampler": results.get("sampler", ""),
+                    "run_failed": run["failed"],
+                    **result,
+                }
     table = pd.DataFrame([{"dataset": d, "seed": s, "model": m, **r} for (d, s, m), r in rows.items()])
     return table, list(dict.fromkeys(commands))
 
@@ -257,31 +302,62 @@ def zoo_markdown(table: pd.DataFrame, commands: list[str]) -> list[str]:
     if table.empty:
         return []
     order = {name: i for i, name in enumerate(list_datasets()["name"])}
-    lines = ["", f"## False alarms of `pgm-models zoo` under NUTS ({table['sampler'].iloc[0]}, {CHAINS} chains × {DRAWS} draws)", "",
-             "Made by:", ""] + [f"* `{c}`" for c in commands] + [
-             "", "Each seed is one `pgm-models zoo --dataset D --seed S` run (its own train/test split, every model, the full "
-             "verdict). `failed`: runs where any model failed (the zoo exits 1); `upper 95 %`: the one-sided Clopper–Pearson "
-             "bound of that rate. Nominal: 1 % for the closed-form tests plus 1 % for R-hat (each shared by the models).", "",
-             "| dataset | zoo runs | failed | rate | upper 95 % |", "|---|---:|---:|---:|---:|"]
+    lines = (
+        [
+            "",
+            f"## False alarms of `pgm-models zoo` under NUTS ({table['sampler'].iloc[0]}, {CHAINS} chains × {DRAWS} draws)",
+            "",
+            "Made by:",
+            "",
+        ]
+        + [f"* `{c}`" for c in commands]
+        + [
+            "",
+            "Each seed is one `pgm-models zoo --dataset D --seed S` run (its own train/test split, every model, the full "
+            "verdict). `failed`: runs where any model failed (the zoo exits 1); `upper 95 %`: the one-sided Clopper–Pearson "
+            "bound of that rate. Nominal: 1 % for the closed-form tests plus 1 % for R-hat (each shared by the models).",
+            "",
+            "| dataset | zoo runs | failed | rate | upper 95 % |",
+            "|---|---:|---:|---:|---:|",
+        ]
+    )
     runs = table.groupby(["dataset", "seed"]).agg(failed=("run_failed", "first")).reset_index()
     per_dataset = runs.groupby("dataset").agg(runs=("seed", "size"), failed=("failed", "sum")).reset_index()
     per_dataset = per_dataset.sort_values("dataset", key=lambda c: c.map(order))
     for r in per_dataset.itertuples():
-        lines.append(f"| {r.dataset} | {r.runs} | {r.failed} | {_percent(r.failed / r.runs)} | "
-                     f"{_percent(clopper_pearson_upper(r.failed, r.runs))} |")
+        lines.append(
+            f"| {r.dataset} | {r.runs} | {r.failed} | {_percent(r.failed / r.runs)} | "
+            f"{_percent(clopper_pearson_upper(r.failed, r.runs))} |"
+        )
     total_runs, total_failed = int(per_dataset["runs"].sum()), int(per_dataset["failed"].sum())
-    lines.append(f"| all | {total_runs} | {total_failed} | {_percent(total_failed / total_runs)} | "
-                 f"{_percent(clopper_pearson_upper(total_failed, total_runs))} |")
-    lines += ["", "| dataset | model | parameters | runs | failed | failed by | runs with divergences | max R-hat | min bulk ESS |",
-              "|---|---|---:|---:|---:|---|---:|---:|---:|"]
-    models = (table.groupby(["dataset", "model"], sort=False)
-              .agg(parameters=("parameters", "max"), runs=("seed", "size"), failed=("failed", "sum"),
-                   by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))),
-                   diverging=("divergences", lambda d: int((d > 0).sum())), max_rhat=("max_rhat", "max"), min_ess=("min_ess", "min"))
-              .reset_index())
+    lines.append(
+        f"| all | {total_runs} | {total_failed} | {_percent(total_failed / total_runs)} | "
+        f"{_percent(clopper_pearson_upper(total_failed, total_runs))} |"
+    )
+    lines += [
+        "",
+        "| dataset | model | parameters | runs | failed | failed by | runs with divergences | max R-hat | min bulk ESS |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    models = (
+        table.groupby(["dataset", "model"], sort=False)
+        .agg(
+            parameters=("parameters", "max"),
+            runs=("seed", "size"),
+            failed=("failed", "sum"),
+            by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))),
+            diverging=("divergences", lambda d: int((d > 0).sum())),
+            max_rhat=("max_rhat", "max"),
+            min_ess=("min_ess", "min"),
+        )
+        .reset_index()
+    )
     models = models.sort_values("dataset", key=lambda c: c.map(order), kind="stable")
-    lines += [f"| {m.dataset} | {m.model} | {m.parameters} | {m.runs} | {m.failed} | {m.by or '–'} | {m.diverging} | "
-              f"{m.max_rhat:.4f} | {m.min_ess:.0f} |" for m in models.itertuples()]
+    lines += [
+        f"| {m.dataset} | {m.model} | {m.parameters} | {m.runs} | {m.failed} | {m.by or '–'} | {m.diverging} | "
+        f"{m.max_rhat:.4f} | {m.min_ess:.0f} |"
+        for m in models.itertuples()
+    ]
     return lines
 
 
@@ -307,16 +383,23 @@ def power_rows(seeds: int) -> list[dict]:
     wrong = {alpha: CategoricalNB(alpha=alpha).fit(X, y) for alpha in (1.05, 1.1)}
     rng = np.random.default_rng(0)
     rows = []
-    for label, make in [("each parameter's draws shuffled", lambda s: shuffled(model.posterior_draws(DRAWS, s, CHAINS), rng)),
-                        ("Dirichlet(1.05) prior", lambda s: wrong[1.05].posterior_draws(DRAWS, s, CHAINS)),
-                        ("Dirichlet(1.1) prior", lambda s: wrong[1.1].posterior_draws(DRAWS, s, CHAINS))]:
+    for label, make in [
+        ("each parameter's draws shuffled", lambda s: shuffled(model.posterior_draws(DRAWS, s, CHAINS), rng)),
+        ("Dirichlet(1.05) prior", lambda s: wrong[1.05].posterior_draws(DRAWS, s, CHAINS)),
+        ("Dirichlet(1.1) prior", lambda s: wrong[1.1].posterior_draws(DRAWS, s, CHAINS)),
+    ]:
         results = [check_posterior(model, make(seed)) for seed in range(seeds)]
-        rows.append({"draws": label, "seeds": seeds,
-                     "rejected": np.mean([not r.passed for r in results]),
-                     "by_marginal_z": np.mean([r.max_abs_z > r.thresholds["z_max"] for r in results]),
-                     "by_joint": np.mean([r.joint_p < r.thresholds["joint_level"] for r in results]),
-                     "by_support": np.mean([any(r.outside_support.values()) for r in results]),
-                     "median_joint_p": float(np.median([r.joint_p for r in results]))})
+        rows.append(
+            {
+                "draws": label,
+                "seeds": seeds,
+                "rejected": np.mean([not r.passed for r in results]),
+                "by_marginal_z": np.mean([r.max_abs_z > r.thresholds["z_max"] for r in results]),
+                "by_joint": np.mean([r.joint_p < r.thresholds["joint_level"] for r in results]),
+                "by_support": np.mean([any(r.outside_support.values()) for r in results]),
+                "median_joint_p": float(np.median([r.joint_p for r in results])),
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -333,9 +416,14 @@ def load_results(results_dir: Path) -> tuple[pd.DataFrame, list[str]]:
         for model, entry in results["models"].items():
             for seed, result in entry["seeds"].items():
                 checks[results["draws"], results["dataset"], model, int(seed)] = {
-                    "parameters": entry["parameters"], "threshold": entry["threshold"],
-                    "models_in_zoo_run": entry["models_in_zoo_run"], **result}
-    table = pd.DataFrame([{"draws": d, "dataset": ds, "model": m, "seed": s, **r} for (d, ds, m, s), r in checks.items()])
+                    "parameters": entry["parameters"],
+                    "threshold": entry["threshold"],
+                    "models_in_zoo_run": entry["models_in_zoo_run"],
+                    **result,
+                }
+    table = pd.DataFrame(
+        [{"draws": d, "dataset": ds, "model": m, "seed": s, **r} for (d, ds, m, s), r in checks.items()]
+    )
     return table, list(dict.fromkeys(commands))
 
 
@@ -343,25 +431,49 @@ def summarise(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (draws, dataset, model): checks, expected and observed alarms, the other columns; and
     per (draws, dataset) the zoo runs (seeds checked on every model) that any model failed."""
     checks = checks.assign(before=checks["before"] if "before" in checks else np.nan)
-    checks = checks.assign(before_alarm=checks["before"] < checks["threshold"],
-                           at_10=checks["critical"] < 0.10, rhat_over=checks["max_rhat"] > 1.01)
+    checks = checks.assign(
+        before_alarm=checks["before"] < checks["threshold"],
+        at_10=checks["critical"] < 0.10,
+        rhat_over=checks["max_rhat"] > 1.01,
+    )
     order = {name: i for i, name in enumerate(list_datasets()["name"])}
-    rows = (checks.groupby(["draws", "dataset", "model"], sort=False)
-            .agg(parameters=("parameters", "first"), seeds=("seed", "size"), threshold=("threshold", "first"),
-                 alarms=("failed", "sum"), before=("before_alarm", "sum"), has_before=("before", "count"),
-                 at_10=("at_10", "sum"), rhat=("rhat_over", "sum"),
-                 by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))))
-            .reset_index())
+    rows = (
+        checks.groupby(["draws", "dataset", "model"], sort=False)
+        .agg(
+            parameters=("parameters", "first"),
+            seeds=("seed", "size"),
+            threshold=("threshold", "first"),
+            alarms=("failed", "sum"),
+            before=("before_alarm", "sum"),
+            has_before=("before", "count"),
+            at_10=("at_10", "sum"),
+            rhat=("rhat_over", "sum"),
+            by=("by", lambda b: ", ".join(sorted({t for tests in b for t in tests}))),
+        )
+        .reset_index()
+    )
     rows["expected"] = rows["seeds"] * rows["threshold"]
-    rows = rows.sort_values(["draws", "dataset"], key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
-                            kind="stable")
-    runs = checks.groupby(["draws", "dataset", "seed"]).agg(models=("model", "size"), in_zoo=("models_in_zoo_run", "first"),
-                                                            failed=("failed", "any")).reset_index()
+    rows = rows.sort_values(
+        ["draws", "dataset"],
+        key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
+        kind="stable",
+    )
+    runs = (
+        checks.groupby(["draws", "dataset", "seed"])
+        .agg(models=("model", "size"), in_zoo=("models_in_zoo_run", "first"), failed=("failed", "any"))
+        .reset_index()
+    )
     runs = runs[runs["models"] == runs["in_zoo"]]
-    families = (runs.groupby(["draws", "dataset"]).agg(models=("models", "first"), runs=("seed", "size"), failed=("failed", "sum"))
-                .reset_index())
-    families = families.sort_values(["draws", "dataset"], key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
-                                    kind="stable")
+    families = (
+        runs.groupby(["draws", "dataset"])
+        .agg(models=("models", "first"), runs=("seed", "size"), failed=("failed", "sum"))
+        .reset_index()
+    )
+    families = families.sort_values(
+        ["draws", "dataset"],
+        key=lambda c: c.map(order) if c.name == "dataset" else c.map({"exact": 0, "NUTS": 1}),
+        kind="stable",
+    )
     return rows, families
 
 
@@ -381,45 +493,83 @@ def _tail(alarms, expected_rate, checks) -> str:
 
 def markdown(checks: pd.DataFrame, power: list[dict], commands: list[str]) -> list[str]:
     rows, families = summarise(checks)
-    lines = ["", f"## False alarms of `check_posterior` at the zoo's thresholds ({CHAINS} chains × {DRAWS} draws)", "",
-             "Made by:", ""] + [f"* `{c}`" for c in commands] + [
-             "", "A correct model checked against its own closed form: every failure is a false alarm. `threshold`: the zoo's "
-             "per-model family error (1 % shared by the dataset's verified models); `expected`: seeds × threshold, the nominal "
-             "count of the closed-form tests; `alarms`: `check_posterior` with every test (`failed by`: which); `before`: the "
-             "statistic before issue 18 (ArviZ's sd MCSE, no joint test) on the same draws; `at 10 %`: the closed-form "
-             "comparison alone at a 10 % family error for this one model (expected: 10 % of the seeds).", "",
-             "| dataset | model | parameters | draws | seeds | threshold | expected | alarms | before | at 10 % | R-hat > 1.01 | failed by |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    lines += [f"| {r.dataset} | {r.model} | {r.parameters} | {r.draws} | {r.seeds} | {_percent(r.threshold)} | {r.expected:.2f} | "
-              f"{r.alarms} | {_before(r.before, r.has_before, r.seeds)} | {r.at_10} | {r.rhat} | {r.by or '–'} |" for r in rows.itertuples()]
-    lines += ["", "Totals per model family (`P(≥ alarms)`: the chance of at least that many alarms at the nominal rate; "
-              "a small value would mean the rate is exceeded):", "",
-              "| draws | model | datasets | checks | expected | alarms | P(≥ alarms) | before | at 10 % (expected) |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = (
+        [
+            "",
+            f"## False alarms of `check_posterior` at the zoo's thresholds ({CHAINS} chains × {DRAWS} draws)",
+            "",
+            "Made by:",
+            "",
+        ]
+        + [f"* `{c}`" for c in commands]
+        + [
+            "",
+            "A correct model checked against its own closed form: every failure is a false alarm. `threshold`: the zoo's "
+            "per-model family error (1 % shared by the dataset's verified models); `expected`: seeds × threshold, the nominal "
+            "count of the closed-form tests; `alarms`: `check_posterior` with every test (`failed by`: which); `before`: the "
+            "statistic before issue 18 (ArviZ's sd MCSE, no joint test) on the same draws; `at 10 %`: the closed-form "
+            "comparison alone at a 10 % family error for this one model (expected: 10 % of the seeds).",
+            "",
+            "| dataset | model | parameters | draws | seeds | threshold | expected | alarms | before | at 10 % | R-hat > 1.01 | failed by |",
+            "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
+    )
+    lines += [
+        f"| {r.dataset} | {r.model} | {r.parameters} | {r.draws} | {r.seeds} | {_percent(r.threshold)} | {r.expected:.2f} | "
+        f"{r.alarms} | {_before(r.before, r.has_before, r.seeds)} | {r.at_10} | {r.rhat} | {r.by or '–'} |"
+        for r in rows.itertuples()
+    ]
+    lines += [
+        "",
+        "Totals per model family (`P(≥ alarms)`: the chance of at least that many alarms at the nominal rate; "
+        "a small value would mean the rate is exceeded):",
+        "",
+        "| draws | model | datasets | checks | expected | alarms | P(≥ alarms) | before | at 10 % (expected) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     totals = [(draws, model, part) for (draws, model), part in rows.groupby(["draws", "model"], sort=False)]
     totals += [(draws, "all", part) for draws, part in rows.groupby("draws", sort=False)]
     for draws, model, part in totals:
         checks_n, expected = int(part["seeds"].sum()), float(part["expected"].sum())
         alarms = int(part["alarms"].sum())
         before = _before(part["before"].sum(), part["has_before"].sum(), checks_n)
-        lines.append(f"| {draws} | {model} | {len(part)} | {checks_n} | {expected:.2f} | {alarms} | "
-                     f"{_tail(alarms, expected / checks_n, checks_n)} | {before} | {int(part['at_10'].sum())} ({0.1 * checks_n:.1f}) |")
+        lines.append(
+            f"| {draws} | {model} | {len(part)} | {checks_n} | {expected:.2f} | {alarms} | "
+            f"{_tail(alarms, expected / checks_n, checks_n)} | {before} | {int(part['at_10'].sum())} ({0.1 * checks_n:.1f}) |"
+        )
     if len(families):
-        lines += ["", "Family-wise: the zoo's verdict on a dataset (any verified model failed), nominal 1 % of the zoo runs:", "",
-                  "| dataset | draws | models | zoo runs | failed | rate | expected | P(≥ failed) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {f.dataset} | {f.draws} | {f.models} | {f.runs} | {f.failed} | {_percent(f.failed / f.runs)} | "
-                  f"{FAMILY_ERROR * f.runs:.2f} | {_tail(f.failed, FAMILY_ERROR, f.runs)} |" for f in families.itertuples()]
+        lines += [
+            "",
+            "Family-wise: the zoo's verdict on a dataset (any verified model failed), nominal 1 % of the zoo runs:",
+            "",
+            "| dataset | draws | models | zoo runs | failed | rate | expected | P(≥ failed) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {f.dataset} | {f.draws} | {f.models} | {f.runs} | {f.failed} | {_percent(f.failed / f.runs)} | "
+            f"{FAMILY_ERROR * f.runs:.2f} | {_tail(f.failed, FAMILY_ERROR, f.runs)} |"
+            for f in families.itertuples()
+        ]
         for draws, part in families.groupby("draws", sort=False):
             runs, failed = int(part["runs"].sum()), int(part["failed"].sum())
-            lines.append(f"| all | {draws} | | {runs} | {failed} | {_percent(failed / runs)} | {FAMILY_ERROR * runs:.2f} | "
-                         f"{_tail(failed, FAMILY_ERROR, runs)} |")
+            lines.append(
+                f"| all | {draws} | | {runs} | {failed} | {_percent(failed / runs)} | {FAMILY_ERROR * runs:.2f} | "
+                f"{_tail(failed, FAMILY_ERROR, runs)} |"
+            )
     if power:
-        lines += ["", "Power against wrong draws, CategoricalNB on vote, default settings (1 % family error): share of seeds rejected, "
-                  "and by which test.", "",
-                  "| draws | seeds | rejected | by marginal z | by joint chi-square | by support | median joint p |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {p['draws']} | {p['seeds']} | {_percent(p['rejected'])} | {_percent(p['by_marginal_z'])} | {_percent(p['by_joint'])} | "
-                  f"{_percent(p['by_support'])} | {p['median_joint_p']:.2g} |" for p in power]
+        lines += [
+            "",
+            "Power against wrong draws, CategoricalNB on vote, default settings (1 % family error): share of seeds rejected, "
+            "and by which test.",
+            "",
+            "| draws | seeds | rejected | by marginal z | by joint chi-square | by support | median joint p |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {p['draws']} | {p['seeds']} | {_percent(p['rejected'])} | {_percent(p['by_marginal_z'])} | {_percent(p['by_joint'])} | "
+            f"{_percent(p['by_support'])} | {p['median_joint_p']:.2g} |"
+            for p in power
+        ]
     return lines
 
 
@@ -436,7 +586,9 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="*", default=list(list_datasets()["name"]))
     parser.add_argument("--results", help="folder of the JSON results, resumed and added to (default: a temporary one)")
     parser.add_argument("--tag", default="", help="suffix of this run's result files (to merge runs on other machines)")
-    parser.add_argument("--no-before", action="store_true", help="skip the statistic before issue 18 (its column shows –)")
+    parser.add_argument(
+        "--no-before", action="store_true", help="skip the statistic before issue 18 (its column shows –)"
+    )
     parser.add_argument("--doc", help="write the whole Markdown document from every result in --results to this file")
     parser.add_argument("--write", help="append the Markdown tables to this file")
     args = parser.parse_args(argv)
@@ -450,7 +602,9 @@ def main(argv=None) -> int:
         for dataset in args.nuts_datasets if args.nuts_seeds else []:
             run_dataset(results_dir, dataset, "NUTS", nuts, command, models=args.nuts_models, tag=args.tag)
         for dataset in args.zoo_datasets if args.zoo_seeds else []:
-            run_zoo_seeds(results_dir, dataset, range(args.first_seed, args.first_seed + args.zoo_seeds), command, tag=args.tag)
+            run_zoo_seeds(
+                results_dir, dataset, range(args.first_seed, args.first_seed + args.zoo_seeds), command, tag=args.tag
+            )
         power_path = results_dir / f"power{args.tag}.json"
         if args.power_seeds:
             _save(power_path, {"command": command, "rows": power_rows(args.power_seeds)})

@@ -57,8 +57,12 @@ print(json.dumps({"peak_mib": peak_mib(), "seconds": seconds, "refused": refused
 
 
 def measure(model: str, rows: int, attributes: int, fit: bool = True, values: int = 4) -> dict:
-    out = subprocess.run([sys.executable, "-c", CASE, model, str(rows), str(attributes), "fit" if fit else "data", str(values)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CASE, model, str(rows), str(attributes), "fit" if fit else "data", str(values)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -66,29 +70,51 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--aode-rows", type=int, default=50_000)
-    parser.add_argument("--models", nargs="+", default=["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "AODE", "TAN"])
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "AODE", "TAN"],
+    )
     parser.add_argument("--aode-attributes", type=int, nargs="+", default=[10, 30, 100])
     parser.add_argument("--wide-rows", type=int, default=2000)
     parser.add_argument("--wide", nargs="+", default=["100x50", "500x50"], help="attributes x values of the wide cases")
     parser.add_argument("--write", help="append the Markdown tables to this file")
     args = parser.parse_args(argv)
     models = args.models
-    lines = ["", f"## Peak memory of fit + predict_proba on {args.rows:,} rows × 8 attributes, 3 classes", "",
-             f"Command: `python -m benchmarks.large_data {' '.join(argv if argv is not None else sys.argv[1:])}`".strip(), "",
-             "| model | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |", "|---|---:|---:|---:|"]
+    lines = [
+        "",
+        f"## Peak memory of fit + predict_proba on {args.rows:,} rows × 8 attributes, 3 classes",
+        "",
+        f"Command: `python -m benchmarks.large_data {' '.join(argv if argv is not None else sys.argv[1:])}`".strip(),
+        "",
+        "| model | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |",
+        "|---|---:|---:|---:|",
+    ]
     for model in models:
         baseline, run = measure(model, args.rows, 8, fit=False), measure(model, args.rows, 8)
         lines.append(f"| {model} | {run['peak_mib']:.0f} | {baseline['peak_mib']:.0f} | {run['seconds']:.2f} |")
         print(lines[-1], flush=True)
-    lines += ["", f"AODE as attributes grow ({args.aode_rows:,} rows, 4 values each; the pair tensor has K·T'² = 3·(5d)² entries):", "",
-              "| attributes | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |", "|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        f"AODE as attributes grow ({args.aode_rows:,} rows, 4 values each; the pair tensor has K·T'² = 3·(5d)² entries):",
+        "",
+        "| attributes | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |",
+        "|---:|---:|---:|---:|",
+    ]
     for attributes in args.aode_attributes:
-        baseline, run = measure("AODE", args.aode_rows, attributes, fit=False), measure("AODE", args.aode_rows, attributes)
+        baseline, run = (
+            measure("AODE", args.aode_rows, attributes, fit=False),
+            measure("AODE", args.aode_rows, attributes),
+        )
         lines.append(f"| {attributes} | {run['peak_mib']:.0f} | {baseline['peak_mib']:.0f} | {run['seconds']:.2f} |")
         print(lines[-1], flush=True)
-    lines += ["", f"Semi-naive models on wide data ({args.wide_rows:,} rows, 2 classes, attributes × values; T' = attributes·(values + 1)):", "",
-              "| model | attributes × values | pair tensor (MiB) | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |",
-              "|---|---|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        f"Semi-naive models on wide data ({args.wide_rows:,} rows, 2 classes, attributes × values; T' = attributes·(values + 1)):",
+        "",
+        "| model | attributes × values | pair tensor (MiB) | peak RSS (MiB) | of which the data and interpreter (MiB) | seconds |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for case in args.wide:
         attributes, values = (int(v) for v in case.split("x"))
         cells = attributes * (values + 1)
@@ -96,8 +122,14 @@ def main(argv=None) -> int:
         for model, tensor_rows in (("SPODE", values), ("AODE", cells), ("TAN", cells)):
             run = measure(model, args.wide_rows, attributes, values=values)
             tensor = f"{2 * tensor_rows * cells * 8 / 2**20:,.0f}"
-            peak = f"refused: {run['refused'].split(' needs ')[1].split(';')[0]}" if run["refused"] else f"{run['peak_mib']:.0f}"
-            lines.append(f"| {model} | {attributes} × {values} | {tensor} | {peak} | {baseline['peak_mib']:.0f} | {run['seconds']:.2f} |")
+            peak = (
+                f"refused: {run['refused'].split(' needs ')[1].split(';')[0]}"
+                if run["refused"]
+                else f"{run['peak_mib']:.0f}"
+            )
+            lines.append(
+                f"| {model} | {attributes} × {values} | {tensor} | {peak} | {baseline['peak_mib']:.0f} | {run['seconds']:.2f} |"
+            )
             print(lines[-1], flush=True)
     if args.write:
         append_section(args.write, lines)

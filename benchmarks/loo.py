@@ -20,10 +20,9 @@ import time
 import arviz as az
 import numpy as np
 
+from benchmarks import append_section
 from pgm_models import CategoricalNB
 from pgm_models.datasets import load_dataset
-
-from benchmarks import append_section
 
 
 def rows_log_likelihood(model: CategoricalNB, X, y, idata) -> np.ndarray:
@@ -71,12 +70,25 @@ def main(argv=None) -> int:
     X, y = synthetic(args.rows)
     model = CategoricalNB().fit(X, y)
     load = os.getloadavg()[0]
-    medians = alternating_medians({"fit": lambda: CategoricalNB().fit(X, y), "conditional": lambda: model.loo(X, y),
-                                   "joint": lambda: model.loo(X, y, conditional=False)}, args.repeats)
-    (fit_s, fit_cpu), (conditional_s, conditional_cpu), (joint_s, joint_cpu) = medians["fit"], medians["conditional"], medians["joint"]
+    medians = alternating_medians(
+        {
+            "fit": lambda: CategoricalNB().fit(X, y),
+            "conditional": lambda: model.loo(X, y),
+            "joint": lambda: model.loo(X, y, conditional=False),
+        },
+        args.repeats,
+    )
+    (fit_s, fit_cpu), (conditional_s, conditional_cpu), (joint_s, joint_cpu) = (
+        medians["fit"],
+        medians["conditional"],
+        medians["joint"],
+    )
     load = f"{load:.1f} → {os.getloadavg()[0]:.1f}"
-    print(f"fit {fit_s:.3f} s, loo conditional {conditional_s:.3f} s, joint {joint_s:.3f} s (CPU {fit_cpu:.3f}, "
-          f"{conditional_cpu:.3f}, {joint_cpu:.3f} s; load average {load})", flush=True)
+    print(
+        f"fit {fit_s:.3f} s, loo conditional {conditional_s:.3f} s, joint {joint_s:.3f} s (CPU {fit_cpu:.3f}, "
+        f"{conditional_cpu:.3f}, {joint_cpu:.3f} s; load average {load})",
+        flush=True,
+    )
 
     X_vote, y_vote = load_dataset(args.dataset)
     vote = CategoricalNB().fit(X_vote, y_vote)
@@ -84,30 +96,48 @@ def main(argv=None) -> int:
     exact = vote.loo(X_vote, y_vote, conditional=False)
     exact_s = time.perf_counter() - start
     start = time.perf_counter()
-    idata = vote.sample_posterior(draws=args.draws, chains=4, random_seed=1, progressbar=False, compute_convergence_checks=False)
+    idata = vote.sample_posterior(
+        draws=args.draws, chains=4, random_seed=1, progressbar=False, compute_convergence_checks=False
+    )
     nuts_s = time.perf_counter() - start
     start = time.perf_counter()
-    log_lik = rows_log_likelihood(vote, X_vote, y_vote, idata).reshape(idata.posterior.sizes["chain"], idata.posterior.sizes["draw"], -1)
+    log_lik = rows_log_likelihood(vote, X_vote, y_vote, idata).reshape(
+        idata.posterior.sizes["chain"], idata.posterior.sizes["draw"], -1
+    )
     idata.add_groups(log_likelihood={"y": log_lik})
     psis = az.loo(idata, pointwise=True)
     psis_s = time.perf_counter() - start
-    print(f"{args.dataset}: exact {exact.elpd_loo:.2f} ({exact_s:.4f} s), PSIS {psis.elpd_loo:.2f} ± {psis.se:.2f} "
-          f"(NUTS {nuts_s:.1f} s + PSIS {psis_s:.2f} s), max k {psis.pareto_k.values.max():.2f}", flush=True)
+    print(
+        f"{args.dataset}: exact {exact.elpd_loo:.2f} ({exact_s:.4f} s), PSIS {psis.elpd_loo:.2f} ± {psis.se:.2f} "
+        f"(NUTS {nuts_s:.1f} s + PSIS {psis_s:.2f} s), max k {psis.pareto_k.values.max():.2f}",
+        flush=True,
+    )
     if args.write:
         command = "python -m benchmarks.loo " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
         )
-        lines = ["", "## Exact leave-one-out", "", f"Command: `{command.strip()}`", "",
-                 f"CategoricalNB, {args.rows:,} rows × 16 attributes, median of {args.repeats} rounds (fit, conditional, "
-                 f"joint in turn; 1-minute load average {load} on {os.cpu_count()} cores):", "",
-                 "| seconds | fit | exact LOO, conditional | exact LOO, joint | conditional LOO / fit |", "|---|---:|---:|---:|---:|",
-                 f"| wall | {fit_s:.3f} | {conditional_s:.3f} | {joint_s:.3f} | {conditional_s / fit_s:.2f}× |",
-                 f"| CPU (this process) | {fit_cpu:.3f} | {conditional_cpu:.3f} | {joint_cpu:.3f} | {conditional_cpu / fit_cpu:.2f}× |", "",
-                 f"{args.dataset} ({len(y_vote)} rows), joint elpd: exact against PSIS-LOO on NUTS draws ({args.draws} × 4 chains):", "",
-                 "| method | elpd_loo | se | seconds | max Pareto k |", "|---|---:|---:|---:|---:|",
-                 f"| exact (`model.loo`) | {exact.elpd_loo:.2f} | {exact.se:.2f} | {exact_s:.4f} | — |",
-                 f"| PSIS (`az.loo`), NUTS + PSIS | {psis.elpd_loo:.2f} | {psis.se:.2f} | {nuts_s:.1f} + {psis_s:.2f} | "
-                 f"{psis.pareto_k.values.max():.2f} |"]
+        lines = [
+            "",
+            "## Exact leave-one-out",
+            "",
+            f"Command: `{command.strip()}`",
+            "",
+            f"CategoricalNB, {args.rows:,} rows × 16 attributes, median of {args.repeats} rounds (fit, conditional, "
+            f"joint in turn; 1-minute load average {load} on {os.cpu_count()} cores):",
+            "",
+            "| seconds | fit | exact LOO, conditional | exact LOO, joint | conditional LOO / fit |",
+            "|---|---:|---:|---:|---:|",
+            f"| wall | {fit_s:.3f} | {conditional_s:.3f} | {joint_s:.3f} | {conditional_s / fit_s:.2f}× |",
+            f"| CPU (this process) | {fit_cpu:.3f} | {conditional_cpu:.3f} | {joint_cpu:.3f} | {conditional_cpu / fit_cpu:.2f}× |",
+            "",
+            f"{args.dataset} ({len(y_vote)} rows), joint elpd: exact against PSIS-LOO on NUTS draws ({args.draws} × 4 chains):",
+            "",
+            "| method | elpd_loo | se | seconds | max Pareto k |",
+            "|---|---:|---:|---:|---:|",
+            f"| exact (`model.loo`) | {exact.elpd_loo:.2f} | {exact.se:.2f} | {exact_s:.4f} | — |",
+            f"| PSIS (`az.loo`), NUTS + PSIS | {psis.elpd_loo:.2f} | {psis.se:.2f} | {nuts_s:.1f} + {psis_s:.2f} | "
+            f"{psis.pareto_k.values.max():.2f} |",
+        ]
         append_section(args.write, lines)
     return 0
 

@@ -20,11 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmarks import append_section
 from pgm_models import CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
 from pgm_models.preprocessing.discretize import MDLDiscretizer
-
-from benchmarks import append_section
 
 FIXTURES = Path(__file__).resolve().parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 DATASETS = ("iris", "diabetes", "credit-g")
@@ -50,7 +49,10 @@ def cross_validated(name: str) -> dict:
             test = fold == f
             proba[label][test] = make().fit(X[~test], y[~test]).predict_proba(X[test])
     rows = np.arange(len(y))
-    return {label: ((p.argmax(axis=1) == codes).mean(), -np.log(np.maximum(p[rows, codes], 1e-300)).mean()) for label, p in proba.items()}
+    return {
+        label: ((p.argmax(axis=1) == codes).mean(), -np.log(np.maximum(p[rows, codes], 1e-300)).mean())
+        for label, p in proba.items()
+    }
 
 
 def mixed_table(rows: int, seed: int = 0):
@@ -58,8 +60,12 @@ def mixed_table(rows: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, rows)
     numeric = {f"x{j}": rng.normal(size=rows) + 0.5 * y for j in range(5)}
-    nominal = {f"c{j}": pd.Categorical.from_codes((rng.integers(0, 4, rows) + (y * (rng.random(rows) < 0.3))) % 4, list("abcd"))
-               for j in range(5)}
+    nominal = {
+        f"c{j}": pd.Categorical.from_codes(
+            (rng.integers(0, 4, rows) + (y * (rng.random(rows) < 0.3))) % 4, list("abcd")
+        )
+        for j in range(5)
+    }
     return pd.DataFrame({**numeric, **nominal}), y
 
 
@@ -68,8 +74,10 @@ def speed(rows: int, repeats: int) -> dict:
     numeric, nominal = X.iloc[:, :5], X.iloc[:, 5:]
     sides = {
         "MixedNB": lambda: MixedNB().fit(X, y).predict_proba(X),
-        "GaussianNB + CategoricalNB": lambda: (GaussianNB().fit(numeric, y).predict_proba(numeric),
-                                               CategoricalNB().fit(nominal, y).predict_proba(nominal)),
+        "GaussianNB + CategoricalNB": lambda: (
+            GaussianNB().fit(numeric, y).predict_proba(numeric),
+            CategoricalNB().fit(nominal, y).predict_proba(nominal),
+        ),
     }
     best = dict.fromkeys(sides, np.inf)
     for _ in range(repeats):
@@ -89,17 +97,29 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     arguments = " ".join(argv if argv is not None else sys.argv[1:])
     command = f"Command: `python -m benchmarks.mixed_nb{' ' + arguments if arguments else ''}`"
-    lines = ["", "## MixedNB: 10-fold cross-validation (Weka's folds) and speed", "", command, "",
-             "| dataset | model | accuracy | log loss |", "|---|---|---:|---:|"]
+    lines = [
+        "",
+        "## MixedNB: 10-fold cross-validation (Weka's folds) and speed",
+        "",
+        command,
+        "",
+        "| dataset | model | accuracy | log loss |",
+        "|---|---|---:|---:|",
+    ]
     for name in args.datasets:
         for label, (accuracy, loss) in cross_validated(name).items():
             lines.append(f"| {name} | {label} | {accuracy:.4f} | {loss:.4f} |")
             print(lines[-1], flush=True)
     seconds = speed(args.rows, args.repeats)
     ratio = seconds["MixedNB"] / seconds["GaussianNB + CategoricalNB"]
-    lines += ["", f"fit + predict_proba on {args.rows:,} rows × (5 numeric + 5 nominal), 3 classes, best of {args.repeats}:", "",
-              "| MixedNB (s) | GaussianNB + CategoricalNB on the halves (s) | ratio |", "|---:|---:|---:|",
-              f"| {seconds['MixedNB']:.3f} | {seconds['GaussianNB + CategoricalNB']:.3f} | {ratio:.2f} |"]
+    lines += [
+        "",
+        f"fit + predict_proba on {args.rows:,} rows × (5 numeric + 5 nominal), 3 classes, best of {args.repeats}:",
+        "",
+        "| MixedNB (s) | GaussianNB + CategoricalNB on the halves (s) | ratio |",
+        "|---:|---:|---:|",
+        f"| {seconds['MixedNB']:.3f} | {seconds['GaussianNB + CategoricalNB']:.3f} | {ratio:.2f} |",
+    ]
     print("\n".join(lines[-5:]), flush=True)
     if args.write:
         append_section(args.write, lines)

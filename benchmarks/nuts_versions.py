@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-WORKER = '''
+WORKER = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 import arviz as az
@@ -47,12 +47,12 @@ for name, model in applicable_models(X):
         ess = min(float(v.min()) for v in az.ess(posterior, method="bulk").data_vars.values())
         sampling = float(idata.posterior.attrs["sampling_time"])
         print(json.dumps({"total": total, "sampling": sampling, "ess": ess}))
-'''
+"""
 
 
 def sampled_models(dataset: str) -> list[str]:
-    from pgm_models.datasets import load_dataset
     from pgm_models.app.zoo import _classifier, applicable_models
+    from pgm_models.datasets import load_dataset
 
     X, _ = load_dataset(dataset)
     return [name for name, model in applicable_models(X) if hasattr(_classifier(model), "sample_posterior")]
@@ -60,8 +60,13 @@ def sampled_models(dataset: str) -> list[str]:
 
 def measure(checkout: Path, dataset: str, model: str, draws: int, cores: str = "default") -> dict:
     environment = {**os.environ, "PYTHONPATH": str(checkout.resolve()), "OPENBLAS_NUM_THREADS": "1"}
-    result = subprocess.run([sys.executable, "-c", WORKER, dataset, model, str(draws), cores], env=environment,
-                            capture_output=True, text=True, cwd=checkout)
+    result = subprocess.run(
+        [sys.executable, "-c", WORKER, dataset, model, str(draws), cores],
+        env=environment,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+    )
     if result.returncode:
         return {"error": result.stderr.strip().splitlines()[-1][:100]}
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -77,8 +82,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     runs = [(checkout, cores) for checkout in args.checkouts for cores in args.cores]
     names = [f"{checkout.resolve().name}{'' if cores == 'default' else f', cores={cores}'}" for checkout, cores in runs]
-    header = ["dataset", "model"] + [f"{name}: sampling (s) / ESS / ESS/s" for name in names] + [
-        f"ESS/s: {name} ÷ {names[0]}" for name in names[1:]]
+    header = (
+        ["dataset", "model"]
+        + [f"{name}: sampling (s) / ESS / ESS/s" for name in names]
+        + [f"ESS/s: {name} ÷ {names[0]}" for name in names[1:]]
+    )
     print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}", flush=True)
     for dataset in args.datasets:
         for model in sampled_models(dataset):
@@ -97,7 +105,10 @@ def main(argv=None) -> int:
                 cells.append(f"{result['sampling']:.1f} / {result['ess']:.0f} / {rates[-1]:.0f}")
             ratios = [f"{rate / rates[0]:.1f}" for rate in rates[1:]]
             load = os.getloadavg()[0]
-            print(f"| {dataset} | {model} | {' | '.join(cells)} | {' | '.join(ratios)} |  (load {load:.1f}, {time.strftime('%H:%M')})", flush=True)
+            print(
+                f"| {dataset} | {model} | {' | '.join(cells)} | {' | '.join(ratios)} |  (load {load:.1f}, {time.strftime('%H:%M')})",
+                flush=True,
+            )
     return 0
 
 

@@ -32,8 +32,8 @@ HEADING = "## NUTS backends on the zoo's models"
 def _models(dataset):
     from sklearn.model_selection import train_test_split
 
-    from pgm_models.datasets import load_dataset
     from pgm_models.app.zoo import _classifier, applicable_models
+    from pgm_models.datasets import load_dataset
 
     X, y = load_dataset(dataset)
     X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
@@ -64,8 +64,15 @@ def worker(dataset, model_name, sampler, draws, chains) -> dict:
             posterior = idata.posterior[[v for v in idata.posterior.data_vars if not v.endswith("__")]]
             ess = min(float(v.min()) for v in az.ess(posterior, method="bulk").data_vars.values())
             r_hat = max(float(v.max()) for v in az.rhat(posterior).data_vars.values())
-            return {"compile": total - sampling, "sampling": sampling, "cpu": cpu, "ess": ess, "ess_per_s": ess / sampling, "r_hat": r_hat,
-                    "divergences": int(idata.sample_stats["diverging"].sum())}
+            return {
+                "compile": total - sampling,
+                "sampling": sampling,
+                "cpu": cpu,
+                "ess": ess,
+                "ess_per_s": ess / sampling,
+                "r_hat": r_hat,
+                "divergences": int(idata.sample_stats["diverging"].sum()),
+            }
     raise ValueError(f"{model_name!r} is not a sampled model of the zoo on {dataset!r}")
 
 
@@ -74,14 +81,27 @@ def _cpu_seconds() -> float:
     (PyMC's chain processes)."""
     import resource
 
-    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+    return sum(
+        r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    )
 
 
 def _measure(dataset, model_name, sampler, draws, chains, compiledir) -> dict:
     # base_compiledir, not compiledir: PyTensor keeps numba's cache beside the C one, under base_compiledir/numba
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={compiledir}"}
-    command = [sys.executable, "-m", "benchmarks.samplers", "--worker", dataset, model_name, sampler,
-               "--draws", str(draws), "--chains", str(chains)]
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.samplers",
+        "--worker",
+        dataset,
+        model_name,
+        sampler,
+        "--draws",
+        str(draws),
+        "--chains",
+        str(chains),
+    ]
     result = subprocess.run(command, env=environment, capture_output=True, text=True)
     if result.returncode:
         return {"error": result.stderr.strip().splitlines()[-1][:120]}
@@ -95,7 +115,9 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", default=["vote", "iris", "reuters-grain-train"])
     parser.add_argument("--samplers", nargs="+", default=None, help="default: every installed backend")
     parser.add_argument("--models", nargs="+", default=None, help="only these zoo models (default: all)")
-    parser.add_argument("--draws", type=int, default=1000, help="draws per chain (tuning steps: each sampler's default)")
+    parser.add_argument(
+        "--draws", type=int, default=1000, help="draws per chain (tuning steps: each sampler's default)"
+    )
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--write", help="append the Markdown table to this file")
     parser.add_argument("--worker", nargs=3, metavar=("DATASET", "MODEL", "SAMPLER"), help=argparse.SUPPRESS)
@@ -116,21 +138,30 @@ def main(argv=None) -> int:
                     warm = _measure(dataset, name, sampler, args.draws, args.chains, compiledir)
                     rows.append((f"{name}, {dataset}", sampler, cold, warm))
                     print(rows[-1], flush=True)
-    lines = ["", f"{HEADING} ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)", "",
-             f"Command: `python -m benchmarks.samplers --draws {args.draws} --chains {args.chains} --datasets "
-             f"{' '.join(args.datasets)}`. Each cell is one process; cold = new PyTensor compile folder, warm = the folder "
-             "the cold run left. ESS/s = min bulk ESS over the parameters ÷ sampling seconds; ratio = ESS/s ÷ PyMC's (warm); "
-             "CPU = user + system seconds of the whole warm sample_posterior call (chain processes and threads included).", "",
-             "| model | sampler | compile cold (s) | compile warm (s) | sampling warm (s) | CPU warm (s) | min ESS | ESS/s warm | × PyMC | max R-hat | divergences |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "",
+        f"{HEADING} ({args.chains} chains × {args.draws} draws, each sampler's default tuning steps)",
+        "",
+        f"Command: `python -m benchmarks.samplers --draws {args.draws} --chains {args.chains} --datasets "
+        f"{' '.join(args.datasets)}`. Each cell is one process; cold = new PyTensor compile folder, warm = the folder "
+        "the cold run left. ESS/s = min bulk ESS over the parameters ÷ sampling seconds; ratio = ESS/s ÷ PyMC's (warm); "
+        "CPU = user + system seconds of the whole warm sample_posterior call (chain processes and threads included).",
+        "",
+        "| model | sampler | compile cold (s) | compile warm (s) | sampling warm (s) | CPU warm (s) | min ESS | ESS/s warm | × PyMC | max R-hat | divergences |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     baseline = {model: warm.get("ess_per_s") for model, sampler, _, warm in rows if sampler == "pymc"}
     for model, sampler, cold, warm in rows:
         if "error" in cold or "error" in warm:
-            lines.append(f"| {model} | {sampler} | failed: {(cold.get('error') or warm.get('error'))} | | | | | | | | |")
+            lines.append(
+                f"| {model} | {sampler} | failed: {(cold.get('error') or warm.get('error'))} | | | | | | | | |"
+            )
             continue
         ratio = warm["ess_per_s"] / baseline[model] if baseline.get(model) else float("nan")
-        lines.append(f"| {model} | {sampler} | {cold['compile']:.1f} | {warm['compile']:.1f} | {warm['sampling']:.1f} | {warm['cpu']:.1f} | "
-                     f"{warm['ess']:.0f} | {warm['ess_per_s']:.0f} | {ratio:.1f} | {warm['r_hat']:.3f} | {warm['divergences']} |")
+        lines.append(
+            f"| {model} | {sampler} | {cold['compile']:.1f} | {warm['compile']:.1f} | {warm['sampling']:.1f} | {warm['cpu']:.1f} | "
+            f"{warm['ess']:.0f} | {warm['ess_per_s']:.0f} | {ratio:.1f} | {warm['r_hat']:.3f} | {warm['divergences']} |"
+        )
     print("\n".join(lines))
     if args.write:
         append_section(args.write, lines)

@@ -17,12 +17,11 @@ import time
 
 import numpy as np
 
-from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
-from pgm_models.inference.calibration import simulation_based_calibration
-from pgm_models.datasets import load_dataset
-from pgm_models.naive_bayes.hierarchical import HierarchicalNB
-
 from benchmarks import append_section
+from pgm_models import BernoulliNB, CategoricalNB, MultinomialNB
+from pgm_models.datasets import load_dataset
+from pgm_models.inference.calibration import simulation_based_calibration
+from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 
 
 def cases():
@@ -52,8 +51,13 @@ def main(argv=None) -> int:
         model, X, y = cases()[name]
         hierarchical = HierarchicalNB(model, draws=args.draws, tune=args.draws, chains=4).fit_counts(X, y)
         start = time.perf_counter()
-        result = simulation_based_calibration(hierarchical.simulate, hierarchical.posterior_alpha,
-                                              n_replications=args.replications, n_draws=99, random_seed=1)
+        result = simulation_based_calibration(
+            hierarchical.simulate,
+            hierarchical.posterior_alpha,
+            n_replications=args.replications,
+            n_draws=99,
+            random_seed=1,
+        )
         seconds = time.perf_counter() - start
         results[name] = result
         rows.append((name, len(y), args.replications, float(result.p_values[0]), result.passed(), seconds))
@@ -71,8 +75,15 @@ def main(argv=None) -> int:
         command = "python -m benchmarks.sbc " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
         )
-        lines = ["", "## Simulation-based calibration of the hierarchical models (NUTS)", "", f"Command: `{command.strip()}`", "",
-                 "| model | rows | replications | χ² p-value (20 bins) | uniform at 1 % | seconds |", "|---|---:|---:|---:|---|---:|"]
+        lines = [
+            "",
+            "## Simulation-based calibration of the hierarchical models (NUTS)",
+            "",
+            f"Command: `{command.strip()}`",
+            "",
+            "| model | rows | replications | χ² p-value (20 bins) | uniform at 1 % | seconds |",
+            "|---|---:|---:|---:|---|---:|",
+        ]
         lines += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.3f} | {'yes' if r[4] else 'NO'} | {r[5]:.0f} |" for r in rows]
         if args.figure:
             lines += ["", f"Rank histograms: `{args.figure}` (grey: the 99 % band of a uniform bin's count)."]

@@ -57,8 +57,10 @@ def make_corpus(n_rows: int, n_words: int, draws: int, seed: int = 0):
         labels = y[start : start + BLOCK_ROWS]
         ranks = np.minimum(rng.zipf(ZIPF_EXPONENT, size=(len(labels), draws)) - 1, n_words - 1)
         columns = permutations[labels[:, None], ranks]
-        block = sp.csr_array((np.ones(columns.size), columns.ravel(), np.arange(0, columns.size + 1, draws)),
-                             shape=(len(labels), n_words))
+        block = sp.csr_array(
+            (np.ones(columns.size), columns.ravel(), np.arange(0, columns.size + 1, draws)),
+            shape=(len(labels), n_words),
+        )
         block.sum_duplicates()
         blocks.append(block)
     return sp.vstack(blocks, format="csr"), y
@@ -95,15 +97,32 @@ def run(n_rows: int, n_words: int, draws: int, repeats: int) -> list[dict]:
         for _ in range(repeats):
             for side, make_model in (("ours", ours), ("theirs", theirs)):
                 runs[side].append(time_fit_predict(make_model, X, y))
-        median = {side: (statistics.median(f for f, _ in r), statistics.median(p for _, p in r), statistics.median(f + p for f, p in r))
-                  for side, r in runs.items()}
-        result = {"model": name, "rows": n_rows, "words": n_words, "nnz": X.nnz,
-                  "ours": median["ours"], "theirs": median["theirs"], "ratio": median["ours"][2] / median["theirs"][2],
-                  "ours_peak": peak_bytes(ours, X, y), "theirs_peak": peak_bytes(theirs, X, y)}
+        median = {
+            side: (
+                statistics.median(f for f, _ in r),
+                statistics.median(p for _, p in r),
+                statistics.median(f + p for f, p in r),
+            )
+            for side, r in runs.items()
+        }
+        result = {
+            "model": name,
+            "rows": n_rows,
+            "words": n_words,
+            "nnz": X.nnz,
+            "ours": median["ours"],
+            "theirs": median["theirs"],
+            "ratio": median["ours"][2] / median["theirs"][2],
+            "ours_peak": peak_bytes(ours, X, y),
+            "theirs_peak": peak_bytes(theirs, X, y),
+        }
         results.append(result)
-        print(f"{name:14s} fit {result['ours'][0]:.3f} / {result['theirs'][0]:.3f} s, predict_proba {result['ours'][1]:.3f} / "
-              f"{result['theirs'][1]:.3f} s, ratio {result['ratio']:.2f}, peak {result['ours_peak'] / 2**20:.1f} / "
-              f"{result['theirs_peak'] / 2**20:.1f} MiB (pgm_models / scikit-learn)", flush=True)
+        print(
+            f"{name:14s} fit {result['ours'][0]:.3f} / {result['theirs'][0]:.3f} s, predict_proba {result['ours'][1]:.3f} / "
+            f"{result['theirs'][1]:.3f} s, ratio {result['ratio']:.2f}, peak {result['ours_peak'] / 2**20:.1f} / "
+            f"{result['theirs_peak'] / 2**20:.1f} MiB (pgm_models / scikit-learn)",
+            flush=True,
+        )
     return results
 
 
@@ -121,9 +140,11 @@ def markdown(results: list[dict], command: str, repeats: int) -> str:
         "|---|---|---:|---:|---:|---:|",
     ]
     for r in results:
-        lines.append(f"| {r['model']} | {r['rows']:,} × {r['words']:,} ({r['nnz']:,}) | {r['ours'][0]:.3f} / {r['theirs'][0]:.3f} | "
-                     f"{r['ours'][1]:.3f} / {r['theirs'][1]:.3f} | {r['ratio']:.2f} | "
-                     f"{r['ours_peak'] / 2**20:.1f} / {r['theirs_peak'] / 2**20:.1f} |")
+        lines.append(
+            f"| {r['model']} | {r['rows']:,} × {r['words']:,} ({r['nnz']:,}) | {r['ours'][0]:.3f} / {r['theirs'][0]:.3f} | "
+            f"{r['ours'][1]:.3f} / {r['theirs'][1]:.3f} | {r['ratio']:.2f} | "
+            f"{r['ours_peak'] / 2**20:.1f} / {r['theirs_peak'] / 2**20:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -144,7 +165,12 @@ def main(argv=None) -> int:
     rows, words = (5_000, 20_000) if args.small else (args.rows, args.words)
     results = run(rows, words, args.draws, args.repeats)
     arguments = argv if argv is not None else sys.argv[1:]
-    command = " ".join(["python -m benchmarks.text_at_scale", *(a for a in arguments if a not in (args.write, args.append, "--write", "--append"))])
+    command = " ".join(
+        [
+            "python -m benchmarks.text_at_scale",
+            *(a for a in arguments if a not in (args.write, args.append, "--write", "--append")),
+        ]
+    )
     if args.write or args.append:
         with open(args.write or args.append, "w" if args.write else "a") as handle:
             handle.write(markdown(results, command, args.repeats))

@@ -51,11 +51,23 @@ def make_data(kind: str, n_rows: int, seed: int = 0):
 
 
 CASES = {
-    "CategoricalNB": ("categorical", lambda: CategoricalNB(n_categories=5), lambda: skl.CategoricalNB(min_categories=5)),
+    "CategoricalNB": (
+        "categorical",
+        lambda: CategoricalNB(n_categories=5),
+        lambda: skl.CategoricalNB(min_categories=5),
+    ),
     "BernoulliNB": ("bernoulli", lambda: BernoulliNB(binarize=None), lambda: skl.BernoulliNB(binarize=None)),
     "MultinomialNB": ("multinomial", lambda: MultinomialNB(), lambda: skl.MultinomialNB()),
-    "GaussianNB": ("gaussian", lambda: GaussianNB(estimate="mle", class_alpha=0), lambda: skl.GaussianNB(var_smoothing=0)),
-    "LDA": ("gaussian", lambda: LDA(estimate="mle", class_alpha=0), lambda: sda.LinearDiscriminantAnalysis(solver="lsqr")),
+    "GaussianNB": (
+        "gaussian",
+        lambda: GaussianNB(estimate="mle", class_alpha=0),
+        lambda: skl.GaussianNB(var_smoothing=0),
+    ),
+    "LDA": (
+        "gaussian",
+        lambda: LDA(estimate="mle", class_alpha=0),
+        lambda: sda.LinearDiscriminantAnalysis(solver="lsqr"),
+    ),
     "QDA": ("gaussian", lambda: QDA(estimate="mle", class_alpha=0), lambda: sda.QuadraticDiscriminantAnalysis()),
 }
 
@@ -72,8 +84,14 @@ def time_fit_predict(sides: dict, X, y, repeats: int) -> dict:
             fitted = time.perf_counter()
             model.predict_proba(X)
             times[name].append((fitted - start, time.perf_counter() - fitted))
-    return {name: (statistics.median(f for f, _ in runs), statistics.median(p for _, p in runs), statistics.median(f + p for f, p in runs))
-            for name, runs in times.items()}
+    return {
+        name: (
+            statistics.median(f for f, _ in runs),
+            statistics.median(p for _, p in runs),
+            statistics.median(f + p for f, p in runs),
+        )
+        for name, runs in times.items()
+    }
 
 
 def run(sizes, repeats: int) -> list[dict]:
@@ -82,11 +100,26 @@ def run(sizes, repeats: int) -> list[dict]:
         for n_rows in sizes:
             X, y = make_data(kind, n_rows)
             timings = time_fit_predict({"ours": ours, "theirs": theirs}, X, y, repeats)
-            (ours_fit, ours_predict, ours_s), (theirs_fit, theirs_predict, theirs_s) = timings["ours"], timings["theirs"]
-            results.append({"model": name, "rows": n_rows, "pgm_models_s": ours_s, "sklearn_s": theirs_s, "ratio": ours_s / theirs_s,
-                            "fit_ratio": ours_fit / theirs_fit, "predict_ratio": ours_predict / theirs_predict})
-            print(f"{name:14s} N={n_rows:>8d}  pgm_models {ours_s:8.4f} s  sklearn {theirs_s:8.4f} s  ratio {ours_s / theirs_s:5.2f}"
-                  f"  (fit {ours_fit / theirs_fit:5.2f}, predict_proba {ours_predict / theirs_predict:5.2f})", flush=True)
+            (ours_fit, ours_predict, ours_s), (theirs_fit, theirs_predict, theirs_s) = (
+                timings["ours"],
+                timings["theirs"],
+            )
+            results.append(
+                {
+                    "model": name,
+                    "rows": n_rows,
+                    "pgm_models_s": ours_s,
+                    "sklearn_s": theirs_s,
+                    "ratio": ours_s / theirs_s,
+                    "fit_ratio": ours_fit / theirs_fit,
+                    "predict_ratio": ours_predict / theirs_predict,
+                }
+            )
+            print(
+                f"{name:14s} N={n_rows:>8d}  pgm_models {ours_s:8.4f} s  sklearn {theirs_s:8.4f} s  ratio {ours_s / theirs_s:5.2f}"
+                f"  (fit {ours_fit / theirs_fit:5.2f}, predict_proba {ours_predict / theirs_predict:5.2f})",
+                flush=True,
+            )
     return results
 
 
@@ -96,14 +129,18 @@ def markdown(results: list[dict], command: str, repeats: int) -> str:
         "",
         f"Command: `{command}` — median of {repeats} runs, the two libraries alternating, identical data for both; "
         "ratio = pgm_models / scikit-learn of fit + predict_proba, then of each alone.",
-        run_record(f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
-                   f"pgm_models {pgm_models.__version__}"),
+        run_record(
+            f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+            f"pgm_models {pgm_models.__version__}"
+        ),
         "",
         "| model | rows | pgm_models (s) | scikit-learn (s) | ratio | fit ratio | predict_proba ratio |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        lines.append(f"| {r['model']} | {r['rows']:,} | {r['pgm_models_s']:.4f} | {r['sklearn_s']:.4f} | {r['ratio']:.2f} | {r['fit_ratio']:.2f} | {r['predict_ratio']:.2f} |")
+        lines.append(
+            f"| {r['model']} | {r['rows']:,} | {r['pgm_models_s']:.4f} | {r['sklearn_s']:.4f} | {r['ratio']:.2f} | {r['fit_ratio']:.2f} | {r['predict_ratio']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -115,7 +152,11 @@ def main(argv=None) -> int:
     parser.add_argument("--append", help="append the Markdown table to this file")
     args = parser.parse_args(argv)
     results = run(args.sizes, args.repeats)
-    command = "python -m benchmarks.vs_sklearn " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, args.append, "--write", "--append"))
+    command = "python -m benchmarks.vs_sklearn " + " ".join(
+        a
+        for a in (argv if argv is not None else sys.argv[1:])
+        if a not in (args.write, args.append, "--write", "--append")
+    )
     if args.write:
         with open(args.write, "w") as handle:
             handle.write("# Benchmarks\n\n" + markdown(results, command.strip(), args.repeats))

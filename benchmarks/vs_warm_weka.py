@@ -58,13 +58,16 @@ from pgm_models import AODE, CategoricalNB
 from pgm_models._utils.frames import categorical_codes, column_arrays
 from pgm_models._utils.validation import check_labels
 from pgm_models.datasets import dataset_path, load_arff
-from pgm_models.preprocessing.discretize import MDLDiscretizer
 from pgm_models.discrete.attributes import _stacked
 from pgm_models.discrete.pairs import counted_by_bit_sets, pair_counts
+from pgm_models.preprocessing.discretize import MDLDiscretizer
 
 HARNESS = Path(__file__).resolve().parent / "weka" / "WarmWeka.java"
-MODELS = {"nb": ("CategoricalNB", CategoricalNB), "aode": ("AODE", AODE),
-          "mdl-aode": ("MDL + AODE", lambda: make_pipeline(MDLDiscretizer(), AODE()))}
+MODELS = {
+    "nb": ("CategoricalNB", CategoricalNB),
+    "aode": ("AODE", AODE),
+    "mdl-aode": ("MDL + AODE", lambda: make_pipeline(MDLDiscretizer(), AODE())),
+}
 
 
 def weka_available() -> bool:
@@ -95,7 +98,9 @@ def fold_data(X, y, folds):
     """(train X, train y, test X) of each fold, sliced once, outside the timing (Weka's trainCV and
     testCV are outside its timing too)."""
     everything = np.arange(len(y))
-    return [(X.iloc[np.setdiff1d(everything, test)], y.iloc[np.setdiff1d(everything, test)], X.iloc[test]) for test in folds]
+    return [
+        (X.iloc[np.setdiff1d(everything, test)], y.iloc[np.setdiff1d(everything, test)], X.iloc[test]) for test in folds
+    ]
 
 
 def run_ours(make_model, data, warmup: int, rounds: int):
@@ -137,7 +142,9 @@ class _LeastWork:
     def _test_codes(self, X):
         """(F, N) codes of a test frame with the training frame's columns and domains."""
         arrays = column_arrays(X)
-        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(a.dtype is not d for a, d in zip(arrays, self.dtypes_)):
+        if not (X.columns is self.columns_ or X.columns.equals(self.columns_)) or any(
+            a.dtype is not d for a, d in zip(arrays, self.dtypes_)
+        ):
             raise ValueError("not the training frame's columns and domains")
         return _stacked_codes(arrays)
 
@@ -162,7 +169,9 @@ class LeastWorkNB(_LeastWork):
         keys[codes < 0] = n_classes * n_cells  # a missing value: a spare cell
         counts = np.bincount(keys.ravel(), minlength=n_classes * n_cells + 1)[:-1].reshape(n_classes, n_cells) + 1.0
         self.table_ = np.zeros((n_cells + 1, n_classes))  # (cell, class); the last row: a missing value adds 0
-        self.table_[:-1] = (np.log(counts) - np.repeat(np.log(np.add.reduceat(counts, self.offsets_, axis=1)), sizes, axis=1)).T
+        self.table_[:-1] = (
+            np.log(counts) - np.repeat(np.log(np.add.reduceat(counts, self.offsets_, axis=1)), sizes, axis=1)
+        ).T
         class_counts = np.bincount(classes, minlength=n_classes) + 1.0
         self.log_prior_ = np.log(class_counts / class_counts.sum())
         return self
@@ -203,14 +212,21 @@ class LeastWorkAODE(_LeastWork):
         order = np.argsort(classes, kind="stable")  # the rows class by class
         design = np.zeros((len(order), n_cells), np.float32)
         design.reshape(-1)[cells[:, order] + np.arange(len(order)) * n_cells] = 1.0
-        pairs, ends = np.empty((n_classes, n_cells, n_cells), np.float32), np.cumsum(np.bincount(classes, minlength=n_classes))
+        pairs, ends = (
+            np.empty((n_classes, n_cells, n_cells), np.float32),
+            np.cumsum(np.bincount(classes, minlength=n_classes)),
+        )
         for k, (start, end) in enumerate(zip(np.concatenate(([0], ends[:-1])), ends)):
             pairs[k] = design[start:end].T @ design[start:end]  # a symmetric product (syrk) per class
-        value_cells = np.arange(n_values) + np.repeat(np.arange(len(sizes)), sizes)  # past the missing cells before them
+        value_cells = np.arange(n_values) + np.repeat(
+            np.arange(len(sizes)), sizes
+        )  # past the missing cells before them
         values = pairs.take(value_cells, axis=1).take(value_cells, axis=2).astype(float)  # (K, T, T)
         self.value_starts_ = np.cumsum(sizes) - sizes
         attribute = np.repeat(np.arange(len(sizes)), sizes)
-        log_child = np.log(values + 1.0) - np.repeat(np.log(np.add.reduceat(values, self.value_starts_, axis=2) + sizes), sizes, axis=2)
+        log_child = np.log(values + 1.0) - np.repeat(
+            np.log(np.add.reduceat(values, self.value_starts_, axis=2) + sizes), sizes, axis=2
+        )
         log_child[:, attribute[:, None] == attribute[None, :]] = 0.0
         self.table_ = np.zeros((n_classes, n_values + 1, n_values + 1))  # a missing child or parent: cell T, log 1 = 0
         self.table_[:, :n_values, :n_values] = log_child
@@ -218,11 +234,17 @@ class LeastWorkAODE(_LeastWork):
         observed = np.add.reduceat(diagonal.sum(axis=0), self.value_starts_)  # rows with x_a observed
         self.joint_ = np.full((n_classes, n_values + 1), -np.inf)  # a missing parent: left out
         with np.errstate(divide="ignore"):
-            self.joint_[:, :n_values] = np.log(diagonal + 1.0) - np.log(observed + n_classes * sizes)[attribute] + np.log(diagonal.sum(axis=0) >= 1)
+            self.joint_[:, :n_values] = (
+                np.log(diagonal + 1.0)
+                - np.log(observed + n_classes * sizes)[attribute]
+                + np.log(diagonal.sum(axis=0) >= 1)
+            )
         # the fallback: log P(y) + Σ_j log P(x_j | y) from the same counts, Laplace
         class_count = np.bincount(classes, minlength=n_classes) + 1.0
         self.naive_bayes_ = np.zeros((n_classes, n_values + 1))
-        self.naive_bayes_[:, :n_values] = np.log(diagonal + 1.0) - np.repeat(np.log(np.add.reduceat(diagonal, self.value_starts_, axis=1) + sizes), sizes, axis=1)
+        self.naive_bayes_[:, :n_values] = np.log(diagonal + 1.0) - np.repeat(
+            np.log(np.add.reduceat(diagonal, self.value_starts_, axis=1) + sizes), sizes, axis=1
+        )
         self.log_prior_ = np.log(class_count / class_count.sum())
         return self
 
@@ -240,7 +262,9 @@ class LeastWorkAODE(_LeastWork):
                 scores[k] = np.log(np.exp(per_parent - peak).sum(axis=0)) + peak
         fallback = np.flatnonzero(np.isnan(scores[0]))
         if len(fallback):
-            scores[:, fallback] = self.naive_bayes_.take(cells[:, fallback], axis=1).sum(axis=1) + self.log_prior_[:, None]
+            scores[:, fallback] = (
+                self.naive_bayes_.take(cells[:, fallback], axis=1).sum(axis=1) + self.log_prior_[:, None]
+            )
         scores = np.exp(scores - scores.max(axis=0))
         return (scores / scores.sum(axis=0)).T
 
@@ -253,8 +277,12 @@ def _stacked_codes(arrays) -> np.ndarray:
 def floor_data(data):
     """The folds for scikit-learn's CategoricalNB: each attribute's codes, a missing value as one
     more category (min_categories), encoded outside the timing."""
+
     def codes(X):
-        return np.column_stack([np.where(c.codes < 0, len(c.categories), c.codes) for c in (X[name].array for name in X.columns)])
+        return np.column_stack(
+            [np.where(c.codes < 0, len(c.categories), c.codes) for c in (X[name].array for name in X.columns)]
+        )
+
     sizes = [len(X_train[name].cat.categories) + 1 for X_train, _, _ in data[:1] for name in X_train.columns]
     return sizes, [(codes(X_train), y_train.cat.codes.to_numpy(), codes(X_test)) for X_train, y_train, X_test in data]
 
@@ -273,8 +301,14 @@ def run_floors(data, warmup: int, rounds: int, model: str = "nb") -> dict:
     sklearn_nb, _ = run_ours(lambda: skl.CategoricalNB(min_categories=sizes), coded, warmup, rounds)
     difference = float(np.max([np.abs(least_p[f] - ours_p[f]).max() for f in ours_p]))  # NaN anywhere: NaN
     if not difference <= 1e-12:  # a floor that computes another model bounds nothing (NaN fails too)
-        raise AssertionError(f"{LEAST_WORK[model].__name__}'s probabilities differ from {MODELS[model][0]}'s by {difference:.1e}")
-    return {"empty_ms": statistics.median(empty), "least_ms": statistics.median(least), "sklearn_nb_ms": statistics.median(sklearn_nb)}
+        raise AssertionError(
+            f"{LEAST_WORK[model].__name__}'s probabilities differ from {MODELS[model][0]}'s by {difference:.1e}"
+        )
+    return {
+        "empty_ms": statistics.median(empty),
+        "least_ms": statistics.median(least),
+        "sklearn_nb_ms": statistics.median(sklearn_nb),
+    }
 
 
 def modulo_folds(X, y, n_folds: int = 10):
@@ -306,34 +340,73 @@ def stage_breakdown(make_model, data, rounds: int) -> list[tuple[str, float]]:
     Stages timed alone add up to less than the whole (about 0.1 ms a fold on vote): run in
     sequence, each finds less of its data in cache."""
     fitted = [make_model().fit(X_train, y_train) for X_train, y_train, _ in data]
-    whole = _median_ms(lambda X_train, y_train, X_test: make_model().fit(X_train, y_train).predict_proba(X_test), data, rounds)
+    whole = _median_ms(
+        lambda X_train, y_train, X_test: make_model().fit(X_train, y_train).predict_proba(X_test), data, rounds
+    )
     if isinstance(fitted[0], Pipeline):
         # fresh steps made as the pipeline's were (constructors), not by clone: a clone of each
         # step (~0.05 ms) would be counted in the steps and taken off the pipeline's own cost
-        first, last = (functools.partial(type(step), **step.get_params(deep=False)) for step in (fitted[0][0], fitted[0][-1]))
+        first, last = (
+            functools.partial(type(step), **step.get_params(deep=False)) for step in (fitted[0][0], fitted[0][-1])
+        )
 
         def without_pipeline(X_train, y_train, X_test):
             discretizer = first()  # fit_transform on the training rows, as the Pipeline calls it
-            return last().fit(discretizer.fit_transform(X_train, y_train), y_train).predict_proba(discretizer.transform(X_test))
+            return (
+                last()
+                .fit(discretizer.fit_transform(X_train, y_train), y_train)
+                .predict_proba(discretizer.transform(X_test))
+            )
 
         steps = [(fitted[f][0], *fold) for f, fold in enumerate(data)]
         bare = _median_ms(without_pipeline, data, rounds)
-        discretizer = [("  discretizer fit_transform, training rows", _median_ms(lambda X_train, y_train, X_test: first().fit_transform(X_train, y_train), data, rounds)),
-                       ("    of which the fit", _median_ms(lambda X_train, y_train, X_test: first().fit(X_train, y_train), data, rounds)),
-                       ("  discretizer transform, test rows", _median_ms(lambda d, X_train, y_train, X_test: d.transform(X_test), steps, rounds))]
+        discretizer = [
+            (
+                "  discretizer fit_transform, training rows",
+                _median_ms(lambda X_train, y_train, X_test: first().fit_transform(X_train, y_train), data, rounds),
+            ),
+            (
+                "    of which the fit",
+                _median_ms(lambda X_train, y_train, X_test: first().fit(X_train, y_train), data, rounds),
+            ),
+            (
+                "  discretizer transform, test rows",
+                _median_ms(lambda d, X_train, y_train, X_test: d.transform(X_test), steps, rounds),
+            ),
+        ]
         intervals = [(d.transform(X_train), y_train, d.transform(X_test)) for d, X_train, y_train, X_test in steps]
         model = stage_breakdown(last, intervals, rounds)
-        return [("fit + predict_proba", whole), ("Pipeline's own (the whole less the same steps called directly)", whole - bare),
-                ("the same steps called directly", bare), *discretizer, *[(f"  {last.func.__name__}: {name}", ms) for name, ms in model]]
+        return [
+            ("fit + predict_proba", whole),
+            ("Pipeline's own (the whole less the same steps called directly)", whole - bare),
+            ("the same steps called directly", bare),
+            *discretizer,
+            *[(f"  {last.func.__name__}: {name}", ms) for name, ms in model],
+        ]
     folds = [(model, *fold) for model, fold in zip(fitted, data)]
     fit = _median_ms(lambda X_train, y_train, X_test: make_model().fit(X_train, y_train), data, rounds)
     predict = _median_ms(lambda model, X_train, y_train, X_test: model.predict_proba(X_test), folds, rounds)
-    encode_train = _median_ms(lambda X_train, y_train, X_test: make_model()._encode(X_train, reset=True, training=True), data, rounds)
-    labels = _median_ms(lambda model, X_train, y_train, X_test: model._class_index(check_labels(y_train, model, categorical=True)), folds, rounds)
-    encode_test = _median_ms(lambda model, X_train, y_train, X_test: model._encode(X_test, reset=False, training=False), folds, rounds)
-    stages = [("fit + predict_proba", whole), ("fit", fit), ("  X to codes, training rows", encode_train), ("  y to class indices", labels),
-              ("  the rest (counts, priors)", fit - encode_train - labels), ("predict_proba", predict),
-              ("  X to codes, test rows", encode_test), ("  the rest (estimates, scoring)", predict - encode_test)]
+    encode_train = _median_ms(
+        lambda X_train, y_train, X_test: make_model()._encode(X_train, reset=True, training=True), data, rounds
+    )
+    labels = _median_ms(
+        lambda model, X_train, y_train, X_test: model._class_index(check_labels(y_train, model, categorical=True)),
+        folds,
+        rounds,
+    )
+    encode_test = _median_ms(
+        lambda model, X_train, y_train, X_test: model._encode(X_test, reset=False, training=False), folds, rounds
+    )
+    stages = [
+        ("fit + predict_proba", whole),
+        ("fit", fit),
+        ("  X to codes, training rows", encode_train),
+        ("  y to class indices", labels),
+        ("  the rest (counts, priors)", fit - encode_train - labels),
+        ("predict_proba", predict),
+        ("  X to codes, test rows", encode_test),
+        ("  the rest (estimates, scoring)", predict - encode_test),
+    ]
     if isinstance(fitted[0], AODE):
         counts, scores = _aode_stages(folds, rounds)
         stages.insert(5, ("      of which the pair counts", counts))
@@ -355,7 +428,11 @@ def _aode_stages(folds, rounds: int) -> tuple[float, float]:
 
     def count(model, codes, class_index, test_codes):
         weight = np.ones(len(codes))
-        with model._blas_threads() if not counted_by_bit_sets(model._layout, len(codes), len(model.classes_), weight) else nullcontext():
+        with (
+            model._blas_threads()
+            if not counted_by_bit_sets(model._layout, len(codes), len(model.classes_), weight)
+            else nullcontext()
+        ):
             pair_counts(model._layout, codes, class_index, weight, len(model.classes_))
 
     def score(model, codes, class_index, test_codes):
@@ -390,7 +467,9 @@ def per_fold_costs(stats: pstats.Stats, repeats: int, top: int) -> str:
     """The ``top`` functions by own time, in µs and calls per fold (``repeats`` folds profiled):
     pstats prints seconds to three decimals, 0.000 for every function of a 0.1 ms fold. The times
     are the profiler's (each call costs it about a µs), so they rank the calls rather than time them."""
-    rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)[:top]  # (file, line, name) → (cc, nc, tt, ct, callers)
+    rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)[
+        :top
+    ]  # (file, line, name) → (cc, nc, tt, ct, callers)
     lines = [f"{'own µs':>9} {'total µs':>9} {'calls':>7}  function (per fold, {repeats} folds profiled)"]
     for (file, line, name), (_, calls, own, total, _) in rows:
         where = f"{Path(file).name}:{line}({name})" if line else name
@@ -405,9 +484,11 @@ def _milliseconds(row: dict, key: str) -> str:
 def _table_row(row: dict) -> str:
     """A case's Markdown row: both sides, their ratio, the floors (— where not measured) and Δp."""
     least_ratio = f"{row['least_ms'] / row['weka_ms']:.2f}" if "least_ms" in row else "—"
-    return (f"| {row['data']} | {row['model']} | {row['ours_ms']:.2f} | {row['weka_ms']:.2f} | {row['ratio']:.2f} | "
-            f"{_milliseconds(row, 'least_ms')} | {least_ratio} | {_milliseconds(row, 'empty_ms')} | "
-            f"{_milliseconds(row, 'sklearn_nb_ms')} | {row['max_difference']:.1e} |")
+    return (
+        f"| {row['data']} | {row['model']} | {row['ours_ms']:.2f} | {row['weka_ms']:.2f} | {row['ratio']:.2f} | "
+        f"{_milliseconds(row, 'least_ms')} | {least_ratio} | {_milliseconds(row, 'empty_ms')} | "
+        f"{_milliseconds(row, 'sklearn_nb_ms')} | {row['max_difference']:.1e} |"
+    )
 
 
 def main(argv=None) -> int:
@@ -422,7 +503,13 @@ def main(argv=None) -> int:
     results = []
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        cases = [("vote", "nb"), ("vote", "aode"), ("breast-cancer", "nb"), ("breast-cancer", "aode"), ("diabetes", "mdl-aode")]
+        cases = [
+            ("vote", "nb"),
+            ("vote", "aode"),
+            ("breast-cancer", "nb"),
+            ("breast-cancer", "aode"),
+            ("diabetes", "mdl-aode"),
+        ]
         files = {}
         for name in {name for name, _ in cases}:
             files[name] = folder / f"{name}.arff"
@@ -446,49 +533,85 @@ def main(argv=None) -> int:
                     milliseconds, ours_p = run_ours(MODELS[model][1], data, warmup, rounds)
                     ours_ms += milliseconds
                 difference = max(float(np.abs(ours_p[f] - weka_p[f]).max()) for f in weka_p)
-                row = {"data": name, "model": MODELS[model][0], "ours_ms": statistics.median(ours_ms),
-                       "weka_ms": statistics.median(weka_ms), "max_difference": difference,
-                       **(run_floors(data, warmup, rounds, model) if small and model != "mdl-aode" else {})}
+                row = {
+                    "data": name,
+                    "model": MODELS[model][0],
+                    "ours_ms": statistics.median(ours_ms),
+                    "weka_ms": statistics.median(weka_ms),
+                    "max_difference": difference,
+                    **(run_floors(data, warmup, rounds, model) if small and model != "mdl-aode" else {}),
+                }
                 row["ratio"] = row["ours_ms"] / row["weka_ms"]
                 results.append(row)
-                floors = (f"  (least work {row['least_ms']:.2f} ms, empty estimator {row['empty_ms']:.2f} ms, "
-                          f"scikit-learn CategoricalNB {row['sklearn_nb_ms']:.2f} ms)" if "empty_ms" in row else "")
-                print(f"{name:24s} {row['model']:14s} pgm_models {row['ours_ms']:8.2f} ms  warm Weka {row['weka_ms']:8.2f} ms  "
-                      f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}", flush=True)
+                floors = (
+                    f"  (least work {row['least_ms']:.2f} ms, empty estimator {row['empty_ms']:.2f} ms, "
+                    f"scikit-learn CategoricalNB {row['sklearn_nb_ms']:.2f} ms)"
+                    if "empty_ms" in row
+                    else ""
+                )
+                print(
+                    f"{name:24s} {row['model']:14s} pgm_models {row['ours_ms']:8.2f} ms  warm Weka {row['weka_ms']:8.2f} ms  "
+                    f"ratio {row['ratio']:5.2f}  max |Δp| {difference:.1e}{floors}",
+                    flush=True,
+                )
         else:
             print("Weka 3.6 (apt-get install weka) and a JDK were not found: timing against Weka skipped", flush=True)
         breakdowns = []
         for name, model in cases:
             X, y = load_arff(files[name])
             rounds = 1 if name.startswith("synthetic") else args.rounds
-            breakdowns.append((f"{name} / {MODELS[model][0]}", stage_breakdown(MODELS[model][1], modulo_folds(X, y), rounds)))
-        profiles = [("1000 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 1000)),
-                    ("200 × MDL + AODE fit + predict_proba on a diabetes fold", profile_fold(dataset_path("diabetes"), 200, MODELS["mdl-aode"][1]))]
+            breakdowns.append(
+                (f"{name} / {MODELS[model][0]}", stage_breakdown(MODELS[model][1], modulo_folds(X, y), rounds))
+            )
+        profiles = [
+            ("1000 × AODE fit + predict_proba on a vote fold", profile_fold(dataset_path("vote"), 1000)),
+            (
+                "200 × MDL + AODE fit + predict_proba on a diabetes fold",
+                profile_fold(dataset_path("diabetes"), 200, MODELS["mdl-aode"][1]),
+            ),
+        ]
         if args.rows:
-            profiles.append((f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
-                             profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3)))
+            profiles.append(
+                (
+                    f"3 × AODE fit + predict_proba on a fold of the synthetic {args.rows} × {args.attributes} set",
+                    profile_fold(files[f"synthetic {args.rows} × {args.attributes}"], 3),
+                )
+            )
     for title, stages in breakdowns:
         print(f"Stages of a fold (every tenth row), {title}:", format_breakdown(stages), sep="\n")
     for title, profile in profiles:
         print(title, profile, sep="\n")
     if args.write:
-        command = "python -m benchmarks.vs_warm_weka " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])
-                                                              if a not in (args.write, "--write"))
-        lines = ["", "## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)", "",
-                 f"Command: `{command.strip()}` — fit + predict_proba of each fold's test rows (Weka: buildClassifier + "
-                 "distributionForInstance inside one JVM after warm-up passes), median over folds and repeats, the two sides "
-                 "alternating; ratio = pgm_models / Weka (≤ 1 is the target).", ""]
+        command = "python -m benchmarks.vs_warm_weka " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+        )
+        lines = [
+            "",
+            "## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)",
+            "",
+            f"Command: `{command.strip()}` — fit + predict_proba of each fold's test rows (Weka: buildClassifier + "
+            "distributionForInstance inside one JVM after warm-up passes), median over folds and repeats, the two sides "
+            "alternating; ratio = pgm_models / Weka (≤ 1 is the target).",
+            "",
+        ]
         if results:
-            lines += ["| data | model | pgm_models (ms) | warm Weka (ms) | ratio | least work (ms) | least work / Weka | empty estimator (ms) "
-                      "| scikit-learn CategoricalNB (ms) | max abs Δp |",
-                      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            lines += [
+                "| data | model | pgm_models (ms) | warm Weka (ms) | ratio | least work (ms) | least work / Weka | empty estimator (ms) "
+                "| scikit-learn CategoricalNB (ms) | max abs Δp |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            ]
             lines += [_table_row(r) for r in results]
         else:
             lines.append("Not run: Weka 3.6 (`apt-get install weka`) and a JDK were not found.")
-        lines += ["", "Where a fold's time goes: each stage timed alone, median ms per fold over folds of every tenth row "
-                  "(\"the rest\" is fit or predict_proba less the stages timed in it; \"Pipeline's own\" is the pipeline "
-                  "less its steps called directly; stages timed alone add up to less than the whole, which runs them in "
-                  "sequence with less of their data in cache; the shares are of fit + predict_proba):", "", "```"]
+        lines += [
+            "",
+            "Where a fold's time goes: each stage timed alone, median ms per fold over folds of every tenth row "
+            '("the rest" is fit or predict_proba less the stages timed in it; "Pipeline\'s own" is the pipeline '
+            "less its steps called directly; stages timed alone add up to less than the whole, which runs them in "
+            "sequence with less of their data in cache; the shares are of fit + predict_proba):",
+            "",
+            "```",
+        ]
         for title, stages in breakdowns:
             lines += [title, format_breakdown(stages)]
         lines.append("```")

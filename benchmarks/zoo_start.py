@@ -51,17 +51,29 @@ def main(argv=None) -> int:
                 times[run, sampler] = timed_zoo(arguments + extra, os.path.join(folder, sampler or "default"))
     for sampler in samplers:
         (cold, cold_status), (warm, warm_status) = times["cold", sampler], times["warm", sampler]
-        print(f"{sampler or 'default'}: cold {cold:.1f} s (exit {cold_status}), warm {warm:.1f} s (exit {warm_status})", flush=True)
+        print(
+            f"{sampler or 'default'}: cold {cold:.1f} s (exit {cold_status}), warm {warm:.1f} s (exit {warm_status})",
+            flush=True,
+        )
     if args.write:
         command = "python -m benchmarks.zoo_start " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write"))
-        lines = ["", HEADING, "", f"Command: `{command.strip()}` "
-                 f"(runs `pgm-models zoo {' '.join(arguments)}` twice per sampler on one new PyTensor compile folder)", "",
-                 "| sampler | cold: empty compile cache (s) | warm: the cold run's cache (s) | exit status cold, warm | cold ÷ warm |",
-                 "|---|---:|---:|---|---:|"]
+            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+        )
+        lines = [
+            "",
+            HEADING,
+            "",
+            f"Command: `{command.strip()}` "
+            f"(runs `pgm-models zoo {' '.join(arguments)}` twice per sampler on one new PyTensor compile folder)",
+            "",
+            "| sampler | cold: empty compile cache (s) | warm: the cold run's cache (s) | exit status cold, warm | cold ÷ warm |",
+            "|---|---:|---:|---|---:|",
+        ]
         for sampler in samplers:
             (cold, cold_status), (warm, warm_status) = times["cold", sampler], times["warm", sampler]
-            lines.append(f"| {sampler or 'default'} | {cold:.1f} | {warm:.1f} | {cold_status}, {warm_status} | {cold / warm:.2f} |")
+            lines.append(
+                f"| {sampler or 'default'} | {cold:.1f} | {warm:.1f} | {cold_status}, {warm_status} | {cold / warm:.2f} |"
+            )
         append_section(args.write, lines)
     return 0
 

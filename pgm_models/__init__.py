@@ -88,9 +88,29 @@ _MODULES = {
 }
 
 # the estimator classes, in the order the zoo and the docs list them
-ESTIMATORS = ("CategoricalNB", "BernoulliNB", "MultinomialNB", "ComplementNB", "MixedNB", "HierarchicalNB", "GaussianNB", "LDA",
-              "QDA", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN", "BayesNetClassifier", "KDB",
-              "LogisticRegression")
+ESTIMATORS = (
+    "CategoricalNB",
+    "BernoulliNB",
+    "MultinomialNB",
+    "ComplementNB",
+    "MixedNB",
+    "HierarchicalNB",
+    "GaussianNB",
+    "LDA",
+    "QDA",
+    "SPODE",
+    "TAN",
+    "AODE",
+    "AODEsr",
+    "WAODE",
+    "HNB",
+    "A2DE",
+    "MANB",
+    "BMATAN",
+    "BayesNetClassifier",
+    "KDB",
+    "LogisticRegression",
+)
 
 __all__ = sorted([*_MODULES, "ESTIMATORS"])
 __version__ = "0.2.0"

@@ -68,7 +68,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from pgm_models.conjugate.blocks import with_stacked_draws, without_groups
+from pgm_models._utils.decision import bayes_decision
 from pgm_models._utils.frames import categorical_codes, index_values
 from pgm_models._utils.param_names import ParamNamesOnce
 from pgm_models._utils.persistence import Persistent
@@ -83,13 +83,13 @@ from pgm_models._utils.validation import (
     check_n_draws,
     check_n_rows,
     check_names_apart,
-    check_unique_columns,
     check_sample_weight,
+    check_unique_columns,
     sorted_classes,
 )
-from pgm_models.conjugate.dirichlet import check_estimate
 from pgm_models.conjugate import ESTIMATES, Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models._utils.decision import bayes_decision
+from pgm_models.conjugate.blocks import with_stacked_draws, without_groups
+from pgm_models.conjugate.dirichlet import check_estimate
 
 FORMS = ("counts", "rows")
 # Rows are scored in blocks whose temporaries hold about this many floats (8 MB): small enough
@@ -99,7 +99,8 @@ FLOATS_PER_BLOCK = 1_000_000
 
 class Marginal:
     """One variable of a joint closed-form posterior (e.g. μ of a Normal–Inverse-Gamma), read
-    off by name from the joint's dict-valued mean(), sd(), mode() and sample()."""
+    off by name from the joint's dict-valued mean(), sd(), mode() and sample().
+    """
 
     def __init__(self, joint, name: str):
         self.joint, self.name = joint, name
@@ -160,7 +161,8 @@ def _has_pymc_model(estimator) -> bool:
 
 def _dask_aware(method):
     """Hand a dask collection X to the same-named function of ``pgm_models.dask_engine``
-    (imported only when dask already is: otherwise X cannot be a dask collection)."""
+    (imported only when dask already is: otherwise X cannot be a dask collection).
+    """
 
     @functools.wraps(method)
     def dispatch(self, X, *args, **kwargs):
@@ -218,8 +220,10 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             return
         missing = [hook for hook in _required_hooks(cls) if not callable(getattr(cls, hook, None))]
         if missing:
-            raise TypeError(f"{cls.__name__} lacks the template hooks {missing} of pgm_models.base.BayesianClassifier "
-                            "(or mark a class that only shares code with _template = True)")
+            raise TypeError(
+                f"{cls.__name__} lacks the template hooks {missing} of pgm_models.base.BayesianClassifier "
+                "(or mark a class that only shares code with _template = True)"
+            )
 
     @abstractmethod
     def _encode(self, X, reset: bool, training: bool = False):
@@ -242,13 +246,15 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     def _components(self):
         """Hook for an average of models: (the column naming a component, [(name, weight, maker of
-        the component model)]) for ``posterior_summary``; None for a single model."""
+        the component model)]) for ``posterior_summary``; None for a single model.
+        """
         return None
 
     def _placeholder_rows(self, n: int):
         """Hook: n complete rows in the encoded form ``_rows_model`` observes (their values
         unused), for forward sampling synthetic rows; None where a row's size is not fixed by
-        the model (a document's length), and synthetic data are then the counts form's."""
+        the model (a document's length), and synthetic data are then the counts form's.
+        """
         return None
 
     def _without_auxiliary_draws(self, posterior):
@@ -369,7 +375,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
                 raise ValueError(f"classes has repeated labels: {list(classes)}")
             return self._partial_fit(X, labels, sorted_classes(classes), sample_weight)
         if classes is not None and not np.array_equal(sorted_classes(classes), self.classes_):
-            raise ValueError(f"classes={list(classes)} differs from classes_ {self.classes_.tolist()} of the first call")
+            raise ValueError(
+                f"classes={list(classes)} differs from classes_ {self.classes_.tolist()} of the first call"
+            )
         return self._partial_fit(X, labels, None, sample_weight)
 
     @staticmethod
@@ -377,11 +385,14 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """The class domain, sorted: a Categorical's declared categories, else the observed labels."""
         if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
             return sorted_classes(index_values(y.dtype.categories))
-        return np.sort(pd.unique(labels))  # hashing then sorting K values: np.unique sorts all N labels (BENCHMARKS.md, "Against scikit-learn")
+        return np.sort(
+            pd.unique(labels)
+        )  # hashing then sorting K values: np.unique sorts all N labels (BENCHMARKS.md, "Against scikit-learn")
 
     def _partial_fit(self, X, labels, classes, sample_weight):
         """Count a batch; ``classes``: the class domain, already in ``sorted_classes`` order, on the
-        first batch (None after it)."""
+        first batch (None after it).
+        """
         X = as_array_like(X)
         check_estimate(self.estimate)
         check_n_rows(_n_rows(X), len(labels))
@@ -399,8 +410,11 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             self.classes_ = classes
             self.class_count_ = np.zeros(len(classes))
             # every fit with these classes and class_alpha has this prior: made once (pgm_models._utils.shared_priors)
-            self._class_prior = shared_prior(("class", len(classes), class_alpha.shape, class_alpha.tobytes()),
-                                             lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (len(classes),))), self)
+            self._class_prior = shared_prior(
+                ("class", len(classes), class_alpha.shape, class_alpha.tobytes()),
+                lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (len(classes),))),
+                self,
+            )
         class_index = self._class_index(labels)
         if reset:
             self._init_counts(encoded, class_index, weight)
@@ -415,7 +429,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     def _class_index(self, labels) -> np.ndarray:
         """Each label's position in ``classes_``; ``labels`` an array or a pandas Categorical
-        (``check_labels(categorical=True)``)."""
+        (``check_labels(categorical=True)``).
+        """
         # each distinct label looked up once: get_indexer on N labels converts and hashes every
         # one against the classes' index, far slower than factorize (BENCHMARKS.md, "Against
         # scikit-learn"); a Categorical's distinct labels are its categories, its codes their positions
@@ -427,7 +442,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
                 return codes.astype(np.intp)  # categories declared in the classes' order: the codes are the indices
         else:
             codes, distinct = pd.factorize(labels)
-        position = {label: k for k, label in enumerate(self.classes_.tolist())}  # K labels: a dict, not an Index (building an Index costs more)
+        position = {
+            label: k for k, label in enumerate(self.classes_.tolist())
+        }  # K labels: a dict, not an Index (building an Index costs more)
         index = np.array([position.get(label, -1) for label in distinct.tolist()], dtype=np.intp)[codes]
         if np.any(index < 0):
             unknown = labels[index < 0][:1].tolist()[0]
@@ -440,7 +457,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     def _check_feature_names(self, X, reset: bool):
         """Set or check n_features_in_ / feature_names_in_; a DataFrame whose columns are the
-        fitted ones in another order is matched by name."""
+        fitted ones in another order is matched by name.
+        """
         if not isinstance(X, pd.DataFrame) and not hasattr(X, "toarray") and np.ndim(X) != 2:
             raise ValueError(
                 f"Expected a 2-D X (rows × features), got {np.ndim(X)}-D. Reshape your data: X.reshape(-1, 1) "
@@ -463,7 +481,10 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             X = X[list(names)]
         if reset and isinstance(X, pd.DataFrame) and _all_str(X.columns):
             # what validate_data sets for string column names, without its dataframe-protocol round trip (a fixed cost on every fit)
-            self.n_features_in_, self.feature_names_in_ = len(X.columns), index_values(X.columns).copy()  # its own, writable
+            self.n_features_in_, self.feature_names_in_ = (
+                len(X.columns),
+                index_values(X.columns).copy(),
+            )  # its own, writable
         else:
             validate_data(self, X, reset=reset, skip_check_array=True)
         if reset:
@@ -512,10 +533,16 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
         # under a PosteriorDraw every row must see the same draw, so all rows form one block
         n_rows = _n_rows(encoded)
-        rows = max(1, n_rows) if isinstance(estimate, PosteriorDraw) or n_rows <= 256 else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        rows = (
+            max(1, n_rows)
+            if isinstance(estimate, PosteriorDraw) or n_rows <= 256
+            else max(256, FLOATS_PER_BLOCK // self._floats_per_row())
+        )
         if n_rows <= rows:  # one block, not sliced: a slice of a sparse matrix copies it
             return self._joint_log_likelihood(encoded, estimate)
-        return np.concatenate([self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)])
+        return np.concatenate(
+            [self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)]
+        )
 
     def _fixed_class_prior(self):
         """``class_prior`` checked against the fitted classes (None: predictions use the posterior)."""
@@ -523,14 +550,16 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     def _class_probabilities(self, estimate):
         """P(y = k) that predictions use: the fixed ``class_prior`` if given, else the estimate of
-        the class-probability posterior."""
+        the class-probability posterior.
+        """
         prior = self._fixed_class_prior()
         return self._class_prior.estimate(self.class_count_, estimate) if prior is None else prior
 
     def set_class_prior(self, prior):
         """Adjust the fitted model to new class prevalences without refitting: predictions use
         ``prior`` (one probability per class of ``classes_``) in place of the class-probability
-        posterior, under every estimate; None restores the posterior. Returns self."""
+        posterior, under every estimate; None restores the posterior. Returns self.
+        """
         check_fitted(self, "classes_")
         check_class_prior(prior, len(self.classes_))
         self.class_prior = prior
@@ -539,11 +568,12 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     def _floats_per_row(self) -> int:
         """Size of a model's per-row scoring temporaries, in floats (sets the block size). Most
         models keep O(K) per row and score every row in one block; the semi-naive models, whose
-        temporaries grow with the attributes' cells, override this."""
+        temporaries grow with the attributes' cells, override this.
+        """
         return 1
 
     def _joint_log_likelihood(self, encoded, estimate):
-        """log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
+        """Log p(y = k) + log p(x | y = k) under the estimate: the class prior times the features."""
         class_prob = self._class_probabilities(estimate)
         joint = self._feature_log_likelihood(encoded, estimate)
         return add_per_class(joint, log_probabilities(class_prob))  # in place: a new (N, K) array costs its page faults
@@ -586,8 +616,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return subtract_per_row(shifted, np.log(total))
 
     def _log_posterior_scores(self, X, estimate):
-        """log p(x_n, y = k) up to a term that is the same for every class (normalising cancels
-        it): the joint itself, unless a model has a cheaper form (LDA's linear discriminants)."""
+        """Log p(x_n, y = k) up to a term that is the same for every class (normalising cancels
+        it): the joint itself, unless a model has a cheaper form (LDA's linear discriminants).
+        """
         return self.predict_joint_log_proba(X, estimate)
 
     @_dask_aware
@@ -732,7 +763,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return xr.Dataset(
             {
                 name: (leading_dims + dims, values_by_name[name])
-                for name, (_, dims) in parameters.items() if name in values_by_name
+                for name, (_, dims) in parameters.items()
+                if name in values_by_name
             },
             coords={dim: coords[dim] for dim in _used_dims(parameters)},
         )
@@ -845,9 +877,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             else:
                 values = posterior.sample(chains * n, rng)
             draws[name] = values.reshape((chains, n) + values.shape[1:])
-        posterior = self._dataset(draws, ("chain", "draw")).assign_coords(
-            chain=np.arange(chains), draw=np.arange(n)
-        )
+        posterior = self._dataset(draws, ("chain", "draw")).assign_coords(chain=np.arange(chains), draw=np.arange(n))
         return az.InferenceData(posterior=posterior)
 
     @available_if(_has_pymc_model)
@@ -894,7 +924,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
     def _stacked_blocks(self) -> list[str]:
         """The parameters the PyMC model stacks into ``stacked_prob_{V}`` groups
-        (``pgm_models.conjugate.blocks``), in the order given to DirichletBlocks: none here."""
+        (``pgm_models.conjugate.blocks``), in the order given to DirichletBlocks: none here.
+        """
         return []
 
     # ------------------------------------------------------------------ PyMC
@@ -984,7 +1015,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return class_prob
 
     @available_if(_has_pymc_model)
-    def sample_posterior(self, draws=1000, chains=4, random_seed=None, sampler=None, *, X=None, y=None, **pm_sample_kwargs):
+    def sample_posterior(
+        self, draws=1000, chains=4, random_seed=None, sampler=None, *, X=None, y=None, **pm_sample_kwargs
+    ):
         """NUTS draws of the counts-form PyMC model, as ArviZ InferenceData.
 
         The draws are the model's posterior by MCMC, to be compared with the closed form by
@@ -1041,12 +1074,25 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         if (X is None) != (y is None):
             raise ValueError("sample_posterior's log likelihood needs both the training rows X and their labels y")
         if sampler == "nutpie-numba":  # settings given in nuts_sampler_kwargs win
-            pm_sample_kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": self._nutpie_low_rank,
-                                                       **pm_sample_kwargs.get("nuts_sampler_kwargs", {})}
-        idata = sampling.sample(self._sampling_model(), sampler=sampler, draws=draws, chains=chains, random_seed=random_seed,
-                                auxiliary=self._without_auxiliary_draws, **pm_sample_kwargs)
+            pm_sample_kwargs["nuts_sampler_kwargs"] = {
+                "low_rank_modified_mass_matrix": self._nutpie_low_rank,
+                **pm_sample_kwargs.get("nuts_sampler_kwargs", {}),
+            }
+        idata = sampling.sample(
+            self._sampling_model(),
+            sampler=sampler,
+            draws=draws,
+            chains=chains,
+            random_seed=random_seed,
+            auxiliary=self._without_auxiliary_draws,
+            **pm_sample_kwargs,
+        )
         earlier = getattr(self, "idata_", None)
-        kept = {group: earlier[group] for group in ("prior", "prior_predictive") if earlier is not None and group in earlier.groups()}
+        kept = {
+            group: earlier[group]
+            for group in ("prior", "prior_predictive")
+            if earlier is not None and group in earlier.groups()
+        }
         # the draws' own groups, the counts form's observed statistics replaced by the workflow's
         groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
         for group, data in workflow.training_data(self).items():
@@ -1061,7 +1107,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """Add to ``idata_`` the ``log_likelihood`` of the training rows (X, y) under every NUTS draw,
         log p(x_i, y_i | θ_s) (the rows-form model's likelihood of row i), and their class indices
         as ``observed_data`` ``y``: then ``az.loo(model.idata_)`` estimates the leave-one-out
-        log p(y_i, x_i | D₋ᵢ) that ``loo(X, y, conditional=False)`` computes exactly. Returns self."""
+        log p(y_i, x_i | D₋ᵢ) that ``loo(X, y, conditional=False)`` computes exactly. Returns self.
+        """
         import arviz as az
 
         from pgm_models.inference import workflow
@@ -1070,7 +1117,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         class_index = self._training_rows(X, y)
         pointwise = workflow.pointwise_log_likelihood(self, posterior, X, class_index)
         observed = workflow.training_data(self)
-        observed["observed_data"] = observed["observed_data"].assign(y=("row", class_index)).assign_coords(row=np.arange(len(class_index)))
+        observed["observed_data"] = (
+            observed["observed_data"].assign(y=("row", class_index)).assign_coords(row=np.arange(len(class_index)))
+        )
         workflow.merge_groups(self, az.InferenceData(log_likelihood=xr.Dataset({"y": pointwise}), **observed))
         return self
 
@@ -1083,15 +1132,18 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return idata.posterior
 
     def _training_rows(self, X, y) -> np.ndarray:
-        """y's class indices, checked to be those of the fitted rows (their class counts) and to
-        have as many rows as X."""
+        """Y's class indices, checked to be those of the fitted rows (their class counts) and to
+        have as many rows as X.
+        """
         labels = check_labels(y, self)
         check_n_rows(_n_rows(as_array_like(X)), len(labels))
         class_index = self._class_index(labels)
         counted = np.bincount(class_index, minlength=len(self.classes_))
         if not np.allclose(counted, self.class_count_, rtol=0, atol=1e-9):
-            raise ValueError(f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
-                             "the log likelihood is of the very rows of the fit")
+            raise ValueError(
+                f"y has class counts {counted.tolist()} but the model was fitted on {self.class_count_.tolist()}: "
+                "the log likelihood is of the very rows of the fit"
+            )
         return class_index
 
     @available_if(_has_pymc_model)
@@ -1103,7 +1155,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         observes. Merged into ``idata_`` as ``prior`` and ``prior_predictive`` (with
         ``observed_data``, so that ``az.plot_ppc(model.idata_, group="prior",
         var_names=["class_count"])`` sets the observed class counts against the replicates);
-        returns ``idata_``."""
+        returns ``idata_``.
+        """
         import arviz as az
         import pymc as pm
 
@@ -1115,11 +1168,18 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         rows_model = workflow.synthetic_rows_model(self)
         if rows_model is not None:
             drawn = pm.sample_prior_predictive(draws=n, model=rows_model, random_seed=rng)
-            prior, replicated = self._without_auxiliary_draws(drawn.prior), workflow.with_class_count(self, drawn.prior_predictive)
+            prior, replicated = (
+                self._without_auxiliary_draws(drawn.prior),
+                workflow.with_class_count(self, drawn.prior_predictive),
+            )
         else:
-            prior = self._without_auxiliary_draws(pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior)
+            prior = self._without_auxiliary_draws(
+                pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior
+            )
             replicated = workflow.counts_predictive(self, prior, rng, "prior_predictive").prior_predictive
-        workflow.merge_groups(self, az.InferenceData(prior=prior, prior_predictive=replicated, **workflow.training_data(self)))
+        workflow.merge_groups(
+            self, az.InferenceData(prior=prior, prior_predictive=replicated, **workflow.training_data(self))
+        )
         return self.idata_
 
     @available_if(_has_pymc_model)
@@ -1137,7 +1197,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         The draws θ_s are the NUTS draws in ``idata_`` when :meth:`sample_posterior` has run (all
         of them; ``n`` is then unused), else ``n`` exact draws of the closed-form posterior
         (``posterior_draws``, no NUTS). The exact path's labels come from ``predict_proba_draws``,
-        the NUTS path's from the rows-form model's likelihood of each row under each class."""
+        the NUTS path's from the rows-form model's likelihood of each row under each class.
+        """
         import arviz as az
 
         from pgm_models.inference import workflow
@@ -1148,16 +1209,24 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         sampled = getattr(self, "idata_", None) is not None and "posterior" in self.idata_.groups()
         if X is None:
             if not (sampled or self._closed_form):
-                raise ValueError(f"{type(self).__name__} has no closed form to draw from: call sample_posterior() first")
-            posterior = self.idata_.posterior if sampled else self.posterior_draws(n, random_seed=rng, chains=1).posterior
+                raise ValueError(
+                    f"{type(self).__name__} has no closed form to draw from: call sample_posterior() first"
+                )
+            posterior = (
+                self.idata_.posterior if sampled else self.posterior_draws(n, random_seed=rng, chains=1).posterior
+            )
             rows_model = workflow.synthetic_rows_model(self)
             if rows_model is not None:
-                replicated = az.InferenceData(posterior_predictive=workflow.rows_predictive(self, rows_model, posterior, rng))
+                replicated = az.InferenceData(
+                    posterior_predictive=workflow.rows_predictive(self, rows_model, posterior, rng)
+                )
             else:
                 replicated = workflow.counts_predictive(self, posterior, rng, "posterior_predictive")
         else:
             X = as_array_like(X)
-            self._encode(X, reset=False, training=True)  # an unseen column or category is an error here, not a missing value
+            self._encode(
+                X, reset=False, training=True
+            )  # an unseen column or category is an error here, not a missing value
             posterior_model = copy.copy(self).set_params(class_prior=None)
             if sampled and self._closed_form:
                 probabilities = workflow.class_probability_draws(posterior_model, self.idata_.posterior, X)
@@ -1165,14 +1234,17 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
                 probabilities = posterior_model.predict_proba_draws(X, n_draws=n, random_seed=rng)[None]
             labels = workflow.sampled_labels(probabilities, rng)
             replicated = az.InferenceData(posterior_predictive=workflow.label_predictive(self, labels))
-        workflow.merge_groups(self, az.InferenceData(posterior_predictive=replicated.posterior_predictive, **workflow.training_data(self)))
+        workflow.merge_groups(
+            self, az.InferenceData(posterior_predictive=replicated.posterior_predictive, **workflow.training_data(self))
+        )
         return self.idata_
 
     @available_if(_has_pymc_model)
     def graph(self, form="counts", X=None, y=None):
         """The PyMC model of ``form`` (:meth:`pymc_model`; "rows" needs X and y) drawn by
         ``pm.model_to_graphviz``: a ``graphviz.Digraph``, rendered by Jupyter when Graphviz's
-        ``dot`` is installed; without it, a warning, and the DOT text is the graph's ``.source``."""
+        ``dot`` is installed; without it, a warning, and the DOT text is the graph's ``.source``.
+        """
         from pgm_models.inference.workflow import model_graph
 
         return model_graph(self.pymc_model(form, X, y))
@@ -1224,8 +1296,7 @@ def integer_counts(counts: np.ndarray, what: str) -> np.ndarray:
     rounded = np.round(counts)
     if not np.allclose(counts, rounded, rtol=0, atol=1e-9):
         raise ValueError(
-            f"the counts-form PyMC model observes whole-number {what}; these were fitted with "
-            "non-integer sample_weight"
+            f"the counts-form PyMC model observes whole-number {what}; these were fitted with non-integer sample_weight"
         )
     return rounded.astype(np.int64)
 
@@ -1235,11 +1306,14 @@ def _shifted_exp(scores: np.ndarray):
     posterior is the first less the log of the third, its posterior the second over the third. A row that is −inf everywhere (probability 0 under every
     class, possible only with alpha = 0) becomes uniform rather than NaN. The maxima and sums
     run column by column and through a product: a reduction along a short last axis is several
-    times slower. ``scores`` is overwritten."""
+    times slower. ``scores`` is overwritten.
+    """
     peak = np.maximum(scores[:, 0], scores[:, -1])  # a new array: two classes take one call, no copy
     for column in scores.T[1:-1]:
         np.maximum(peak, column, out=peak)
-    if not math.isfinite(np.add.reduce(peak)):  # one reduction (not through .sum()'s wrapper); the masks only where a row may need them
+    if not math.isfinite(
+        np.add.reduce(peak)
+    ):  # one reduction (not through .sum()'s wrapper); the masks only where a row may need them
         scores[np.isneginf(peak)] = 0.0
         peak[~np.isfinite(peak)] = 0.0
     subtract_per_row(scores, peak)
@@ -1249,7 +1323,8 @@ def _shifted_exp(scores: np.ndarray):
 
 def _all_str(columns: pd.Index) -> bool:
     """Whether every column name is a ``str`` (what scikit-learn takes as feature names): a
-    pandas string dtype holds only str, or NaN (iterating the names is a cost on every fit)."""
+    pandas string dtype holds only str, or NaN (iterating the names is a cost on every fit).
+    """
     if isinstance(columns.dtype, pd.StringDtype):
         return len(columns) > 0 and not columns.hasnans
     return len(columns) > 0 and all(type(c) is str for c in columns)

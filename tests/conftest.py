@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import settings
+
 from pgm_models import LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 
@@ -41,13 +42,20 @@ def pytest_report_header(config):
     import pytensor
     from threadpoolctl import threadpool_info
 
-    pools = "; ".join(f"{p['internal_api']} {p.get('version')} ({p['num_threads']} threads, {p.get('threading_layer', '')})"
-                      for p in threadpool_info()) or "none loaded"
+    pools = (
+        "; ".join(
+            f"{p['internal_api']} {p.get('version')} ({p['num_threads']} threads, {p.get('threading_layer', '')})"
+            for p in threadpool_info()
+        )
+        or "none loaded"
+    )
     variables = ", ".join(f"{v}={os.environ.get(v, '(unset)')}" for v in THREAD_VARIABLES)
-    return [f"cpu: {_cpu_model()}, {os.cpu_count()} logical cores",
-            f"threadpools: {pools}",
-            f"threads: {variables}",
-            f"numpy {np.__version__}, pymc {pymc.__version__}, pytensor {pytensor.__version__}, blas.ldflags={pytensor.config.blas__ldflags!r}"]
+    return [
+        f"cpu: {_cpu_model()}, {os.cpu_count()} logical cores",
+        f"threadpools: {pools}",
+        f"threads: {variables}",
+        f"numpy {np.__version__}, pymc {pymc.__version__}, pytensor {pytensor.__version__}, blas.ldflags={pytensor.config.blas__ldflags!r}",
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -85,21 +93,44 @@ def iris_2d():
 @pytest.fixture(scope="session")
 def training_data(weather, binary_data, count_data, iris_2d):
     """The small (X, y) each model of the zoo is verified on, keyed by class name."""
-    return {"CategoricalNB": weather, "BernoulliNB": binary_data, "MultinomialNB": count_data,
-            "GaussianNB": iris_2d, "LDA": iris_2d, "QDA": iris_2d, "SPODE": weather, "TAN": weather}
+    return {
+        "CategoricalNB": weather,
+        "BernoulliNB": binary_data,
+        "MultinomialNB": count_data,
+        "GaussianNB": iris_2d,
+        "LDA": iris_2d,
+        "QDA": iris_2d,
+        "SPODE": weather,
+        "TAN": weather,
+    }
 
 
 # A deliberately wrong posterior for each model: its prior off by one unit of strength.
-WRONG_PRIOR = {"CategoricalNB": {"alpha": 2.0}, "BernoulliNB": {"alpha": 2.0}, "MultinomialNB": {"alpha": 2.0},
-               "GaussianNB": {"mean_strength": 1.01}, "LDA": {"mean_strength": 1.01}, "QDA": {"mean_strength": 1.01},
-               "SPODE": {"alpha": 2.0}, "TAN": {"alpha": 2.0}}
+WRONG_PRIOR = {
+    "CategoricalNB": {"alpha": 2.0},
+    "BernoulliNB": {"alpha": 2.0},
+    "MultinomialNB": {"alpha": 2.0},
+    "GaussianNB": {"mean_strength": 1.01},
+    "LDA": {"mean_strength": 1.01},
+    "QDA": {"mean_strength": 1.01},
+    "SPODE": {"alpha": 2.0},
+    "TAN": {"alpha": 2.0},
+}
 
 
 @pytest.fixture(scope="session")
 def fitted_models(training_data):
     """One small fitted model of each family member, keyed by class name."""
-    models = {"CategoricalNB": CategoricalNB(), "BernoulliNB": BernoulliNB(binarize=None), "MultinomialNB": MultinomialNB(),
-              "GaussianNB": GaussianNB(), "LDA": LDA(), "QDA": QDA(), "SPODE": SPODE(parent="outlook"), "TAN": TAN()}
+    models = {
+        "CategoricalNB": CategoricalNB(),
+        "BernoulliNB": BernoulliNB(binarize=None),
+        "MultinomialNB": MultinomialNB(),
+        "GaussianNB": GaussianNB(),
+        "LDA": LDA(),
+        "QDA": QDA(),
+        "SPODE": SPODE(parent="outlook"),
+        "TAN": TAN(),
+    }
     return {name: model.fit(*training_data[name]) for name, model in models.items()}
 
 
@@ -107,8 +138,7 @@ def fitted_models(training_data):
 def nuts_samples(fitted_models):
     """NUTS samples of each model's counts-form PyMC model (sampled once per session)."""
     return {
-        name: model.sample_posterior(random_seed=20261121, **NUTS_SETTINGS)
-        for name, model in fitted_models.items()
+        name: model.sample_posterior(random_seed=20261121, **NUTS_SETTINGS) for name, model in fitted_models.items()
     }
 
 

@@ -34,8 +34,11 @@ def _brute_force(X, y, classes, rows, estimate, alpha, m, limit):
     result = np.full((len(rows), len(classes)), np.nan)
     for r, n in enumerate(rows):
         observed = [j for j in range(len(sizes)) if codes[n, j] >= 0]
-        pairs = [(a, b) for a, b in combinations(observed, 2)
-                 if ((codes[:, a] == codes[n, a]) & (codes[:, b] == codes[n, b])).sum() >= limit]
+        pairs = [
+            (a, b)
+            for a, b in combinations(observed, 2)
+            if ((codes[:, a] == codes[n, a]) & (codes[:, b] == codes[n, b])).sum() >= limit
+        ]
         if not pairs:
             continue
         for k, label in enumerate(classes):
@@ -43,7 +46,9 @@ def _brute_force(X, y, classes, rows, estimate, alpha, m, limit):
             for a, b in pairs:
                 both = (codes[:, a] == codes[n, a]) & (codes[:, b] == codes[n, b])
                 parents_observed = (codes[:, a] >= 0) & (codes[:, b] >= 0)
-                p = estimated((both & (labels == label)).sum(), parents_observed.sum(), len(classes) * sizes[a] * sizes[b])
+                p = estimated(
+                    (both & (labels == label)).sum(), parents_observed.sum(), len(classes) * sizes[a] * sizes[b]
+                )
                 for j in observed:
                     if j in (a, b):
                         continue
@@ -65,7 +70,9 @@ def test_equals_the_formula_computed_from_the_rows(estimate, prior):
     rows = np.arange(0, len(y), 9)
     model = A2DE(**prior).fit(X, y)
     m = prior.get("m") if "estimator" in prior else None
-    expected = _brute_force(X, y, model.classes_, rows, "mean" if estimate == "predictive" else estimate, prior.get("alpha"), m, 1)
+    expected = _brute_force(
+        X, y, model.classes_, rows, "mean" if estimate == "predictive" else estimate, prior.get("alpha"), m, 1
+    )
     assert not np.isnan(expected).any()
     np.testing.assert_allclose(model.predict_joint_log_proba(X.iloc[rows], estimate=estimate), expected, rtol=1e-10)
 
@@ -76,7 +83,9 @@ def test_two_attributes_are_the_exact_smoothed_joint_model():
     X = X[["age", "tear-prod-rate"]]
     model = A2DE(alpha=0.5).fit(X, y)
     table = pd.crosstab([y, X["age"], X["tear-prod-rate"]], columns="n").reindex(
-        pd.MultiIndex.from_product([model.classes_, X["age"].cat.categories, X["tear-prod-rate"].cat.categories]), fill_value=0)
+        pd.MultiIndex.from_product([model.classes_, X["age"].cat.categories, X["tear-prod-rate"].cat.categories]),
+        fill_value=0,
+    )
     n = table["n"].to_numpy().reshape(len(model.classes_), 3, 2)
     joint = (n + 0.5) / (len(y) + 3 * 3 * 2 * 0.5)
     expected = joint[:, X["age"].cat.codes, X["tear-prod-rate"].cat.codes].T
@@ -103,7 +112,10 @@ def test_a_triple_tensor_too_large_is_refused_with_its_size():
     X = pd.DataFrame({f"x{j}": pd.Categorical(rng.integers(0, 3000, 100), categories=range(3000)) for j in range(3)})
     with pytest.raises(ValueError, match=r"A2DE's triple counts, a 2 × 9000 × 9000 × 9000 tensor .* GiB of memory"):
         A2DE(max_triple_cells=10**13).fit(X, np.repeat(["a", "b"], 50))
-    with pytest.raises(ValueError, match=r"a 2 × 9000 × 9000 × 9000 tensor .* 1,458,000,000,000 cells, more than max_triple_cells=67,108,864"):
+    with pytest.raises(
+        ValueError,
+        match=r"a 2 × 9000 × 9000 × 9000 tensor .* 1,458,000,000,000 cells, more than max_triple_cells=67,108,864",
+    ):
         A2DE().fit(X, np.repeat(["a", "b"], 50))
     with pytest.raises(ValueError, match="max_triple_cells must be a whole number > 0"):
         A2DE(max_triple_cells=0.5).fit(X, np.repeat(["a", "b"], 50))
@@ -116,5 +128,8 @@ def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
     np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), rtol=1e-12)
     weight = np.arange(len(y)) % 3
     rows = np.repeat(np.arange(len(y)), weight)
-    np.testing.assert_allclose(A2DE().fit(X, y, sample_weight=weight).predict_proba(X),
-                               A2DE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(
+        A2DE().fit(X, y, sample_weight=weight).predict_proba(X),
+        A2DE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X),
+        rtol=1e-12,
+    )

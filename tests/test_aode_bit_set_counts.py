@@ -51,7 +51,9 @@ def test_bit_set_counts_equal_brute_force(case, chunks, path, monkeypatch):
     weight = np.ones(701)
     expected = _brute_force_pairs(layout, codes, class_index, weight, n_classes + empty_class)
     if path == "large data":
-        monkeypatch.setattr(_pairs, "DIRECT_PRODUCT_WORK", 0)  # the derivation, not small data's bit sets over every cell
+        monkeypatch.setattr(
+            _pairs, "DIRECT_PRODUCT_WORK", 0
+        )  # the derivation, not small data's bit sets over every cell
     if chunks == "several":
         monkeypatch.setattr(_pairs, "BITSET_BYTES", 8)  # 64 rows a call
     used = []
@@ -74,7 +76,9 @@ def test_bit_set_counts_read_any_layout_and_integer_dtype(monkeypatch):
     monkeypatch.setattr(_pairs, "DIRECT_PRODUCT_WORK", 0)
     expected = _brute_force_pairs(layout, codes, class_index, np.ones(300), 2)
     for variant in (np.asfortranarray(codes), codes.astype(np.int8), np.asfortranarray(codes.astype(np.int8))):
-        np.testing.assert_array_equal(_pairs.pair_counts(layout, variant, class_index.astype(np.int8), np.ones(300), 2), expected)
+        np.testing.assert_array_equal(
+            _pairs.pair_counts(layout, variant, class_index.astype(np.int8), np.ones(300), 2), expected
+        )
 
 
 def test_weights_other_than_one_keep_the_product_and_agree(monkeypatch):
@@ -113,8 +117,10 @@ def test_many_class_cells_keep_the_product_and_agree(monkeypatch):
     monkeypatch.setattr(_pairs, "_bit_counts", lambda *args: used.append(args[4]) or bit_counts(*args))
     for n_classes in (3, 2):
         class_index = rng.integers(0, n_classes, 500)
-        np.testing.assert_array_equal(_pairs.pair_counts(layout, codes, class_index, np.ones(500), n_classes),
-                                      _brute_force_pairs(layout, codes, class_index, np.ones(500), n_classes))
+        np.testing.assert_array_equal(
+            _pairs.pair_counts(layout, codes, class_index, np.ones(500), n_classes),
+            _brute_force_pairs(layout, codes, class_index, np.ones(500), n_classes),
+        )
     assert used == [2]
 
 

@@ -10,8 +10,8 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from pgm_models import AODE, TAN, CategoricalNB
 from pgm_models._utils.threads import one_blas_thread
 from pgm_models.conjugate import log_sum_exp
-from pgm_models.discrete.attributes import _stacked
 from pgm_models.discrete import pairs as _pairs
+from pgm_models.discrete.attributes import _stacked
 
 
 def _blas_threads():
@@ -33,7 +33,11 @@ def _nominal(n_rows, seed):
 
 def test_stacked_codes_equal_column_stack():
     rng = np.random.default_rng(0)
-    columns = [rng.integers(-2, 5, 40).astype(np.int8), rng.integers(-1, 300, 40).astype(np.int16), rng.integers(-1, 3, 40)]
+    columns = [
+        rng.integers(-2, 5, 40).astype(np.int8),
+        rng.integers(-1, 300, 40).astype(np.int16),
+        rng.integers(-1, 3, 40),
+    ]
     stacked = _stacked(columns)
     assert stacked.dtype == np.intp and stacked.flags.f_contiguous
     np.testing.assert_array_equal(stacked, np.column_stack(columns))
@@ -66,7 +70,9 @@ def test_pair_counts_of_attribute_major_codes_equal_those_of_row_major_codes(wei
     layout = _pairs.PairLayout([3, 2, 4, 1])
     codes = np.column_stack([rng.integers(-1, r, 300) for r in (3, 2, 4, 1)])
     class_index = rng.integers(0, 3, 300)
-    weight = {"unit": np.ones(300), "whole": rng.integers(0, 5, 300).astype(float), "fractional": rng.random(300)}[weights]
+    weight = {"unit": np.ones(300), "whole": rng.integers(0, 5, 300).astype(float), "fractional": rng.random(300)}[
+        weights
+    ]
     monkeypatch.setattr(_pairs, "FLOATS_PER_BLOCK", 30 * layout.n_cells)  # several blocks per class
     row_major = _pairs.pair_counts(layout, codes, class_index, weight, 3)
     attribute_major = _pairs.pair_counts(layout, np.asfortranarray(codes), class_index, weight, 3)
@@ -98,7 +104,11 @@ def test_semi_naive_products_run_on_one_blas_thread_and_restore_the_caller_s(mod
     counts = _base.pair_counts
     monkeypatch.setattr(_base, "pair_counts", lambda *args: seen.append(_blas_threads()) or counts(*args))
     scores = _base.SemiNaiveBayes._parent_cell_scores
-    monkeypatch.setattr(_base.SemiNaiveBayes, "_parent_cell_scores", lambda self, *args: seen.append(_blas_threads()) or scores(self, *args))
+    monkeypatch.setattr(
+        _base.SemiNaiveBayes,
+        "_parent_cell_scores",
+        lambda self, *args: seen.append(_blas_threads()) or scores(self, *args),
+    )
     X, y = _nominal(400, 3)
     with threadpool_limits(limits=2, user_api="blas"):
         fitted = model().fit(X, y)

@@ -88,11 +88,16 @@ def _nested(n=200, seed=0):
     codes = np.column_stack([x0, x0 // 2, x0 // 2, rng.integers(0, 3, n)])
     for j in (0, 3):
         codes[rng.random(n) < 0.1, j] = -1
-    X = pd.DataFrame({f"x{j}": pd.Categorical.from_codes(codes[:, j], categories=range(codes[:, j].max() + 1)) for j in range(4)})
+    X = pd.DataFrame(
+        {f"x{j}": pd.Categorical.from_codes(codes[:, j], categories=range(codes[:, j].max() + 1)) for j in range(4)}
+    )
     return X, pd.Series(rng.choice(["u", "v", "w"], n))
 
 
-@pytest.mark.parametrize("dataset, critical_value", [("breast-cancer", 5), ("breast-cancer", 0), ("weather.nominal", 0), ("nested", 10), ("nested", 45)])
+@pytest.mark.parametrize(
+    "dataset, critical_value",
+    [("breast-cancer", 5), ("breast-cancer", 0), ("weather.nominal", 0), ("nested", 10), ("nested", 45)],
+)
 def test_generalisations_are_weka_s_sequential_loop(dataset, critical_value):
     X, y = _nested() if dataset == "nested" else load_dataset(dataset)
     model = AODEsr(critical_value=critical_value).fit(X, y)
@@ -112,7 +117,9 @@ def test_a_duplicated_column_is_removed_and_the_rest_is_aode():
     removed = model.generalisations(X)
     assert removed[:, 1].all() and not removed[:, [0, 2]].any()
     reduced = AODE(estimator="m-estimate", m=1.0).fit(X[["a", "c"]], y)
-    np.testing.assert_allclose(model.predict_joint_log_proba(X), reduced.predict_joint_log_proba(X[["a", "c"]]), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), reduced.predict_joint_log_proba(X[["a", "c"]]), rtol=1e-12
+    )
 
 
 def test_a_high_frequency_limit_falls_back_to_naive_bayes_on_every_value():
@@ -139,7 +146,9 @@ def test_exact_leave_one_out_equals_refits():
     joint = []
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
-        joint.append(clone(model).fit(X.iloc[keep], y.iloc[keep]).predict_joint_log_proba(X.iloc[[i]], estimate="predictive")[0])
+        joint.append(
+            clone(model).fit(X.iloc[keep], y.iloc[keep]).predict_joint_log_proba(X.iloc[[i]], estimate="predictive")[0]
+        )
     joint = np.array(joint)
     own = fitted._class_index(np.asarray(y))
     result = fitted.loo(X, y, conditional=False)
@@ -153,18 +162,25 @@ def test_estimates_are_aode_s_on_the_resolved_rows(estimate):
     model = AODEsr(critical_value=5, estimator="laplace", alpha=0.5).fit(X, y)
     resolved = X.mask(model.generalisations(X))
     aode = AODE(alpha=0.5).fit(X, y)
-    np.testing.assert_allclose(model.predict_joint_log_proba(X, estimate=estimate),
-                               aode.predict_joint_log_proba(resolved, estimate=estimate), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X, estimate=estimate),
+        aode.predict_joint_log_proba(resolved, estimate=estimate),
+        rtol=1e-12,
+    )
 
 
 def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
     X, y = load_dataset("breast-cancer")
     model = AODEsr(critical_value=5).fit(X, y)
-    batches = AODEsr(critical_value=5).partial_fit(X[:100], y[:100], classes=model.classes_).partial_fit(X[100:], y[100:])
+    batches = (
+        AODEsr(critical_value=5).partial_fit(X[:100], y[:100], classes=model.classes_).partial_fit(X[100:], y[100:])
+    )
     np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), rtol=1e-12)
     weight = np.arange(len(y)) % 3
     weighted = AODEsr(critical_value=5).fit(X, y, sample_weight=weight)
-    repeated = AODEsr(critical_value=5).fit(X.iloc[np.repeat(np.arange(len(y)), weight)], y.iloc[np.repeat(np.arange(len(y)), weight)])
+    repeated = AODEsr(critical_value=5).fit(
+        X.iloc[np.repeat(np.arange(len(y)), weight)], y.iloc[np.repeat(np.arange(len(y)), weight)]
+    )
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-12)
 
 

@@ -38,8 +38,13 @@ def test_the_import_contract_fails_on_an_engine_that_imports_a_family(tmp_path):
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     engine = copy / "pgm_models" / "dask_engine" / "engine.py"
     engine.write_text(engine.read_text() + "\nfrom pgm_models.gaussian._base import GaussianClassifier  # noqa\n")
-    result = subprocess.run([str(BIN / "lint-imports")], cwd=copy, capture_output=True, text=True,
-                            env={"PYTHONPATH": str(copy), "PATH": str(BIN)})
+    result = subprocess.run(
+        [str(BIN / "lint-imports")],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(copy), "PATH": str(BIN)},
+    )
     assert result.returncode == 1
     assert "pgm_models.dask_engine.engine -> pgm_models.gaussian._base" in result.stdout
 
@@ -153,8 +158,11 @@ def test_no_code_comment_quotes_a_timing():
     found = []
     for path in sorted((ROOT / "pgm_models").rglob("*.py")):
         source = path.read_text()
-        texts = [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(source).readline)
-                 if token.type == tokenize.COMMENT]
+        texts = [
+            (token.start[0], token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.COMMENT
+        ]
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 docstring = ast.get_docstring(node, clean=False)

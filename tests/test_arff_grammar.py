@@ -4,7 +4,6 @@ error; values Weka reads differently are errors that name the line."""
 
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +12,9 @@ from hypothesis import strategies as st
 from pgm_models.datasets import arff
 from pgm_models.datasets.arff import read_arff
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def _write(tmp_path, text, name="t.arff", encoding="utf-8"):
@@ -33,7 +34,10 @@ def _each_reader(text):
     for name, read in [
         ("bare", lambda: arff._read_bare_nominal(data, attributes)),
         ("pandas", lambda: arff._read_plain(data, attributes, "t.arff")),
-        ("lines", lambda: arff._read_data("%\n" + data, first - 1, attributes, "t.arff")),  # '%' forces the general reader
+        (
+            "lines",
+            lambda: arff._read_data("%\n" + data, first - 1, attributes, "t.arff"),
+        ),  # '%' forces the general reader
     ]:
         if name != "lines" and not fast:
             continue
@@ -84,7 +88,9 @@ def _is_bare(value):
 @st.composite
 def _arff_files(draw):
     n_attributes = draw(st.integers(1, 3))
-    kinds = draw(st.lists(st.sampled_from(["nominal", "numeric", "string"]), min_size=n_attributes, max_size=n_attributes))
+    kinds = draw(
+        st.lists(st.sampled_from(["nominal", "numeric", "string"]), min_size=n_attributes, max_size=n_attributes)
+    )
     lines = ["@relation r"]
     domains = []
     for j, kind in enumerate(kinds):
@@ -105,10 +111,19 @@ def _arff_files(draw):
             elif choice == 1:
                 fields.append(draw(_TEXT))  # raw noise
             else:
-                value = (draw(st.sampled_from(domain)) if kind == "nominal"
-                         else str(draw(st.integers(-5, 5))) if kind == "numeric" else draw(_TEXT))
+                value = (
+                    draw(st.sampled_from(domain))
+                    if kind == "nominal"
+                    else str(draw(st.integers(-5, 5)))
+                    if kind == "numeric"
+                    else draw(_TEXT)
+                )
                 quoting = draw(st.sampled_from(["bare", "'", '"']))
-                field = value if quoting == "bare" and _is_bare(value) else _quote(value, "'" if quoting == "bare" else quoting)
+                field = (
+                    value
+                    if quoting == "bare" and _is_bare(value)
+                    else _quote(value, "'" if quoting == "bare" else quoting)
+                )
                 fields.append(draw(st.sampled_from(["", " ", "\t"])) + field + draw(st.sampled_from(["", " "])))
         lines.append(",".join(fields))
     return "\n".join(lines) + "\n", kinds, domains
@@ -134,7 +149,9 @@ def test_every_reader_reads_the_same_bytes_the_same_way(tmp_path, drawn):
 
 
 @SETTINGS
-@given(st.lists(st.lists(st.text(alphabet="xy ,{}'\"\\?\t%é", max_size=4), min_size=2, max_size=2), min_size=1, max_size=5))
+@given(
+    st.lists(st.lists(st.text(alphabet="xy ,{}'\"\\?\t%é", max_size=4), min_size=2, max_size=2), min_size=1, max_size=5)
+)
 def test_well_quoted_values_read_back_as_written(tmp_path, rows):
     """Any string, quoted as Weka's writer quotes it, reads back unchanged, by every reader."""
     lines = ["@relation r", "@attribute s string", "@attribute t string", "@data"]
@@ -144,7 +161,7 @@ def test_well_quoted_values_read_back_as_written(tmp_path, rows):
     assert exact.to_numpy().tolist() == rows
 
 
-@pytest.mark.parametrize("data", ["' a ',1\nx,2\n", "' a ' , 1\nx,2\n", "\" a \",1\nx,2\n"])
+@pytest.mark.parametrize("data", ["' a ',1\nx,2\n", "' a ' , 1\nx,2\n", '" a ",1\nx,2\n'])
 def test_quoted_values_keep_their_edge_spaces_in_every_reader(tmp_path, data):
     text = "@relation r\n@attribute c {' a ',x}\n@attribute n numeric\n@data\n" + data
     assert _assert_readers_agree(text)["c"].tolist() == [" a ", "x"]
@@ -156,16 +173,34 @@ def test_quoted_values_keep_their_edge_spaces_in_every_reader(tmp_path, data):
     "text, message",
     [
         # Weka's tokenizer reads 'a''b' as two values a, b: ambiguous, so an error naming the line
-        ("@relation r\n@attribute s string\n@attribute n numeric\n@data\n'a''b',1\n", r"t.arff:5: cannot read a value at \"'a''b',1\""),
+        (
+            "@relation r\n@attribute s string\n@attribute n numeric\n@data\n'a''b',1\n",
+            r"t.arff:5: cannot read a value at \"'a''b',1\"",
+        ),
         ("@relation r\n@attribute c {'a''b',x}\n@data\nx\n", r"t.arff:2: cannot read a value at \"'a''b',x\""),
         # Weka reads {0<tab>y} as two values 0 and y
         ("@relation r\n@attribute a {0\ty}\n@data\ny\n", r"t.arff:2: cannot read a value at '0\\ty'"),
         ("@relation r\n@attribute s string\n@data\na b\n", r"t.arff:4: cannot read a value at 'a b'"),
-        ("@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{-1 n, 0 y}\n", r"t.arff:5: sparse index '-1' is not an attribute index 0..1"),
-        ("@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{0 y}\n{5 z}\n", r"t.arff:6: sparse index '5' is not an attribute index 0..1"),
-        ("@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{1 z, 0 y}\n", r"t.arff:5: sparse indices must increase, got 0 after 1"),
-        ("@relation r\n@attribute a {n,y}\n@attribute a {z,w}\n@data\n", r"t.arff:3: attribute name 'a' is declared twice"),
-        ("@relation r\n@attribute c {n,y}\n@attribute c {z,w}\n@data\ny,z\n", r"t.arff:3: attribute name 'c' is declared twice"),
+        (
+            "@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{-1 n, 0 y}\n",
+            r"t.arff:5: sparse index '-1' is not an attribute index 0..1",
+        ),
+        (
+            "@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{0 y}\n{5 z}\n",
+            r"t.arff:6: sparse index '5' is not an attribute index 0..1",
+        ),
+        (
+            "@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{1 z, 0 y}\n",
+            r"t.arff:5: sparse indices must increase, got 0 after 1",
+        ),
+        (
+            "@relation r\n@attribute a {n,y}\n@attribute a {z,w}\n@data\n",
+            r"t.arff:3: attribute name 'a' is declared twice",
+        ),
+        (
+            "@relation r\n@attribute c {n,y}\n@attribute c {z,w}\n@data\ny,z\n",
+            r"t.arff:3: attribute name 'c' is declared twice",
+        ),
     ],
 )
 def test_what_weka_reads_differently_is_an_error_naming_the_line(tmp_path, text, message):
@@ -195,7 +230,9 @@ def test_latin1_bytes_are_an_error_naming_the_file_and_line(tmp_path):
 def test_a_nominal_column_missing_in_every_row(tmp_path):
     """Item 8: '?' in every row once raised IndexError in the general reader (a comment line sends the file there)."""
     for tail in ("", "% a comment\n"):
-        frame = read_arff(_write(tmp_path, "@relation t\n@attribute a {x,y}\n@attribute b {x,y}\n@data\n?,x\n?,y\n" + tail))[2]
+        frame = read_arff(
+            _write(tmp_path, "@relation t\n@attribute a {x,y}\n@attribute b {x,y}\n@data\n?,x\n?,y\n" + tail)
+        )[2]
         assert frame["a"].isna().all() and list(frame["a"].cat.categories) == ["x", "y"]
 
 
@@ -216,7 +253,10 @@ def test_a_long_run_of_spaces_reads_in_linear_work():
         # a declared value with a quote in it must be quoted in the data too (the bare reader once matched it raw)
         ("@relation r\n@attribute a {'x\"y',z}\n@data\nx\"y\nz\n", "t.arff:4: cannot read a value at 'x\"y'"),
         # no attribute declares a value: the bare reader once failed on max() of nothing
-        ("@relation r\n@attribute a {}\n@data\n?\n?\nx\n", "t.arff:6: attribute 'a' has undeclared value 'x' \\(declared: \\[\\]\\)"),
+        (
+            "@relation r\n@attribute a {}\n@data\n?\n?\nx\n",
+            "t.arff:6: attribute 'a' has undeclared value 'x' \\(declared: \\[\\]\\)",
+        ),
     ],
 )
 def test_the_bare_nominal_reader_keeps_to_the_grammar(tmp_path, text, message):

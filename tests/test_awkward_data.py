@@ -3,7 +3,18 @@
 import numpy as np
 import pytest
 
-from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import (
+    AODE,
+    LDA,
+    QDA,
+    SPODE,
+    TAN,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    LogisticRegression,
+    MultinomialNB,
+)
 from pgm_models.datasets import load_dataset
 
 

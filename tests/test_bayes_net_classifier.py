@@ -25,11 +25,15 @@ def test_reproduces_weka_bayes_net(search, dataset):
     values, which both replace by the mode."""
     X, y = load_dataset(dataset)
     reference = pd.read_csv(WEKA / f"bayesnet_{search}_{dataset}.csv")
-    model = BayesNetClassifier(search=search, max_parents=2, score_type="bayes", prior_count=0.5, class_alpha=0.5, missing="mode").fit(X, y)
+    model = BayesNetClassifier(
+        search=search, max_parents=2, score_type="bayes", prior_count=0.5, class_alpha=0.5, missing="mode"
+    ).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), reference[list(model.classes_)].to_numpy(), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("weka_score, score_type", [("BDeu", "bdeu"), ("MDL", "bic"), ("AIC", "aic"), ("ENTROPY", "loglik")])
+@pytest.mark.parametrize(
+    "weka_score, score_type", [("BDeu", "bdeu"), ("MDL", "bic"), ("AIC", "aic"), ("ENTROPY", "loglik")]
+)
 @pytest.mark.parametrize("dataset", ["vote", "breast-cancer"])
 def test_reproduces_weka_k2_under_every_score(weka_score, score_type, dataset):
     """K2 -P 3 (two attribute parents) under Weka's other scores: the same structures, so the same
@@ -53,7 +57,9 @@ def test_family_scores_are_the_hand_formulas():
     assert family_score(counts, "aic", 0.5, 14) == pytest.approx(loglik - 2, abs=1e-12)
     bayes = sum(gammaln(1.0) - gammaln(1.0 + n.sum()) + sum(gammaln(0.5 + v) - gammaln(0.5) for v in n) for n in counts)
     assert family_score(counts, "bayes", 0.5, 14) == pytest.approx(bayes, abs=1e-12)
-    bdeu = sum(gammaln(0.5) - gammaln(0.5 + n.sum()) + sum(gammaln(0.25 + v) - gammaln(0.25) for v in n) for n in counts)
+    bdeu = sum(
+        gammaln(0.5) - gammaln(0.5 + n.sum()) + sum(gammaln(0.25 + v) - gammaln(0.25) for v in n) for n in counts
+    )
     assert family_score(counts, "bdeu", 0.5, 14) == pytest.approx(bdeu, abs=1e-12)
     X, y = _weather()
     model = BayesNetClassifier(max_parents=1).fit(X, y)  # naive Bayes: windy's table given the class
@@ -71,8 +77,11 @@ def test_one_parent_is_naive_bayes():
     model = BayesNetClassifier(max_parents=1, prior_count=0.5, class_alpha=0.5).fit(X, y)
     assert all(len(p) == 0 for p in model.parents_)
     for estimate in ("mean", "map", "mle"):
-        np.testing.assert_allclose(model.predict_proba(X, estimate=estimate),
-                                   CategoricalNB(alpha=0.5, class_alpha=0.5).fit(X, y).predict_proba(X, estimate=estimate), atol=1e-12)
+        np.testing.assert_allclose(
+            model.predict_proba(X, estimate=estimate),
+            CategoricalNB(alpha=0.5, class_alpha=0.5).fit(X, y).predict_proba(X, estimate=estimate),
+            atol=1e-12,
+        )
 
 
 def _total(counter, parents):
@@ -101,8 +110,15 @@ def test_k2_and_hill_climbing_stop_where_no_single_step_helps(score_type):
     for search in ("k2", "hill-climb"):
         model = BayesNetClassifier(search=search, score_type=score_type, max_parents=3).fit(X, y)
         parents = [p.tolist() for p in model.parents_]
-        counter = FamilyCounter(model._encode(X, reset=False, training=True), model._class_index(y), np.ones(len(y)),
-                                model.n_categories_, 2, score_type, 0.5)
+        counter = FamilyCounter(
+            model._encode(X, reset=False, training=True),
+            model._class_index(y),
+            np.ones(len(y)),
+            model.n_categories_,
+            2,
+            score_type,
+            0.5,
+        )
         assert model.structure_score_ == pytest.approx(_total(counter, parents), abs=1e-9)
         assert _acyclic(parents) and all(len(p) <= 2 for p in parents)
         assert model.structure_score_ >= _total(counter, [[] for _ in parents]) - 1e-9  # no worse than naive Bayes
@@ -163,8 +179,14 @@ def test_weights_partial_fit_and_missing_values():
     assert [p.tolist() for p in weighted.parents_] == [p.tolist() for p in twice.parents_]
     np.testing.assert_allclose(weighted.predict_proba(X), twice.predict_proba(X), atol=1e-12)
     first = BayesNetClassifier().fit(X.iloc[:200], y.iloc[:200])
-    batches = BayesNetClassifier().partial_fit(X.iloc[:200], y.iloc[:200], classes=first.classes_).partial_fit(X.iloc[200:], y.iloc[200:])
-    assert [p.tolist() for p in batches.parents_] == [p.tolist() for p in first.parents_]  # the first batch's structure, kept
+    batches = (
+        BayesNetClassifier()
+        .partial_fit(X.iloc[:200], y.iloc[:200], classes=first.classes_)
+        .partial_fit(X.iloc[200:], y.iloc[200:])
+    )
+    assert [p.tolist() for p in batches.parents_] == [
+        p.tolist() for p in first.parents_
+    ]  # the first batch's structure, kept
     codes = batches._encode(X, reset=False, training=True)  # the first batch's modes
     counter = FamilyCounter(codes, batches._class_index(y), np.ones(len(y)), batches.n_categories_, 2, "bayes", 0.5)
     for j, p in enumerate(batches.parents_):
@@ -180,8 +202,14 @@ def test_bad_input_is_named():
         BayesNetClassifier(max_parents=9).fit(X, y)
     assert MAX_TABLE_CELLS < 1_010_880
     BayesNetClassifier(max_parents=8).fit(X, y)  # its largest table, 2 × 13·12·9·5·3·3·2·2 × 2: within the limit
-    for params, name in [({"max_parents": -1}, "max_parents"), ({"max_parents": 1.5}, "max_parents"), ({"search": "greedy"}, "search"),
-                         ({"score_type": "mdl"}, "score_type"), ({"prior_count": 0}, "prior_count"), ({"prior_count": -1}, "prior_count")]:
+    for params, name in [
+        ({"max_parents": -1}, "max_parents"),
+        ({"max_parents": 1.5}, "max_parents"),
+        ({"search": "greedy"}, "search"),
+        ({"score_type": "mdl"}, "score_type"),
+        ({"prior_count": 0}, "prior_count"),
+        ({"prior_count": -1}, "prior_count"),
+    ]:
         with pytest.raises(ValueError, match=name):
             BayesNetClassifier(**params).fit(X, y)
     dd = pytest.importorskip("dask.dataframe")
@@ -198,7 +226,11 @@ def test_pymc_forms_differ_by_a_constant():
     rows = logp_at_random_points(model.pymc_model("rows", X, y))
     np.testing.assert_allclose(counts - rows, (counts - rows)[0], atol=1e-8)
     assert set(model.analytic_posterior().data_vars) == {"class_prob", *(f"feature_prob_{c}" for c in X.columns)}
-    assert model.analytic_posterior()["feature_prob_temperature"].dims == ("class", "outlook_value", "temperature_value")
+    assert model.analytic_posterior()["feature_prob_temperature"].dims == (
+        "class",
+        "outlook_value",
+        "temperature_value",
+    )
 
 
 @pytest.mark.nuts

@@ -28,10 +28,16 @@ def test_aode_benchmark_runs_without_weka(tmp_path):
     from benchmarks import aode_vs_weka
 
     out = tmp_path / "b.md"
-    assert aode_vs_weka.main(["--rows", "300", "--attributes", "5", "--repeats", "1", "--no-weka", "--write", str(out)]) == 0
+    assert (
+        aode_vs_weka.main(["--rows", "300", "--attributes", "5", "--repeats", "1", "--no-weka", "--write", str(out)])
+        == 0
+    )
     assert "| synthetic 300 × 5 |" in out.read_text()
     # the command a reader can rerun: the output file is not part of it
-    assert "Command: `python -m benchmarks.aode_vs_weka --rows 300 --attributes 5 --repeats 1 --no-weka`" in out.read_text()
+    assert (
+        "Command: `python -m benchmarks.aode_vs_weka --rows 300 --attributes 5 --repeats 1 --no-weka`"
+        in out.read_text()
+    )
 
 
 def test_synthetic_aode_data_is_valid_arff(tmp_path):
@@ -55,8 +61,27 @@ def test_large_data_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import large_data
 
     out = tmp_path / "m.md"
-    assert large_data.main(["--rows", "500", "--models", "AODE", "--aode-rows", "200", "--aode-attributes", "12",
-                            "--wide", "6x5", "--wide-rows", "100", "--write", str(out)]) == 0
+    assert (
+        large_data.main(
+            [
+                "--rows",
+                "500",
+                "--models",
+                "AODE",
+                "--aode-rows",
+                "200",
+                "--aode-attributes",
+                "12",
+                "--wide",
+                "6x5",
+                "--wide-rows",
+                "100",
+                "--write",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "| AODE |" in text and "| 12 |" in text
     assert all(f"| {model} | 6 × 5 |" in text for model in ("SPODE", "AODE", "TAN"))
@@ -67,8 +92,24 @@ def test_counts_vs_rows_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import counts_vs_rows
 
     out = tmp_path / "c.md"
-    assert counts_vs_rows.main(["--sizes", "100", "400", "--draws", "40", "--models", "GaussianNB", "--rows-budget", "1e-9",
-                                "--write", str(out)]) == 0
+    assert (
+        counts_vs_rows.main(
+            [
+                "--sizes",
+                "100",
+                "400",
+                "--draws",
+                "40",
+                "--models",
+                "GaussianNB",
+                "--rows-budget",
+                "1e-9",
+                "--write",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "| GaussianNB | 100 | counts |" in text and "| GaussianNB | 100 | rows |" in text
     assert "| GaussianNB | 400 | rows | — | — | — | skipped: projected" in text  # the budget stops the rows form
@@ -89,7 +130,12 @@ def test_zoo_start_benchmark_times_a_cold_and_a_warm_run_on_one_cache(tmp_path, 
     monkeypatch.setattr(zoo_start, "timed_zoo", fake_zoo)
     out = tmp_path / "z.md"
     assert zoo_start.main(["--dataset", "weather.nominal", "--draws", "50", "--write", str(out)]) == 0
-    assert calls[0] == calls[1] and calls[0][0] == ["--dataset", "weather.nominal", "--draws", "50"]  # one cache, reused
+    assert calls[0] == calls[1] and calls[0][0] == [
+        "--dataset",
+        "weather.nominal",
+        "--draws",
+        "50",
+    ]  # one cache, reused
     assert "| default | 3.0 | 1.0 | 0, 0 | 3.00 |" in out.read_text()
 
 
@@ -97,7 +143,9 @@ def test_zoo_start_alternates_samplers_each_on_its_own_cache(tmp_path, monkeypat
     from benchmarks import zoo_start
 
     calls = []
-    monkeypatch.setattr(zoo_start, "timed_zoo", lambda arguments, compiledir: calls.append((arguments[-1], compiledir)) or (2.0, 0))
+    monkeypatch.setattr(
+        zoo_start, "timed_zoo", lambda arguments, compiledir: calls.append((arguments[-1], compiledir)) or (2.0, 0)
+    )
     out = tmp_path / "z.md"
     assert zoo_start.main(["--dataset", "iris", "--samplers", "pymc", "numpyro", "--write", str(out)]) == 0
     assert [sampler for sampler, _ in calls] == ["pymc", "numpyro", "pymc", "numpyro"]  # cold, cold, warm, warm
@@ -114,8 +162,15 @@ def test_one_command_rewrites_benchmarks_md(tmp_path):
     assert main(["--quick", "--output", str(out)]) == 0
     text = out.read_text()
     assert "stale" not in text and text.startswith("# Benchmarks")
-    for section in ("Closed-form fit + predict_proba vs scikit-learn", "AODE vs Weka", "AODE weights", "Exact posterior draws vs NUTS",
-                    "Peak memory", "10-fold CV with 2 busy processes", "Reading the tables"):
+    for section in (
+        "Closed-form fit + predict_proba vs scikit-learn",
+        "AODE vs Weka",
+        "AODE weights",
+        "Exact posterior draws vs NUTS",
+        "Peak memory",
+        "10-fold CV with 2 busy processes",
+        "Reading the tables",
+    ):
         assert section in text
     assert "| CategoricalNB, weather |" in text  # exact_vs_nuts's row (its only tiny run: it samples with NUTS)
 
@@ -125,7 +180,12 @@ def test_loo_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import loo
 
     out = tmp_path / "bench.md"
-    assert loo.main(["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal", "--write", str(out)]) == 0
+    assert (
+        loo.main(
+            ["--rows", "2000", "--repeats", "1", "--draws", "50", "--dataset", "weather.nominal", "--write", str(out)]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "## Exact leave-one-out" in text and "PSIS" in text
 
@@ -144,15 +204,35 @@ def test_sbc_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import sbc
 
     out, figure = tmp_path / "bench.md", tmp_path / "ranks.png"
-    assert sbc.main(["--replications", "3", "--draws", "30", "--models", "CategoricalNB", "--figure", str(figure), "--write", str(out)]) == 0
+    assert (
+        sbc.main(
+            [
+                "--replications",
+                "3",
+                "--draws",
+                "30",
+                "--models",
+                "CategoricalNB",
+                "--figure",
+                str(figure),
+                "--write",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "| CategoricalNB | 14 | 3 |" in out.read_text() and figure.stat().st_size > 5_000
+
+
 def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
     """Without Weka only the profile is written; with it, every case's row and a Δp that shows
     the two sides computed the same distributions on the same folds."""
     from benchmarks import vs_warm_weka
 
     out = tmp_path / "ww.md"
-    assert vs_warm_weka.main(["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0", "--write", str(out)]) == 0
+    assert (
+        vs_warm_weka.main(["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0", "--write", str(out)]) == 0
+    )
     text = out.read_text()
     assert "Top costs (own time)" in text and "fit" in text.split("Top costs", 1)[1]
     # the vote profile per fold: µs own and total and calls per fold (one template fit per fold), not pstats' seconds
@@ -163,7 +243,11 @@ def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
     assert float(fits[0][3]) == 1.0 and 0 < float(fits[0][1]) <= float(fits[0][2]) < 1e4
     if not vs_warm_weka.weka_available():
         pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
-    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| vote |") or line.startswith("| diabetes |")]
+    rows = [
+        line.split(" | ")
+        for line in text.splitlines()
+        if line.startswith("| vote |") or line.startswith("| diabetes |")
+    ]
     assert len(rows) == 3
     assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
 
@@ -195,14 +279,36 @@ def test_nuts_versions_tabulates_each_checkout_and_core_count_against_the_first(
 
     monkeypatch.setattr(nuts_versions, "measure", fake_measure)
     before, after = tmp_path / "before", tmp_path / "after"
-    assert nuts_versions.main(["--checkouts", str(before), str(after), "--datasets", "vote", "--models", "SPODE",
-                               "--cores", "default", "1"]) == 0
+    assert (
+        nuts_versions.main(
+            [
+                "--checkouts",
+                str(before),
+                str(after),
+                "--datasets",
+                "vote",
+                "--models",
+                "SPODE",
+                "--cores",
+                "default",
+                "1",
+            ]
+        )
+        == 0
+    )
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| vote")]
     # ESS/s: before 1000/10 = 100, after 1000/4 = 250; ratios to the first run (before, its default cores)
     assert len(rows) == 1
-    assert rows[0].startswith("| vote | SPODE | 10.0 / 1000 / 100 | 10.0 / 1000 / 100 | 4.0 / 1000 / 250 | 4.0 / 1000 / 250 | 1.0 | 2.5 | 2.5 |")
+    assert rows[0].startswith(
+        "| vote | SPODE | 10.0 / 1000 / 100 | 10.0 / 1000 / 100 | 4.0 / 1000 / 250 | 4.0 / 1000 / 250 | 1.0 | 2.5 | 2.5 |"
+    )
     timed = [c for c in calls if c[2] == 1000]
-    assert timed == [("before", "SPODE", 1000, "default"), ("before", "SPODE", 1000, "1"), ("after", "SPODE", 1000, "default"), ("after", "SPODE", 1000, "1")]
+    assert timed == [
+        ("before", "SPODE", 1000, "default"),
+        ("before", "SPODE", 1000, "1"),
+        ("after", "SPODE", 1000, "default"),
+        ("after", "SPODE", 1000, "1"),
+    ]
 
 
 @pytest.mark.nuts
@@ -220,24 +326,38 @@ def test_replace_sections_puts_new_sections_in_place_and_new_ones_before_the_ana
     from benchmarks.__main__ import replace_sections
 
     path = tmp_path / "B.md"
-    path.write_text("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (issue 1, by hand)\n\nold b\n\n# Reading the tables\n\n"
-                    "## C\n\nanalysis of c\n")
+    path.write_text(
+        "# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (issue 1, by hand)\n\nold b\n\n# Reading the tables\n\n"
+        "## C\n\nanalysis of c\n"
+    )
     replace_sections(path, "\n## B (100 rows)\n\nnew b\n\n## C\n\nnew c\n")
     # B by its stem (the settings in parentheses differ); C is new among the tables: the analysis's "## C" is left
-    assert path.read_text() == ("# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (100 rows)\n\nnew b\n\n## C\n\nnew c\n\n"
-                                "# Reading the tables\n\n## C\n\nanalysis of c\n")
+    assert path.read_text() == (
+        "# Benchmarks\n\nmachine\n\n## A\n\nold a\n\n## B (100 rows)\n\nnew b\n\n## C\n\nnew c\n\n"
+        "# Reading the tables\n\n## C\n\nanalysis of c\n"
+    )
 
 
 def test_only_runs_the_named_benchmark_and_says_so_in_the_preamble(tmp_path, monkeypatch):
     from benchmarks import __main__ as runner
 
     calls = []
-    monkeypatch.setattr(runner.vs_warm_weka, "main", lambda argv: calls.append(argv) or append_section(
-        argv[-1], ["", "## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)", "", "new table"]))
+    monkeypatch.setattr(
+        runner.vs_warm_weka,
+        "main",
+        lambda argv: (
+            calls.append(argv)
+            or append_section(
+                argv[-1], ["", "## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)", "", "new table"]
+            )
+        ),
+    )
     monkeypatch.setattr(runner.vs_sklearn, "main", lambda argv: pytest.fail("vs_sklearn was not named"))
     out = tmp_path / "B.md"
-    out.write_text("# Benchmarks\n\nRegenerated by one run.\n\n## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)\n\nold table\n"
-                   "\n## Other\n\nkept\n")
+    out.write_text(
+        "# Benchmarks\n\nRegenerated by one run.\n\n## Per-fold model time vs a warm Weka 3.6 (Weka's 10 CV folds)\n\nold table\n"
+        "\n## Other\n\nkept\n"
+    )
     assert runner.main(["--only", "vs_warm_weka", "--quick", "--output", str(out)]) == 0
     text = out.read_text()
     assert len(calls) == 1 and "new table" in text and "old table" not in text and "kept" in text
@@ -272,7 +392,12 @@ def test_cv_under_load_times_one_cv_and_repeated_cvs(tmp_path):
     out = tmp_path / "B.md"
     assert cv_under_load.main(["--repeats", "1", "--busy", "0", "--min-seconds", "0", "--write", str(out)]) == 0
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "ms" not in line]
-    assert [row.split(" | ")[0] for row in rows] == ["| LogisticRegression, vote", "| GaussianNB, iris", "| LDA, iris", "| QDA, iris"]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| LogisticRegression, vote",
+        "| GaussianNB, iris",
+        "| LDA, iris",
+        "| QDA, iris",
+    ]
     assert all(len(row.strip("|").split("|")) == 7 for row in rows)
 
 
@@ -294,7 +419,9 @@ def test_least_work_floor_is_the_model_on_every_fold(floor, model):
         assert X.isna().to_numpy().any()
         for X_train, y_train, X_test in modulo_folds(X, y):
             expected = Model().fit(X_train, y_train).predict_proba(X_test)
-            np.testing.assert_allclose(Floor().fit(X_train, y_train).predict_proba(X_test), expected, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(
+                Floor().fit(X_train, y_train).predict_proba(X_test), expected, rtol=0, atol=1e-12
+            )
     X, y = load_dataset("vote")
     X_train, y_train, X_test = modulo_folds(X, y)[8]
     assert X_test.isna().all(axis=1).any()  # the fallback's row is there
@@ -310,12 +437,16 @@ def test_every_benchmarks_md_section_cited_in_the_package_exists():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    headings = {line.lstrip("#").strip() for line in (root / "BENCHMARKS.md").read_text().splitlines() if line.startswith("#")}
+    headings = {
+        line.lstrip("#").strip() for line in (root / "BENCHMARKS.md").read_text().splitlines() if line.startswith("#")
+    }
     cited = {}
     for path in sorted((root / "pgm_models").rglob("*.py")):
         # a citation wraps like the prose around it: join the lines, without indentation and comment marks
         text = " ".join(re.sub(r"^\s*(#\s?)?", "", line) for line in path.read_text().splitlines())
-        assert not re.search(r"BENCHMARKS\.md,?\s*\(?\s*'", text), f"{path}: cite BENCHMARKS.md sections in double quotes"
+        assert not re.search(r"BENCHMARKS\.md,?\s*\(?\s*'", text), (
+            f"{path}: cite BENCHMARKS.md sections in double quotes"
+        )
         for heading in re.findall(r'BENCHMARKS\.md,?\s*\(?\s*"([^"]+)"', text):
             cited.setdefault(re.sub(r"\s+", " ", heading).strip(), []).append(path.relative_to(root).as_posix())
     assert cited  # the pattern still finds the citations

@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.naive_bayes as skl
+from conftest import logp_at_random_points
 
 from pgm_models import BernoulliNB
-
-from conftest import logp_at_random_points
 
 
 def test_beta_posterior_by_hand():

@@ -48,7 +48,11 @@ def _directed(edges, root):
 
 def _dirmult(counts, alpha):
     counts = np.asarray(counts, dtype=float)
-    return gammaln(counts.shape[-1] * alpha) - gammaln(counts.shape[-1] * alpha + counts.sum(-1)) + (gammaln(counts + alpha) - gammaln(alpha)).sum(-1)
+    return (
+        gammaln(counts.shape[-1] * alpha)
+        - gammaln(counts.shape[-1] * alpha + counts.sum(-1))
+        + (gammaln(counts + alpha) - gammaln(alpha)).sum(-1)
+    )
 
 
 def _codes(X):
@@ -114,11 +118,14 @@ def _data(name):
     return _breast_cancer_six() if name == "breast-cancer-6" else load_dataset(name)
 
 
-@pytest.mark.parametrize("dataset, ess, class_alpha, random_beta", [
-    ("weather.nominal", 1.0, 1.0, False),
-    ("contact-lenses", 3.0, 0.5, True),
-    ("breast-cancer-6", 1.0, 1.0, False),
-])
+@pytest.mark.parametrize(
+    "dataset, ess, class_alpha, random_beta",
+    [
+        ("weather.nominal", 1.0, 1.0, False),
+        ("contact-lenses", 3.0, 0.5, True),
+        ("breast-cancer-6", 1.0, 1.0, False),
+    ],
+)
 def test_average_equals_the_sum_over_every_tree(dataset, ess, class_alpha, random_beta):
     X, y = _data(dataset)
     F = X.shape[1]
@@ -188,7 +195,11 @@ def test_estimates_weights_partial_fit_and_bad_input(weather):
     np.testing.assert_allclose(weighted.edge_posterior_, twice.edge_posterior_, atol=1e-12)
     batches = BMATAN().partial_fit(X.iloc[:6], y.iloc[:6], classes=model.classes_).partial_fit(X.iloc[6:], y.iloc[6:])
     np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), atol=1e-12)
-    for params, name in [({"ess": 0}, "ess"), ({"edge_prior": np.ones((3, 3))}, "edge_prior"), ({"missing": "drop"}, "missing")]:
+    for params, name in [
+        ({"ess": 0}, "ess"),
+        ({"edge_prior": np.ones((3, 3))}, "edge_prior"),
+        ({"missing": "drop"}, "missing"),
+    ]:
         with pytest.raises(ValueError, match=name):
             BMATAN(**params).fit(X, y)
     X_missing = X.copy()

@@ -7,11 +7,10 @@ import pandas as pd
 import pymc as pm
 import pytest
 import sklearn.naive_bayes as skl
+from conftest import frame, logp_at_random_points
 
 from pgm_models import CategoricalNB
 from pgm_models.datasets import load_dataset
-
-from conftest import frame, logp_at_random_points
 
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
@@ -102,7 +101,7 @@ def test_partial_fit_over_chunks_equals_one_fit():
     whole = CategoricalNB().fit(X, y)
     chunked = CategoricalNB()
     for start in range(0, len(X), 100):
-        chunked.partial_fit(X.iloc[start:start + 100], y.iloc[start:start + 100])
+        chunked.partial_fit(X.iloc[start : start + 100], y.iloc[start : start + 100])
     np.testing.assert_allclose(chunked.feature_count_, whole.feature_count_)
     np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X))
 
@@ -190,8 +189,9 @@ def test_counts_and_rows_forms_have_the_same_posterior(weather):
     counts_model, rows_model = model.pymc_model("counts"), model.pymc_model("rows", X, y)
     # outlook and temperature (3 values each) are one stacked Dirichlet and Multinomial (pgm_models.conjugate.blocks)
     assert set(counts_model.named_vars) >= {"class_prob", "feature_prob_outlook", "stacked_prob_3", "stacked_count_3"}
-    assert list(counts_model.coords["stacked_prob_3_rows"]) == [f"feature_prob_{name}[{k}]" for name in ("outlook", "temperature")
-                                                               for k in ("no", "yes")]
+    assert list(counts_model.coords["stacked_prob_3_rows"]) == [
+        f"feature_prob_{name}[{k}]" for name in ("outlook", "temperature") for k in ("no", "yes")
+    ]
     assert counts_model.named_vars_to_dims["feature_prob_outlook"] == ("class", "outlook_value")
     assert list(counts_model.coords["outlook_value"]) == ["sunny", "overcast", "rainy"]
     difference = logp_at_random_points(counts_model) - logp_at_random_points(rows_model)
@@ -209,7 +209,9 @@ def test_rows_form_generates_synthetic_datasets(weather):
     assert synthetic["x_outlook"].shape == (1, 50, 14)
     assert set(np.unique(synthetic["x_outlook"])) <= {0, 1, 2}
     # posterior predictive from the exact closed-form draws: same variable names
-    posterior = pm.sample_posterior_predictive(model.pymc_trace(model.posterior_draws(200, random_seed=2)), model=rows_model, random_seed=3)
+    posterior = pm.sample_posterior_predictive(
+        model.pymc_trace(model.posterior_draws(200, random_seed=2)), model=rows_model, random_seed=3
+    )
     y_rate = (posterior.posterior_predictive["y"] == model.classes_.tolist().index("yes")).mean()
     assert float(y_rate) == pytest.approx(10 / 16, abs=0.05)  # E[π_yes] = (9+1)/(14+2)
 
@@ -223,13 +225,25 @@ def test_forward_sampling_reads_every_table_from_the_exact_draws(weather):
     draws = model.posterior_draws(50, random_seed=2)
     names = ["class_prob", "feature_prob_outlook", "feature_prob_windy"]
     trace = model.pymc_trace(draws)
-    assert set(draws.posterior.data_vars) == set(model.analytic_posterior().data_vars)  # pymc_trace left them as they were
-    np.testing.assert_array_equal(trace.posterior["stacked_prob_2"].sel(stacked_prob_2_rows="class_prob"), draws.posterior["class_prob"])
-    forward = pm.sample_posterior_predictive(trace, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3)
+    assert set(draws.posterior.data_vars) == set(
+        model.analytic_posterior().data_vars
+    )  # pymc_trace left them as they were
+    np.testing.assert_array_equal(
+        trace.posterior["stacked_prob_2"].sel(stacked_prob_2_rows="class_prob"), draws.posterior["class_prob"]
+    )
+    forward = pm.sample_posterior_predictive(
+        trace, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3
+    )
     for name in names:
-        np.testing.assert_allclose(forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12)
-    from_prior = pm.sample_posterior_predictive(draws, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3)
-    assert not np.allclose(from_prior.posterior_predictive["class_prob"].to_numpy(), draws.posterior["class_prob"].to_numpy())
+        np.testing.assert_allclose(
+            forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12
+        )
+    from_prior = pm.sample_posterior_predictive(
+        draws, model=model.pymc_model("rows", X, y), var_names=names, random_seed=3
+    )
+    assert not np.allclose(
+        from_prior.posterior_predictive["class_prob"].to_numpy(), draws.posterior["class_prob"].to_numpy()
+    )
     # draws of some tables only: their groups cannot be rebuilt, and pymc_trace says which tables are missing
     some = model.posterior_draws(50, random_seed=2, var_names=["class_prob"])
     with pytest.raises(ValueError, match=r"the draws lack \['feature_prob_outlook'.*draw them from the prior"):

@@ -19,8 +19,22 @@ def declared(order):
     return pd.Series(pd.Categorical(LABELS, categories=order))
 
 
-@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA",
-                                  "SPODE", "AODE", "TAN", "MixedNB", "LogisticRegression"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "CategoricalNB",
+        "BernoulliNB",
+        "MultinomialNB",
+        "GaussianNB",
+        "LDA",
+        "QDA",
+        "SPODE",
+        "AODE",
+        "TAN",
+        "MixedNB",
+        "LogisticRegression",
+    ],
+)
 def test_a_declared_order_gives_sorted_classes_and_the_same_probability_columns(name):
     X_used = pd.DataFrame(X, columns=["a", "b"]).astype(float) if name in ("GaussianNB", "LDA", "QDA") else X
     if name == "MixedNB":
@@ -32,7 +46,9 @@ def test_a_declared_order_gives_sorted_classes_and_the_same_probability_columns(
     np.testing.assert_allclose(unsorted.predict_proba(X_used), plain.predict_proba(X_used), rtol=1e-10, atol=1e-12)
     # scikit-learn's scorer reads the columns in sorted order: the same number as the plain fit
     scorer = get_scorer("neg_log_loss")
-    assert scorer(unsorted, X_used, declared(["good", "bad"])) == pytest.approx(scorer(plain, X_used, np.array(LABELS)), rel=1e-12)
+    assert scorer(unsorted, X_used, declared(["good", "bad"])) == pytest.approx(
+        scorer(plain, X_used, np.array(LABELS)), rel=1e-12
+    )
 
 
 def test_a_declared_but_unseen_class_stays_in_the_domain_in_sorted_place():
@@ -57,7 +73,9 @@ def test_partial_fit_sorts_the_classes_it_is_given_and_accepts_them_again_in_any
 
 def test_log_loss_with_labels_matches_for_unsorted_declared_classes():
     model = pgm_models.CategoricalNB().fit(X, declared(["good", "bad"]))
-    expected = -np.mean(np.log(model.predict_proba(X)[np.arange(7), [model.classes_.tolist().index(v) for v in LABELS]]))
+    expected = -np.mean(
+        np.log(model.predict_proba(X)[np.arange(7), [model.classes_.tolist().index(v) for v in LABELS]])
+    )
     assert log_loss(LABELS, model.predict_proba(X)) == pytest.approx(expected, rel=1e-12)
 
 

@@ -102,7 +102,10 @@ def test_semi_naive_joint_tables_keep_their_attribute_given_class(Model):
         np.testing.assert_allclose(fixed.predict_proba(X), expected, rtol=1e-10)
     else:  # one SPODE's shifted tables are each parent's in the average: the map estimate (NumPy path) too
         for estimate in ("mean", "map"):
-            spodes = [SPODE(parent=a, class_prior=prior).fit(X, y).predict_joint_log_proba(X, estimate=estimate) for a in range(X.shape[1])]
+            spodes = [
+                SPODE(parent=a, class_prior=prior).fit(X, y).predict_joint_log_proba(X, estimate=estimate)
+                for a in range(X.shape[1])
+            ]
             averaged = np.log(np.mean(np.exp(spodes), axis=0))
             expected = np.exp(averaged - np.log(np.exp(averaged).sum(axis=1, keepdims=True)))
             rows = ~X.isna().any(axis=1).to_numpy()  # AODE averages the parents a row has
@@ -122,12 +125,19 @@ def test_logistic_regression_prevalence_shift_moves_the_log_odds_by_the_prior_ra
     shifted_odds = np.log(shifted.predict_proba(X)[:, 1] / shifted.predict_proba(X)[:, 0])
     np.testing.assert_allclose(shifted_odds - plain_odds, np.log(frequency[0] / frequency[1]), rtol=1e-9)
     # the training frequencies themselves change nothing
-    np.testing.assert_allclose(plain.set_class_prior(frequency).predict_proba(X), LogisticRegression().fit(X, y).predict_proba(X), atol=1e-14)
+    np.testing.assert_allclose(
+        plain.set_class_prior(frequency).predict_proba(X), LogisticRegression().fit(X, y).predict_proba(X), atol=1e-14
+    )
 
 
 @pytest.mark.parametrize("name", CLASSIFIERS)
 def test_set_class_prior_equals_fitting_with_it_and_none_restores_the_posterior(name):
-    X, y = load_dataset("vote") if name not in ("GaussianNB", "LDA", "QDA", "MultinomialNB", "BernoulliNB", "ComplementNB", "LogisticRegression") else load_dataset("iris")
+    X, y = (
+        load_dataset("vote")
+        if name
+        not in ("GaussianNB", "LDA", "QDA", "MultinomialNB", "BernoulliNB", "ComplementNB", "LogisticRegression")
+        else load_dataset("iris")
+    )
     if name in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
         X = X.to_numpy()
     y = y.to_numpy()
@@ -145,11 +155,16 @@ def test_set_class_prior_equals_fitting_with_it_and_none_restores_the_posterior(
     np.testing.assert_array_equal(plain.set_class_prior(None).predict_proba(X), before)
 
 
-@pytest.mark.parametrize("bad, problem", [([0.5, 0.5, 0.0], r"class_prior has shape \(3,\); it needs one probability per class \(2\)"),
-                                          ([1.2, -0.2], "class_prior must be finite and ≥ 0"),
-                                          ([0.5, 0.4], "class_prior must sum to 1"),
-                                          ([[0.5, 0.5]], "class_prior has shape"),
-                                          ("ab", "class_prior must be a vector of class probabilities")])
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ([0.5, 0.5, 0.0], r"class_prior has shape \(3,\); it needs one probability per class \(2\)"),
+        ([1.2, -0.2], "class_prior must be finite and ≥ 0"),
+        ([0.5, 0.4], "class_prior must sum to 1"),
+        ([[0.5, 0.5]], "class_prior has shape"),
+        ("ab", "class_prior must be a vector of class probabilities"),
+    ],
+)
 def test_bad_class_prior_is_refused_naming_the_parameter(bad, problem):
     X, y = load_dataset("vote")
     with pytest.raises(ValueError, match=problem):
@@ -184,11 +199,27 @@ def test_hierarchical_nb_passes_its_class_prior_to_every_draw():
     reference = CategoricalNB(alpha=2.5, class_prior=[0.3, 0.7]).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X, estimate="predictive"), rtol=1e-12)
     model.set_class_prior([0.6, 0.4])
-    np.testing.assert_allclose(model.predict_proba(X), reference.set_class_prior([0.6, 0.4]).predict_proba(X, estimate="predictive"), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_proba(X),
+        reference.set_class_prior([0.6, 0.4]).predict_proba(X, estimate="predictive"),
+        rtol=1e-12,
+    )
 
 
-FACTORISED = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "TAN", "HNB", "MANB", "BMATAN",
-              "BayesNetClassifier", "KDB"]
+FACTORISED = [
+    "CategoricalNB",
+    "BernoulliNB",
+    "MultinomialNB",
+    "GaussianNB",
+    "LDA",
+    "QDA",
+    "TAN",
+    "HNB",
+    "MANB",
+    "BMATAN",
+    "BayesNetClassifier",
+    "KDB",
+]
 
 
 @pytest.mark.parametrize("name", FACTORISED)
@@ -206,8 +237,9 @@ def test_a_model_with_a_class_factor_reweights_its_posterior_by_the_prior(name):
         pi = plain._class_prior.estimate(plain.class_count_, estimate)
         expected = plain.predict_proba(X, estimate=estimate) * prior / pi
         expected /= expected.sum(axis=1, keepdims=True)
-        np.testing.assert_allclose(Model(class_prior=prior).fit(X, y).predict_proba(X, estimate=estimate), expected,
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            Model(class_prior=prior).fit(X, y).predict_proba(X, estimate=estimate), expected, rtol=1e-9, atol=1e-12
+        )
 
 
 def test_complement_nb_adds_the_log_prior_to_its_scores():
@@ -217,4 +249,6 @@ def test_complement_nb_adds_the_log_prior_to_its_scores():
     prior = np.array([0.5, 0.3, 0.2])
     plain = pgm_models.ComplementNB().fit(X, y)
     shifted = pgm_models.ComplementNB(class_prior=prior).fit(X, y)
-    np.testing.assert_allclose(shifted.predict_joint_log_proba(X), plain.predict_joint_log_proba(X) + np.log(prior), rtol=1e-12)
+    np.testing.assert_allclose(
+        shifted.predict_joint_log_proba(X), plain.predict_joint_log_proba(X) + np.log(prior), rtol=1e-12
+    )

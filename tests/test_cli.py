@@ -24,12 +24,27 @@ def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     header = lines[0].split()
-    assert header[:1] == ["model"] and {"max_abs_z", "max_rhat", "min_ess", "verified", "fit_s", "sample_s"} <= set(header)
+    assert header[:1] == ["model"] and {"max_abs_z", "max_rhat", "min_ess", "verified", "fit_s", "sample_s"} <= set(
+        header
+    )
     for estimate in ("mle", "map", "mean", "predictive"):
         assert f"acc_{estimate}" in header and f"logloss_{estimate}" in header
     rows = {line.split()[0]: dict(zip(header, line.split())) for line in lines[1:14]}
-    assert list(rows) == ["CategoricalNB", "SPODE", "AODE", "TAN", "AODEsr", "WAODE", "HNB", "A2DE", "KDB", "BayesNet-K2", "MANB",
-                          "BMATAN", "LogisticRegression"]
+    assert list(rows) == [
+        "CategoricalNB",
+        "SPODE",
+        "AODE",
+        "TAN",
+        "AODEsr",
+        "WAODE",
+        "HNB",
+        "A2DE",
+        "KDB",
+        "BayesNet-K2",
+        "MANB",
+        "BMATAN",
+        "LogisticRegression",
+    ]
     for name in ("AODE", "AODEsr", "WAODE", "HNB", "A2DE", "MANB", "BMATAN"):
         assert rows[name]["verified"] == "n/a"
     failed = {line.split(":")[0] for line in lines if ": verification FAILED: " in line}
@@ -52,8 +67,12 @@ def test_zoo_fits_verifies_and_reports_every_nominal_model(tmp_path, capsys):
     report = (tmp_path / "report.md").read_text()
     assert ("Every verification passed." in report) == (not failed)
     assert "| CategoricalNB |" in report and "## TAN" in report
-    for figure in ("categoricalnb-verification.png", "spode-joint-prob.png", "tan-sampler.png",
-                   "logisticregression-intervals.png"):
+    for figure in (
+        "categoricalnb-verification.png",
+        "spode-joint-prob.png",
+        "tan-sampler.png",
+        "logisticregression-intervals.png",
+    ):
         assert f"](figures/{figure})" in report
         assert (tmp_path / "figures" / figure).stat().st_size > 5_000
     # 8 test rows are too few for a reliability diagram: the report says so instead of drawing one
@@ -69,7 +88,14 @@ def test_a_failed_verification_exits_1_and_says_why(capsys):
     other tests use the default, it compiled four models of its own: 108 s of a cold suite)."""
     assert main(["zoo", "--dataset", "contact-lenses", "--draws", "30", "--chains", "2"]) == 1
     reasons = [line for line in capsys.readouterr().out.splitlines() if ": verification FAILED: " in line]
-    assert [line.split(":")[0] for line in reasons] == ["CategoricalNB", "SPODE", "TAN", "KDB", "BayesNet-K2", "LogisticRegression"]
+    assert [line.split(":")[0] for line in reasons] == [
+        "CategoricalNB",
+        "SPODE",
+        "TAN",
+        "KDB",
+        "BayesNet-K2",
+        "LogisticRegression",
+    ]
     assert all(len(line.split(": verification FAILED: ", 1)[1]) > 10 for line in reasons)  # with its reasons
 
 
@@ -100,7 +126,9 @@ def test_fit_samples_logistic_regression_before_summarising_it(tmp_path, capsys)
     X, y = load_dataset("iris")
     path = tmp_path / "petals.csv"
     X.iloc[50:, 2:].assign(species=y.iloc[50:].astype(str)).to_csv(path, index=False)  # versicolor vs virginica
-    assert main(["fit", "--model", "logistic-regression", "--data", str(path), "--draws", "200", "--max-rows", "0"]) == 0
+    assert (
+        main(["fit", "--model", "logistic-regression", "--data", str(path), "--draws", "200", "--max-rows", "0"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("LogisticRegression fitted to") and "100 rows, 2 attributes" in out[0]
     assert out[1].split() == ["variable", "parameter", "mean", "sd", "q3.0%", "q97.0%"]  # no mode: NUTS draws
@@ -108,8 +136,13 @@ def test_fit_samples_logistic_regression_before_summarising_it(tmp_path, capsys)
 
 
 def test_fit_reads_a_csv_with_a_named_target(tmp_path, capsys):
-    frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "label": ["a", "a", "b", "b", "a", "a"],
-                          "size": ["s", "l", "l", "s", "s", "l"]})
+    frame = pd.DataFrame(
+        {
+            "colour": ["red", "red", "blue", "blue", "red", "blue"],
+            "label": ["a", "a", "b", "b", "a", "a"],
+            "size": ["s", "l", "l", "s", "s", "l"],
+        }
+    )
     path = tmp_path / "toy.csv"
     frame.to_csv(path, index=False)
     assert main(["fit", "--model", "categorical-nb", "--data", str(path), "--target", "label", "--max-rows", "0"]) == 0
@@ -142,14 +175,18 @@ def test_errors_are_one_line_with_exit_status_2(argv, message, capsys):
 
 
 def test_an_error_in_a_fresh_process_prints_no_traceback():
-    result = subprocess.run([sys.executable, "-m", "pgm_models.app.cli", "zoo", "--dataset", "nope"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pgm_models.app.cli", "zoo", "--dataset", "nope"], capture_output=True, text=True
+    )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("command, option", [("zoo", "--draws"), ("fit", "--target"), ("datasets", "--help")])
 def test_help_describes_each_command(command, option):
-    result = subprocess.run([sys.executable, "-m", "pgm_models.app.cli", command, "--help"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pgm_models.app.cli", command, "--help"], capture_output=True, text=True
+    )
     assert result.returncode == 0 and option in result.stdout
 
 

@@ -22,14 +22,23 @@ HEAVY = ("numpy", "pandas", "scipy", "sklearn", "pymc", "pytensor", "arviz")
 
 @pytest.mark.parametrize(
     "argv",
-    [["--help"], ["fit", "--help"], ["zoo", "--help"], ["fit", "--model", "nope", "--data", "x.csv"],
-     ["fit", "--model", "aode", "--data", "no-such-file.csv"], ["zoo", "--dataset", "nope"], ["zoo", "--draws", "0"]],
+    [
+        ["--help"],
+        ["fit", "--help"],
+        ["zoo", "--help"],
+        ["fit", "--model", "nope", "--data", "x.csv"],
+        ["fit", "--model", "aode", "--data", "no-such-file.csv"],
+        ["zoo", "--dataset", "nope"],
+        ["zoo", "--draws", "0"],
+    ],
 )
 def test_help_and_argument_errors_import_no_heavy_module(argv):
     """The < 0.5 s answer (4.7 s before: PyMC was imported first) is this property: nothing
     heavy is imported. The time itself is measured in the report, not asserted."""
-    code = (f"import sys; from pgm_models.app.cli import main; status = main({argv!r}); "
-            f"print(status, sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        f"import sys; from pgm_models.app.cli import main; status = main({argv!r}); "
+        f"print(status, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     status, loaded = result.stdout.strip().splitlines()[-1].split(" ", 1)
     assert loaded == "[]", result.stdout
@@ -40,9 +49,17 @@ def test_help_and_argument_errors_import_no_heavy_module(argv):
 
 @pytest.mark.parametrize(
     "text, name",
-    [("CategoricalNB", "categorical-nb"), ("categoricalnb", "categorical-nb"), ("CATEGORICAL-NB", "categorical-nb"),
-     ("categorical_nb", "categorical-nb"), ("GaussianNB", "gaussian-nb"), ("gaussiannb", "gaussian-nb"), ("tan", "tan"),
-     ("LogisticRegression", "logistic-regression"), ("Lda", "lda")],
+    [
+        ("CategoricalNB", "categorical-nb"),
+        ("categoricalnb", "categorical-nb"),
+        ("CATEGORICAL-NB", "categorical-nb"),
+        ("categorical_nb", "categorical-nb"),
+        ("GaussianNB", "gaussian-nb"),
+        ("gaussiannb", "gaussian-nb"),
+        ("tan", "tan"),
+        ("LogisticRegression", "logistic-regression"),
+        ("Lda", "lda"),
+    ],
 )
 def test_model_names_accept_class_names_in_any_case(text, name):
     assert _model_name(text) == name
@@ -51,7 +68,9 @@ def test_model_names_accept_class_names_in_any_case(text, name):
 def test_an_unknown_model_lists_the_names(capsys):
     assert main(["fit", "--model", "naive", "--data", "x.csv"]) == 2
     err = capsys.readouterr().err
-    assert "unknown model 'naive'; choose from categorical-nb, " in err and "CategoricalNB" in err and err.count("\n") == 1
+    assert (
+        "unknown model 'naive'; choose from categorical-nb, " in err and "CategoricalNB" in err and err.count("\n") == 1
+    )
 
 
 def _csv(tmp_path, text, name="t.csv"):
@@ -83,7 +102,13 @@ def test_na_values_option_of_fit(tmp_path, capsys):
 
 @pytest.mark.parametrize("sep", [";", "\t", "|"])
 def test_csv_delimiter_is_sniffed(tmp_path, sep):
-    path = _csv(tmp_path, sep.join(["a", "b", "class"]) + "\n" + "\n".join(sep.join(r) for r in [["1", "x", "p"], ["2", "y", "q"], ["3", "x", "p"]]) + "\n")
+    path = _csv(
+        tmp_path,
+        sep.join(["a", "b", "class"])
+        + "\n"
+        + "\n".join(sep.join(r) for r in [["1", "x", "p"], ["2", "y", "q"], ["3", "x", "p"]])
+        + "\n",
+    )
     X, y = load_table(path)
     assert list(X.columns) == ["a", "b"] and X["a"].tolist() == [1, 2, 3] and y.tolist() == ["p", "q", "p"]
 
@@ -118,11 +143,21 @@ def test_nominal_models_bin_numeric_columns_by_mdl_and_say_so(tmp_path, capsys):
     assert main(["fit", "--model", "aode", "--data", path, "--max-rows", "0"]) == 0
     captured = capsys.readouterr()
     assert "numeric column(s) binned by MDL" in captured.err and "x → 2" in captured.err
-    joint = {" ".join(line.split()[3:5]): float(line.split()[5]) for line in captured.out.splitlines()[2:]
-             if line.split()[2:3] == ["joint_prob"]}
+    joint = {
+        " ".join(line.split()[3:5]): float(line.split()[5])
+        for line in captured.out.splitlines()[2:]
+        if line.split()[2:3] == ["joint_prob"]
+    }
     # P(y = a, x ∈ (-inf-10.5]) = (10 + 1) / (20 + 4) under AODE's Laplace estimate; no row of a above the cut
-    assert joint == pytest.approx({"joint_prob[a, (-inf-10.5]]": 11 / 24, "joint_prob[a, (10.5-inf)]": 1 / 24,
-                                   "joint_prob[b, (-inf-10.5]]": 1 / 24, "joint_prob[b, (10.5-inf)]": 11 / 24}, abs=5e-5)
+    assert joint == pytest.approx(
+        {
+            "joint_prob[a, (-inf-10.5]]": 11 / 24,
+            "joint_prob[a, (10.5-inf)]": 1 / 24,
+            "joint_prob[b, (-inf-10.5]]": 1 / 24,
+            "joint_prob[b, (10.5-inf)]": 11 / 24,
+        },
+        abs=5e-5,
+    )
 
 
 @pytest.mark.parametrize(
@@ -130,14 +165,30 @@ def test_nominal_models_bin_numeric_columns_by_mdl_and_say_so(tmp_path, capsys):
     [
         ("e.csv", "colour,e,label\nblue,,a\nred,,b\nblue,,a\n", "aode", "column 'e' has no observed value"),
         ("e.csv", "colour,e,label\nblue,,a\nred,,b\nblue,,a\n", "tan", "column 'e' has no observed value"),
-        ("a.arff", "@relation r\n@attribute a {}\n@attribute c {x,y}\n@data\n?,x\n?,y\n", "categorical-nb",
-         "column 'a' has no observed value"),
-        ("q.arff", "@relation r\n@attribute a {x,y}\n@attribute c {x,y}\n@data\n?,x\n?,y\n% a comment\n", "spode",
-         "column 'a' has no observed value"),
-        ("s.arff", "@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{5 z}\n", "aode",
-         "s.arff:5: sparse index '5' is not an attribute index 0..1"),
-        ("t.arff", "@relation r\n@attribute t string\n@attribute c {z,w}\n@data\n'a b',z\n", "aode",
-         "column 't' holds text"),
+        (
+            "a.arff",
+            "@relation r\n@attribute a {}\n@attribute c {x,y}\n@data\n?,x\n?,y\n",
+            "categorical-nb",
+            "column 'a' has no observed value",
+        ),
+        (
+            "q.arff",
+            "@relation r\n@attribute a {x,y}\n@attribute c {x,y}\n@data\n?,x\n?,y\n% a comment\n",
+            "spode",
+            "column 'a' has no observed value",
+        ),
+        (
+            "s.arff",
+            "@relation r\n@attribute a {n,y}\n@attribute c {z,w}\n@data\n{5 z}\n",
+            "aode",
+            "s.arff:5: sparse index '5' is not an attribute index 0..1",
+        ),
+        (
+            "t.arff",
+            "@relation r\n@attribute t string\n@attribute c {z,w}\n@data\n'a b',z\n",
+            "aode",
+            "column 't' holds text",
+        ),
     ],
 )
 def test_bad_files_give_one_line_naming_the_problem(tmp_path, capsys, name, text, model, message):
@@ -167,10 +218,14 @@ def _with_run(parser, run):
 
 def _failed(r_hat, ess, z=None, divergences=0):
     z = [0.5] * len(r_hat) if z is None else z
-    table = pd.DataFrame({"parameter": [f"p[{i}]" for i in range(len(r_hat))], "r_hat": r_hat, "ess_bulk": ess,
-                          "z_mean": z, "z_sd": z})
-    return SimpleNamespace(table=table, divergences=divergences,
-                           thresholds={"z_max": 3.5, "rhat_max": 1.01, "ess_min": 400, "max_divergences": 0})
+    table = pd.DataFrame(
+        {"parameter": [f"p[{i}]" for i in range(len(r_hat))], "r_hat": r_hat, "ess_bulk": ess, "z_mean": z, "z_sd": z}
+    )
+    return SimpleNamespace(
+        table=table,
+        divergences=divergences,
+        thresholds={"z_max": 3.5, "rhat_max": 1.01, "ess_min": 400, "max_divergences": 0},
+    )
 
 
 def test_failed_verification_says_what_failed_and_what_to_raise():
@@ -195,10 +250,21 @@ def _fake_zoo(monkeypatch, table):
 
 
 def _zoo_table():
-    row = {"model": "CategoricalNB", **{f"acc_{e}": 0.9 for e in ("mle", "map", "mean", "predictive")},
-           "logloss_mle": np.inf, "logloss_map": np.inf, "logloss_mean": 0.31, "logloss_predictive": 0.3,
-           "max_abs_z": 1.2, "z_max": 4.4, "max_rhat": 1.002, "min_ess": 2100.0, "verified": "passed", "fit_s": 0.01,
-           "sample_s": 3.0}
+    row = {
+        "model": "CategoricalNB",
+        **{f"acc_{e}": 0.9 for e in ("mle", "map", "mean", "predictive")},
+        "logloss_mle": np.inf,
+        "logloss_map": np.inf,
+        "logloss_mean": 0.31,
+        "logloss_predictive": 0.3,
+        "max_abs_z": 1.2,
+        "z_max": 4.4,
+        "max_rhat": 1.002,
+        "min_ess": 2100.0,
+        "verified": "passed",
+        "fit_s": 0.01,
+        "sample_s": 3.0,
+    }
     return pd.DataFrame([row])
 
 

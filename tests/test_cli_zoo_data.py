@@ -34,7 +34,9 @@ def _write(tmp_path, name, text):
 
 def test_zoo_runs_on_a_csv_with_its_target_column(tmp_path, monkeypatch):
     calls = _capture_zoo(monkeypatch)
-    path = _write(tmp_path, "pets.csv", "kind,colour,size\ncat,black,1.5\ndog,white,2.5\ncat,white,1.0\ndog,black,3.0\n")
+    path = _write(
+        tmp_path, "pets.csv", "kind,colour,size\ncat,black,1.5\ndog,white,2.5\ncat,white,1.0\ndog,black,3.0\n"
+    )
     assert main(["zoo", "--data", path, "--target", "kind", "--seed", "3"]) == 0
     X, y, kwargs = calls[0]
     assert list(X.columns) == ["colour", "size"] and y.name == "kind" and list(y) == ["cat", "dog", "cat", "dog"]
@@ -44,19 +46,26 @@ def test_zoo_runs_on_a_csv_with_its_target_column(tmp_path, monkeypatch):
 
 def test_zoo_reads_arff_with_the_last_attribute_as_the_class(tmp_path, monkeypatch):
     calls = _capture_zoo(monkeypatch)
-    path = _write(tmp_path, "w.arff", "@relation w\n@attribute outlook {sunny,rainy}\n@attribute play {yes,no}\n@data\n"
-                  "sunny,yes\nrainy,no\nsunny,no\nrainy,yes\n")
+    path = _write(
+        tmp_path,
+        "w.arff",
+        "@relation w\n@attribute outlook {sunny,rainy}\n@attribute play {yes,no}\n@data\n"
+        "sunny,yes\nrainy,no\nsunny,no\nrainy,yes\n",
+    )
     assert main(["zoo", "--data", path]) == 0
     X, y, kwargs = calls[0]
     assert list(X.columns) == ["outlook"] and y.name == "play" and kwargs["dataset"] == "w"
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--dataset", "vote", "--data", "x.csv"], "give --dataset (a bundled dataset) or --data (a file), not both"),
-    (["--target", "kind"], "--target names the class column of --data, which is not given"),
-    (["--data", "missing.csv"], "missing.csv: no such file"),
-    (["--data", "table.txt"], "expected an .arff or .csv file, got '.txt'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dataset", "vote", "--data", "x.csv"], "give --dataset (a bundled dataset) or --data (a file), not both"),
+        (["--target", "kind"], "--target names the class column of --data, which is not given"),
+        (["--data", "missing.csv"], "missing.csv: no such file"),
+        (["--data", "table.txt"], "expected an .arff or .csv file, got '.txt'"),
+    ],
+)
 def test_bad_zoo_input_is_one_line_naming_the_problem(monkeypatch, capsys, argv, message):
     _capture_zoo(monkeypatch)
     assert main(["zoo", *argv]) == 2

@@ -6,8 +6,15 @@ from sklearn.metrics import brier_score_loss
 from sklearn.model_selection import train_test_split
 
 from pgm_models import AODE, CategoricalNB
-from pgm_models.model_selection.compare import brier_score, compare_estimates, compare_models, expected_calibration_error, log_loss, score_estimates
 from pgm_models.datasets import load_dataset
+from pgm_models.model_selection.compare import (
+    brier_score,
+    compare_estimates,
+    compare_models,
+    expected_calibration_error,
+    log_loss,
+    score_estimates,
+)
 
 TRUE = np.array([0, 1, 1, 0])
 PROBA = np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.3, 0.7]])
@@ -43,8 +50,14 @@ def test_score_estimates_scores_a_fitted_model_without_refitting():
     true_index = [list(fitted.classes_).index(label) for label in y.iloc[10:]]
     assert table.loc["mean", "log_loss"] == pytest.approx(-np.mean(np.log(proba[np.arange(4), true_index])))
     assert list(table.index) == ["map", "mean"]
-    np.testing.assert_allclose(table.to_numpy(), compare_estimates(CategoricalNB(), X.iloc[:10], y.iloc[:10], X.iloc[10:],
-                                                                    y.iloc[10:], estimates=["map", "mean"]).set_index("estimate").to_numpy())
+    np.testing.assert_allclose(
+        table.to_numpy(),
+        compare_estimates(
+            CategoricalNB(), X.iloc[:10], y.iloc[:10], X.iloc[10:], y.iloc[10:], estimates=["map", "mean"]
+        )
+        .set_index("estimate")
+        .to_numpy(),
+    )
 
 
 def test_unseen_test_label_is_named():

@@ -7,12 +7,11 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 import sklearn.naive_bayes as skl
+from conftest import NUTS_SETTINGS, logp_at_random_points
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pgm_models import ComplementNB, check_posterior
 from pgm_models.datasets import load_dataset
-
-from conftest import NUTS_SETTINGS, logp_at_random_points
 
 METHODS = ("predict_joint_log_proba", "predict_log_proba", "predict_proba")
 
@@ -106,7 +105,9 @@ def test_sparse_input_is_never_densified(counts, monkeypatch, estimate):
         sp.csr_array(X).toarray()  # the patch is in force
     model = ComplementNB(estimate=estimate).fit(sp.csr_array(X), y, sample_weight=np.ones(len(y)))
     model.partial_fit(sp.csr_matrix(X[:10]), y[:10])
-    np.testing.assert_allclose(ComplementNB(estimate=estimate).fit(sp.csr_array(X), y).predict_proba(sp.csr_array(X)), expected, atol=1e-12)
+    np.testing.assert_allclose(
+        ComplementNB(estimate=estimate).fit(sp.csr_array(X), y).predict_proba(sp.csr_array(X)), expected, atol=1e-12
+    )
 
 
 def test_a_corpus_too_large_to_densify_fits_and_matches_scikit_learn():
@@ -114,8 +115,10 @@ def test_a_corpus_too_large_to_densify_fits_and_matches_scikit_learn():
     rng = np.random.default_rng(5)
     n_rows, n_words, per_row = 40_000, 400_000, 20
     columns = np.minimum(rng.zipf(1.3, n_rows * per_row) - 1, n_words - 1)
-    X = sp.csr_array((rng.integers(1, 4, n_rows * per_row).astype(float), (np.repeat(np.arange(n_rows), per_row), columns)),
-                     shape=(n_rows, n_words))
+    X = sp.csr_array(
+        (rng.integers(1, 4, n_rows * per_row).astype(float), (np.repeat(np.arange(n_rows), per_row), columns)),
+        shape=(n_rows, n_words),
+    )
     y = rng.integers(0, 4, n_rows)
     ours, theirs = ComplementNB(norm=True).fit(X, y), skl.ComplementNB(norm=True).fit(X, y)
     rows = X[:2000]
@@ -155,10 +158,13 @@ def test_complement_posterior_is_the_other_classes_counts_plus_alpha():
     np.testing.assert_array_equal(model.class_concentration_, [3.0, 3.0])
 
 
-@pytest.mark.parametrize("estimate, complement", [
-    ("mean", [[1.5 / 11.5, 2.5 / 11.5, 7.5 / 11.5], [5.5 / 8.5, 1.5 / 8.5, 1.5 / 8.5]]),
-    ("map", [[0.5 / 8.5, 1.5 / 8.5, 6.5 / 8.5], [4.5 / 5.5, 0.5 / 5.5, 0.5 / 5.5]]),
-])
+@pytest.mark.parametrize(
+    "estimate, complement",
+    [
+        ("mean", [[1.5 / 11.5, 2.5 / 11.5, 7.5 / 11.5], [5.5 / 8.5, 1.5 / 8.5, 1.5 / 8.5]]),
+        ("map", [[0.5 / 8.5, 1.5 / 8.5, 6.5 / 8.5], [4.5 / 5.5, 0.5 / 5.5, 0.5 / 5.5]]),
+    ],
+)
 @pytest.mark.parametrize("norm", [False, True])
 def test_scores_are_the_weights_of_the_chosen_estimate(estimate, complement, norm):
     model = ComplementNB(alpha=0.5, estimate=estimate, norm=norm).fit(X_SMALL, Y_SMALL)
@@ -167,7 +173,9 @@ def test_scores_are_the_weights_of_the_chosen_estimate(estimate, complement, nor
     x = np.array([[1, 2, 0], [0, 0, 5]])
     np.testing.assert_allclose(model.predict_joint_log_proba(x), x @ weights.T, rtol=1e-14)
     scores = x @ weights.T
-    np.testing.assert_allclose(model.predict_proba(x), np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True), rtol=1e-14)
+    np.testing.assert_allclose(
+        model.predict_proba(x), np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True), rtol=1e-14
+    )
 
 
 def test_predictive_is_the_complements_dirichlet_multinomial():
@@ -184,14 +192,23 @@ def test_mle_weights_ignore_alpha_and_an_infinite_score_takes_the_probability():
     X = np.array([[2, 0, 1], [0, 3, 1], [1, 1, 2]])
     model = ComplementNB(alpha=5.0, estimate="mle").fit(X, [0, 1, 2])
     # complements: of class 0 rows 1 + 2 = (1, 4, 3), of class 1 (3, 1, 3), of class 2 (2, 3, 2)
-    np.testing.assert_allclose(model.predict_joint_log_proba(np.array([[0, 0, 1]]))[0],
-                               [-np.log(3 / 8), -np.log(3 / 7), -np.log(2 / 7)], rtol=1e-14)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(np.array([[0, 0, 1]]))[0],
+        [-np.log(3 / 8), -np.log(3 / 7), -np.log(2 / 7)],
+        rtol=1e-14,
+    )
     two = ComplementNB(estimate="mle").fit(np.array([[2, 0], [0, 3]]), [0, 1])
     # class 0's complement (0, 3) gives word 0 probability 0, class 1's (2, 0) word 1: their weights are +inf
     np.testing.assert_array_equal(two.predict_joint_log_proba(np.array([[1, 0]]))[0], [np.inf, 0.0])
-    np.testing.assert_array_equal(two.predict_proba(np.array([[1, 0], [1, 1], [0, 2]])), [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
-    with pytest.raises(ValueError, match=r"norm=True .* word 0 has complement probability 0 for class 0 under estimate='mle'"):
-        ComplementNB(estimate="mle", norm=True).fit(np.array([[2, 0], [0, 3]]), [0, 1]).predict_proba(np.array([[1, 0]]))
+    np.testing.assert_array_equal(
+        two.predict_proba(np.array([[1, 0], [1, 1], [0, 2]])), [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
+    )
+    with pytest.raises(
+        ValueError, match=r"norm=True .* word 0 has complement probability 0 for class 0 under estimate='mle'"
+    ):
+        ComplementNB(estimate="mle", norm=True).fit(np.array([[2, 0], [0, 3]]), [0, 1]).predict_proba(
+            np.array([[1, 0]])
+        )
 
 
 def test_posterior_draws_score_under_exact_draws_of_the_complements(counts):
@@ -229,7 +246,10 @@ def test_nuts_agrees_with_the_closed_form(count_data):
 def test_evidence_learns_the_alpha_that_maximises_the_complements_evidence(count_data):
     X, y = count_data
     model = ComplementNB(alpha="evidence").fit(X, y)
-    at = lambda alpha: ComplementNB(alpha=alpha).fit(X, y).log_evidence()
+
+    def at(alpha):
+        return ComplementNB(alpha=alpha).fit(X, y).log_evidence()
+
     assert model.log_evidence() == pytest.approx(at(model.alpha_), rel=1e-12)
     assert at(model.alpha_) > max(at(model.alpha_ * 1.05), at(model.alpha_ / 1.05))
 

@@ -137,7 +137,9 @@ def test_unknown_estimate_is_rejected():
         Dirichlet(PRIOR).estimate(COUNTS, "median")
 
 
-@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"])
+@pytest.mark.parametrize(
+    "name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"]
+)
 def test_exact_marginals_have_the_closed_form_mean_and_sd(name, fitted_models):
     """Every parameter's marginal_distribution (Beta, Student-t, Inverse-Gamma) has the analytic
     posterior's mean and sd; only off-diagonal covariance entries have none."""
@@ -174,4 +176,6 @@ def test_a_concentration_that_is_negative_or_not_finite_is_refused_by_prior_and_
 def test_a_posterior_whose_counts_widen_the_last_axis_checks_the_blocks_again():
     with pytest.raises(ValueError, match=r"block sizes \[1\] do not tile a last axis of length 3"):
         Dirichlet([1.0], block_sizes=[1]).posterior([2.0, 3.0, 5.0])
-    np.testing.assert_allclose(Dirichlet([1.0]).posterior([2.0, 3.0, 5.0]).mean(), [3 / 13, 4 / 13, 6 / 13])  # one block: fine
+    np.testing.assert_allclose(
+        Dirichlet([1.0]).posterior([2.0, 3.0, 5.0]).mean(), [3 / 13, 4 / 13, 6 / 13]
+    )  # one block: fine

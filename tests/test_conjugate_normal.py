@@ -39,8 +39,9 @@ def test_nig_predictive_is_the_integral_of_the_likelihood_over_the_posterior():
 @pytest.mark.parametrize("shared", [True, False])
 def test_niw_moments_match_scipy_and_samples(shared):
     psi = np.array([[2.0, 0.5], [0.5, 1.0]])
-    niw = NormalInverseWishart(np.zeros((3, 2)), [1.0, 2.0, 3.0], 9.0 if shared else [9.0, 9.0, 9.0],
-                               psi if shared else np.stack([psi] * 3))
+    niw = NormalInverseWishart(
+        np.zeros((3, 2)), [1.0, 2.0, 3.0], 9.0 if shared else [9.0, 9.0, 9.0], psi if shared else np.stack([psi] * 3)
+    )
     reference = stats.invwishart(df=9, scale=psi)
     cov_mean, cov_sd = niw.mean()["cov"], niw.sd()["cov"]
     np.testing.assert_allclose(cov_mean if shared else cov_mean[1], reference.mean())
@@ -76,11 +77,15 @@ def test_moments_merge_exactly_across_batches():
     X, c, w = rng.normal(size=(100, 3)), rng.integers(0, 2, 100), rng.random(100)
     for full in (True, False):
         whole = batch_moments(X, c, w, 2, full)
-        merged = merge_moments(*batch_moments(X[:30], c[:30], w[:30], 2, full), *batch_moments(X[30:], c[30:], w[30:], 2, full), full=full)
+        merged = merge_moments(
+            *batch_moments(X[:30], c[:30], w[:30], 2, full), *batch_moments(X[30:], c[30:], w[30:], 2, full), full=full
+        )
         for a, b in zip(whole, merged):
             np.testing.assert_allclose(a, b, atol=1e-12)
     weighted = X[c == 0] * 1.0
-    np.testing.assert_allclose(batch_moments(X, c, np.ones(100), 2, True)[2][0], np.cov(weighted.T, ddof=0) * len(weighted))
+    np.testing.assert_allclose(
+        batch_moments(X, c, np.ones(100), 2, True)[2][0], np.cov(weighted.T, ddof=0) * len(weighted)
+    )
 
 
 @pytest.mark.parametrize("weights", ["unit", "fractional"])
@@ -94,7 +99,9 @@ def test_per_feature_moments_over_chunks_are_the_weighted_formulas(weights, monk
     X, c = rng.normal(size=(5003, 3)) + 1e6, rng.choice([0, 2], 5003)  # class 1 has no row
     w = np.ones(5003) if weights == "unit" else rng.random(5003) * 3
     expected_n = np.array([w[c == k].sum() for k in range(3)])
-    expected_mean = np.array([w[c == k] @ X[c == k] / expected_n[k] if expected_n[k] else np.zeros(3) for k in range(3)])
+    expected_mean = np.array(
+        [w[c == k] @ X[c == k] / expected_n[k] if expected_n[k] else np.zeros(3) for k in range(3)]
+    )
     expected_scatter = np.array([w[c == k] @ (X[c == k] - expected_mean[k]) ** 2 for k in range(3)])
     assert normal.WORK_ROWS == 2048
     for rows in (2048, 1):

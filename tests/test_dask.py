@@ -25,8 +25,18 @@ import dask.dataframe as dd  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB  # noqa: E402
-from pgm_models import dask_engine  # noqa: E402
+from pgm_models import (  # noqa: E402
+    AODE,
+    LDA,
+    QDA,
+    SPODE,
+    TAN,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    dask_engine,  # noqa: E402
+)
 from pgm_models.app.cli import main  # noqa: E402
 from pgm_models.conjugate import PosteriorDraw  # noqa: E402
 from pgm_models.datasets import load_dataset  # noqa: E402
@@ -36,8 +46,12 @@ MOMENTS = ("feature_mean_", "feature_scatter_")
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -53,7 +67,9 @@ def iris():
 
 
 def _frames(X, y, npartitions):
-    return dd.from_pandas(X, npartitions=npartitions, sort=False), dd.from_pandas(y, npartitions=npartitions, sort=False)
+    return dd.from_pandas(X, npartitions=npartitions, sort=False), dd.from_pandas(
+        y, npartitions=npartitions, sort=False
+    )
 
 
 def assert_same_fit(memory, distributed_model, X_memory, X_dask):
@@ -63,16 +79,22 @@ def assert_same_fit(memory, distributed_model, X_memory, X_dask):
         if name.endswith("count_"):
             np.testing.assert_array_equal(getattr(distributed_model, name), value, err_msg=name)  # whole numbers: exact
         elif name in MOMENTS:
-            np.testing.assert_allclose(getattr(distributed_model, name), value, rtol=1e-12, atol=1e-12 * np.abs(value).max(), err_msg=name)
+            np.testing.assert_allclose(
+                getattr(distributed_model, name), value, rtol=1e-12, atol=1e-12 * np.abs(value).max(), err_msg=name
+            )
     if hasattr(memory, "_prior"):  # the data-scaled prior, from the whole data
         for field in ("m", "kappa"):
-            np.testing.assert_allclose(getattr(distributed_model._prior, field), getattr(memory._prior, field), rtol=1e-12)
+            np.testing.assert_allclose(
+                getattr(distributed_model._prior, field), getattr(memory._prior, field), rtol=1e-12
+            )
     if hasattr(memory, "tree_parent_"):
         np.testing.assert_array_equal(distributed_model.tree_parent_, memory.tree_parent_)
     for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba"):
         result = getattr(distributed_model, method)(X_dask)
         assert isinstance(result, da.Array)
-        np.testing.assert_allclose(result.compute(), getattr(memory, method)(X_memory), rtol=1e-12, atol=1e-12, err_msg=method)
+        np.testing.assert_allclose(
+            result.compute(), getattr(memory, method)(X_memory), rtol=1e-12, atol=1e-12, err_msg=method
+        )
     np.testing.assert_array_equal(distributed_model.predict(X_dask).compute(), memory.predict(X_memory))
 
 
@@ -114,7 +136,9 @@ def test_integer_codes_with_n_categories_and_sample_weight(client):
     weight = rng.integers(0, 4, 200).astype(float)
     X_dask = da.from_array(codes, chunks=60)
     memory = TAN(n_categories=3).fit(codes, y, sample_weight=weight)
-    assert_same_fit(memory, TAN(n_categories=3).fit(X_dask, da.from_array(y, chunks=60), sample_weight=weight), codes, X_dask)
+    assert_same_fit(
+        memory, TAN(n_categories=3).fit(X_dask, da.from_array(y, chunks=60), sample_weight=weight), codes, X_dask
+    )
 
 
 def _pieces(frame, cuts, order):
@@ -181,7 +205,9 @@ def test_posterior_draw_is_one_draw_for_every_block(client, vote):
     np.testing.assert_allclose(drawn, memory.predict_proba(X, estimate=PosteriorDraw(seed)), rtol=1e-12, atol=1e-15)
     draws = distributed_model.predict_proba_draws(X_dask, n_draws=3, random_seed=1).compute()
     seed = np.random.default_rng(1).integers(2**63)
-    np.testing.assert_allclose(draws, memory.predict_proba_draws(X, n_draws=3, random_seed=seed), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        draws, memory.predict_proba_draws(X, n_draws=3, random_seed=seed), rtol=1e-12, atol=1e-15
+    )
     assert not np.allclose(draws[0], draws[1])  # a new θ per draw
 
 
@@ -225,11 +251,28 @@ def test_parquet_and_csv_directories_out_of_core_and_from_the_command_line(clien
         assert X_dask.npartitions == 5 and all(X_dask[c].cat.known for c in X_dask.columns)
         memory_X, memory_y = X_dask.compute(), y_dask.compute()  # the same rows, categories as read
         assert_same_fit(AODE().fit(memory_X, memory_y), AODE().fit(X_dask, y_dask), memory_X, X_dask)
-    assert main(["fit", "--model", "categorical-nb", "--data", str(tmp_path / "*.parquet"),
-                 "--scheduler", client.scheduler.address, "--max-rows", "0"]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--model",
+                "categorical-nb",
+                "--data",
+                str(tmp_path / "*.parquet"),
+                "--scheduler",
+                client.scheduler.address,
+                "--max-rows",
+                "0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     counts = y.value_counts()
-    assert f"435 rows, 16 attributes, target 'Class' with classes democrat ({counts['democrat']}), republican ({counts['republican']})" in out
+    assert (
+        f"435 rows, 16 attributes, target 'Class' with classes democrat ({counts['democrat']}), republican ({counts['republican']})"
+        in out
+    )
     with pytest.raises(FileNotFoundError, match="no files match"):
         dask_engine.read_table(str(tmp_path / "*.feather"))
 
@@ -238,7 +281,10 @@ def test_bad_input_gets_a_clear_error(client, vote):
     X, y = vote
     X_dask, y_dask = _frames(X, y, 3)
     unknown = X_dask.assign(**{X.columns[0]: X_dask[X.columns[0]].cat.as_unknown()})
-    with pytest.raises(ValueError, match=rf"column '{X.columns[0]}' is a dask Categorical with unknown categories; call .categorize\(\)"):
+    with pytest.raises(
+        ValueError,
+        match=rf"column '{X.columns[0]}' is a dask Categorical with unknown categories; call .categorize\(\)",
+    ):
         CategoricalNB().fit(unknown, y_dask)
     text = X_dask.astype({X.columns[1]: object})
     with pytest.raises(ValueError, match=rf"column '{X.columns[1]}' .* has no declared domain"):
@@ -258,13 +304,23 @@ def test_bad_input_gets_a_clear_error(client, vote):
         GaussianNB().fit(numbers, da.from_array(np.arange(200) % 2, chunks=((95, 105),)))
     with pytest.raises(ValueError, match="X has 200 rows but y has 150"):
         GaussianNB().fit(da.ones((200, 2), chunks=100), np.zeros(150))
-    renamed = dd.from_delayed([dask.delayed(X.iloc[:200]), dask.delayed(X.iloc[200:].rename(columns={X.columns[3]: "other"}))],
-                              meta=X.iloc[:0], verify_meta=False)
+    renamed = dd.from_delayed(
+        [dask.delayed(X.iloc[:200]), dask.delayed(X.iloc[200:].rename(columns={X.columns[3]: "other"}))],
+        meta=X.iloc[:0],
+        verify_meta=False,
+    )
     with pytest.raises(ValueError, match="feature names"):
-        CategoricalNB().fit(renamed, dd.from_delayed([dask.delayed(y.iloc[:200]), dask.delayed(y.iloc[200:])], meta=y.iloc[:0]))
+        CategoricalNB().fit(
+            renamed, dd.from_delayed([dask.delayed(y.iloc[:200]), dask.delayed(y.iloc[200:])], meta=y.iloc[:0])
+        )
     with pytest.raises(ValueError, match="sample_weight is zero for every row"):
-        CategoricalNB().fit(X_dask, y_dask, sample_weight=dd.from_pandas(pd.Series(0.0, index=y.index), npartitions=3, sort=False))
-    assert main(["fit", "--model", "logistic-regression", "--data", "x.parquet", "--scheduler", client.scheduler.address]) == 2
+        CategoricalNB().fit(
+            X_dask, y_dask, sample_weight=dd.from_pandas(pd.Series(0.0, index=y.index), npartitions=3, sort=False)
+        )
+    assert (
+        main(["fit", "--model", "logistic-regression", "--data", "x.parquet", "--scheduler", client.scheduler.address])
+        == 2
+    )
 
 
 def test_benchmark_blocks_are_the_in_memory_data_and_workers_report_their_peak_memory(client):
@@ -276,7 +332,9 @@ def test_benchmark_blocks_are_the_in_memory_data_and_workers_report_their_peak_m
     np.testing.assert_array_equal(y.compute(), np.concatenate([p[1] for p in parts]))
     assert X.chunks[0] == (751, 750, 750, 750) and set(np.unique(X.compute())) == {0, 1, 2, 3}
     client.run(dask_scaling.reset_peak)
-    assert all(20 < peak < 100_000 for peak in client.run(dask_scaling.peak_mib).values())  # MiB of a live Python worker
+    assert all(
+        20 < peak < 100_000 for peak in client.run(dask_scaling.peak_mib).values()
+    )  # MiB of a live Python worker
     assert dask_scaling.make_frame(1, 5).shape == (5, 11)
 
 
@@ -306,9 +364,15 @@ def test_mixed_nb_equals_in_memory_fit(client, vote, iris, npartitions):
     fitted = clone(model).fit(X_dask, y_dask)
     assert fitted.column_types_ == memory.column_types_
     statistics = memory._statistics()
-    assert set(statistics) == set(fitted._statistics()) >= {"categorical_count_", "gaussian_mean_", "bernoulli_total_", "poisson_total_"}
+    assert (
+        set(statistics)
+        == set(fitted._statistics())
+        >= {"categorical_count_", "gaussian_mean_", "bernoulli_total_", "poisson_total_"}
+    )
     for name, value in statistics.items():
-        np.testing.assert_allclose(fitted._statistics()[name], value, rtol=1e-12, atol=1e-12 * np.abs(value).max(), err_msg=name)
+        np.testing.assert_allclose(
+            fitted._statistics()[name], value, rtol=1e-12, atol=1e-12 * np.abs(value).max(), err_msg=name
+        )
     gaussian, poisson = (memory._blocks[kind].prior for kind in ("gaussian", "poisson"))
     np.testing.assert_allclose(fitted._blocks["gaussian"].prior.m, gaussian.m, rtol=1e-12)
     np.testing.assert_allclose(fitted._blocks["gaussian"].prior.b, gaussian.b, rtol=1e-12)
@@ -317,5 +381,9 @@ def test_mixed_nb_equals_in_memory_fit(client, vote, iris, npartitions):
     # batches added on Dask after an in-memory start equal in-memory batches
     batches = clone(model).partial_fit(X.iloc[:150], y.iloc[:150], classes=np.unique(y))
     batches.partial_fit(*_frames(X.iloc[150:], y.iloc[150:], 3))
-    expected = clone(model).partial_fit(X.iloc[:150], y.iloc[:150], classes=np.unique(y)).partial_fit(X.iloc[150:], y.iloc[150:])
+    expected = (
+        clone(model)
+        .partial_fit(X.iloc[:150], y.iloc[:150], classes=np.unique(y))
+        .partial_fit(X.iloc[150:], y.iloc[150:])
+    )
     np.testing.assert_allclose(batches.predict_joint_log_proba(X), expected.predict_joint_log_proba(X), rtol=1e-12)

@@ -34,13 +34,25 @@ def test_labels_found_block_by_block_are_the_sorted_distinct_labels(sync):
     labels = np.array(["b"] * 5 + ["a"] * 4 + ["c"] + ["b"] * 3)  # 'c' in one block only
     codes = (np.arange(len(labels))[:, None] + np.arange(2)) % 3
     for split_every in (2, 3, 8):
-        found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes, chunks=(4, -1)), da.from_array(labels, chunks=4), split_every=split_every)
+        found = dask_engine.fit(
+            CategoricalNB(n_categories=3),
+            da.from_array(codes, chunks=(4, -1)),
+            da.from_array(labels, chunks=4),
+            split_every=split_every,
+        )
         np.testing.assert_array_equal(found.classes_, ["a", "b", "c"])
     series = dd.from_pandas(pd.Series(labels), npartitions=3, sort=False)
     frame = dd.from_pandas(pd.DataFrame(codes, columns=["u", "v"]), npartitions=3, sort=False)
-    np.testing.assert_array_equal(dask_engine.fit(CategoricalNB(n_categories=3), frame, series, split_every=2).classes_, ["a", "b", "c"])
+    np.testing.assert_array_equal(
+        dask_engine.fit(CategoricalNB(n_categories=3), frame, series, split_every=2).classes_, ["a", "b", "c"]
+    )
     integers = np.array([7, 3, 3, -1, 7, 12, 3])
-    found = dask_engine.fit(CategoricalNB(n_categories=3), da.from_array(codes[:7], chunks=(2, -1)), da.from_array(integers, chunks=2), split_every=2)
+    found = dask_engine.fit(
+        CategoricalNB(n_categories=3),
+        da.from_array(codes[:7], chunks=(2, -1)),
+        da.from_array(integers, chunks=2),
+        split_every=2,
+    )
     np.testing.assert_array_equal(found.classes_, [-1, 3, 7, 12])
 
 
@@ -114,7 +126,9 @@ def test_benchmark_warms_every_block_with_its_first_rows(sync):
 @pytest.mark.parametrize("model", [CategoricalNB(), AODE()], ids=lambda m: type(m).__name__)
 def test_a_slice_whose_rows_all_weigh_zero_is_skipped_not_refused(sync, slices_of_7, vote, model):
     X, y = vote
-    weight = pd.Series(np.where(np.arange(len(y)) < 20, 0.0, 1.0), index=y.index)  # the first block's first 2 slices weigh 0
+    weight = pd.Series(
+        np.where(np.arange(len(y)) < 20, 0.0, 1.0), index=y.index
+    )  # the first block's first 2 slices weigh 0
     X_dask, y_dask, w_dask = (dd.from_pandas(v, npartitions=3, sort=False) for v in (X, y, weight))
     fitted = model.fit(X_dask, y_dask, sample_weight=w_dask)
     assert sum(slices_of_7) == len(y) - 14  # two slices of 7 rows were not counted
@@ -127,5 +141,9 @@ def test_gaussian_slices_without_weight_are_skipped(sync, slices_of_7):
     X, y = X.to_numpy(), y.to_numpy()
     weight = np.where(np.arange(len(y)) % 50 < 10, 0.0, 1.0)  # each 50-row block's first slice weighs 0
     chunks = 50
-    fitted = GaussianNB().fit(da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=chunks), sample_weight=da.from_array(weight, chunks=chunks))
+    fitted = GaussianNB().fit(
+        da.from_array(X, chunks=(chunks, -1)),
+        da.from_array(y, chunks=chunks),
+        sample_weight=da.from_array(weight, chunks=chunks),
+    )
     assert_same_fit(GaussianNB().fit(X, y, sample_weight=weight), fitted, X, da.from_array(X, chunks=(chunks, -1)))

@@ -49,7 +49,13 @@ def test_joint_cell_counts_equal_cell_by_cell_counts(monkeypatch, dtype):
     y = rng.integers(0, 50, n)
     fitted = CategoricalNB(n_categories=sizes).fit(codes, y)
     np.testing.assert_array_equal(fitted.feature_count_, direct_counts(codes, y, sizes, 50))
-    assert categorical._attribute_runs(50, sizes + 1, categorical.JOINT_CELLS) == [[0, 1], [2], [3, 4], [5, 6], [7, 8, 9]]
+    assert categorical._attribute_runs(50, sizes + 1, categorical.JOINT_CELLS) == [
+        [0, 1],
+        [2],
+        [3, 4],
+        [5, 6],
+        [7, 8, 9],
+    ]
 
 
 def test_joint_cell_counts_skip_missing_values_and_match_weighted_counts():
@@ -58,7 +64,12 @@ def test_joint_cell_counts_skip_missing_values_and_match_weighted_counts():
     n = 9_000
     codes = (rng.random((n, len(sizes))) * sizes).astype(int)
     codes[rng.random(codes.shape) < 0.15] = -1
-    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(codes[:, j], categories=list("pqrst")[: sizes[j]]) for j in range(len(sizes))})
+    X = pd.DataFrame(
+        {
+            f"a{j}": pd.Categorical.from_codes(codes[:, j], categories=list("pqrst")[: sizes[j]])
+            for j in range(len(sizes))
+        }
+    )
     y = rng.integers(0, 3, n)
     unit = CategoricalNB().fit(X, y)
     np.testing.assert_array_equal(unit.feature_count_, direct_counts(codes, y, sizes, 3))
@@ -71,7 +82,9 @@ def test_counted_batch_keeps_its_integer_codes_narrow_and_prediction_gets_intp(m
     X = rng.integers(0, 4, (200, 5)).astype(np.int8)
     seen = []
     count = CategoricalNB._count
-    monkeypatch.setattr(CategoricalNB, "_count", lambda self, codes, *rest: (seen.append(codes.dtype), count(self, codes, *rest))[1])
+    monkeypatch.setattr(
+        CategoricalNB, "_count", lambda self, codes, *rest: (seen.append(codes.dtype), count(self, codes, *rest))[1]
+    )
     model = CategoricalNB(n_categories=4).fit(X, rng.integers(0, 2, 200))
     assert seen == [np.int8]
     assert model._encode(X, reset=False, training=False).dtype == np.intp
@@ -79,7 +92,9 @@ def test_counted_batch_keeps_its_integer_codes_narrow_and_prediction_gets_intp(m
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.uint64])
-@pytest.mark.parametrize("model", [CategoricalNB(n_categories=3), AODE(n_categories=3), TAN(n_categories=3)], ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "model", [CategoricalNB(n_categories=3), AODE(n_categories=3), TAN(n_categories=3)], ids=lambda m: type(m).__name__
+)
 def test_integer_codes_of_any_dtype_fit_as_int64_codes(dtype, model):
     """uint64 codes are widened (with intp offsets they would promote to float64); the other
     dtypes are counted as they are."""
@@ -115,18 +130,28 @@ def test_tree_reduce_combines_every_part_once(sync, n_parts, split_every):
 def test_merge_remaps_each_part_onto_the_union_of_classes():
     from pgm_models.base import add_statistics
 
-    a = dask_engine._Counts(np.array([1, 3]), {"class_count_": np.array([2.0, 5.0]), "feature_count_": np.array([[1.0, 1.0], [2.0, 3.0]])},
-                            add_statistics)
-    b = dask_engine._Counts(np.array([2, 3]), {"class_count_": np.array([4.0, 1.0]), "feature_count_": np.array([[3.0, 1.0], [0.0, 1.0]])},
-                            add_statistics)
-    weightless = dask_engine._Counts(np.array([0, 2]), None, add_statistics)  # its labels are classes, with nothing counted
+    a = dask_engine._Counts(
+        np.array([1, 3]),
+        {"class_count_": np.array([2.0, 5.0]), "feature_count_": np.array([[1.0, 1.0], [2.0, 3.0]])},
+        add_statistics,
+    )
+    b = dask_engine._Counts(
+        np.array([2, 3]),
+        {"class_count_": np.array([4.0, 1.0]), "feature_count_": np.array([[3.0, 1.0], [0.0, 1.0]])},
+        add_statistics,
+    )
+    weightless = dask_engine._Counts(
+        np.array([0, 2]), None, add_statistics
+    )  # its labels are classes, with nothing counted
     merged = dask_engine._merge(a, weightless, b)
     np.testing.assert_array_equal(merged.classes, [0, 1, 2, 3])
     np.testing.assert_array_equal(merged.statistics["class_count_"], [0, 2, 4, 6])
     np.testing.assert_array_equal(merged.statistics["feature_count_"], [[0, 0], [1, 1], [3, 1], [2, 4]])
 
 
-@pytest.mark.parametrize("model", [CategoricalNB(), AODE(), TAN(root=2), GaussianNB(), QDA()], ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "model", [CategoricalNB(), AODE(), TAN(root=2), GaussianNB(), QDA()], ids=lambda m: type(m).__name__
+)
 def test_blocks_with_different_classes_give_the_in_memory_fit(sync, model):
     """Rows sorted by class: most blocks hold one or two classes; one class's rows all weigh 0
     (a class of the fit with nothing counted, as in memory)."""
@@ -136,7 +161,9 @@ def test_blocks_with_different_classes_give_the_in_memory_fit(sync, model):
     if isinstance(model, (GaussianNB, QDA)):
         X = pd.DataFrame(rng.normal(size=(n, 3)) + (y == "bee")[:, None], columns=["u", "v", "w"])
     else:
-        X = pd.DataFrame({c: pd.Categorical(rng.choice(list("abc"), n), categories=list("abcd")) for c in ("u", "v", "w")})
+        X = pd.DataFrame(
+            {c: pd.Categorical(rng.choice(list("abc"), n), categories=list("abcd")) for c in ("u", "v", "w")}
+        )
     weight = pd.Series(np.where(y == "cat", 0.0, 1.0 + np.arange(n) % 2))
     memory = model.__class__(**model.get_params()).fit(X, y, sample_weight=weight)
     X_dask, y_dask, w_dask = (dd.from_pandas(v, npartitions=7, sort=False) for v in (X, pd.Series(y), weight))
@@ -155,22 +182,38 @@ def test_benchmark_places_block_i_on_worker_i_mod_2_with_its_labels():
     from benchmarks import dask_scaling
     from pgm_models.dask_engine.engine import local_cluster
 
-    with local_cluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
+    with (
+        local_cluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
+        Client(cluster) as client,
+    ):
         X, y = dask_scaling.placed_data(client, 3001, 4)
         workers = sorted(client.scheduler_info()["workers"])
         x_at, y_at = client.who_has(X), client.who_has(y)
-        assert [x_at[k] for k in sorted(x_at)] == [y_at[k] for k in sorted(y_at)] == [(workers[i % 2],) for i in range(4)]
+        assert (
+            [x_at[k] for k in sorted(x_at)] == [y_at[k] for k in sorted(y_at)] == [(workers[i % 2],) for i in range(4)]
+        )
         parts = [dask_scaling.make_block(seed, n) for seed, n in enumerate(dask_scaling.block_sizes(3001, 4))]
         np.testing.assert_array_equal(X.compute(), np.concatenate([p[0] for p in parts]))
         np.testing.assert_array_equal(y.compute(), np.concatenate([p[1] for p in parts]))
 
 
-@pytest.mark.parametrize("labels", [
-    np.array([7, 3, 3, -1, 7, 12, 3]), np.arange(-100, 100, 3).astype(np.int8), np.array([5]), np.array([0, 10**9]),
-    np.array([2**40 + 1, 2**40]), np.array([4, 0, 4], dtype=np.uint16), np.array([3, 1], dtype=np.uint64),
-    np.array(["b", "a", "b"]), np.array([True, False]), np.array([1.5, 0.5, 1.5]), np.array([], dtype=np.int64),
-], ids=lambda v: f"{v.dtype}-{v.size}")
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([7, 3, 3, -1, 7, 12, 3]),
+        np.arange(-100, 100, 3).astype(np.int8),
+        np.array([5]),
+        np.array([0, 10**9]),
+        np.array([2**40 + 1, 2**40]),
+        np.array([4, 0, 4], dtype=np.uint16),
+        np.array([3, 1], dtype=np.uint64),
+        np.array(["b", "a", "b"]),
+        np.array([True, False]),
+        np.array([1.5, 0.5, 1.5]),
+        np.array([], dtype=np.int64),
+    ],
+    ids=lambda v: f"{v.dtype}-{v.size}",
+)
 def test_block_labels_are_the_sorted_distinct_labels_in_their_dtype(labels):
     found = dask_engine._sorted_labels(labels)
     expected = np.sort(pd.unique(labels))  # what the in-memory fit finds
@@ -201,7 +244,9 @@ def test_a_missing_label_is_the_in_memory_error_located_in_its_block(sync, missi
     """None and pd.NA failed the labels' sort with "boolean value of NA is ambiguous"; a NaN's row
     was given within its block as if in the whole y. Now: the in-memory message, its block, and the
     row counted from the block's first row (row 7 of 9 is row 1 of the third block of 3)."""
-    values = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, missing, 2.0] if dtype is float else ["p", "q"] * 3 + ["p", missing, "q"]
+    values = (
+        [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, missing, 2.0] if dtype is float else ["p", "q"] * 3 + ["p", missing, "q"]
+    )
     y = pd.Series(values, dtype=dtype)
     X = pd.DataFrame({"a": pd.Categorical(list("xyxyxyxyx"))})
     with pytest.raises(ValueError, match=r"y has 1 missing label\(s\) \(NaN/None\), first at row 7"):
@@ -209,5 +254,8 @@ def test_a_missing_label_is_the_in_memory_error_located_in_its_block(sync, missi
     X_dask, y_dask = dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
     if declared:  # a Categorical y with known categories: the classes are declared, the labels mapped per slice
         y_dask = y_dask.astype(pd.CategoricalDtype(sorted(v for v in set(values) if not pd.isna(v))))
-    with pytest.raises(ValueError, match=r"block 2 of y: y has 1 missing label\(s\) \(NaN/None\), first at row 1; .* \(rows counted from the block's first row\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"block 2 of y: y has 1 missing label\(s\) \(NaN/None\), first at row 1; .* \(rows counted from the block's first row\)",
+    ):
         CategoricalNB().fit(X_dask, y_dask)

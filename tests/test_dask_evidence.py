@@ -17,12 +17,18 @@ from pgm_models.model_selection.evidence import use_evidence_priors  # noqa: E40
 
 
 def _learned(model) -> dict:
-    return {name: np.asarray(value, dtype=float) for name, value in vars(model).items()
-            if name.endswith("_") and name[:-1] in model.get_params() and not name.startswith("_")}
+    return {
+        name: np.asarray(value, dtype=float)
+        for name, value in vars(model).items()
+        if name.endswith("_") and name[:-1] in model.get_params() and not name.startswith("_")
+    }
 
 
-@pytest.mark.parametrize("make", [CategoricalNB, lambda: AODE(weights="bma"), TAN, GaussianNB, LDA],
-                         ids=["CategoricalNB", "AODE", "TAN", "GaussianNB", "LDA"])
+@pytest.mark.parametrize(
+    "make",
+    [CategoricalNB, lambda: AODE(weights="bma"), TAN, GaussianNB, LDA],
+    ids=["CategoricalNB", "AODE", "TAN", "GaussianNB", "LDA"],
+)
 def test_a_dask_fit_learns_the_evidence_hyperparameters_of_the_in_memory_fit(make):
     X, y = load_dataset("iris" if make in (GaussianNB, LDA) else "vote")
     memory, distributed = make(), make()

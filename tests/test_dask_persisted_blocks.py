@@ -30,9 +30,15 @@ N_ROWS, N_BLOCKS = 3_000, 12
 @pytest.fixture(scope="module")
 def client():
     tunables = os.environ.get("GLIBC_TUNABLES")
-    with dask_engine.local_cluster(n_workers=2, threads_per_worker=2, dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
-        assert os.environ.get("GLIBC_TUNABLES") == tunables  # the workers' setting is not left to this process's subprocesses
+    with (
+        dask_engine.local_cluster(
+            n_workers=2, threads_per_worker=2, dashboard_address=":0", silence_logs=logging.ERROR
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        assert (
+            os.environ.get("GLIBC_TUNABLES") == tunables
+        )  # the workers' setting is not left to this process's subprocesses
         yield client
 
 
@@ -95,7 +101,9 @@ def test_workers_and_the_benchmark_process_count_a_block_without_faulting_its_te
     assert faults[0] < 500
 
 
-@pytest.mark.parametrize("model", [CategoricalNB(n_categories=4), AODE(n_categories=4), GaussianNB()], ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "model", [CategoricalNB(n_categories=4), AODE(n_categories=4), GaussianNB()], ids=lambda m: type(m).__name__
+)
 def test_held_blocks_are_counted_where_they_lie_one_task_per_worker_thread(client, model):
     X, y, weight = data()
     X_dask, y_dask, w_dask = placed(client, [X, y, weight])
@@ -139,7 +147,9 @@ def test_worker_killed_while_counting_held_blocks_gives_the_same_result(client):
     fitting.start()
     deadline, counting = time.monotonic() + 60, []
     while not counting and time.monotonic() < deadline:
-        counting = [w for w, keys in client.processing().items() if any(str(k).startswith("_counted_group") for k in keys)]
+        counting = [
+            w for w, keys in client.processing().items() if any(str(k).startswith("_counted_group") for k in keys)
+        ]
         time.sleep(0.01)
     time.sleep(0.2)  # each group counts 3 blocks at ≥ 0.25 s each
     victim = counting[0]
@@ -172,9 +182,14 @@ def test_template_is_started_once_per_set_of_classes():
         assert not model.feature_count_.any() and not model.class_count_.any()
     labels = np.array(["a", "b"] * 50 + ["b", "a"] * 50)
     memory = CategoricalNB(n_categories=3).fit(X, labels)
-    np.testing.assert_array_equal(first.statistics["feature_count_"] + second.statistics["feature_count_"], memory.feature_count_)
+    np.testing.assert_array_equal(
+        first.statistics["feature_count_"] + second.statistics["feature_count_"], memory.feature_count_
+    )
     np.testing.assert_array_equal(other.classes, ["a", "c"])
-    np.testing.assert_array_equal(other.statistics["feature_count_"][0], CategoricalNB(n_categories=3).fit(X[:100:2], labels[:100:2]).feature_count_[0])
+    np.testing.assert_array_equal(
+        other.statistics["feature_count_"][0],
+        CategoricalNB(n_categories=3).fit(X[:100:2], labels[:100:2]).feature_count_[0],
+    )
 
 
 def test_split_every_below_two_is_refused_before_held_blocks_are_submitted(client):

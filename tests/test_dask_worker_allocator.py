@@ -18,12 +18,16 @@ def test_local_cluster_workers_do_not_get_dasks_malloc_trim_threshold(monkeypatc
     assert dask.config.get("distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_") == 65536  # dask's default
     # what an earlier cluster's Nanny leaves in this process's environment (tests/test_dask.py's)
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
-    with local_cluster(n_workers=1, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
+    with (
+        local_cluster(n_workers=1, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
+        Client(cluster) as client,
+    ):
         environ = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
         threads = client.run(lambda: os.environ.get("OPENBLAS_NUM_THREADS"))
     assert list(environ.values()) == [None]
     assert list(threads.values()) == ["1"]  # the rest of dask's worker environment stays
-    assert dask.config.get("distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_") == 65536  # only for that cluster
+    assert (
+        dask.config.get("distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_") == 65536
+    )  # only for that cluster
     assert WORKER_CONFIG["distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"] is None
     assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"  # this process's environment is given back

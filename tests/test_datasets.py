@@ -30,7 +30,17 @@ def test_bundled_uci_files_are_the_unchanged_originals():
 
 def test_nominal_columns_keep_declared_values_in_declared_order():
     X, y = load_dataset("breast-cancer")
-    assert list(X["age"].cat.categories) == ["10-19", "20-29", "30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90-99"]
+    assert list(X["age"].cat.categories) == [
+        "10-19",
+        "20-29",
+        "30-39",
+        "40-49",
+        "50-59",
+        "60-69",
+        "70-79",
+        "80-89",
+        "90-99",
+    ]
     assert (X["age"].value_counts() == 0).sum() > 0  # declared but never observed
     assert list(y.cat.categories) == ["no-recurrence-events", "recurrence-events"]
     assert X.isna().to_numpy().sum() == 9
@@ -68,8 +78,11 @@ def test_arff_quoting_escapes_sparse_rows_and_target(tmp_path):
 
 @pytest.mark.parametrize(
     "data, message",
-    [("w,1\n", r"bad.arff:5: attribute 'c' has undeclared value 'w' \(declared: \['x', 'y'\]\)"),
-     ("x,1\nx,1,2\n", "bad.arff:6: 3 values, the header declares 2"), ("x,1\n\nx,abc\n", "bad.arff:7: attribute 'n' is numeric, got 'abc'")],
+    [
+        ("w,1\n", r"bad.arff:5: attribute 'c' has undeclared value 'w' \(declared: \['x', 'y'\]\)"),
+        ("x,1\nx,1,2\n", "bad.arff:6: 3 values, the header declares 2"),
+        ("x,1\n\nx,abc\n", "bad.arff:7: attribute 'n' is numeric, got 'abc'"),
+    ],
 )
 def test_arff_errors_name_the_problem(tmp_path, data, message):
     path = tmp_path / "bad.arff"
@@ -163,7 +176,10 @@ def test_bare_nominal_reader_agrees_with_the_general_reader(tmp_path, monkeypatc
 @pytest.mark.parametrize(
     "row, message",
     [
-        ("abcd,x,v0,yes", "nominal.arff:308: attribute 'f0' has undeclared value 'abcd'"),  # longer than the reader's field width
+        (
+            "abcd,x,v0,yes",
+            "nominal.arff:308: attribute 'f0' has undeclared value 'abcd'",
+        ),  # longer than the reader's field width
         ("a,x,v9,yes", "nominal.arff:308: attribute 'f2' has undeclared value 'v9'"),
         ("a,x,v0", "nominal.arff:308: 3 values, the header declares 4"),
         ("a,x,v0,yes,no", "nominal.arff:308: 5 values, the header declares 4"),

@@ -38,8 +38,11 @@ def test_estimator_predict_uses_the_loss_matrix(weather):
 
 @pytest.mark.parametrize(
     "loss, message",
-    [(np.ones((3, 3)), r"shape \(3, 3\); expected \(2, 2\)"), ([[0, -1], [1, 0]], r"\[0, 1\] = -1.0 is negative"),
-     ([[0, np.nan], [1, 0]], "NaN or infinite")],
+    [
+        (np.ones((3, 3)), r"shape \(3, 3\); expected \(2, 2\)"),
+        ([[0, -1], [1, 0]], r"\[0, 1\] = -1.0 is negative"),
+        ([[0, np.nan], [1, 0]], "NaN or infinite"),
+    ],
 )
 def test_bad_loss_matrix_is_rejected(loss, message):
     with pytest.raises(ValueError, match=message):

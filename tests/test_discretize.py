@@ -63,8 +63,11 @@ def test_pipeline_refits_the_cut_points_in_every_fold(Model):
 
 @pytest.mark.parametrize(
     "make, message",
-    [(lambda X: MDLDiscretizer().fit(X), "needs the class labels"), (lambda X: EqualWidthDiscretizer(n_bins=0).fit(X), "n_bins must be"),
-     (lambda X: MDLDiscretizer().fit(X, [0, 1]), "X has 150 rows but y has 2")],
+    [
+        (lambda X: MDLDiscretizer().fit(X), "needs the class labels"),
+        (lambda X: EqualWidthDiscretizer(n_bins=0).fit(X), "n_bins must be"),
+        (lambda X: MDLDiscretizer().fit(X, [0, 1]), "X has 150 rows but y has 2"),
+    ],
 )
 def test_bad_input_is_named(make, message):
     X, _ = load_dataset("iris")

@@ -35,7 +35,9 @@ def test_lda_equals_scikit_learn(data, solver, shrinkage):
 
 
 @pytest.mark.parametrize("estimator", [OAS(), LedoitWolf(), MinCovDet(random_state=0)], ids=lambda e: type(e).__name__)
-@pytest.mark.parametrize("Ours, theirs", [(LDA, SkLDA(solver="lsqr")), (QDA, SkQDA(solver="eigen"))], ids=["LDA", "QDA"])
+@pytest.mark.parametrize(
+    "Ours, theirs", [(LDA, SkLDA(solver="lsqr")), (QDA, SkQDA(solver="eigen"))], ids=["LDA", "QDA"]
+)
 def test_covariance_estimator_equals_scikit_learn(data, estimator, Ours, theirs):
     X, y = data
     theirs = theirs.set_params(covariance_estimator=estimator).fit(X, y)
@@ -43,11 +45,15 @@ def test_covariance_estimator_equals_scikit_learn(data, estimator, Ours, theirs)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("Ours, theirs", [(LDA, SkLDA(solver="lsqr")), (QDA, SkQDA(solver="eigen"))], ids=["LDA", "QDA"])
+@pytest.mark.parametrize(
+    "Ours, theirs", [(LDA, SkLDA(solver="lsqr")), (QDA, SkQDA(solver="eigen"))], ids=["LDA", "QDA"]
+)
 def test_oas_is_scikit_learns_oas_estimator(data, Ours, theirs):
     X, y = data
     theirs = theirs.set_params(covariance_estimator=OAS()).fit(X, y)
-    np.testing.assert_allclose(Ours(estimate="mle", shrinkage="oas").fit(X, y).predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        Ours(estimate="mle", shrinkage="oas").fit(X, y).predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-10
+    )
 
 
 @pytest.mark.parametrize("shrinkage", SHRINKAGES)
@@ -68,7 +74,10 @@ def test_qda_auto_is_ledoit_wolf_of_each_class_standardised(data):
     for k in range(3):
         scaler = StandardScaler().fit(X[y == k])
         covs.append(scaler.scale_[:, None] * ledoit_wolf(scaler.transform(X[y == k]))[0] * scaler.scale_[None, :])
-    joint = np.stack([np.log(np.mean(y == k)) + multivariate_normal(X[y == k].mean(axis=0), covs[k]).logpdf(X) for k in range(3)], axis=1)
+    joint = np.stack(
+        [np.log(np.mean(y == k)) + multivariate_normal(X[y == k].mean(axis=0), covs[k]).logpdf(X) for k in range(3)],
+        axis=1,
+    )
     expected = np.exp(joint - joint.max(axis=1, keepdims=True))
     expected /= expected.sum(axis=1, keepdims=True)
     model = QDA(estimate="mle", shrinkage="auto").fit(X, y)
@@ -91,7 +100,9 @@ def test_auto_with_whole_sample_weights_equals_repeated_rows(data):
     X, y = data
     weight = np.random.default_rng(4).integers(1, 4, len(y)).astype(float)
     weighted = LDA(estimate="mle", shrinkage="auto").fit(X, y, sample_weight=weight)
-    repeated = LDA(estimate="mle", shrinkage="auto").fit(np.repeat(X, weight.astype(int), axis=0), np.repeat(y, weight.astype(int)))
+    repeated = LDA(estimate="mle", shrinkage="auto").fit(
+        np.repeat(X, weight.astype(int), axis=0), np.repeat(y, weight.astype(int))
+    )
     np.testing.assert_allclose(weighted._plug_in_cov(), repeated._plug_in_cov(), rtol=1e-10)
 
 
@@ -109,8 +120,10 @@ def test_the_niw_posterior_mean_is_a_convex_combination_of_prior_and_sample_cova
     prior_cov = np.diag(np.arange(1.0, 9.0))
     model = LDA(prior_cov=prior_cov, cov_strength=nu0).fit(X, y)
     m0, kappa0 = X.mean(axis=0), 0.01
-    spread = sum(kappa0 * n / (kappa0 + n) * np.outer(X[y == k].mean(axis=0) - m0, X[y == k].mean(axis=0) - m0)
-                 for k, n in enumerate(np.bincount(y)))
+    spread = sum(
+        kappa0 * n / (kappa0 + n) * np.outer(X[y == k].mean(axis=0) - m0, X[y == k].mean(axis=0) - m0)
+        for k, n in enumerate(np.bincount(y))
+    )
     w = (nu0 - p - 1) / (nu0 + N - p - 1)
     sample = LDA(estimate="mle").fit(X, y)._plug_in_cov()
     expected = w * prior_cov + (1 - w) * sample + spread / (nu0 + N - p - 1)
@@ -120,18 +133,35 @@ def test_the_niw_posterior_mean_is_a_convex_combination_of_prior_and_sample_cova
 def test_posterior_estimates_keep_the_prior_when_scored_per_call(data):
     X, y = data
     shrunk = LDA(estimate="mle", shrinkage=0.5).fit(X, y)
-    np.testing.assert_allclose(shrunk.predict_proba(X, estimate="mean"), LDA().fit(X, y).predict_proba(X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        shrunk.predict_proba(X, estimate="mean"), LDA().fit(X, y).predict_proba(X), rtol=0, atol=1e-12
+    )
     assert np.abs(shrunk.predict_proba(X) - LDA(estimate="mle").fit(X, y).predict_proba(X)).max() > 1e-3
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"estimate": "mle", "shrinkage": 1.5}, r"shrinkage must be None, 'auto' \(Ledoit–Wolf\), 'oas' or a number in \[0, 1\], got 1.5"),
-    ({"estimate": "mle", "shrinkage": "ledoit"}, r"shrinkage must be None, 'auto'.*got 'ledoit'"),
-    ({"estimate": "mle", "shrinkage": True}, r"shrinkage must be None.*got True"),
-    ({"shrinkage": "auto"}, r"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of estimate='mean'"),
-    ({"estimate": "mle", "shrinkage": 0.1, "covariance_estimator": OAS()}, r"shrinkage=0.1 and covariance_estimator are both set"),
-    ({"estimate": "mle", "covariance_estimator": "oas"}, r"covariance_estimator must be a scikit-learn covariance estimator"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (
+            {"estimate": "mle", "shrinkage": 1.5},
+            r"shrinkage must be None, 'auto' \(Ledoit–Wolf\), 'oas' or a number in \[0, 1\], got 1.5",
+        ),
+        ({"estimate": "mle", "shrinkage": "ledoit"}, r"shrinkage must be None, 'auto'.*got 'ledoit'"),
+        ({"estimate": "mle", "shrinkage": True}, r"shrinkage must be None.*got True"),
+        (
+            {"shrinkage": "auto"},
+            r"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of estimate='mean'",
+        ),
+        (
+            {"estimate": "mle", "shrinkage": 0.1, "covariance_estimator": OAS()},
+            r"shrinkage=0.1 and covariance_estimator are both set",
+        ),
+        (
+            {"estimate": "mle", "covariance_estimator": "oas"},
+            r"covariance_estimator must be a scikit-learn covariance estimator",
+        ),
+    ],
+)
 def test_bad_parameters_are_refused(data, params, message):
     X, y = data
     with pytest.raises(ValueError, match=message):
@@ -155,8 +185,16 @@ def test_a_dask_fit_with_auto_refuses_to_score():
     rng = np.random.default_rng(1)
     X, y = rng.normal(size=(80, 3)), rng.integers(0, 2, 80)
     with dask.config.set(scheduler="sync"):
-        model = LDA(estimate="mle", shrinkage="auto").fit(da.from_array(X, chunks=(20, -1)), da.from_array(y, chunks=20))
-        with pytest.raises(ValueError, match=r"shrinkage='auto' needs statistics of the rows beyond \(n, mean, scatter\)"):
+        model = LDA(estimate="mle", shrinkage="auto").fit(
+            da.from_array(X, chunks=(20, -1)), da.from_array(y, chunks=20)
+        )
+        with pytest.raises(
+            ValueError, match=r"shrinkage='auto' needs statistics of the rows beyond \(n, mean, scatter\)"
+        ):
             model.predict_proba(X)
-        oas_fit = LDA(estimate="mle", shrinkage="oas").fit(da.from_array(X, chunks=(20, -1)), da.from_array(y, chunks=20))
-    np.testing.assert_allclose(oas_fit.predict_proba(X), LDA(estimate="mle", shrinkage="oas").fit(X, y).predict_proba(X), atol=1e-12)
+        oas_fit = LDA(estimate="mle", shrinkage="oas").fit(
+            da.from_array(X, chunks=(20, -1)), da.from_array(y, chunks=20)
+        )
+    np.testing.assert_allclose(
+        oas_fit.predict_proba(X), LDA(estimate="mle", shrinkage="oas").fit(X, y).predict_proba(X), atol=1e-12
+    )

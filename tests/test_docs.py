@@ -36,8 +36,20 @@ PAGES = [
 def site(tmp_path_factory):
     """The site built as ``python3 tasks.py docs`` builds it: (html folder, sphinx-build's result)."""
     out = tmp_path_factory.mktemp("docs")
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-               "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(out / "doctrees"),
+        str(ROOT / "docs"),
+        str(out / "html"),
+    ]
     result = subprocess.run(command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=900)
     return out / "html", result
 
@@ -79,10 +91,22 @@ def test_page_renders_in_chromium(site, tmp_path, page, title, has_figure):
         assert "<img" in path.read_text(), f"{page} shows no figure"
 
     screenshot = tmp_path / (Path(page).stem + ".png")
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={screenshot}",
-               "--window-size=1280,900", path.as_uri()]
+    command = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={screenshot}",
+        "--window-size=1280,900",
+        path.as_uri(),
+    ]
     subprocess.run(command, check=False, capture_output=True, timeout=180)
     assert screenshot.is_file() and screenshot.stat().st_size > 0, "chromium wrote no screenshot"
     assert _png_size(screenshot.read_bytes()) == (1280, 900)

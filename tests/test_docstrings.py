@@ -20,9 +20,19 @@ matplotlib.use("Agg")  # the plot functions' examples draw off screen
 
 # the methods a user calls on a fitted estimator, documented once on the template
 TEMPLATE_METHODS = (
-    "fit", "partial_fit", "predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba",
-    "predict_proba_draws", "analytic_posterior", "posterior_draws", "pymc_model", "pymc_trace",
-    "sample_posterior", "find_map",
+    "fit",
+    "partial_fit",
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "predict_joint_log_proba",
+    "predict_proba_draws",
+    "analytic_posterior",
+    "posterior_draws",
+    "pymc_model",
+    "pymc_trace",
+    "sample_posterior",
+    "find_map",
 )
 MODEL_SELECTION_METHODS = ("loo", "log_evidence")
 
@@ -44,8 +54,11 @@ def _public_objects():
 
 def _own_methods(cls):
     """The public methods a public class defines itself (its overrides and additions)."""
-    return [(f"{cls.__name__}.{name}", getattr(cls, name)) for name, value in vars(cls).items()
-            if not name.startswith("_") and callable(getattr(cls, name, None)) and not inspect.isclass(value)]
+    return [
+        (f"{cls.__name__}.{name}", getattr(cls, name))
+        for name, value in vars(cls).items()
+        if not name.startswith("_") and callable(getattr(cls, name, None)) and not inspect.isclass(value)
+    ]
 
 
 def _doctested_objects():
@@ -63,8 +76,19 @@ DOCTESTED = _doctested_objects()
 @pytest.fixture
 def default_print_options():
     saved = np.get_printoptions()
-    np.set_printoptions(edgeitems=3, threshold=1000, floatmode="maxprec", precision=8, suppress=False,
-                        linewidth=75, nanstr="nan", infstr="inf", sign="-", formatter=None, legacy=False)
+    np.set_printoptions(
+        edgeitems=3,
+        threshold=1000,
+        floatmode="maxprec",
+        precision=8,
+        suppress=False,
+        linewidth=75,
+        nanstr="nan",
+        infstr="inf",
+        sign="-",
+        formatter=None,
+        legacy=False,
+    )
     yield
     np.set_printoptions(**saved)
 
@@ -95,8 +119,10 @@ def _takes_parameters(obj) -> bool:
     except (TypeError, ValueError):
         return False
     # a class without an __init__ of its own has object's (*args, **kwargs): no parameters
-    return any(name not in ("self", "cls") and not (inspect.isclass(obj) and p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
-               for name, p in signature.parameters.items())
+    return any(
+        name not in ("self", "cls") and not (inspect.isclass(obj) and p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        for name, p in signature.parameters.items()
+    )
 
 
 def _returns_value(function) -> bool:
@@ -110,8 +136,11 @@ def _returns_value(function) -> bool:
                 continue
             if isinstance(child, (ast.Yield, ast.YieldFrom)):
                 return True
-            if isinstance(child, ast.Return) and child.value is not None and not (
-                    isinstance(child.value, ast.Constant) and child.value.value is None):
+            if (
+                isinstance(child, ast.Return)
+                and child.value is not None
+                and not (isinstance(child.value, ast.Constant) and child.value.value is None)
+            ):
                 return True
             if walk(child):
                 return True
@@ -133,8 +162,11 @@ def test_numpydoc_sections(name, obj):
     elif _takes_parameters(obj):
         documented = {part.strip() for item in doc["Parameters"] for part in item.name.split(",")}
         target = obj.__init__ if inspect.isclass(obj) else obj
-        names = [p for p, v in inspect.signature(target).parameters.items()
-                 if p not in ("self", "cls") and v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
+        names = [
+            p
+            for p, v in inspect.signature(target).parameters.items()
+            if p not in ("self", "cls") and v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)
+        ]
         if not doc["Parameters"]:
             missing.append("Parameters")
         missing += [f"Parameters entry {p!r}" for p in names if p not in documented]
@@ -196,10 +228,21 @@ def _training_data(name):
     rng = np.random.default_rng(0)
     codes, y = rng.integers(0, 3, (30, 3)), rng.integers(0, 2, 30)
     numbers = rng.normal(size=(30, 3))
-    mixed = pd.DataFrame({"colour": pd.Categorical(rng.choice(["red", "blue"], 30)), "size": numbers[:, 0],
-                          "new": rng.integers(0, 2, 30).astype(bool)})
-    return {"BernoulliNB": (codes > 1).astype(int), "MixedNB": mixed, "GaussianNB": numbers, "LDA": numbers,
-            "QDA": numbers, "LogisticRegression": numbers}.get(name, codes), y
+    mixed = pd.DataFrame(
+        {
+            "colour": pd.Categorical(rng.choice(["red", "blue"], 30)),
+            "size": numbers[:, 0],
+            "new": rng.integers(0, 2, 30).astype(bool),
+        }
+    )
+    return {
+        "BernoulliNB": (codes > 1).astype(int),
+        "MixedNB": mixed,
+        "GaussianNB": numbers,
+        "LDA": numbers,
+        "QDA": numbers,
+        "LogisticRegression": numbers,
+    }.get(name, codes), y
 
 
 @pytest.mark.parametrize("name", [name for name in ESTIMATOR_NAMES if name != "HierarchicalNB"])
@@ -210,7 +253,9 @@ def test_estimators_document_their_fitted_attributes(name):
     X, y = _training_data(name)
     model = cls().fit(X, y)
     fitted = {a for a in vars(model) if a.endswith("_") and not a.startswith("_")}
-    fitted |= {a for a in dir(cls) if a.endswith("_") and not a.startswith("_") and isinstance(getattr(cls, a), property)}
+    fitted |= {
+        a for a in dir(cls) if a.endswith("_") and not a.startswith("_") and isinstance(getattr(cls, a), property)
+    }
     listed = {part.strip() for item in _docstring(cls)["Attributes"] for part in item.name.split(",")}
     assert fitted - listed == set(), f"{name}'s Attributes section lacks {sorted(fitted - listed)}"
 

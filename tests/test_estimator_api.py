@@ -7,7 +7,18 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import (
+    AODE,
+    LDA,
+    QDA,
+    SPODE,
+    TAN,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    LogisticRegression,
+    MultinomialNB,
+)
 
 DISCRETE = [CategoricalNB, BernoulliNB, MultinomialNB]
 ESTIMATORS = DISCRETE + [GaussianNB, LDA, QDA, SPODE, AODE, TAN]  # the generative zoo
@@ -27,7 +38,9 @@ def test_fitted_attributes_and_probability_api(Estimator):
     np.testing.assert_allclose(proba.sum(axis=1), 1)
     np.testing.assert_allclose(np.log(proba), model.predict_log_proba(X_COUNTS))
     joint = model.predict_joint_log_proba(X_COUNTS)
-    np.testing.assert_allclose(joint - joint.max(axis=1, keepdims=True), np.log(proba) - np.log(proba).max(axis=1, keepdims=True))
+    np.testing.assert_allclose(
+        joint - joint.max(axis=1, keepdims=True), np.log(proba) - np.log(proba).max(axis=1, keepdims=True)
+    )
     np.testing.assert_array_equal(model.predict(X_COUNTS), model.classes_[proba.argmax(axis=1)])
     assert model.score(X_COUNTS, Y) == np.mean(model.predict(X_COUNTS) == Y)
 
@@ -62,8 +75,11 @@ def test_bad_training_input_is_named(Estimator, X, y, kwargs, message):
         Estimator().fit(X, y, **kwargs)
 
 
-PARAMETER_ERRORS = [({"class_alpha": np.nan}, "class_alpha must be finite"), ({"estimate": "median"}, "estimate='median' is not one of"),
-                    ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2")]
+PARAMETER_ERRORS = [
+    ({"class_alpha": np.nan}, "class_alpha must be finite"),
+    ({"estimate": "median"}, "estimate='median' is not one of"),
+    ({"class_alpha": [1, 2, 3]}, "class_alpha has 3 entries; expected 2"),
+]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +92,10 @@ def test_invalid_parameters_are_named(Estimator, params, message):
 
 
 @pytest.mark.parametrize("Estimator", DISCRETE)
-@pytest.mark.parametrize("params, message", [({"alpha": -1}, "alpha must be finite and ≥ 0"), ({"alpha": [1, 2]}, "alpha has 2 entries; expected 3")])
+@pytest.mark.parametrize(
+    "params, message",
+    [({"alpha": -1}, "alpha must be finite and ≥ 0"), ({"alpha": [1, 2]}, "alpha has 2 entries; expected 3")],
+)
 def test_invalid_alpha_is_named(Estimator, params, message):
     with pytest.raises(ValueError, match=message):
         Estimator(**params).fit(X_COUNTS, Y)
@@ -137,13 +156,17 @@ def test_sparse_and_dense_input_give_the_same_model():
 
 def test_the_package_namespace_lists_the_estimators_and_nothing_it_imports():
     """The estimators load on first use (PEP 562); the module's own imports stay private."""
-    import pgm_models
-
     import types
 
+    import pgm_models
+
     public = {name for name in dir(pgm_models) if not name.startswith("_")}
-    submodules = {name for name in public if isinstance(getattr(pgm_models, name), types.ModuleType)
-                  and getattr(pgm_models, name).__name__ == f"pgm_models.{name}"}
+    submodules = {
+        name
+        for name in public
+        if isinstance(getattr(pgm_models, name), types.ModuleType)
+        and getattr(pgm_models, name).__name__ == f"pgm_models.{name}"
+    }
     assert public - submodules == set(pgm_models.__all__)
     assert pgm_models.CategoricalNB.__name__ == "CategoricalNB"
     with pytest.raises(AttributeError, match="no attribute 'importlib'"):

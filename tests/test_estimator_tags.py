@@ -29,12 +29,19 @@ def _make(name):
 def _inputs():
     rng = np.random.default_rng(0)
     counts = rng.integers(0, 4, (N, 3)).astype(float)
-    strings = pd.DataFrame({"s": np.array(["x", "y", "z"])[rng.integers(0, 3, N)],
-                            "t": np.array(["u", "v"])[rng.integers(0, 2, N)]})
+    strings = pd.DataFrame(
+        {"s": np.array(["x", "y", "z"])[rng.integers(0, 3, N)], "t": np.array(["u", "v"])[rng.integers(0, 2, N)]}
+    )
     nan = counts.copy()
     nan[::7, 0] = np.nan
-    return {"string": strings, "categorical": strings.astype("category"), "allow_nan": nan,
-            "positive_only": counts - 2, "sparse": sp.csr_array(counts), "multi_class": counts}
+    return {
+        "string": strings,
+        "categorical": strings.astype("category"),
+        "allow_nan": nan,
+        "positive_only": counts - 2,
+        "sparse": sp.csr_array(counts),
+        "multi_class": counts,
+    }
 
 
 def _fits(estimator, X) -> bool:
@@ -48,9 +55,14 @@ def _fits(estimator, X) -> bool:
 
 def _check_tags(name):
     tags = _make(name).__sklearn_tags__()
-    said = {"string": tags.input_tags.string, "categorical": tags.input_tags.categorical,
-            "allow_nan": tags.input_tags.allow_nan, "positive_only": not tags.input_tags.positive_only,
-            "sparse": tags.input_tags.sparse, "multi_class": tags.classifier_tags.multi_class}
+    said = {
+        "string": tags.input_tags.string,
+        "categorical": tags.input_tags.categorical,
+        "allow_nan": tags.input_tags.allow_nan,
+        "positive_only": not tags.input_tags.positive_only,
+        "sparse": tags.input_tags.sparse,
+        "multi_class": tags.classifier_tags.multi_class,
+    }
     done = {tag: _fits(_make(name), X) for tag, X in _inputs().items()}
     assert done == said, name  # positive_only read as "negative values accepted"
     assert tags.requires_fit

@@ -43,8 +43,10 @@ def test_dirichlet_evidence_gradient_matches_finite_differences():
     params = rng.uniform(0.3, 3.0, n_params)
     _, gradient = value_and_gradient(params)
     step = 1e-6
-    numeric = [(value_and_gradient(params + step * e)[0] - value_and_gradient(params - step * e)[0]) / (2 * step)
-               for e in np.eye(n_params)]
+    numeric = [
+        (value_and_gradient(params + step * e)[0] - value_and_gradient(params - step * e)[0]) / (2 * step)
+        for e in np.eye(n_params)
+    ]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6)
     total = sum(Dirichlet(params[cell_param[k]], blocks).log_evidence(counts[k]).sum() for k in range(3))
     assert value_and_gradient(params)[0] == pytest.approx(total, rel=1e-13)
@@ -60,15 +62,20 @@ def test_evidence_alpha_is_a_maximum_and_the_grid_optimum(cases, name):
     assert best == pytest.approx(_log_evidence(model, X, y, alpha), abs=1e-9)
     # stationary: the derivative in log alpha vanishes (relative to the evidence's size)
     step = 1e-5
-    slope = (_log_evidence(model, X, y, alpha * np.exp(step)) - _log_evidence(model, X, y, alpha * np.exp(-step))) / (2 * step)
+    slope = (_log_evidence(model, X, y, alpha * np.exp(step)) - _log_evidence(model, X, y, alpha * np.exp(-step))) / (
+        2 * step
+    )
     assert abs(slope) < 1e-4 * max(1.0, abs(best)) ** 0.5
     # a maximum: neighbours are lower
     for factor in (0.97, 1.03, 0.5, 2.0):
         assert _log_evidence(model, X, y, alpha * factor) < best
     # the brute-force grid agrees to its spacing, and never beats the optimiser
     grid = np.exp(np.linspace(np.log(1e-3), np.log(1e3), 1201))
-    features_only, _ = dirichlet_evidence(fitted._feature_counts(), fitted._feature_blocks(),
-                                          np.zeros(fitted._feature_prior.concentration.shape, dtype=np.intp))
+    features_only, _ = dirichlet_evidence(
+        fitted._feature_counts(),
+        fitted._feature_blocks(),
+        np.zeros(fitted._feature_prior.concentration.shape, dtype=np.intp),
+    )
     values = np.array([features_only(np.array([a]))[0] for a in grid])  # the class part does not depend on alpha
     assert values.max() <= features_only(np.array([alpha]))[0] + 1e-9
     assert abs(np.log(grid[values.argmax()]) - np.log(alpha)) <= np.log(grid[1] / grid[0])
@@ -121,7 +128,9 @@ def test_per_attribute_evidence_is_stationary_in_every_interior_coordinate(cases
     assert fitted.alpha_.shape == (X.shape[1],)
     assert fitted.log_evidence() >= shared.log_evidence()  # more freedom cannot lower the maximum
     value_and_gradient, _ = dirichlet_evidence(
-        fitted._feature_counts(), fitted._feature_blocks(), fitted._prior_concentration(np.arange(X.shape[1])).astype(np.intp)
+        fitted._feature_counts(),
+        fitted._feature_blocks(),
+        fitted._prior_concentration(np.arange(X.shape[1])).astype(np.intp),
     )
     _, gradient = value_and_gradient(fitted.alpha_)
     interior = (fitted.alpha_ > 1e-5) & (fitted.alpha_ < 1e5)

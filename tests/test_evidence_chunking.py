@@ -6,7 +6,6 @@ to start each batch's optimiser from the previous batch's optimum."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.base import clone
 
@@ -70,5 +69,10 @@ def test_gaussian_evidence_does_not_depend_on_the_chunking(model, data, n_batche
 @pytest.mark.parametrize("data", ["vote", "breast-cancer"])
 @pytest.mark.parametrize("model", [CategoricalNB(), CategoricalNB(alpha="evidence-per-attribute"), AODE()], ids=repr)
 def test_discrete_evidence_does_not_depend_on_the_chunking(model, data):
-    _check_same(_evidence(clone(model)) if model.alpha != "evidence-per-attribute" else model.set_params(class_alpha="evidence"),
-                *_nominal(data), 4)
+    _check_same(
+        _evidence(clone(model))
+        if model.alpha != "evidence-per-attribute"
+        else model.set_params(class_alpha="evidence"),
+        *_nominal(data),
+        4,
+    )

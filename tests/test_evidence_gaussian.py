@@ -17,8 +17,11 @@ from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
 from pgm_models.datasets import load_dataset
 from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
 
-LEARN = {GaussianNB: ("mean_strength", "var_strength", "prior_var"), LDA: ("mean_strength", "cov_strength", "prior_cov"),
-         QDA: ("mean_strength", "cov_strength", "prior_cov")}
+LEARN = {
+    GaussianNB: ("mean_strength", "var_strength", "prior_var"),
+    LDA: ("mean_strength", "cov_strength", "prior_cov"),
+    QDA: ("mean_strength", "cov_strength", "prior_cov"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +89,11 @@ def test_niw_log_evidence_is_the_chain_rule_of_multivariate_t(shared):
     labels = np.array([0, 1, 0, 0, 1, 1, 0, 1, 0, 1, 1])
     m, kappa, nu = np.array([[0.5, 1.5, 2.0], [1.0, 2.5, 3.5]]), 0.6, 3.4  # ν0 between p − 1 and p + 1
     psi = np.array([[1.5, 0.3, 0.1], [0.3, 0.8, -0.2], [0.1, -0.2, 2.2]])
-    prior = (NormalInverseWishart(m, kappa, nu, psi) if shared
-             else NormalInverseWishart(m, kappa, np.full(2, nu), np.broadcast_to(psi, (2, 3, 3))))
+    prior = (
+        NormalInverseWishart(m, kappa, nu, psi)
+        if shared
+        else NormalInverseWishart(m, kappa, np.full(2, nu), np.broadcast_to(psi, (2, 3, 3)))
+    )
     value = np.sum(prior.log_evidence(*batch_moments(X, labels, np.ones(len(X)), 2, full=True)))
     assert value == pytest.approx(_niw_chain_rule(X, labels, m, kappa, nu, psi, shared), rel=1e-11)
 
@@ -101,8 +107,11 @@ def test_estimator_log_evidence_is_the_class_sequence_plus_the_chain_rule(cls):
     class_part = np.log(np.prod(np.arange(1, 5)) * np.prod(np.arange(1, 6)) / np.prod(np.arange(2, 11)))
     prior = model._prior
     if cls is GaussianNB:
-        features = sum(_nig_chain_rule(X[y == k, j], prior.m[k, j], prior.kappa[k, j], prior.a[k, j], prior.b[k, j])
-                       for k in range(2) for j in range(2))
+        features = sum(
+            _nig_chain_rule(X[y == k, j], prior.m[k, j], prior.kappa[k, j], prior.a[k, j], prior.b[k, j])
+            for k in range(2)
+            for j in range(2)
+        )
     else:
         psi = prior.psi if cls is LDA else prior.psi[0]
         nu = prior.nu if cls is LDA else prior.nu[0]
@@ -110,11 +119,18 @@ def test_estimator_log_evidence_is_the_class_sequence_plus_the_chain_rule(cls):
     assert model.log_evidence() == pytest.approx(class_part + features, rel=1e-12)
 
 
-@pytest.mark.parametrize("cls, learned", [
-    (GaussianNB, None), (LDA, None), (QDA, None),
-    (LDA, ("cov_strength",)), (QDA, ("cov_strength", "mean_strength")),  # ν0 − (p + 1) with a fixed prior_cov
-    (QDA, ("prior_cov",)), (LDA, ("prior_cov",)),  # Ψ0 alone, ν0 fixed at p + 2
-])
+@pytest.mark.parametrize(
+    "cls, learned",
+    [
+        (GaussianNB, None),
+        (LDA, None),
+        (QDA, None),
+        (LDA, ("cov_strength",)),
+        (QDA, ("cov_strength", "mean_strength")),  # ν0 − (p + 1) with a fixed prior_cov
+        (QDA, ("prior_cov",)),
+        (LDA, ("prior_cov",)),  # Ψ0 alone, ν0 fixed at p + 2
+    ],
+)
 def test_gradient_of_the_learned_hyperparameters_matches_finite_differences(iris, cls, learned):
     X, y = iris
     model = _evidence_model(cls, learned, class_alpha=1.0).fit(X, y)
@@ -179,10 +195,22 @@ def test_evidence_matches_a_brute_force_grid(iris):
     dense 2-D grid of the closed-form evidence agree to the grid's spacing."""
     X, y = iris
     model = _evidence_model(GaussianNB, ("mean_strength", "var_strength")).fit(X, y)
-    kappa_grid, nu_grid = np.exp(np.linspace(np.log(1e-3), np.log(10), 81)), np.exp(np.linspace(np.log(1e-2), np.log(100), 81))
+    kappa_grid, nu_grid = (
+        np.exp(np.linspace(np.log(1e-3), np.log(10), 81)),
+        np.exp(np.linspace(np.log(1e-2), np.log(100), 81)),
+    )
     moments = model._moments()
-    values = np.array([[model._prior_from({**model._prior_values, "mean_strength": k, "var_strength": v}).log_evidence(*moments).sum()
-                        for v in nu_grid] for k in kappa_grid])
+    values = np.array(
+        [
+            [
+                model._prior_from({**model._prior_values, "mean_strength": k, "var_strength": v})
+                .log_evidence(*moments)
+                .sum()
+                for v in nu_grid
+            ]
+            for k in kappa_grid
+        ]
+    )
     i, j = np.unravel_index(values.argmax(), values.shape)
     best = model._prior.log_evidence(*moments).sum()
     assert values.max() <= best + 1e-9
@@ -197,11 +225,14 @@ def test_lda_cov_strength_alone_is_the_one_dimensional_optimum(iris):
     p = X.shape[1]
     excess = np.exp(np.linspace(np.log(1e-2), np.log(1e4), 4001))  # ν0 − (p + 1)
     moments = model._moments()
-    values = np.array([model._prior_from({**model._prior_values, "cov_strength": e}).log_evidence(*moments) for e in excess])
+    values = np.array(
+        [model._prior_from({**model._prior_values, "cov_strength": e}).log_evidence(*moments) for e in excess]
+    )
     assert values.max() <= model._prior.log_evidence(*moments) + 1e-9
     assert abs(np.log(excess[values.argmax()] / (model.cov_strength_ - p - 1))) <= np.log(excess[1] / excess[0])
-    np.testing.assert_allclose(model._prior.psi / (model.cov_strength_ - p - 1), np.diag(np.var(np.asarray(X), axis=0)),
-                               rtol=1e-12)  # E[Σ] stays the fixed guess
+    np.testing.assert_allclose(
+        model._prior.psi / (model.cov_strength_ - p - 1), np.diag(np.var(np.asarray(X), axis=0)), rtol=1e-12
+    )  # E[Σ] stays the fixed guess
     assert not hasattr(model, "prior_cov_")  # only what was learned is exposed
 
 
@@ -223,14 +254,17 @@ def test_evidence_ignores_row_order_and_chunking(iris, cls):
         np.testing.assert_allclose(other.predict_proba(X), reference.predict_proba(X), rtol=1e-6, atol=1e-12)
 
 
-@pytest.mark.parametrize("cls, params, message", [
-    (GaussianNB, dict(mean_strength="evidense"), "mean_strength='evidense'"),
-    (GaussianNB, dict(var_strength="evidence-per-attribute"), "var_strength='evidence-per-attribute'"),
-    (GaussianNB, dict(prior_var="per-feature"), "prior_var='per-feature'"),
-    (LDA, dict(cov_strength="evidnce"), "cov_strength='evidnce'.*a number > 3"),
-    (QDA, dict(prior_cov="diagonal"), "prior_cov='diagonal'.*4×4 matrix"),
-    (QDA, dict(mean_strength=-1.0), "mean_strength must be a number > 0"),
-])
+@pytest.mark.parametrize(
+    "cls, params, message",
+    [
+        (GaussianNB, dict(mean_strength="evidense"), "mean_strength='evidense'"),
+        (GaussianNB, dict(var_strength="evidence-per-attribute"), "var_strength='evidence-per-attribute'"),
+        (GaussianNB, dict(prior_var="per-feature"), "prior_var='per-feature'"),
+        (LDA, dict(cov_strength="evidnce"), "cov_strength='evidnce'.*a number > 3"),
+        (QDA, dict(prior_cov="diagonal"), "prior_cov='diagonal'.*4×4 matrix"),
+        (QDA, dict(mean_strength=-1.0), "mean_strength must be a number > 0"),
+    ],
+)
 def test_bad_values_are_named(iris, cls, params, message):
     with pytest.raises(ValueError, match=message):
         cls(**params).fit(*iris)
@@ -242,7 +276,8 @@ def test_zoo_helpers_switch_the_gaussian_models_and_describe_their_prior(iris):
         model = cls()
         assert use_evidence_priors(model)
         assert {name: model.get_params()[name] for name in LEARN[cls] + ("class_alpha",)} == dict.fromkeys(
-            LEARN[cls] + ("class_alpha",), "evidence")
+            LEARN[cls] + ("class_alpha",), "evidence"
+        )
         text = describe_prior(model.fit(X, y))
         kappa = f"mean_strength={model.mean_strength_:.3g}"
         scale = "prior_var" if cls is GaussianNB else "prior_cov"

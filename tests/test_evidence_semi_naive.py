@@ -28,8 +28,11 @@ def _stationary(fitted, per_attribute):
     value_and_gradient, _ = dirichlet_evidence(counts, blocks, cell_param)
     alpha = np.atleast_1d(fitted.alpha_)
     value, gradient = value_and_gradient(alpha)
-    assert value == pytest.approx(fitted.log_evidence() - (fitted._class_prior.log_evidence(fitted.class_count_).sum()
-                                                           if isinstance(fitted, TAN) else 0.0), abs=1e-8)
+    assert value == pytest.approx(
+        fitted.log_evidence()
+        - (fitted._class_prior.log_evidence(fitted.class_count_).sum() if isinstance(fitted, TAN) else 0.0),
+        abs=1e-8,
+    )
     return alpha, gradient * alpha
 
 
@@ -42,8 +45,11 @@ def test_spode_log_evidence_by_hand():
     assert model.log_evidence() == pytest.approx(np.log(1 / 12 * 1 / 6 * 1 / 2), rel=1e-13)
 
 
-@pytest.mark.parametrize("model", [SPODE(parent=PARENT, alpha="evidence"), TAN(alpha="evidence", class_alpha="evidence")],
-                         ids=["SPODE", "TAN"])
+@pytest.mark.parametrize(
+    "model",
+    [SPODE(parent=PARENT, alpha="evidence"), TAN(alpha="evidence", class_alpha="evidence")],
+    ids=["SPODE", "TAN"],
+)
 def test_shared_alpha_is_the_grid_maximum_and_a_fixed_fit(vote, model):
     X, y = vote
     fitted = clone(model).fit(X, y)
@@ -56,15 +62,21 @@ def test_shared_alpha_is_the_grid_maximum_and_a_fixed_fit(vote, model):
     assert best.log_evidence() == pytest.approx(fitted.log_evidence(), abs=1e-9)
     np.testing.assert_allclose(best.predict_proba(X), fitted.predict_proba(X), rtol=1e-12)
     for factor in (0.95, 1.05):  # neighbours are lower
-        assert clone(model).set_params(**(fixed | {"alpha": alpha * factor})).fit(X, y).log_evidence() < best.log_evidence()
+        assert (
+            clone(model).set_params(**(fixed | {"alpha": alpha * factor})).fit(X, y).log_evidence()
+            < best.log_evidence()
+        )
     grid = np.exp(np.linspace(np.log(alpha) - 2, np.log(alpha) + 2, 41))  # a factor 1.1 apart
     values = [clone(model).set_params(**(fixed | {"alpha": a})).fit(X, y).log_evidence() for a in grid]
     assert best.log_evidence() >= max(values) - 1e-9
     assert abs(np.log(grid[int(np.argmax(values))] / alpha)) <= 0.05 + 1e-12  # the grid's best is the nearest point
 
 
-@pytest.mark.parametrize("model", [SPODE(parent=PARENT, alpha="evidence-per-attribute"), TAN(alpha="evidence-per-attribute"),
-                                   AODE(alpha="evidence")], ids=["SPODE", "TAN", "AODE"])
+@pytest.mark.parametrize(
+    "model",
+    [SPODE(parent=PARENT, alpha="evidence-per-attribute"), TAN(alpha="evidence-per-attribute"), AODE(alpha="evidence")],
+    ids=["SPODE", "TAN", "AODE"],
+)
 def test_per_attribute_and_per_spode_alpha_is_stationary_and_a_maximum(vote, model):
     X, y = vote
     fitted = clone(model).fit(X, y)
@@ -86,10 +98,14 @@ def test_aode_learns_each_spodes_own_alpha(vote):
     for parent in (0, 3, 15):
         spode = SPODE(parent=parent, alpha="evidence").fit(X, y)
         assert aode.alpha_[parent] == pytest.approx(spode.alpha_, rel=1e-5)
-        np.testing.assert_allclose(aode.spode(parent).predict_proba(X), SPODE(parent=parent, alpha=aode.alpha_[parent]).fit(X, y).predict_proba(X),
-                                   rtol=1e-12)
-    assert aode.log_evidence() == pytest.approx(sum(SPODE(parent=a, alpha=aode.alpha_[a]).fit(X, y).log_evidence() for a in range(X.shape[1])),
-                                                abs=1e-6)
+        np.testing.assert_allclose(
+            aode.spode(parent).predict_proba(X),
+            SPODE(parent=parent, alpha=aode.alpha_[parent]).fit(X, y).predict_proba(X),
+            rtol=1e-12,
+        )
+    assert aode.log_evidence() == pytest.approx(
+        sum(SPODE(parent=a, alpha=aode.alpha_[a]).fit(X, y).log_evidence() for a in range(X.shape[1])), abs=1e-6
+    )
 
 
 def test_aode_fallback_alpha_maximises_naive_bayes_evidence(vote):
@@ -110,8 +126,15 @@ def test_aode_fallback_alpha_maximises_naive_bayes_evidence(vote):
     np.testing.assert_allclose(aode.predict_joint_log_proba(empty), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("model", [SPODE(parent=PARENT, alpha="evidence-per-attribute"), AODE(alpha="evidence", weights="bma"),
-                                   TAN(alpha="evidence", class_alpha="evidence")], ids=["SPODE", "AODE", "TAN"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        SPODE(parent=PARENT, alpha="evidence-per-attribute"),
+        AODE(alpha="evidence", weights="bma"),
+        TAN(alpha="evidence", class_alpha="evidence"),
+    ],
+    ids=["SPODE", "AODE", "TAN"],
+)
 def test_learned_alpha_ignores_row_order_and_chunking(vote, model):
     X, y = vote
     whole = clone(model).fit(X, y)
@@ -139,9 +162,14 @@ def test_learned_prior_reaches_the_posterior_and_loo(vote):
     assert spode.loo(X, y).elpd_loo != pytest.approx(fixed.loo(X, y).elpd_loo)
 
 
-@pytest.mark.parametrize("model, message", [(AODE(alpha="evidence-per-attribute"), "must be one of"),
-                                            (SPODE(alpha="evidence", estimator="m-estimate"), "laplace"),
-                                            (TAN(alpha="maximum"), "must be one of")])
+@pytest.mark.parametrize(
+    "model, message",
+    [
+        (AODE(alpha="evidence-per-attribute"), "must be one of"),
+        (SPODE(alpha="evidence", estimator="m-estimate"), "laplace"),
+        (TAN(alpha="maximum"), "must be one of"),
+    ],
+)
 def test_bad_evidence_options_are_named(vote, model, message):
     X, y = vote
     with pytest.raises(ValueError, match=message):

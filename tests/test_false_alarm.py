@@ -9,10 +9,28 @@ from benchmarks import false_alarm
 
 def test_false_alarm_benchmark_runs_at_tiny_size(tmp_path):
     out = tmp_path / "fa.md"
-    assert false_alarm.main(["--seeds", "2", "--datasets", "weather.nominal", "--nuts-seeds", "0", "--power-seeds", "1",
-                             "--write", str(out)]) == 0
+    assert (
+        false_alarm.main(
+            [
+                "--seeds",
+                "2",
+                "--datasets",
+                "weather.nominal",
+                "--nuts-seeds",
+                "0",
+                "--power-seeds",
+                "1",
+                "--write",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
-    assert "`python -m benchmarks.false_alarm --seeds 2 --datasets weather.nominal --nuts-seeds 0 --power-seeds 1 --write" in text
+    assert (
+        "`python -m benchmarks.false_alarm --seeds 2 --datasets weather.nominal --nuts-seeds 0 --power-seeds 1 --write"
+        in text
+    )
     for model in ("CategoricalNB", "SPODE", "TAN"):
         assert f"| weather.nominal | {model} |" in text
     assert "| weather.nominal | exact | 3 | 2 |" in text  # the family-wise row
@@ -66,13 +84,30 @@ def test_zoo_table_counts_failed_runs_and_their_tests(tmp_path):
 
     folder = tmp_path / false_alarm.ZOO
     folder.mkdir()
-    model = {"failed": False, "by": [], "parameters": 5, "divergences": 0, "max_rhat": 1.002, "min_ess": 3000.0,
-             "sample_seconds": 1.0, "reasons": []}
+    model = {
+        "failed": False,
+        "by": [],
+        "parameters": 5,
+        "divergences": 0,
+        "max_rhat": 1.002,
+        "min_ess": 3000.0,
+        "sample_seconds": 1.0,
+        "reasons": [],
+    }
     failed = {**model, "failed": True, "by": ["divergences"], "divergences": 2}
-    (folder / "heights-weights.json").write_text(json.dumps({
-        "dataset": "heights-weights", "commands": ["python -m benchmarks.false_alarm --zoo-seeds 2 (date)"], "sampler": "nutpie-numba",
-        "seeds": {"0": {"failed": False, "models": {"LDA": model, "QDA": model}},
-                  "1": {"failed": True, "models": {"LDA": model, "QDA": failed}}}}))
+    (folder / "heights-weights.json").write_text(
+        json.dumps(
+            {
+                "dataset": "heights-weights",
+                "commands": ["python -m benchmarks.false_alarm --zoo-seeds 2 (date)"],
+                "sampler": "nutpie-numba",
+                "seeds": {
+                    "0": {"failed": False, "models": {"LDA": model, "QDA": model}},
+                    "1": {"failed": True, "models": {"LDA": model, "QDA": failed}},
+                },
+            }
+        )
+    )
     lines = false_alarm.zoo_markdown(*false_alarm.load_zoo_results(tmp_path))
     upper = false_alarm.clopper_pearson_upper(1, 2)
     assert f"| heights-weights | 2 | 1 | 50.0 % | {100 * upper:.1f} % |" in lines

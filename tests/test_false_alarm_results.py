@@ -13,14 +13,18 @@ from benchmarks import false_alarm
 
 
 def _run(results, *extra):
-    return false_alarm.main(["--datasets", "textbook-15", "--nuts-seeds", "0", "--power-seeds", "0", "--results", str(results), *extra])
+    return false_alarm.main(
+        ["--datasets", "textbook-15", "--nuts-seeds", "0", "--power-seeds", "0", "--results", str(results), *extra]
+    )
 
 
 def test_a_stopped_run_resumes_and_runs_elsewhere_merge(tmp_path, monkeypatch):
     results = tmp_path / "results"
     calls = []
     record = false_alarm.record
-    monkeypatch.setattr(false_alarm, "record", lambda model, *a, **k: calls.append(type(model).__name__) or record(model, *a, **k))
+    monkeypatch.setattr(
+        false_alarm, "record", lambda model, *a, **k: calls.append(type(model).__name__) or record(model, *a, **k)
+    )
     assert _run(results, "--seeds", "2") == 0
     assert len(calls) == 2 * 3  # 2 seeds × CategoricalNB, SPODE, TAN
     first = json.loads((results / "exact" / "textbook-15.json").read_text())
@@ -49,21 +53,52 @@ def test_summarise_counts_alarms_expected_and_only_complete_zoo_runs():
     """Two models sharing a 1 % family error (0.5 % each), in a zoo run of three: no seed has all
     three, so the family-wise table has no run; with B's seed 2 dropped and two models per run,
     seeds 0 and 1 are the zoo runs."""
-    rows = [("A", 0, False, 0.5, 0.2), ("A", 1, True, 0.001, 0.004), ("A", 2, False, 0.05, 0.5),
-            ("B", 0, True, 0.002, 0.9), ("B", 1, False, 0.3, 0.001), ("B", 2, False, 0.5, np.nan)]  # B's seed 2: run with --no-before
-    checks = pd.DataFrame([{"draws": "exact", "dataset": "vote", "model": m, "seed": s, "failed": f, "critical": c, "before": b,
-                            "parameters": 7, "threshold": 0.005, "models_in_zoo_run": 3, "max_rhat": 1.0,
-                            "by": ["z"] if f else []} for m, s, f, c, b in rows])
+    rows = [
+        ("A", 0, False, 0.5, 0.2),
+        ("A", 1, True, 0.001, 0.004),
+        ("A", 2, False, 0.05, 0.5),
+        ("B", 0, True, 0.002, 0.9),
+        ("B", 1, False, 0.3, 0.001),
+        ("B", 2, False, 0.5, np.nan),
+    ]  # B's seed 2: run with --no-before
+    checks = pd.DataFrame(
+        [
+            {
+                "draws": "exact",
+                "dataset": "vote",
+                "model": m,
+                "seed": s,
+                "failed": f,
+                "critical": c,
+                "before": b,
+                "parameters": 7,
+                "threshold": 0.005,
+                "models_in_zoo_run": 3,
+                "max_rhat": 1.0,
+                "by": ["z"] if f else [],
+            }
+            for m, s, f, c, b in rows
+        ]
+    )
     per_model, families = false_alarm.summarise(checks)
     a, b = (per_model[per_model["model"] == m].iloc[0] for m in "AB")
-    assert (a["seeds"], a["alarms"], a["before"], a["at_10"]) == (3, 1, 1, 2)  # before < 0.005: seed 1; critical < 0.1: seeds 1, 2
+    assert (a["seeds"], a["alarms"], a["before"], a["at_10"]) == (
+        3,
+        1,
+        1,
+        2,
+    )  # before < 0.005: seed 1; critical < 0.1: seeds 1, 2
     assert (b["seeds"], b["alarms"], b["before"], b["has_before"], b["at_10"]) == (3, 1, 1, 2, 1)
-    assert false_alarm._before(b["before"], b["has_before"], b["seeds"]) == "1 of 2"  # the old statistic on 2 of 3 seeds
+    assert (
+        false_alarm._before(b["before"], b["has_before"], b["seeds"]) == "1 of 2"
+    )  # the old statistic on 2 of 3 seeds
     assert a["expected"] == pytest.approx(3 * 0.005) and b["expected"] == pytest.approx(3 * 0.005)
     assert families.empty
     two = checks[(checks["model"] == "A") | (checks["seed"] < 2)].assign(models_in_zoo_run=2)
     _, families = false_alarm.summarise(two)
-    assert families[["runs", "failed", "models"]].values.tolist() == [[2, 2, 2]]  # seeds 0 (B) and 1 (A) failed; 2 lacks B
+    assert families[["runs", "failed", "models"]].values.tolist() == [
+        [2, 2, 2]
+    ]  # seeds 0 (B) and 1 (A) failed; 2 lacks B
 
 
 def test_failed_by_names_each_failed_test(fitted_models, training_data):
@@ -74,11 +109,15 @@ def test_failed_by_names_each_failed_test(fitted_models, training_data):
 
     model = fitted_models["CategoricalNB"]
     idata = model.posterior_draws(500, random_seed=1, chains=4)
-    assert "support" in false_alarm.failed_by(check_posterior(model, false_alarm.shuffled(idata, np.random.default_rng(0))))
+    assert "support" in false_alarm.failed_by(
+        check_posterior(model, false_alarm.shuffled(idata, np.random.default_rng(0)))
+    )
     impossible = check_posterior(model, idata, rhat_max=0.5, ess_min=1e9)
     assert {"rhat", "ess"} <= set(false_alarm.failed_by(impossible))
     wrong = CategoricalNB(alpha=50.0).fit(*training_data["CategoricalNB"])
-    assert {"z", "joint"} <= set(false_alarm.failed_by(check_posterior(model, wrong.posterior_draws(500, random_seed=1, chains=4))))
+    assert {"z", "joint"} <= set(
+        false_alarm.failed_by(check_posterior(model, wrong.posterior_draws(500, random_seed=1, chains=4)))
+    )
 
 
 def test_one_rank_normalisation_gives_arvizs_rhat_and_bulk_ess():
@@ -88,7 +127,13 @@ def test_one_rank_normalisation_gives_arvizs_rhat_and_bulk_ess():
     from pgm_models.inference.verify import _sampled_statistics
 
     rng = np.random.default_rng(3)
-    x = np.stack([rng.gamma(0.3, size=(4, 300)), np.cumsum(rng.normal(size=(4, 300)), axis=1), rng.integers(0, 3, (4, 300)) * 1.0])
+    x = np.stack(
+        [
+            rng.gamma(0.3, size=(4, 300)),
+            np.cumsum(rng.normal(size=(4, 300)), axis=1),
+            rng.integers(0, 3, (4, 300)) * 1.0,
+        ]
+    )
     ours = _sampled_statistics(x)
     dataset = xr.Dataset({"p": (("chain", "draw", "k"), np.moveaxis(x, 0, -1))})
     np.testing.assert_allclose(ours["r_hat"], az.rhat(dataset)["p"].values, rtol=1e-10)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy.special import logsumexp
 
-from pgm_models import LDA, AODE, BernoulliNB, CategoricalNB
+from pgm_models import AODE, LDA, BernoulliNB, CategoricalNB
 from pgm_models._utils.validation import check_labels
 from pgm_models.datasets import load_dataset
 
@@ -32,7 +32,9 @@ def test_categorical_columns_encode_alike_whatever_their_dtype_object(Model):
     model = Model().fit(X.iloc[:300], y.iloc[:300])
     test = X.iloc[300:]
     expected = model.predict_proba(test)
-    rebuilt = pd.DataFrame({c: pd.Categorical(np.asarray(test[c], dtype=object), categories=list(test[c].cat.categories)) for c in test})
+    rebuilt = pd.DataFrame(
+        {c: pd.Categorical(np.asarray(test[c], dtype=object), categories=list(test[c].cat.categories)) for c in test}
+    )
     reordered = pd.DataFrame({c: test[c].cat.reorder_categories(test[c].cat.categories[::-1]) for c in test})
     plain = test.astype(object)
     for other in (rebuilt, reordered, plain):

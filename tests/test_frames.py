@@ -71,8 +71,13 @@ def test_fold_of_the_training_frame_encodes_as_a_frame_of_equal_but_distinct_dty
     X, y = load_dataset("vote")
     model = CategoricalNB().fit(X.iloc[:300], y.iloc[:300])
     fold = X.iloc[300:]
-    rebuilt = pd.DataFrame({name: pd.Categorical(fold[name].astype(object), categories=list(fold[name].cat.categories)) for name in fold.columns},
-                           index=fold.index)
+    rebuilt = pd.DataFrame(
+        {
+            name: pd.Categorical(fold[name].astype(object), categories=list(fold[name].cat.categories))
+            for name in fold.columns
+        },
+        index=fold.index,
+    )
     assert all(rebuilt[n].dtype is not fold[n].dtype for n in fold.columns)
     fast = model._encode(fold, reset=False, training=False)
     general = model._encode(rebuilt, reset=False, training=False)
@@ -107,7 +112,9 @@ def test_semi_naive_priors_shared_by_folds_and_keyed_by_hyperparameters():
     two = AODE(alpha=2.0).fit(X, y)
     m_estimate = AODE(estimator="m-estimate", m=4.0).fit(X, y)
     assert np.all(two._child_prior().concentration == 2.0) and np.all(first._child_prior().concentration == 1.0)
-    assert np.all(m_estimate._child_prior().concentration == 2.0) and np.all(m_estimate._joint_prior().concentration == 1.0)
+    assert np.all(m_estimate._child_prior().concentration == 2.0) and np.all(
+        m_estimate._joint_prior().concentration == 1.0
+    )
     assert two._child_prior() is not m_estimate._child_prior()
     learned = AODE(alpha="evidence").fit(X, y)
     assert learned._child_prior() is not learned._child_prior()  # made from this fit's alpha_

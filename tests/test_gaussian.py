@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 import sklearn.discriminant_analysis as sda
 import sklearn.naive_bayes as skl
+from conftest import logp_at_random_points
 from scipy import stats
 from sklearn.datasets import load_wine
 
 from pgm_models import LDA, QDA, GaussianNB
 from pgm_models.datasets import load_dataset
-
-from conftest import logp_at_random_points
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +40,10 @@ def test_gaussian_nb_mle_limit_matches_scikit_learn_on_iris(iris):
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("Ours, Theirs", [(LDA, lambda: sda.LinearDiscriminantAnalysis(solver="lsqr")), (QDA, sda.QuadraticDiscriminantAnalysis)])
+@pytest.mark.parametrize(
+    "Ours, Theirs",
+    [(LDA, lambda: sda.LinearDiscriminantAnalysis(solver="lsqr")), (QDA, sda.QuadraticDiscriminantAnalysis)],
+)
 @pytest.mark.parametrize("dataset", ["iris", "wine"])
 def test_discriminant_mle_limit_matches_scikit_learn(Ours, Theirs, dataset, iris):
     X, y = iris if dataset == "iris" else load_wine(return_X_y=True)
@@ -63,7 +65,9 @@ def test_qda_joint_log_density_is_each_class_normal_over_chunks_of_rows(estimate
     model = QDA(estimate=estimate).fit(X, y)
     means, covs = model._point(estimate)
     class_log = np.log(model._class_prior.estimate(model.class_count_, estimate))
-    expected = np.column_stack([stats.multivariate_normal(means[k], covs[k]).logpdf(X) + class_log[k] for k in range(3)])
+    expected = np.column_stack(
+        [stats.multivariate_normal(means[k], covs[k]).logpdf(X) + class_log[k] for k in range(3)]
+    )
     assert normal.WORK_ROWS == 2048
     np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-11)
     monkeypatch.setattr(normal, "WORK_ROWS", 1)  # a chunk of one row: the same numbers
@@ -120,14 +124,19 @@ def test_fisher_discriminant_on_the_textbook_exercise():
     w = np.linalg.lstsq(X - overall, projected[:, 0], rcond=None)[0]
     assert abs(np.dot(w, direction)) / (np.linalg.norm(w) * np.linalg.norm(direction)) == pytest.approx(1.0)
     # the projection separates the classes
-    assert projected[y == 1, 0].max() < projected[y == 2, 0].min() or projected[y == 1, 0].min() > projected[y == 2, 0].max()
+    assert (
+        projected[y == 1, 0].max() < projected[y == 2, 0].min()
+        or projected[y == 1, 0].min() > projected[y == 2, 0].max()
+    )
 
 
 def test_singular_covariance_in_the_mle_limit_is_named_and_the_prior_fixes_it():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 4))
     y = np.array(["a"] * 9 + ["b"] * 3)  # class b: 3 rows for 4 features
-    with pytest.raises(ValueError, match=r"covariance of class 'b' is singular under estimate='mle' \(3 rows for 4 features.*reg_param"):
+    with pytest.raises(
+        ValueError, match=r"covariance of class 'b' is singular under estimate='mle' \(3 rows for 4 features.*reg_param"
+    ):
         QDA(estimate="mle").fit(X, y).predict(X)
     for estimate in ("mean", "map", "predictive"):
         assert np.isfinite(QDA(estimate=estimate).fit(X, y).predict_log_proba(X)).all()
@@ -155,7 +164,9 @@ def test_predictive_is_student_t_and_differs_from_the_plug_in(Model, iris):
     plug_in = model.predict_joint_log_proba(X, estimate="mean")
     assert np.abs(predictive - plug_in).max() > 0.1
     far = X[:1] + 10  # far from every class: the t tails put more mass there than the Normal
-    assert (model.predict_joint_log_proba(far, estimate="predictive") > model.predict_joint_log_proba(far, estimate="mean")).all()
+    assert (
+        model.predict_joint_log_proba(far, estimate="predictive") > model.predict_joint_log_proba(far, estimate="mean")
+    ).all()
 
 
 def test_gaussian_nb_predictive_matches_scipy_t_per_feature(iris):
@@ -166,7 +177,9 @@ def test_gaussian_nb_predictive_matches_scipy_t_per_feature(iris):
     scale = np.sqrt(post.b[k] * (post.kappa[k] + 1) / (post.a[k] * post.kappa[k]))
     expected = stats.t.logpdf(x, df=2 * post.a[k], loc=post.m[k], scale=scale).sum()
     class_prob = model._class_prior.estimate(model.class_count_, "mean")[k]
-    assert model.predict_joint_log_proba(X[60:61], estimate="predictive")[0, k] == pytest.approx(np.log(class_prob) + expected)
+    assert model.predict_joint_log_proba(X[60:61], estimate="predictive")[0, k] == pytest.approx(
+        np.log(class_prob) + expected
+    )
 
 
 @pytest.mark.parametrize("Model", [GaussianNB, LDA, QDA])
@@ -187,7 +200,9 @@ def test_partial_fit_over_chunks_equals_one_fit(Model, iris):
 def test_counts_and_rows_forms_have_the_same_posterior(Model, iris_2d):
     X, y = iris_2d
     model = Model().fit(X[::3], y[::3])
-    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X[::3], y[::3]))
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(
+        model.pymc_model("rows", X[::3], y[::3])
+    )
     np.testing.assert_allclose(difference, difference[0], atol=1e-8)
     assert abs(difference[0]) > 1
 

@@ -34,17 +34,28 @@ def test_a_declared_class_with_no_rows_predicts_from_its_prior(empty_class):
     class_prob = {"mean": 2 / 10, "map": 1 / 7, "predictive": 2 / 10}
     for estimate, log_density in by_hand.items():
         model = GaussianNB(estimate=estimate, class_alpha=2.0).fit(X, y)
-        np.testing.assert_allclose(model.predict_joint_log_proba(X)[:, 2], np.log(class_prob[estimate]) + log_density, rtol=1e-12)
+        np.testing.assert_allclose(
+            model.predict_joint_log_proba(X)[:, 2], np.log(class_prob[estimate]) + log_density, rtol=1e-12
+        )
 
 
 def test_an_estimate_that_does_not_exist_names_one_that_does(empty_class):
     X, y = empty_class
-    with pytest.raises(ValueError, match=r"class 'r', feature 'a': the mle variance is undefined \(n = 0 rows.*'mean', 'map' or 'predictive'"):
+    with pytest.raises(
+        ValueError,
+        match=r"class 'r', feature 'a': the mle variance is undefined \(n = 0 rows.*'mean', 'map' or 'predictive'",
+    ):
         GaussianNB(estimate="mle").fit(X, y).predict_proba(X)
     # ν0 ≤ 2 leaves the empty class without a posterior mean of σ²; the message's remedies work
-    with pytest.raises(ValueError, match=r"no posterior mean .*use estimate='map' or 'predictive', or var_strength > 2"):
+    with pytest.raises(
+        ValueError, match=r"no posterior mean .*use estimate='map' or 'predictive', or var_strength > 2"
+    ):
         GaussianNB(var_strength=2.0).fit(X, y).predict_proba(X)
-    for remedy in (dict(var_strength=2.0, estimate="map"), dict(var_strength=2.0, estimate="predictive"), dict(var_strength=2.5)):
+    for remedy in (
+        dict(var_strength=2.0, estimate="map"),
+        dict(var_strength=2.0, estimate="predictive"),
+        dict(var_strength=2.5),
+    ):
         proba = GaussianNB(class_alpha=2.0, **remedy).fit(X, y).predict_proba(X)  # class_alpha 2: a MAP class prob > 0
         assert np.isfinite(proba).all() and (proba[:, 2] > 0).all()
 
@@ -54,7 +65,10 @@ def test_a_feature_constant_within_a_class_names_var_smoothing_which_matches_sci
     X = rng.normal(size=(30, 3))
     y = np.repeat([0, 1, 2], 10)
     X[y == 1, 2] = 4.0  # constant within class 1, as integer-valued UCI features often are
-    with pytest.raises(ValueError, match=r"class 1, feature 2: the mle variance is 0.0 \(n = 10 rows; the feature is constant.*var_smoothing"):
+    with pytest.raises(
+        ValueError,
+        match=r"class 1, feature 2: the mle variance is 0.0 \(n = 10 rows; the feature is constant.*var_smoothing",
+    ):
         GaussianNB(estimate="mle").fit(X, y).predict_proba(X)
     ours = GaussianNB(estimate="mle", class_alpha=0, var_smoothing=1e-9).fit(X, y)
     theirs = skl.GaussianNB(var_smoothing=1e-9).fit(X, y)
@@ -75,4 +89,6 @@ def test_predictive_scores_without_rows_by_classes_by_features_temporaries():
     post = model.posterior_
     scale = np.sqrt(post.b * (post.kappa + 1) / (post.a * post.kappa))
     by_scipy = stats.t.logpdf(X[:50, None, :], df=2 * post.a, loc=post.m, scale=scale).sum(axis=2)
-    np.testing.assert_allclose(scores[:50], np.log(model._class_prior.estimate(model.class_count_, "mean")) + by_scipy, rtol=1e-12)
+    np.testing.assert_allclose(
+        scores[:50], np.log(model._class_prior.estimate(model.class_count_, "mean")) + by_scipy, rtol=1e-12
+    )

@@ -5,19 +5,27 @@ posterior's output: each parameter once in the InferenceData, whatever the data'
 import arviz as az
 import numpy as np
 import pandas as pd
+import pymc as pm
 import pytest
 import xarray as xr
-
-import pymc as pm
+from conftest import assert_names_like_the_exact_draws
 
 from pgm_models import SPODE, TAN, CategoricalNB, GaussianNB, MixedNB
 from pgm_models.inference.sampling import _model_variables_only
 
-from conftest import assert_names_like_the_exact_draws
-
 # the package's own names, as column names: the stacked groups', their dims' and the tables'
-GENERATED = ["stacked_prob_2", "stacked_prob_2_row", "stacked_prob_2_rows", "stacked_count_2", "stacked_prob_3",
-             "class_prob", "joint_prob", "feature_prob_z", "class", "row"]
+GENERATED = [
+    "stacked_prob_2",
+    "stacked_prob_2_row",
+    "stacked_prob_2_rows",
+    "stacked_count_2",
+    "stacked_prob_3",
+    "class_prob",
+    "joint_prob",
+    "feature_prob_z",
+    "class",
+    "row",
+]
 
 
 def _data(first_values):
@@ -29,7 +37,12 @@ def _data(first_values):
     return X, rng.choice(["p", "q"], 40)
 
 
-MODELS = [CategoricalNB, TAN, lambda: SPODE(parent="z"), lambda: MixedNB(column_types=dict.fromkeys([*GENERATED, "z"], "categorical"))]
+MODELS = [
+    CategoricalNB,
+    TAN,
+    lambda: SPODE(parent="z"),
+    lambda: MixedNB(column_types=dict.fromkeys([*GENERATED, "z"], "categorical")),
+]
 
 
 @pytest.mark.parametrize("make", MODELS, ids=["CategoricalNB", "TAN", "SPODE", "MixedNB"])
@@ -54,9 +67,13 @@ def test_columns_named_like_the_generated_names_keep_their_own_variables(make, f
         assert list(draws.posterior[first].coords["stacked_prob_2_value"].to_numpy()) == first_values
     # the tables its groups stack (PyMC resamples a free variable named in var_names: MixedNB's class_prob)
     stacked = [variable.name for variable in pymc_model.deterministics]
-    forward = pm.sample_posterior_predictive(model.pymc_trace(draws), model=pymc_model, var_names=stacked, random_seed=2, progressbar=False)
+    forward = pm.sample_posterior_predictive(
+        model.pymc_trace(draws), model=pymc_model, var_names=stacked, random_seed=2, progressbar=False
+    )
     for name in stacked:
-        np.testing.assert_allclose(forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            forward.posterior_predictive[name].to_numpy(), draws.posterior[name].to_numpy(), rtol=1e-12
+        )
     # each probability once in az.summary: every entry of every table
     assert len(az.summary(draws, kind="stats")) == sum(table[0, 0].size for table in draws.posterior.data_vars.values())
 
@@ -78,7 +95,9 @@ def test_a_categorical_column_named_like_a_numeric_kind_is_named_in_the_error():
     y = rng.choice(["p", "q"], 30)
     model = MixedNB().fit(X, y)
     assert "feature_prob_gaussian" in model.pymc_model("counts").named_vars  # the counts form observes no x_
-    with pytest.raises(ValueError, match=r"the categorical column 'gaussian' would be observed by the PyMC variable 'x_gaussian'"):
+    with pytest.raises(
+        ValueError, match=r"the categorical column 'gaussian' would be observed by the PyMC variable 'x_gaussian'"
+    ):
         model.pymc_model("rows", X, y)
     # a categorical column named categorical is observed as x_categorical, which nothing else is
     X = X.rename(columns={"gaussian": "categorical"})
@@ -89,16 +108,40 @@ def test_the_samplers_output_holds_each_parameter_once():
     """What every sampler's InferenceData goes through: the stacked groups (dims ``<group>_rows``,
     ``<group>_values``) and the unconstrained ``…__`` forms dropped, the tuning draws kept only
     when asked; a table over a column named like a group (dim ``stacked_prob_2_value``) kept."""
+
     def draws():
-        return xr.Dataset({"class_prob": (("chain", "draw", "class"), np.full((1, 3, 2), 0.5)),
-                           "feature_prob_stacked_prob_2": (("chain", "draw", "class", "stacked_prob_2_value"), np.full((1, 3, 2, 2), 0.5)),
-                           "stacked_prob_2": (("chain", "draw", "stacked_prob_2_rows", "stacked_prob_2_values"), np.full((1, 3, 3, 2), 0.5)),
-                           "stacked_prob_2_simplex__": (("chain", "draw", "stacked_prob_2_rows", "simplex"), np.zeros((1, 3, 3, 1)))},
-                          coords={"class": ["p", "q"], "stacked_prob_2_value": [0, 1], "stacked_prob_2_values": [0, 1],
-                                  "stacked_prob_2_rows": ["class_prob", "feature_prob_stacked_prob_2[p]", "feature_prob_stacked_prob_2[q]"]})
+        return xr.Dataset(
+            {
+                "class_prob": (("chain", "draw", "class"), np.full((1, 3, 2), 0.5)),
+                "feature_prob_stacked_prob_2": (
+                    ("chain", "draw", "class", "stacked_prob_2_value"),
+                    np.full((1, 3, 2, 2), 0.5),
+                ),
+                "stacked_prob_2": (
+                    ("chain", "draw", "stacked_prob_2_rows", "stacked_prob_2_values"),
+                    np.full((1, 3, 3, 2), 0.5),
+                ),
+                "stacked_prob_2_simplex__": (
+                    ("chain", "draw", "stacked_prob_2_rows", "simplex"),
+                    np.zeros((1, 3, 3, 1)),
+                ),
+            },
+            coords={
+                "class": ["p", "q"],
+                "stacked_prob_2_value": [0, 1],
+                "stacked_prob_2_values": [0, 1],
+                "stacked_prob_2_rows": [
+                    "class_prob",
+                    "feature_prob_stacked_prob_2[p]",
+                    "feature_prob_stacked_prob_2[q]",
+                ],
+            },
+        )
 
     for keep_tuning in (True, False):
-        idata = _model_variables_only(az.InferenceData(posterior=draws(), warmup_posterior=draws()), keep_tuning=keep_tuning)
+        idata = _model_variables_only(
+            az.InferenceData(posterior=draws(), warmup_posterior=draws()), keep_tuning=keep_tuning
+        )
         assert idata.groups() == (["posterior", "warmup_posterior"] if keep_tuning else ["posterior"])
         for group in idata.groups():
             assert list(idata[group].data_vars) == ["class_prob", "feature_prob_stacked_prob_2"]

@@ -48,8 +48,10 @@ def test_conditional_mutual_information_is_the_class_weighted_mutual_information
                 continue
             both = X.iloc[:, j].notna() & X.iloc[:, p].notna()
             rows, labels = X[both], y[both]
-            expected = sum((labels == k).mean() * mutual_info_score(rows.iloc[:, j][labels == k], rows.iloc[:, p][labels == k])
-                           for k in labels.unique())
+            expected = sum(
+                (labels == k).mean() * mutual_info_score(rows.iloc[:, j][labels == k], rows.iloc[:, p][labels == k])
+                for k in labels.unique()
+            )
             assert information[j, p] == pytest.approx(expected, rel=1e-10, abs=1e-14)
     np.testing.assert_allclose(information, information.T, rtol=1e-12)
 
@@ -81,9 +83,15 @@ def _brute_force(X, y, model, rows, estimate, alpha):
                 parents = [p for p in observed if p != j]
                 total = sum(weights[j, p] for p in parents)
                 if total > 0:
-                    mixed = sum(weights[j, p] * estimated((child & (codes[:, p] == codes[n, p])).sum(),
-                                                          (is_k & (codes[:, p] == codes[n, p]) & (codes[:, j] >= 0)).sum(), sizes[j])
-                                for p in parents)
+                    mixed = sum(
+                        weights[j, p]
+                        * estimated(
+                            (child & (codes[:, p] == codes[n, p])).sum(),
+                            (is_k & (codes[:, p] == codes[n, p]) & (codes[:, j] >= 0)).sum(),
+                            sizes[j],
+                        )
+                        for p in parents
+                    )
                     log_p += np.log(mixed / total)
                 else:
                     log_p += np.log(estimated(child.sum(), (is_k & (codes[:, j] >= 0)).sum(), sizes[j]))
@@ -95,7 +103,9 @@ def _brute_force(X, y, model, rows, estimate, alpha):
 def test_equals_the_formula_computed_from_the_rows_with_missing_values(estimate):
     X, y = load_dataset("breast-cancer")
     model = HNB(estimator="laplace", alpha=2.0).fit(X, y)
-    rows = np.r_[np.flatnonzero(X.isna().any(axis=1)), np.arange(0, len(y), 25)]  # every row with a missing value, and some
+    rows = np.r_[
+        np.flatnonzero(X.isna().any(axis=1)), np.arange(0, len(y), 25)
+    ]  # every row with a missing value, and some
     expected = _brute_force(X, y, model, rows, "mean" if estimate == "predictive" else estimate, 2.0)
     np.testing.assert_allclose(model.predict_joint_log_proba(X.iloc[rows], estimate=estimate), expected, rtol=1e-12)
 
@@ -107,7 +117,9 @@ def test_a_lone_attribute_or_no_dependence_is_naive_bayes():
     X = pd.DataFrame({"x0": [0, 0, 1, 1, 1, 1, 1, 1], "x1": [0, 1, 0, 1, 0, 1, 0, 1]}).astype("category")
     naive_bayes = CategoricalNB(alpha=1.0, class_alpha=1.0)
     lone = HNB(estimator="laplace").fit(X[["x0"]], y)
-    np.testing.assert_allclose(lone.predict_proba(X[["x0"]]), naive_bayes.fit(X[["x0"]], y).predict_proba(X[["x0"]]), rtol=1e-12)
+    np.testing.assert_allclose(
+        lone.predict_proba(X[["x0"]]), naive_bayes.fit(X[["x0"]], y).predict_proba(X[["x0"]]), rtol=1e-12
+    )
     independent = HNB(estimator="laplace").fit(X, y)
     assert not independent.conditional_mutual_information().any()
     np.testing.assert_allclose(independent.predict_proba(X), naive_bayes.fit(X, y).predict_proba(X), rtol=1e-12)
@@ -120,8 +132,11 @@ def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
     np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), rtol=1e-12)
     weight = np.arange(len(y)) % 3
     rows = np.repeat(np.arange(len(y)), weight)
-    np.testing.assert_allclose(HNB().fit(X, y, sample_weight=weight).predict_proba(X),
-                               HNB().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(
+        HNB().fit(X, y, sample_weight=weight).predict_proba(X),
+        HNB().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X),
+        rtol=1e-12,
+    )
 
 
 def test_leave_one_out_is_refused_with_the_reason(weather):
@@ -137,7 +152,9 @@ def test_posterior_means_of_the_tables_are_what_it_mixes(weather):
     model = HNB().fit(X, y)
     mean = model.analytic_posterior("mean")
     # (n(no, sunny, humidity=high) + 1/2) / (n(no, sunny) + 1) = (3 + 1/2) / (3 + 1)
-    table = mean["feature_prob_humidity_given_outlook"].sel({"class": "no", "outlook_value": "sunny", "humidity_value": "high"})
+    table = mean["feature_prob_humidity_given_outlook"].sel(
+        {"class": "no", "outlook_value": "sunny", "humidity_value": "high"}
+    )
     assert float(table) == pytest.approx(3.5 / 4)
     assert float(mean["class_prob"].sel({"class": "yes"})) == pytest.approx((9 + 1 / 2) / (14 + 1))
     names, weights = list(X.columns), model.conditional_mutual_information()
@@ -145,8 +162,16 @@ def test_posterior_means_of_the_tables_are_what_it_mixes(weather):
     for k, label in enumerate(model.classes_):
         log_p = np.log(float(mean["class_prob"].sel({"class": label})))
         for j, child in enumerate(names):
-            mixed = sum(weights[j, p] * float(mean[f"feature_prob_{child}_given_{parent}"].sel(
-                {"class": label, f"{parent}_value": row[parent], f"{child}_value": row[child]})) for p, parent in enumerate(names) if p != j)
+            mixed = sum(
+                weights[j, p]
+                * float(
+                    mean[f"feature_prob_{child}_given_{parent}"].sel(
+                        {"class": label, f"{parent}_value": row[parent], f"{child}_value": row[child]}
+                    )
+                )
+                for p, parent in enumerate(names)
+                if p != j
+            )
             log_p += np.log(mixed / weights[j].sum())
         assert model.predict_joint_log_proba(X.iloc[[0]])[0, k] == pytest.approx(log_p, rel=1e-12)
 
@@ -156,7 +181,9 @@ def test_counts_and_rows_forms_have_the_same_posterior():
     X, y = X.iloc[:60, :4], y.iloc[:60]
     X = X.mask(np.random.default_rng(2).random(X.shape) < 0.1)
     model = HNB().fit(X, y)
-    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X, y))
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(
+        model.pymc_model("rows", X, y)
+    )
     np.testing.assert_allclose(difference, difference[0], atol=1e-9)
 
 

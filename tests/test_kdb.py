@@ -14,13 +14,15 @@ from pgm_models.bayes_net.kdb import kdb_structure
 
 # y, then X0 = y (I(X0; C) = log 2), X1 independent of y (I = 0), X2 = y but for one flip each way
 # (0 < I < log 2), X3 = X1 with one flip in class 1 (small I, but close to X1 within each class)
-HAND = pd.DataFrame({
-    "y": [0, 0, 0, 0, 1, 1, 1, 1],
-    "x0": [0, 0, 0, 0, 1, 1, 1, 1],
-    "x1": [0, 1, 0, 1, 0, 1, 0, 1],
-    "x2": [0, 0, 0, 1, 1, 1, 1, 0],
-    "x3": [0, 1, 0, 1, 0, 1, 0, 0],
-})
+HAND = pd.DataFrame(
+    {
+        "y": [0, 0, 0, 0, 1, 1, 1, 1],
+        "x0": [0, 0, 0, 0, 1, 1, 1, 1],
+        "x1": [0, 1, 0, 1, 0, 1, 0, 1],
+        "x2": [0, 0, 0, 1, 1, 1, 1, 0],
+        "x3": [0, 1, 0, 1, 0, 1, 0, 0],
+    }
+)
 
 
 def _frame(data):
@@ -40,7 +42,12 @@ def test_k1_builds_sahamis_structure_on_a_hand_worked_example():
     model = KDB(k=1).fit(X, y)
     assert model.class_information_[0] == pytest.approx(math.log(2), abs=1e-15)
     assert model.class_information_[1] == pytest.approx(0.0, abs=1e-15)
-    assert model.class_information_[0] > model.class_information_[2] > model.class_information_[3] > model.class_information_[1]
+    assert (
+        model.class_information_[0]
+        > model.class_information_[2]
+        > model.class_information_[3]
+        > model.class_information_[1]
+    )
     assert [p.tolist() for p in model.parents_] == [[], [3], [0], [2]]
     assert model.conditional_information_[3, 0] == pytest.approx(0.0, abs=1e-15)
 
@@ -60,8 +67,12 @@ def test_information_and_structure_equal_an_independent_computation(k):
     X = pd.DataFrame({f"a{j}": pd.Categorical(codes[:, j], categories=[0, 1, 2]) for j in range(codes.shape[1])})
     model = KDB(k=k).fit(X, y)
     mi = np.array([mutual_info_score(codes[:, j], y) for j in range(codes.shape[1])])
-    cmi = np.array([[_conditional_information(codes[:, i], codes[:, j], y) if i != j else 0.0 for j in range(codes.shape[1])]
-                    for i in range(codes.shape[1])])
+    cmi = np.array(
+        [
+            [_conditional_information(codes[:, i], codes[:, j], y) if i != j else 0.0 for j in range(codes.shape[1])]
+            for i in range(codes.shape[1])
+        ]
+    )
     np.testing.assert_allclose(model.class_information_, mi, rtol=0, atol=1e-12)
     np.testing.assert_allclose(model.conditional_information_, cmi, rtol=0, atol=1e-12)
     expected, placed = {}, []

@@ -38,10 +38,16 @@ def test_projection_equals_scikit_learn_up_to_sign(data, source, n_components):
     svd = SkLDA(solver="svd", n_components=n_components).fit(X, y)
     eigen = SkLDA(solver="eigen", n_components=n_components).fit(X, y)
     assert ours.scalings_.shape == (X.shape[1], d)
-    np.testing.assert_allclose(aligned(ours.scalings_, svd.scalings_[:, :d]), svd.scalings_[:, :d], rtol=1e-8, atol=1e-10)
-    np.testing.assert_allclose(aligned(ours.scalings_, eigen.scalings_[:, :d]), eigen.scalings_[:, :d], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        aligned(ours.scalings_, svd.scalings_[:, :d]), svd.scalings_[:, :d], rtol=1e-8, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        aligned(ours.scalings_, eigen.scalings_[:, :d]), eigen.scalings_[:, :d], rtol=1e-8, atol=1e-10
+    )
     for theirs in (svd, eigen):
-        np.testing.assert_allclose(ours.explained_variance_ratio_, theirs.explained_variance_ratio_, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(
+            ours.explained_variance_ratio_, theirs.explained_variance_ratio_, rtol=1e-8, atol=1e-12
+        )
     projected = ours.transform(X)
     assert projected.shape == (len(X), d)
     np.testing.assert_allclose(aligned(projected, svd.transform(X)), svd.transform(X), rtol=1e-8, atol=1e-8)
@@ -62,8 +68,12 @@ def test_feature_names_out_and_pandas_output(data):
     X, y = data
     model = LDA(n_components=2).fit(X, y)
     np.testing.assert_array_equal(model.get_feature_names_out(), ["lda0", "lda1"])
-    frame = LDA(n_components=2).set_output(transform="pandas").fit(pd.DataFrame(X, columns=list("abcde")), y).transform(
-        pd.DataFrame(X, columns=list("abcde")))
+    frame = (
+        LDA(n_components=2)
+        .set_output(transform="pandas")
+        .fit(pd.DataFrame(X, columns=list("abcde")), y)
+        .transform(pd.DataFrame(X, columns=list("abcde")))
+    )
     assert list(frame.columns) == ["lda0", "lda1"]
     np.testing.assert_allclose(frame.to_numpy(), model.transform(X), rtol=1e-12)
 
@@ -71,7 +81,9 @@ def test_feature_names_out_and_pandas_output(data):
 @pytest.mark.parametrize("n_components", [0, 4, 2.0, True])
 def test_n_components_out_of_range_is_refused(data, n_components):
     X, y = data
-    with pytest.raises(ValueError, match=r"n_components must be an integer from 1 to min\(K − 1, p\) = 3 \(4 classes, 5 features\)"):
+    with pytest.raises(
+        ValueError, match=r"n_components must be an integer from 1 to min\(K − 1, p\) = 3 \(4 classes, 5 features\)"
+    ):
         LDA(n_components=n_components).fit(X, y)
 
 
@@ -80,8 +92,10 @@ def _draws_about_the_plug_in(n_per_class, seed):
     the first discriminant direction, on data with n_per_class rows of each of 3 classes."""
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1, 2], n_per_class)
-    X = rng.normal(size=(len(y), 3)) @ np.array([[1.0, 0.3, 0.0], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]]) + np.array(
-        [[0.0, 0.0, 0.0], [1.0, 0.5, 0.0], [0.0, 1.5, 1.0]])[y]
+    X = (
+        rng.normal(size=(len(y), 3)) @ np.array([[1.0, 0.3, 0.0], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
+        + np.array([[0.0, 0.0, 0.0], [1.0, 0.5, 0.0], [0.0, 1.5, 1.0]])[y]
+    )
     model = LDA().fit(X, y)
     draws = model.posterior_scalings(n_draws=400, random_seed=seed)
     assert draws.shape == (400, 3, 2)
@@ -95,7 +109,10 @@ def test_posterior_directions_concentrate_on_the_plug_in_as_rows_grow():
     """The posterior sd of a direction falls as 1/√n: 100 times the rows, a tenth of the spread.
     The bounds leave a factor of 2.5 either way against the draws' own noise (400 draws: the mean
     angle's relative sd is about 4 %), so a false failure needs a many-sd excursion."""
-    (cos_small, spread_small), (cos_large, spread_large) = _draws_about_the_plug_in(30, 0), _draws_about_the_plug_in(3000, 1)
+    (cos_small, spread_small), (cos_large, spread_large) = (
+        _draws_about_the_plug_in(30, 0),
+        _draws_about_the_plug_in(3000, 1),
+    )
     assert spread_large < spread_small / 4
     assert 1 - cos_large < (1 - cos_small) / 4 or 1 - cos_large < 1e-6
     assert cos_large > 0.9999

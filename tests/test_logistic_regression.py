@@ -53,7 +53,9 @@ def test_map_is_scikit_learns_l2_fit(classes, prior_sd, iris):
     ours = LogisticRegression(prior_sd=prior_sd, intercept_prior_sd=None).fit(X, y)
     theirs = slm.LogisticRegression(C=prior_sd**2, tol=1e-12, max_iter=100_000).fit(X, y)
     y_index = np.searchsorted(theirs.classes_, y)
-    _, start_gradient = _penalised_objective(np.zeros_like(ours.coef_), np.zeros_like(ours.intercept_), X, y_index, prior_sd)
+    _, start_gradient = _penalised_objective(
+        np.zeros_like(ours.coef_), np.zeros_like(ours.intercept_), X, y_index, prior_sd
+    )
     our_objective, our_gradient = _penalised_objective(ours.coef_, ours.intercept_, X, y_index, prior_sd)
     their_objective, their_gradient = _penalised_objective(theirs.coef_, theirs.intercept_, X, y_index, prior_sd)
     assert our_gradient < 1e-6 * start_gradient
@@ -102,8 +104,9 @@ def test_predictive_averages_the_likelihood_over_the_draws(sampled):
     confident = mean_plug_in > 0.6
     assert confident.any()
     assert np.all(manual[confident] <= mean_plug_in[confident] + 1e-12)
-    np.testing.assert_allclose(model.predict_proba(X, estimate="mean")[:, 1],
-                               1 / (1 + np.exp(-(X @ W.mean(axis=0) + b.mean()))))
+    np.testing.assert_allclose(
+        model.predict_proba(X, estimate="mean")[:, 1], 1 / (1 + np.exp(-(X @ W.mean(axis=0) + b.mean())))
+    )
 
 
 def test_mean_and_predictive_need_the_posterior_draws(binary):
@@ -129,11 +132,19 @@ def test_mle_drops_the_prior(binary):
     strong = LogisticRegression(prior_sd=0.01).fit(X, y)
     shrunk, free = strong.predict_proba(X), strong.predict_proba(X, estimate="mle")
     assert np.abs(shrunk - 0.5).max() < 0.2  # the strong prior pulls towards 1/2
-    np.testing.assert_allclose(free, LogisticRegression(prior_sd=1e6, intercept_prior_sd=None).fit(X, y).predict_proba(X), atol=1e-4)
+    np.testing.assert_allclose(
+        free, LogisticRegression(prior_sd=1e6, intercept_prior_sd=None).fit(X, y).predict_proba(X), atol=1e-4
+    )
 
 
-@pytest.mark.parametrize("params, message", [({"prior_sd": 0}, "prior_sd must be a number > 0"), ({"intercept_prior_sd": -1}, "intercept_prior_sd must be"),
-                                             ({"estimate": "median"}, "estimate='median'")])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"prior_sd": 0}, "prior_sd must be a number > 0"),
+        ({"intercept_prior_sd": -1}, "intercept_prior_sd must be"),
+        ({"estimate": "median"}, "estimate='median'"),
+    ],
+)
 def test_bad_parameters_are_named(params, message, binary):
     with pytest.raises(ValueError, match=message):
         LogisticRegression(**params).fit(*binary)
@@ -142,10 +153,10 @@ def test_bad_parameters_are_named(params, message, binary):
 def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypatch):
     """init="jitter+adapt_full" for PyMC's sampler when vectors × (features + 1) ≤ the limit; no
     init for another backend, past the limit, or when the caller gives one."""
-    from pgm_models.inference import sampling
-    from pgm_models.discriminative import logistic_regression
-
     import arviz as az
+
+    from pgm_models.discriminative import logistic_regression
+    from pgm_models.inference import sampling
 
     calls = []
     drawn = az.from_dict(posterior={"weights": np.zeros((1, 10, 1, 2))})
@@ -164,11 +175,22 @@ def test_pymcs_nuts_adapts_a_dense_mass_matrix_up_to_the_limit(binary, monkeypat
     np.testing.assert_array_equal(model.idata_.observed_data["class_count"].values, model.class_count_)
 
 
-@pytest.mark.parametrize("classes, intercept_prior_sd, sparse, weighted, whitened", [
-    (1, 10.0, False, False, True), (1, None, True, True, True), (2, 10.0, True, False, True), (2, None, False, True, True),
-    (3, 10.0, False, True, True), (3, None, True, False, True), (2, 10.0, True, True, False), (3, None, False, False, False),
-])
-def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weighted, intercept_prior_sd, whitened, monkeypatch):
+@pytest.mark.parametrize(
+    "classes, intercept_prior_sd, sparse, weighted, whitened",
+    [
+        (1, 10.0, False, False, True),
+        (1, None, True, True, True),
+        (2, 10.0, True, False, True),
+        (2, None, False, True, True),
+        (3, 10.0, False, True, True),
+        (3, None, True, False, True),
+        (2, 10.0, True, True, False),
+        (3, None, False, False, False),
+    ],
+)
+def test_counts_form_has_the_rows_forms_log_density(
+    iris, classes, sparse, weighted, intercept_prior_sd, whitened, monkeypatch
+):
     """The counts form (distinct rows once, with their class counts) has the rows form's log
     density: unwhitened (past ``WHITENING_LIMIT``) the same function of the same variables, with the
     same gradient (to 1e-10); whitened, the rows form's density at the weights and intercept the
@@ -187,16 +209,24 @@ def test_counts_form_has_the_rows_forms_log_density(iris, classes, sparse, weigh
     X, y = np.round(X[keep, 2:]), y[keep]
     X = np.hstack([X, 2 * X[:, :1]])
     weight = np.random.default_rng(0).uniform(0.5, 2, len(y)) if weighted else None
-    model = LogisticRegression(intercept_prior_sd=intercept_prior_sd).fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=weight)
+    model = LogisticRegression(intercept_prior_sd=intercept_prior_sd).fit(
+        sp.csr_matrix(X) if sparse else X, y, sample_weight=weight
+    )
     rows, counts = model.pymc_model("rows"), model.pymc_model("counts")
     assert ("whitened_coef" in counts.named_vars) is whitened
     distinct = counts.coords["distinct_row"]
     assert len(distinct) == len(np.unique(X, axis=0)) < len(y) / 4
-    expected = np.array([[np.sum((weight if weighted else 1) * np.all(X == X[u], axis=1) * (y == k)) for k in model.classes_]
-                         for u in distinct])
+    expected = np.array(
+        [
+            [np.sum((weight if weighted else 1) * np.all(X == X[u], axis=1) * (y == k)) for k in model.classes_]
+            for u in distinct
+        ]
+    )
     np.testing.assert_allclose(counts.rvs_to_values[counts["class_count"]].data, expected, rtol=1e-12)
     assert (expected > 0).sum(axis=1).max() == (1 if classes == 1 else 2)  # distinct rows of two classes
-    coefficients = counts.compile_fn(counts.replace_rvs_by_values([counts["weights"], counts["intercept"]]), on_unused_input="ignore")
+    coefficients = counts.compile_fn(
+        counts.replace_rvs_by_values([counts["weights"], counts["intercept"]]), on_unused_input="ignore"
+    )
     logp, dlogp = (rows.compile_logp(), counts.compile_logp()), (rows.compile_dlogp(), counts.compile_dlogp())
     scales = [1.0] * X.shape[1] + ([] if intercept_prior_sd is None else [intercept_prior_sd])
     jacobian = model._n_vectors * np.sum(np.log(scales)) if whitened else 0.0
@@ -258,7 +288,11 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
     model = LogisticRegression().fit(np.column_stack([x, 2 * x]), y)
     target = (y == model.classes_[1]).astype(float)
     map_u, map_b = model.coef_[0] @ [1, 2], model.intercept_[0]
-    u, b = np.meshgrid(np.linspace(map_u - 9 * 1.5, map_u + 9 * 1.5, 400), np.linspace(map_b - 9 * 8, map_b + 9 * 8, 400), indexing="ij")
+    u, b = np.meshgrid(
+        np.linspace(map_u - 9 * 1.5, map_u + 9 * 1.5, 400),
+        np.linspace(map_b - 9 * 8, map_b + 9 * 8, 400),
+        indexing="ij",
+    )
     t = u[..., None] * x + b[..., None]
     log_post = (target * log_expit(t) + (1 - target) * log_expit(-t)).sum(axis=-1) - u**2 / 10 - b**2 / 200
     weight = np.exp(log_post - log_post.max())
@@ -275,8 +309,13 @@ def test_default_sampler_on_the_whitened_form_matches_quadrature(binary):
     assert not {"whitened_vector", "whitened_direction"} & set(idata.posterior.coords)
     import arviz as az
 
-    draws = np.column_stack([idata.posterior["weights"].values.reshape(-1, 2), idata.posterior["intercept"].values.reshape(-1)])
-    ess = np.r_[az.ess(idata, var_names=["weights"])["weights"].values.ravel(), az.ess(idata, var_names=["intercept"])["intercept"].values]
+    draws = np.column_stack(
+        [idata.posterior["weights"].values.reshape(-1, 2), idata.posterior["intercept"].values.reshape(-1)]
+    )
+    ess = np.r_[
+        az.ess(idata, var_names=["weights"])["weights"].values.ravel(),
+        az.ess(idata, var_names=["intercept"])["intercept"].values,
+    ]
     z = (draws.mean(axis=0) - exact_mean) / (exact_sd / np.sqrt(np.minimum(ess, len(draws))))
     assert np.all(np.abs(z) <= 5), z
     np.testing.assert_allclose(draws.std(axis=0), exact_sd, rtol=0.1)  # a 10 % error is ≥ 7 of its sds (√(2 ESS) ≥ 77)
@@ -294,14 +333,19 @@ def test_the_draws_keep_the_coefficients_not_their_whitened_coordinates(binary):
     estimator = LogisticRegression(intercept_prior_sd=None).fit(X, y)
     model = estimator.pymc_model("counts")
     assert {"whitened_coef", "shifted_intercept"} <= set(model.named_vars)
-    draws = {name: np.zeros((1, 2) + tuple(len(model.coords[dim]) for dim in model.named_vars_to_dims[name]))
-             for name in ("whitened_coef", "shifted_intercept", "weights", "intercept")}
-    posterior = xr.Dataset({name: (("chain", "draw") + model.named_vars_to_dims[name], value) for name, value in draws.items()},
-                           coords={dim: list(model.coords[dim]) for dim in ("vector", "feature", "whitened_vector", "whitened_direction")})
+    draws = {
+        name: np.zeros((1, 2) + tuple(len(model.coords[dim]) for dim in model.named_vars_to_dims[name]))
+        for name in ("whitened_coef", "shifted_intercept", "weights", "intercept")
+    }
+    posterior = xr.Dataset(
+        {name: (("chain", "draw") + model.named_vars_to_dims[name], value) for name, value in draws.items()},
+        coords={dim: list(model.coords[dim]) for dim in ("vector", "feature", "whitened_vector", "whitened_direction")},
+    )
     import arviz as az
 
-    kept = _model_variables_only(az.InferenceData(posterior=posterior), keep_tuning=False,
-                                 auxiliary=estimator._without_auxiliary_draws).posterior
+    kept = _model_variables_only(
+        az.InferenceData(posterior=posterior), keep_tuning=False, auxiliary=estimator._without_auxiliary_draws
+    ).posterior
     assert set(kept.data_vars) == {"weights", "intercept"}
     assert set(kept.coords) == {"vector", "feature"}
 
@@ -316,7 +360,10 @@ def test_helmert_is_orthogonal_with_a_constant_first_column_and_the_design_facto
     np.testing.assert_allclose(helmert(3)[:, 1], [1 / np.sqrt(2), -1 / np.sqrt(2), 0])  # entry 1 against entry 0
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (30, 3)).astype(float)
-    design, scale = np.column_stack([X, 1 - X[:, 0], np.ones(30)]), np.array([1.0, 1.0, 1.0, 1.0, 10.0])  # column 3 + column 0 = column 4
+    design, scale = (
+        np.column_stack([X, 1 - X[:, 0], np.ones(30)]),
+        np.array([1.0, 1.0, 1.0, 1.0, 10.0]),
+    )  # column 3 + column 0 = column 4
     product, V = whitened_design(design, scale)
     assert product.shape == (30, 4)  # rank 4 of 5: the null direction left out
     np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-14)

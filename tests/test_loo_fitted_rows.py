@@ -49,7 +49,9 @@ def _other_rows(X):
     (and classes)."""
     if hasattr(X, "iloc"):
         other = X.copy()
-        other["x0"] = pd.Categorical.from_codes(np.roll(X["x0"].cat.codes.to_numpy(), 7), categories=X["x0"].cat.categories)
+        other["x0"] = pd.Categorical.from_codes(
+            np.roll(X["x0"].cat.codes.to_numpy(), 7), categories=X["x0"].cat.categories
+        )
         return other
     other = np.array(X, copy=True)
     other[:, 0] = np.roll(other[:, 0], 7)

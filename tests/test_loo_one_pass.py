@@ -10,7 +10,6 @@ import pytest
 from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import clone
-
 from test_loo import _brute_force
 
 from pgm_models import BernoulliNB, CategoricalNB
@@ -23,11 +22,17 @@ from pgm_models.naive_bayes.hierarchical import HierarchicalNB
 def nominal_with_gaps():
     """12 rows, 3 attributes (3, 2 and 4 values, one declared value never seen), 3 classes,
     missing values in every attribute; class "s" has two rows, one missing attribute a."""
-    X = pd.DataFrame({
-        "a": pd.Categorical(["r", "g", "b", "r", None, "g", "b", "b", "r", "g", None, "r"], categories=["r", "g", "b"]),
-        "b": pd.Categorical(["u", "v", "u", None, "v", "v", "u", "u", "v", None, "u", "v"], categories=["u", "v"]),
-        "c": pd.Categorical(["w", "x", None, "y", "w", "x", "x", "y", None, "w", "x", "w"], categories=["w", "x", "y", "z"]),
-    })
+    X = pd.DataFrame(
+        {
+            "a": pd.Categorical(
+                ["r", "g", "b", "r", None, "g", "b", "b", "r", "g", None, "r"], categories=["r", "g", "b"]
+            ),
+            "b": pd.Categorical(["u", "v", "u", None, "v", "v", "u", "u", "v", None, "u", "v"], categories=["u", "v"]),
+            "c": pd.Categorical(
+                ["w", "x", None, "y", "w", "x", "x", "y", None, "w", "x", "w"], categories=["w", "x", "y", "z"]
+            ),
+        }
+    )
     y = np.array(["p", "q", "p", "q", "p", "q", "p", "q", "p", "q", "s", "s"])
     return X, y
 
@@ -110,6 +115,7 @@ def test_integer_matrix_inside_its_domains_is_its_own_read_only_codes():
 
 # ---------------------------------------------------------------- HierarchicalNB, λ integrated out
 
+
 def _log_evidence(counts, sizes, lam):
     """log p(feature counts | λ) for every λ of the grid: Σ_kj log Γ(S_j λ) − log Γ(S_j λ + N_kj)
     + Σ_s log Γ(λ + n_kjs) − log Γ(λ), counts a list of (K, S_j) arrays (written out here, not
@@ -117,8 +123,11 @@ def _log_evidence(counts, sizes, lam):
     lam = lam[:, None, None]
     total = 0.0
     for n, size in zip(counts, sizes):
-        total = total + (gammaln(size * lam) - gammaln(size * lam + n.sum(axis=1)[None, :, None])).sum(axis=(1, 2)) \
+        total = (
+            total
+            + (gammaln(size * lam) - gammaln(size * lam + n.sum(axis=1)[None, :, None])).sum(axis=(1, 2))
             + (gammaln(lam + n[None]) - gammaln(lam)).sum(axis=(1, 2))
+        )
     return total
 
 
@@ -149,7 +158,9 @@ def test_hierarchical_loo_matches_quadrature_of_the_leave_one_out_posterior():
     hierarchical = HierarchicalNB(CategoricalNB(n_categories=sizes), hyperprior_params=(2.0, 2.0)).fit_counts(X, y)
 
     def counts_of(rows):
-        return [np.stack([np.bincount(X[rows][y[rows] == k, j], minlength=s) for k in (0, 1)]) for j, s in enumerate(sizes)]
+        return [
+            np.stack([np.bincount(X[rows][y[rows] == k, j], minlength=s) for k in (0, 1)]) for j, s in enumerate(sizes)
+        ]
 
     log_grid = np.linspace(np.log(1e-4), np.log(1e3), 40001)
     lam = np.exp(log_grid)
@@ -214,6 +225,9 @@ def test_dirichlet_multinomial_rows_equal_the_gamma_function_formula(scale):
     rng = np.random.default_rng(5)
     concentration = rng.gamma(2.0, 1.0, size=(3, 7))
     X = rng.poisson(1.5, size=(40, 7)) * scale
-    expected = (gammaln(concentration.sum(axis=1))[None, :] - gammaln(concentration.sum(axis=1)[None, :] + X.sum(axis=1)[:, None])
-                + (gammaln(concentration[None] + X[:, None]) - gammaln(concentration[None])).sum(axis=2))
+    expected = (
+        gammaln(concentration.sum(axis=1))[None, :]
+        - gammaln(concentration.sum(axis=1)[None, :] + X.sum(axis=1)[:, None])
+        + (gammaln(concentration[None] + X[:, None]) - gammaln(concentration[None])).sum(axis=2)
+    )
     np.testing.assert_allclose(Dirichlet(concentration).log_predictive_rows(X), expected, rtol=1e-12, atol=1e-12)

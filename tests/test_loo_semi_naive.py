@@ -73,7 +73,10 @@ def test_loo_equals_refits_without_each_row(small_missing, name):
 def test_tan_loo_equals_refits_that_learn_the_tree_again(small_missing, model):
     X, y = small_missing
     full_tree = clone(model).fit(X, y).tree_parent_
-    moved = sum(not np.array_equal(clone(model).fit(X.drop(index=i), y.drop(index=i)).tree_parent_, full_tree) for i in range(len(y)))
+    moved = sum(
+        not np.array_equal(clone(model).fit(X.drop(index=i), y.drop(index=i)).tree_parent_, full_tree)
+        for i in range(len(y))
+    )
     assert 3 <= moved <= len(y) - 3  # both paths: rows that move the tree and rows that do not
     _check_against_refits(model, X, y)
 
@@ -92,8 +95,13 @@ def test_aode_loo_frequency_limit_counts_the_row_out():
 
 def test_az_compare_ranks_semi_naive_beside_naive_bayes():
     X, y = load_dataset("vote")
-    models = {"CategoricalNB": CategoricalNB(), "SPODE": SPODE(parent="physician-fee-freeze"), "AODE": AODE(), "TAN": TAN(),
-              "AODE alpha=50": AODE(alpha=50.0)}
+    models = {
+        "CategoricalNB": CategoricalNB(),
+        "SPODE": SPODE(parent="physician-fee-freeze"),
+        "AODE": AODE(),
+        "TAN": TAN(),
+        "AODE alpha=50": AODE(alpha=50.0),
+    }
     results = {name: model.fit(X, y).loo(X, y, conditional=False) for name, model in models.items()}
     table = az.compare(results, method="pseudo-bma")
     order = sorted(results, key=lambda name: -results[name].elpd_loo)
@@ -114,7 +122,9 @@ def test_every_row_is_more_probable_in_the_training_data(small_missing, model):
     X, y = small_missing
     fitted = clone(model).fit(X, y)
     result = fitted.loo(X, y, conditional=False)
-    full = fitted.predict_joint_log_proba(X, estimate="predictive")[np.arange(len(y)), fitted._class_index(np.asarray(y))]
+    full = fitted.predict_joint_log_proba(X, estimate="predictive")[
+        np.arange(len(y)), fitted._class_index(np.asarray(y))
+    ]
     assert np.all(full >= result.loo_i.values - 1e-12)
     assert result.p_loo == pytest.approx(full.sum() - result.elpd_loo, abs=1e-9) and result.p_loo > 0
 

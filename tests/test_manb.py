@@ -15,7 +15,11 @@ def _dirmult(counts, alpha):
     """log DirMult of an ordered sequence with these counts (last axis one block), symmetric α."""
     counts = np.asarray(counts, dtype=float)
     size = counts.shape[-1]
-    return gammaln(size * alpha) - gammaln(size * alpha + counts.sum(-1)) + (gammaln(counts + alpha) - gammaln(alpha)).sum(-1)
+    return (
+        gammaln(size * alpha)
+        - gammaln(size * alpha + counts.sum(-1))
+        + (gammaln(counts + alpha) - gammaln(alpha)).sum(-1)
+    )
 
 
 def _enumerate(X, y, alpha, class_alpha, arc_prior):
@@ -58,7 +62,11 @@ def _enumerate(X, y, alpha, class_alpha, arc_prior):
     # the average of the joint p(y, x | S, D) over P(S | D), then normalised over y
     averaged = logsumexp(log_posterior[:, None, None] + np.array(joints), axis=0)
     subsets = np.array(list(itertools.product([0, 1], repeat=F)))
-    return np.exp(averaged - logsumexp(averaged, axis=1, keepdims=True)), np.exp(log_posterior) @ subsets, logsumexp(log_weights)
+    return (
+        np.exp(averaged - logsumexp(averaged, axis=1, keepdims=True)),
+        np.exp(log_posterior) @ subsets,
+        logsumexp(log_weights),
+    )
 
 
 def _breast_cancer_six():
@@ -66,11 +74,14 @@ def _breast_cancer_six():
     return X.iloc[:, :6], y  # node-caps (column 4) has missing values
 
 
-@pytest.mark.parametrize("dataset, alpha, class_alpha, arc_prior", [
-    ("weather.nominal", 1.0, 1.0, 0.5),
-    ("contact-lenses", 0.5, 2.0, 0.2),
-    ("breast-cancer-6", 1.0, 1.0, 0.7),
-])
+@pytest.mark.parametrize(
+    "dataset, alpha, class_alpha, arc_prior",
+    [
+        ("weather.nominal", 1.0, 1.0, 0.5),
+        ("contact-lenses", 0.5, 2.0, 0.2),
+        ("breast-cancer-6", 1.0, 1.0, 0.7),
+    ],
+)
 def test_average_equals_the_sum_over_every_subset(dataset, alpha, class_alpha, arc_prior):
     X, y = _breast_cancer_six() if dataset == "breast-cancer-6" else load_dataset(dataset)
     assert X.shape[1] <= 6
@@ -123,7 +134,11 @@ def test_estimates_mix_the_tables_they_name(weather):
     offsets = np.concatenate([[0], np.cumsum(certain.n_categories_)[:-1]])
     row = X.iloc[0]
     codes = [list(X[c].cat.categories).index(row[c]) for c in X.columns]
-    joint = certain.class_count_ / 14 * np.prod([counts[:, o + c] / certain.class_count_ for o, c in zip(offsets, codes)], axis=0)
+    joint = (
+        certain.class_count_
+        / 14
+        * np.prod([counts[:, o + c] / certain.class_count_ for o, c in zip(offsets, codes)], axis=0)
+    )
     np.testing.assert_allclose(certain.predict_proba(X.iloc[:1], estimate="mle")[0], joint / joint.sum(), atol=1e-12)
 
 
@@ -136,8 +151,12 @@ def test_weights_partial_fit_and_bad_input(weather):
     batches = MANB().partial_fit(X.iloc[:5], y.iloc[:5], classes=full.classes_).partial_fit(X.iloc[5:], y.iloc[5:])
     np.testing.assert_allclose(batches.predict_proba(X), full.predict_proba(X), atol=1e-12)
     np.testing.assert_allclose(batches.arc_posterior_, full.arc_posterior_, atol=1e-12)
-    for params, name in [({"arc_prior": 1.0}, "arc_prior"), ({"arc_prior": "max"}, "arc_prior"), ({"alpha": 0}, "alpha"),
-                         ({"alpha": -1}, "alpha")]:
+    for params, name in [
+        ({"arc_prior": 1.0}, "arc_prior"),
+        ({"arc_prior": "max"}, "arc_prior"),
+        ({"alpha": 0}, "alpha"),
+        ({"alpha": -1}, "alpha"),
+    ]:
         with pytest.raises(ValueError, match=name):
             MANB(**params).fit(X, y)
 
@@ -146,7 +165,9 @@ def test_dask_fit_equals_in_memory():
     dd = pytest.importorskip("dask.dataframe")
     X, y = load_dataset("vote")
     model = MANB(arc_prior="evidence").fit(X, y)
-    on_dask = MANB(arc_prior="evidence").fit(dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False))
+    on_dask = MANB(arc_prior="evidence").fit(
+        dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    )
     np.testing.assert_allclose(on_dask.predict_proba(X), model.predict_proba(X), rtol=0, atol=1e-12)
     np.testing.assert_allclose(on_dask.arc_posterior_, model.arc_posterior_, rtol=0, atol=1e-12)
 

@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 
 from pgm_models._utils import jit as _numba
 from pgm_models.datasets import load_dataset
-from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer, _interval_labels
+from pgm_models.preprocessing.discretize import (
+    EqualFrequencyDiscretizer,
+    EqualWidthDiscretizer,
+    MDLDiscretizer,
+    _interval_labels,
+)
 
 LN2 = float(np.log(2))
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
@@ -68,7 +73,9 @@ def weka_cut_points(values, classes, n_classes):
             return []
         k, k_left, k_right = (sum(count > 0 for count in side) for side in (prior, best_left, best_right))
         n_left = best + 1 - first
-        delta = np.log2(3.0**k - 2) - (k * prior_entropy - k_right * entropy(best_right, n - n_left) - k_left * entropy(best_left, n_left))
+        delta = np.log2(3.0**k - 2) - (
+            k * prior_entropy - k_right * entropy(best_right, n - n_left) - k_left * entropy(best_left, n_left)
+        )
         if not prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n:
             return []
         cut = (v[best] + v[best + 1]) / 2.0
@@ -90,7 +97,9 @@ def labelled_columns(draw):
     for j in range(draw(st.integers(1, 5))):
         levels = draw(st.integers(1, 12))
         noise = np.array(draw(st.lists(st.integers(0, levels - 1), min_size=n_rows, max_size=n_rows)), dtype=float)
-        values = noise + draw(st.sampled_from([0.0, 0.5, 2.0, 6.0])) * classes + draw(st.sampled_from([0.0, -3.25, 1e6]))
+        values = (
+            noise + draw(st.sampled_from([0.0, 0.5, 2.0, 6.0])) * classes + draw(st.sampled_from([0.0, -3.25, 1e6]))
+        )
         missing = np.array(draw(st.lists(st.booleans(), min_size=n_rows, max_size=n_rows))) & draw(st.booleans())
         columns[f"x{j}"] = np.where(missing, np.nan, values)
     return pd.DataFrame(columns), classes
@@ -158,7 +167,9 @@ def test_transform_is_the_interval_of_each_value():
     X = X.assign(kind=np.where(np.arange(len(X)) % 2, "odd", "even"))
     X.iloc[::7, 1] = np.nan
     discretizer = MDLDiscretizer().fit(X, y)
-    queried = pd.concat([X.iloc[::3], X.iloc[:5].assign(plas=np.resize(discretizer.cut_points_[1], 5))])  # values on the cuts
+    queried = pd.concat(
+        [X.iloc[::3], X.iloc[:5].assign(plas=np.resize(discretizer.cut_points_[1], 5))]
+    )  # values on the cuts
     out = discretizer.transform(queried)
     expected = {}
     for column, cuts in zip(X.columns, discretizer.cut_points_):
@@ -166,7 +177,9 @@ def test_transform_is_the_interval_of_each_value():
             expected[column] = queried[column]
             continue
         values = queried[column].to_numpy()
-        codes = np.where(np.isnan(values), -1, [np.flatnonzero(np.append(cuts, np.inf) >= x)[0] if x == x else 0 for x in values])
+        codes = np.where(
+            np.isnan(values), -1, [np.flatnonzero(np.append(cuts, np.inf) >= x)[0] if x == x else 0 for x in values]
+        )
         expected[column] = pd.Categorical.from_codes(codes, categories=_interval_labels(cuts.tolist()))
     pd.testing.assert_frame_equal(out, pd.DataFrame(expected, index=queried.index))
     again = discretizer.transform(X.iloc[:4])
@@ -225,8 +238,12 @@ def test_interval_codes_are_searchsorted_ones(n_bins, loaded):
     X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.integers(0, 50, 300).astype(float)})
     discretizer = EqualWidthDiscretizer(n_bins=n_bins).fit(X)
     cuts = discretizer.cut_points_
-    queried = pd.DataFrame({"a": np.concatenate((cuts[0], [-9.0, 9.0, np.nan], rng.normal(size=50))),
-                            "b": np.concatenate((cuts[1], [-1.0, 99.0, np.nan], rng.integers(0, 50, 50)))})
+    queried = pd.DataFrame(
+        {
+            "a": np.concatenate((cuts[0], [-9.0, 9.0, np.nan], rng.normal(size=50))),
+            "b": np.concatenate((cuts[1], [-1.0, 99.0, np.nan], rng.integers(0, 50, 50))),
+        }
+    )
     with numba_loaded(loaded):
         out = discretizer.transform(queried)
         again = discretizer.fit_transform(X)
@@ -242,7 +259,10 @@ def test_transform_keeps_columns_that_share_a_name():
     X = pd.DataFrame([[1.0, 2.0, "a"], [2.0, 1.0, "b"], [3.0, 5.0, "a"], [4.0, 6.0, "b"]], columns=["x", "x", "kind"])
     out = MDLDiscretizer().fit(X, [0, 0, 1, 1]).transform(X)
     assert list(out.columns) == ["x", "x", "kind"]
-    assert [out.iloc[:, j].tolist() for j in range(2)] == [["(-inf-2.5]"] * 2 + ["(2.5-inf)"] * 2, ["(-inf-3.5]"] * 2 + ["(3.5-inf)"] * 2]
+    assert [out.iloc[:, j].tolist() for j in range(2)] == [
+        ["(-inf-2.5]"] * 2 + ["(2.5-inf)"] * 2,
+        ["(-inf-3.5]"] * 2 + ["(3.5-inf)"] * 2,
+    ]
 
 
 @pytest.mark.parametrize("loaded", PATHS)
@@ -289,7 +309,9 @@ def test_mdl_with_more_classes_than_3_to_the_k_fits_a_float(loaded):
         cuts = MDLDiscretizer().fit(pd.DataFrame({"x": values}), values.astype(int)).cut_points_[0]
     assert len(cuts) > 0 and np.all(cuts % 1 == 0.5) and np.all(np.diff(cuts) > 0)
     with numba_loaded(not loaded):
-        np.testing.assert_array_equal(MDLDiscretizer().fit(pd.DataFrame({"x": values}), values.astype(int)).cut_points_[0], cuts)
+        np.testing.assert_array_equal(
+            MDLDiscretizer().fit(pd.DataFrame({"x": values}), values.astype(int)).cut_points_[0], cuts
+        )
 
 
 @pytest.mark.parametrize("loaded", PATHS)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pymc as pm
 import pytest
+from conftest import logp_at_random_points
 from scipy import stats
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -16,8 +17,6 @@ from sklearn.preprocessing import FunctionTransformer
 from pgm_models import BernoulliNB, CategoricalNB, GaussianNB, MixedNB
 from pgm_models.datasets import load_dataset
 from pgm_models.inference.verify import check_posterior
-
-from conftest import logp_at_random_points
 
 ESTIMATES = ("mean", "map", "mle", "predictive")
 FIXTURES = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
@@ -35,13 +34,15 @@ def mixed():
     rng = np.random.default_rng(5)
     y = np.repeat(["a", "b"], 40)
     b = y == "b"
-    X = pd.DataFrame({
-        "colour": rng.choice(["red", "green", "blue"], size=80, p=[0.5, 0.3, 0.2]).astype(object),
-        "height": rng.normal(np.where(b, 1.0, 0.0), 1.0),
-        "weight": rng.normal(np.where(b, 60.0, 70.0), 8.0),
-        "smoker": rng.random(80) < np.where(b, 0.6, 0.2),
-        "visits": rng.poisson(np.where(b, 4.0, 1.5)).astype(np.int64),
-    })
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], size=80, p=[0.5, 0.3, 0.2]).astype(object),
+            "height": rng.normal(np.where(b, 1.0, 0.0), 1.0),
+            "weight": rng.normal(np.where(b, 60.0, 70.0), 8.0),
+            "smoker": rng.random(80) < np.where(b, 0.6, 0.2),
+            "visits": rng.poisson(np.where(b, 4.0, 1.5)).astype(np.int64),
+        }
+    )
     X.loc[[3, 50], "height"] = np.nan
     X.loc[[7], "colour"] = None
     return X, y
@@ -70,7 +71,9 @@ def test_only_binary_columns_is_bernoulli_nb(binary_data, estimate):
     mixed = MixedNB(estimate=estimate).fit(X.astype(bool), y)
     assert set(mixed.column_types_.values()) == {"bernoulli"}
     bernoulli = BernoulliNB(binarize=None, estimate=estimate).fit(X, y)
-    np.testing.assert_allclose(mixed.predict_joint_log_proba(X.astype(bool)), bernoulli.predict_joint_log_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(X.astype(bool)), bernoulli.predict_joint_log_proba(X), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("estimate", ESTIMATES)
@@ -87,8 +90,13 @@ def test_joint_log_proba_is_the_class_term_plus_each_block(credit, estimate):
 def test_column_types_are_inferred_from_dtypes_and_can_be_set(mixed):
     X, y = mixed
     model = MixedNB().fit(X, y)
-    assert model.column_types_ == {"colour": "categorical", "height": "gaussian", "weight": "gaussian", "smoker": "bernoulli",
-                                   "visits": "poisson"}  # an integer dtype is counts, whatever its values
+    assert model.column_types_ == {
+        "colour": "categorical",
+        "height": "gaussian",
+        "weight": "gaussian",
+        "smoker": "bernoulli",
+        "visits": "poisson",
+    }  # an integer dtype is counts, whatever its values
     counted = MixedNB(column_types={"visits": "poisson", "weight": "categorical"}).fit(X, y)
     assert counted.column_types_["visits"] == "poisson" and counted.column_types_["weight"] == "categorical"
     assert len(counted.categories_[1]) == X["weight"].nunique()
@@ -98,7 +106,9 @@ def test_column_types_are_inferred_from_dtypes_and_can_be_set(mixed):
         MixedNB(column_types={"visits": "count"}).fit(X, y)
     with pytest.raises(ValueError, match=r"column 'colour' is a gaussian column but has a non-numeric value"):
         MixedNB(column_types={"colour": "gaussian"}).fit(X, y)
-    with pytest.raises(ValueError, match=r"column 'height' is a poisson column and has a value that is not a count ≥ 0"):
+    with pytest.raises(
+        ValueError, match=r"column 'height' is a poisson column and has a value that is not a count ≥ 0"
+    ):
         MixedNB(column_types={"height": "poisson"}).fit(X, y)
     bad = X.assign(smoker=X["smoker"].astype(int) * 2)
     with pytest.raises(ValueError, match=r"column 'smoker' is a bernoulli column and has a value other than 0/1: 2.0"):
@@ -111,12 +121,22 @@ def test_missing_values_are_skipped_per_column(mixed):
     present = X["height"].notna().to_numpy()
     alone = GaussianNB().fit(X.loc[present, ["height"]], y[present])
     posterior = model.analytic_posterior("mean")
-    np.testing.assert_allclose(posterior["feature_mean"].sel(gaussian_feature="height"), alone.analytic_posterior("mean")["feature_mean"][:, 0], rtol=1e-12)
-    np.testing.assert_allclose(posterior["feature_var"].sel(gaussian_feature="height"), alone.analytic_posterior("mean")["feature_var"][:, 0], rtol=1e-12)
+    np.testing.assert_allclose(
+        posterior["feature_mean"].sel(gaussian_feature="height"),
+        alone.analytic_posterior("mean")["feature_mean"][:, 0],
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        posterior["feature_var"].sel(gaussian_feature="height"),
+        alone.analytic_posterior("mean")["feature_var"][:, 0],
+        rtol=1e-12,
+    )
     # a row's missing entries contribute nothing: scoring it equals scoring without those columns
     row = X.iloc[[3]]
     without = MixedNB().fit(X.drop(columns="height"), y)
-    np.testing.assert_allclose(model.predict_joint_log_proba(row), without.predict_joint_log_proba(row.drop(columns="height")), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(row), without.predict_joint_log_proba(row.drop(columns="height")), rtol=1e-12
+    )
 
 
 def test_gamma_poisson_block_by_hand():
@@ -132,11 +152,17 @@ def test_gamma_poisson_block_by_hand():
     new = pd.DataFrame({"visits": [0.0, 7.0]})
     class_log_prob = np.log((np.array([4, 3]) + 1) / 9)
     predictive = stats.nbinom.logpmf(new.to_numpy(), a, b / (b + 1))
-    np.testing.assert_allclose(model.predict_joint_log_proba(new, estimate="predictive"), class_log_prob + predictive, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(new, estimate="predictive"), class_log_prob + predictive, rtol=1e-12
+    )
     plug_in = stats.poisson.logpmf(new.to_numpy(), [5 / 3, 10 / 3])
-    np.testing.assert_allclose(model.predict_joint_log_proba(new, estimate="mle") - np.log(np.array([4, 3]) / 7), plug_in, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(new, estimate="mle") - np.log(np.array([4, 3]) / 7), plug_in, rtol=1e-12
+    )
     empty = MixedNB(column_types={"visits": "poisson"}).fit(X, pd.Series(pd.Categorical(y, categories=[0, 1, 2])))
-    with pytest.raises(ValueError, match=r"class 2, count column 'visits': the mle rate is undefined.*'mean', 'map' or 'predictive'"):
+    with pytest.raises(
+        ValueError, match=r"class 2, count column 'visits': the mle rate is undefined.*'mean', 'map' or 'predictive'"
+    ):
         empty.predict_proba(new, estimate="mle")
     assert np.isfinite(empty.predict_proba(new)).all()
 
@@ -147,10 +173,14 @@ def test_forward_sampling_reads_the_categorical_tables_from_the_exact_draws(mixe
     X, y = mixed
     model = MixedNB(column_types={"visits": "poisson"}).fit(X, y)
     draws = model.posterior_draws(50, random_seed=2)
-    forward = pm.sample_posterior_predictive(model.pymc_trace(draws), model=model.pymc_model("rows", X, y), var_names=["feature_prob_colour"],
-                                             random_seed=3)
-    np.testing.assert_allclose(forward.posterior_predictive["feature_prob_colour"].to_numpy(),
-                               draws.posterior["feature_prob_colour"].to_numpy(), rtol=1e-12)
+    forward = pm.sample_posterior_predictive(
+        model.pymc_trace(draws), model=model.pymc_model("rows", X, y), var_names=["feature_prob_colour"], random_seed=3
+    )
+    np.testing.assert_allclose(
+        forward.posterior_predictive["feature_prob_colour"].to_numpy(),
+        draws.posterior["feature_prob_colour"].to_numpy(),
+        rtol=1e-12,
+    )
 
 
 def test_counts_and_rows_forms_have_the_same_posterior(mixed):
@@ -175,7 +205,9 @@ def test_nuts_agrees_with_the_closed_form_on_mixed_data(mixed):
     idata = model.sample_posterior(draws=1000, tune=1000, chains=4, cores=1, random_seed=14, progressbar=False)
     result = check_posterior(model, idata, family_error=1e-6)
     assert result.passed, result.reasons
-    assert {"feature_prob_colour", "feature_mean", "feature_var", "bernoulli_prob", "poisson_rate"} <= set(result.table["variable"])
+    assert {"feature_prob_colour", "feature_mean", "feature_var", "bernoulli_prob", "poisson_rate"} <= set(
+        result.table["variable"]
+    )
     wrong = MixedNB(column_types={"visits": "poisson"}, count_strength=30.0).fit(X, y)
     assert not check_posterior(wrong, idata, family_error=1e-6).passed  # a wrong Gamma prior is seen
 
@@ -187,7 +219,9 @@ def test_pipeline_and_cross_val_score_on_a_mixed_dataframe(mixed, credit):
     assert scores.mean() > 0.7  # the classes differ in every column: a random guess is 0.5
     X, y = credit
     y = y.astype(str)  # scikit-learn's log-loss scorer assumes sorted classes_; credit-g declares {good, bad}
-    scores = cross_val_score(MixedNB(), X, y, cv=StratifiedKFold(10, shuffle=True, random_state=0), scoring="neg_log_loss")
+    scores = cross_val_score(
+        MixedNB(), X, y, cv=StratifiedKFold(10, shuffle=True, random_state=0), scoring="neg_log_loss"
+    )
     assert -scores.mean() < 0.605  # measured 0.596; the prior-only log loss of 70/30 classes is 0.611
 
 
@@ -212,25 +246,41 @@ def test_cross_validated_accuracy_is_within_a_point_of_weka_naive_bayes(name):
     for f in range(10):
         test = fold == f
         ours[test] = MixedNB().fit(X[~test], y[~test]).predict(X[test])
-    weka_accuracy = (weka.drop(columns="fold").to_numpy().argmax(axis=1) == codes).mean()  # Weka's columns: declared order
+    weka_accuracy = (
+        weka.drop(columns="fold").to_numpy().argmax(axis=1) == codes
+    ).mean()  # Weka's columns: declared order
     assert abs((ours == y.to_numpy()).mean() - weka_accuracy) <= 0.01
 
 
 def test_cli_fits_a_mixed_csv_and_shows_each_block_in_its_own_terms(tmp_path, capsys):
     from pgm_models.app.cli import main
 
-    frame = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"], "height": [1.0, 1.5, 2.0, 2.5, 1.2, 2.2],
-                          "smoker": [True, False, True, True, False, False], "label": ["a", "a", "b", "b", "a", "b"]})
+    frame = pd.DataFrame(
+        {
+            "colour": ["red", "red", "blue", "blue", "red", "blue"],
+            "height": [1.0, 1.5, 2.0, 2.5, 1.2, 2.2],
+            "smoker": [True, False, True, True, False, False],
+            "label": ["a", "a", "b", "b", "a", "b"],
+        }
+    )
     path = tmp_path / "mixed.csv"
     frame.to_csv(path, index=False)
     assert main(["fit", "--model", "mixednb", "--data", str(path), "--max-rows", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     parsed = [re.match(r"\s*\S+\s+([^\s\[]+(?:\[[^\]]*\])?)\s+(\S+)", line).groups() for line in out[2:]]
     rows = {parameter: float(mean) for parameter, mean in parsed}
-    assert set(rows) == {"class_prob[a]", "class_prob[b]", "feature_prob_colour[a, blue]", "feature_prob_colour[a, red]",
-                         "feature_prob_colour[b, blue]", "feature_prob_colour[b, red]"} | {
-        f"{name}[{k}, {column}]" for name, column in [("feature_mean", "height"), ("feature_var", "height"), ("bernoulli_prob", "smoker")]
-        for k in "ab"}
+    assert set(rows) == {
+        "class_prob[a]",
+        "class_prob[b]",
+        "feature_prob_colour[a, blue]",
+        "feature_prob_colour[a, red]",
+        "feature_prob_colour[b, blue]",
+        "feature_prob_colour[b, red]",
+    } | {
+        f"{name}[{k}, {column}]"
+        for name, column in [("feature_mean", "height"), ("feature_var", "height"), ("bernoulli_prob", "smoker")]
+        for k in "ab"
+    }
     assert rows["bernoulli_prob[a, smoker]"] == pytest.approx(2 / 5, abs=5e-5)  # Beta(1 + 1, 1 + 2)
     assert rows["feature_mean[b, height]"] == pytest.approx((0.01 * 1.7333333 + 3 * 2.2333333) / 3.01, abs=5e-5)
 
@@ -252,7 +302,9 @@ def test_gamma_poisson_marginals_and_exact_draws():
     np.testing.assert_allclose(posterior.mean(), [12 / 5, 2.0])
     for index in [(0,), (1,)]:
         exact = posterior.marginal_distribution(index)
-        assert exact.mean() == pytest.approx(posterior.mean()[index]) and exact.std() == pytest.approx(posterior.sd()[index])
+        assert exact.mean() == pytest.approx(posterior.mean()[index]) and exact.std() == pytest.approx(
+            posterior.sd()[index]
+        )
     draws = posterior.sample(200_000, random_state=0)
     # 6 Monte Carlo standard errors: a false failure about once in 5e8 runs
     assert np.all(np.abs(draws.mean(axis=0) - posterior.mean()) < 6 * posterior.sd() / np.sqrt(200_000))
@@ -266,7 +318,9 @@ def test_gamma_poisson_verification_statistics_are_scipys():
     from pgm_models.conjugate.gamma import GammaPoisson
 
     posterior = GammaPoisson(np.array([0.5, 3.0]), np.array([2.0, 0.25]))
-    np.testing.assert_allclose(posterior.excess_kurtosis(), [stats.gamma(a).stats(moments="k") for a in (0.5, 3.0)], rtol=1e-12)
+    np.testing.assert_allclose(
+        posterior.excess_kurtosis(), [stats.gamma(a).stats(moments="k") for a in (0.5, 3.0)], rtol=1e-12
+    )
     assert np.all(np.isinf(posterior.tail_index()))
     assert posterior.in_support(np.array([[0.1, 2.0], [-1e-3, 2.0]]), atol=1e-9).tolist() == [True, False]
 

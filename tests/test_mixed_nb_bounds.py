@@ -22,7 +22,10 @@ def _counts(big):
 
 @pytest.mark.parametrize("big", [1e307, np.inf, 1e151])
 def test_a_count_past_the_bound_is_refused_at_fit_and_prediction(big):
-    message = r"column 'visits' is a poisson column and has a value that is not a count ≥ 0 and ≤ 1e\+150 .*: " + re.escape(str(big))
+    message = (
+        r"column 'visits' is a poisson column and has a value that is not a count ≥ 0 and ≤ 1e\+150 .*: "
+        + re.escape(str(big))
+    )
     with pytest.raises(ValueError, match=message):
         MixedNB(column_types={"visits": "poisson"}).fit(_counts(big), Y)
     model = MixedNB(column_types={"visits": "poisson"}).fit(_counts(4.0), Y)
@@ -41,7 +44,9 @@ def test_the_largest_count_scores_finitely(estimate):
 
 @pytest.mark.parametrize("Model", [MixedNB, CategoricalNB])
 def test_an_all_missing_categorical_column_is_named(Model):
-    frame = pd.DataFrame({"colour": [None, np.nan, None, None, np.nan, None], "x": np.arange(6.0)}).astype({"colour": object})
+    frame = pd.DataFrame({"colour": [None, np.nan, None, None, np.nan, None], "x": np.arange(6.0)}).astype(
+        {"colour": object}
+    )
     X = frame if Model is MixedNB else frame[["colour"]]
     with pytest.raises(ValueError, match=r"column 'colour' has no value to model: it is missing in every row"):
         Model().fit(X, Y)
@@ -54,7 +59,11 @@ def test_unseen_values_are_shown_by_repr(Model):
     columns = list(frame) if Model is MixedNB else ["colour"]
     model = Model(handle_unknown="error").fit(frame[columns], Y)
     unseen = frame.assign(colour=np.array([1, "2", "1", "1", "2", "3"], dtype=object))
-    with pytest.raises(ValueError, match=re.escape("column 'colour' has value(s) [1, '3'] outside its domain ['1', '2']")):
+    with pytest.raises(
+        ValueError, match=re.escape("column 'colour' has value(s) [1, '3'] outside its domain ['1', '2']")
+    ):
         model.predict(unseen[columns])
-    with pytest.warns(UserWarning, match=re.escape("column 'colour' has value(s) [1, '3'] outside its domain ['1', '2']")):
+    with pytest.warns(
+        UserWarning, match=re.escape("column 'colour' has value(s) [1, '3'] outside its domain ['1', '2']")
+    ):
         Model().fit(frame[columns], Y).predict(unseen[columns])

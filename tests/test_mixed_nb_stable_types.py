@@ -23,12 +23,14 @@ def table():
     y = np.tile(["a", "b"], 30)
     visits = (rng.random(60) < np.where(y == "a", 0.7, 0.3)).astype(np.int64)
     visits[[2, 5, 11, 16]] = 2
-    return pd.DataFrame({
-        "visits": visits,
-        "member": (rng.random(60) < 0.5).astype(np.int64),
-        "height": rng.normal(np.where(y == "a", 0.0, 1.0)),
-        "colour": pd.Categorical(rng.choice(["red", "blue"], 60), categories=["blue", "red"]),
-    }), y
+    return pd.DataFrame(
+        {
+            "visits": visits,
+            "member": (rng.random(60) < 0.5).astype(np.int64),
+            "height": rng.normal(np.where(y == "a", 0.0, 1.0)),
+            "colour": pd.Categorical(rng.choice(["red", "blue"], 60), categories=["blue", "red"]),
+        }
+    ), y
 
 
 def test_types_are_those_of_the_dtypes_in_every_subset(table):
@@ -63,8 +65,11 @@ def test_partial_fit_in_batches_equals_fit_with_pinned_priors(table):
     for name, value in once._statistics().items():
         np.testing.assert_allclose(batches._statistics()[name], value, rtol=1e-12, atol=1e-12, err_msg=name)
     for estimate in ("mean", "map", "predictive"):
-        np.testing.assert_allclose(batches.predict_joint_log_proba(X, estimate=estimate),
-                                   once.predict_joint_log_proba(X, estimate=estimate), rtol=1e-12)
+        np.testing.assert_allclose(
+            batches.predict_joint_log_proba(X, estimate=estimate),
+            once.predict_joint_log_proba(X, estimate=estimate),
+            rtol=1e-12,
+        )
     # the pinned values are the prior's: m0 = 0.5, ν0 s0²/2 = 3 · 1.2 / 2, the Gamma mean c̄ = 0.6
     gaussian, poisson = once._blocks["gaussian"].prior, once._blocks["poisson"].prior
     np.testing.assert_allclose(gaussian.m, 0.5)

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.naive_bayes as skl
+from conftest import logp_at_random_points
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 
 from pgm_models import MultinomialNB
 from pgm_models.datasets import load_dataset
-
-from conftest import logp_at_random_points
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.1])
@@ -68,5 +67,8 @@ def test_counts_and_rows_forms_have_the_same_posterior(count_data):
 
 def test_negative_counts_are_rejected_naming_the_column():
     X = np.array([[1.0, 2.0], [0.0, -3.0]])
-    with pytest.raises(ValueError, match="negative value -3.0 in column 1; Negative values in data are not counts: MultinomialNB needs counts ≥ 0"):
+    with pytest.raises(
+        ValueError,
+        match="negative value -3.0 in column 1; Negative values in data are not counts: MultinomialNB needs counts ≥ 0",
+    ):
         MultinomialNB().fit(X, [0, 1])

@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from zoo_cases import fit, make, prediction_methods, training_data
 
 import pgm_models
-
-from zoo_cases import fit, make, prediction_methods, training_data
 
 
 def _arrays(value, seen=None):

@@ -12,7 +12,18 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from pgm_models import AODE, LDA, QDA, SPODE, TAN, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression, MultinomialNB
+from pgm_models import (
+    AODE,
+    LDA,
+    QDA,
+    SPODE,
+    TAN,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    LogisticRegression,
+    MultinomialNB,
+)
 from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 Y = np.array([0, 1, 0, 1, 1, 0])
@@ -64,9 +75,16 @@ def _inputs(kind):
 
 
 MODELS = [
-    (CategoricalNB(), "categorical"), (SPODE(), "categorical"), (AODE(weights="bma"), "categorical"), (TAN(), "categorical"),
-    (BernoulliNB(binarize=1.0), "sparse"), (MultinomialNB(), "sparse"), (LogisticRegression(), "sparse"),
-    (GaussianNB(), "dense"), (LDA(), "dense"), (QDA(), "dense"),
+    (CategoricalNB(), "categorical"),
+    (SPODE(), "categorical"),
+    (AODE(weights="bma"), "categorical"),
+    (TAN(), "categorical"),
+    (BernoulliNB(binarize=1.0), "sparse"),
+    (MultinomialNB(), "sparse"),
+    (LogisticRegression(), "sparse"),
+    (GaussianNB(), "dense"),
+    (LDA(), "dense"),
+    (QDA(), "dense"),
 ]
 CASES = [(model, name, X) for model, kind in MODELS for name, X in _inputs(kind).items()]
 
@@ -79,9 +97,7 @@ def _snapshot(value):
     return pickle.dumps(value)
 
 
-@pytest.mark.parametrize(
-    "model, name, X", CASES, ids=[f"{type(m).__name__}-{name}" for m, name, _ in CASES]
-)
+@pytest.mark.parametrize("model, name, X", CASES, ids=[f"{type(m).__name__}-{name}" for m, name, _ in CASES])
 def test_fit_partial_fit_and_predict_leave_the_input_unchanged(model, name, X):
     y = pd.Series(Y) if name.startswith("DataFrame") else Y.copy()
     before_X, before_y = _snapshot(X), _snapshot(y)

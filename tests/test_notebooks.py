@@ -43,7 +43,9 @@ def missing_figures(notebook) -> list[str]:
         promised = int("figure" in cell.metadata.get("tags", []))
         shown = sum("image/png" in output.get("data", {}) for output in cell.get("outputs", []))
         if shown != promised:
-            wrong.append(f"code cell {number} shows {shown} image(s), its tags promise {promised}: {cell.source[:60]!r}")
+            wrong.append(
+                f"code cell {number} shows {shown} image(s), its tags promise {promised}: {cell.source[:60]!r}"
+            )
     return wrong
 
 
@@ -77,7 +79,8 @@ def test_docs_copy_is_the_executed_notebook(path):
     assert executed_path.exists(), f"{executed_path} is missing: run {UPDATE_COMMAND}"
     executed = nbformat.read(executed_path, as_version=4)
     stale = [(a.cell_type, a.source, a.metadata.get("tags")) for a in source.cells] != [
-        (b.cell_type, b.source, b.metadata.get("tags")) for b in executed.cells]
+        (b.cell_type, b.source, b.metadata.get("tags")) for b in executed.cells
+    ]
     assert not stale, f"{executed_path} is stale: run {UPDATE_COMMAND}"
     assert missing_figures(executed) == []
 
@@ -86,8 +89,13 @@ def test_docs_copy_is_the_executed_notebook(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_and_shows_its_figures(path):
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=600, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     # The checkout's pgm_models, as for the tests (pytest's pythonpath), whatever the kernel's cwd.
     pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     client.execute(env={**os.environ, "MPLBACKEND": INLINE_BACKEND, "PYTHONPATH": pythonpath})
@@ -108,10 +116,25 @@ def _blue_pixels_in_chromium(notebook, folder: Path) -> int:
     html, _ = HTMLExporter().from_notebook_node(notebook)
     page, shot = folder / "page.html", folder / "page.png"
     page.write_text(html, encoding="utf-8")
-    subprocess.run([shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1200,7000", page.as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            shutil.which("chromium"),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1200,7000",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     pixels = np.asarray(Image.open(shot).convert("RGB"))
     return int(np.all(pixels == C0_BLUE, axis=-1).sum())
 

@@ -15,8 +15,8 @@ import pytest
 
 from pgm_models import AODE, CategoricalNB
 from pgm_models.datasets import load_dataset
-from pgm_models.naive_bayes import categorical
 from pgm_models.discrete import pairs as _pairs
+from pgm_models.naive_bayes import categorical
 from pgm_models.semi_naive import aode
 
 
@@ -37,8 +37,17 @@ def _both_paths(monkeypatch, module, flag, fit, score):
 
 
 @pytest.mark.parametrize("name", ["vote", "breast-cancer"])
-@pytest.mark.parametrize("options", [{}, {"weights": "bma"}, {"weights": "tempered", "temperature": 0.5},
-                                     {"estimator": "m-estimate", "m": 2.0}, {"alpha": "evidence"}, {"frequency_limit": 30}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"weights": "bma"},
+        {"weights": "tempered", "temperature": 0.5},
+        {"estimator": "m-estimate", "m": 2.0},
+        {"alpha": "evidence"},
+        {"frequency_limit": 30},
+    ],
+)
 def test_aode_compiled_scores_are_the_numpy_paths(name, options, monkeypatch):
     """The compiled kernel scores (a spy checks it ran) as the NumPy one-hot product and average do:
     probabilities within 1e-15, joint log probabilities within 1e-13 relative."""
@@ -50,7 +59,12 @@ def test_aode_compiled_scores_are_the_numpy_paths(name, options, monkeypatch):
     for X_train, y_train, X_test in _folds(name):
         model = AODE(**options).fit(X_train, y_train)
         (compiled, joint), (numpy_path, numpy_joint) = _both_paths(
-            monkeypatch, aode, "COMPILED_SCORING", lambda: model, lambda m: (m.predict_proba(X_test), m.predict_joint_log_proba(X_test)))
+            monkeypatch,
+            aode,
+            "COMPILED_SCORING",
+            lambda: model,
+            lambda m: (m.predict_proba(X_test), m.predict_joint_log_proba(X_test)),
+        )
         np.testing.assert_allclose(compiled, numpy_path, rtol=0, atol=1e-15)
         np.testing.assert_allclose(joint, numpy_joint, rtol=1e-13)
     assert ran
@@ -65,9 +79,13 @@ def test_aode_compiled_scores_fall_back_to_naive_bayes_and_keep_the_numpy_path_w
     X_test = X_test.copy()
     X_test.iloc[0] = np.nan
     model = AODE().fit(X_train, y_train)
-    compiled, numpy_path = _both_paths(monkeypatch, aode, "COMPILED_SCORING", lambda: model, lambda m: m.predict_proba(X_test))
+    compiled, numpy_path = _both_paths(
+        monkeypatch, aode, "COMPILED_SCORING", lambda: model, lambda m: m.predict_proba(X_test)
+    )
     np.testing.assert_allclose(compiled, numpy_path, rtol=0, atol=1e-15)
-    np.testing.assert_allclose(compiled[0], CategoricalNB().fit(X_train, y_train).predict_proba(X_test.iloc[:1])[0], rtol=1e-14)
+    np.testing.assert_allclose(
+        compiled[0], CategoricalNB().fit(X_train, y_train).predict_proba(X_test.iloc[:1])[0], rtol=1e-14
+    )
     monkeypatch.setattr(aode, "COMPILED_SCORING", True)
     monkeypatch.setattr(_aode_kernel, "aode_log_scores", None)  # calling it would fail
     model.predict_proba(X_test, estimate="mle")
@@ -81,7 +99,9 @@ def test_small_unit_weight_pair_counts_by_bit_sets_over_every_cell_are_exact(pai
     other weights keep the product."""
     rng = np.random.default_rng(16)
     layout = _pairs.PairLayout([3, 2, 4, 1])
-    codes = np.column_stack([rng.integers(-1, 3, 150), rng.integers(0, 2, 150), rng.integers(-1, 4, 150), np.full(150, -1)])
+    codes = np.column_stack(
+        [rng.integers(-1, 3, 150), rng.integers(0, 2, 150), rng.integers(-1, 4, 150), np.full(150, -1)]
+    )
     class_index = rng.integers(0, 3, 150)
     rows = slice(None) if pair_rows == "all" else layout.pair_cells(2)
     expected = np.zeros((3, layout.n_cells, layout.n_cells))
@@ -108,8 +128,12 @@ def test_categorical_nb_compiled_counts_and_scores_are_the_numpy_paths_bit_for_b
         weight = rng.random(len(y_train)) * 3
         for sample_weight in (None, weight):
             compiled, numpy_path = _both_paths(
-                monkeypatch, categorical, "COMPILED_LOOPS", lambda: CategoricalNB(**options).fit(X_train, y_train, sample_weight),
-                lambda m: (m.feature_count_, m.predict_joint_log_proba(X_test, estimate=estimate)))
+                monkeypatch,
+                categorical,
+                "COMPILED_LOOPS",
+                lambda: CategoricalNB(**options).fit(X_train, y_train, sample_weight),
+                lambda m: (m.feature_count_, m.predict_joint_log_proba(X_test, estimate=estimate)),
+            )
             np.testing.assert_array_equal(compiled[0], numpy_path[0])
             np.testing.assert_array_equal(compiled[1], numpy_path[1])
 
@@ -120,8 +144,15 @@ def test_categorical_nb_compiled_scores_of_integer_codes_by_hand(monkeypatch):
     X = pd.DataFrame({"a": pd.Categorical(["u", "v", "v", None]), "b": pd.Categorical(["p", "p", "q", "q"])})
     model = CategoricalNB().fit(X, [0, 0, 1, 1])
     # class 0: a = (u, v) counts (1, 1), b = (p, q) (2, 0); class 1: a (0, 1) (one missing), b (0, 2)
-    expected = np.log([[0.5 * 2 / 4 * 3 / 4, 0.5 * 1 / 3 * 1 / 4], [0.5 * 3 / 4, 0.5 * 1 / 4]])  # rows (u, p) and (missing, p)
-    test = pd.DataFrame({"a": pd.Categorical(["u", None], categories=["u", "v"]), "b": pd.Categorical(["p", "p"], categories=["p", "q"])})
+    expected = np.log(
+        [[0.5 * 2 / 4 * 3 / 4, 0.5 * 1 / 3 * 1 / 4], [0.5 * 3 / 4, 0.5 * 1 / 4]]
+    )  # rows (u, p) and (missing, p)
+    test = pd.DataFrame(
+        {
+            "a": pd.Categorical(["u", None], categories=["u", "v"]),
+            "b": pd.Categorical(["p", "p"], categories=["p", "q"]),
+        }
+    )
     np.testing.assert_allclose(model.predict_joint_log_proba(test), expected, rtol=1e-14)
     np.testing.assert_array_equal(model.feature_count_, [[1, 1, 2, 0], [0, 1, 0, 2]])
 
@@ -162,8 +193,13 @@ def test_aode_compiled_scores_of_a_class_of_zero_probability_are_minus_infinity_
     rng = np.random.default_rng(0)
     X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(rng.integers(0, 3, 20000), list("abc")) for j in range(3)})
     y = pd.Series(pd.Categorical.from_codes(rng.integers(0, 2, 20000), ["k0", "k1", "never"]))
-    compiled, numpy_path = _both_paths(monkeypatch, aode, "COMPILED_SCORING", lambda: AODE(alpha=1e-320).fit(X, y),
-                                       lambda m: (m.predict_proba(X[:5]), m.predict_joint_log_proba(X[:5])))
+    compiled, numpy_path = _both_paths(
+        monkeypatch,
+        aode,
+        "COMPILED_SCORING",
+        lambda: AODE(alpha=1e-320).fit(X, y),
+        lambda m: (m.predict_proba(X[:5]), m.predict_joint_log_proba(X[:5])),
+    )
     assert not np.isnan(compiled[0]).any() and (compiled[0][:, 2] == 0).all() and (compiled[1][:, 2] == -np.inf).all()
     assert np.abs(compiled[0] - numpy_path[0]).max() <= 1e-15
 

@@ -23,8 +23,8 @@ def _ops(fgraph, kind):
 
 def test_fold_constant_allocs_folds_small_constant_broadcasts_only():
     x, n = pt.dmatrix("x"), pt.lscalar("n")
-    small = pt.alloc(pt.constant(0.5), 3, 2)   # constant value and shape: folded
-    sized = pt.alloc(pt.constant(1.0), n, 2)   # shape known only at run time: kept
+    small = pt.alloc(pt.constant(0.5), 3, 2)  # constant value and shape: folded
+    sized = pt.alloc(pt.constant(1.0), n, 2)  # shape known only at run time: kept
     big = pt.alloc(pt.constant(2.0), 200, 100)  # more elements than the limit: kept
     fgraph = FunctionGraph([x, n], [x + small, sized.sum() + big.sum()], clone=True)
     point = (np.arange(6.0).reshape(3, 2), 4)
@@ -51,8 +51,14 @@ def test_the_mode_drops_support_checks_and_keeps_the_log_density_and_gradient():
     rewritten = plain.register(*numba_rewrites())
     with model:
         functions = [pm.pytensorf.compile([value], outputs, mode=mode) for mode in (plain, rewritten)]
-    checks = [[node for node in f.maker.fgraph.apply_nodes if any(out.name and "sum(p) = 1" in out.name for out in node.outputs)]
-              for f in functions]
+    checks = [
+        [
+            node
+            for node in f.maker.fgraph.apply_nodes
+            if any(out.name and "sum(p) = 1" in out.name for out in node.outputs)
+        ]
+        for f in functions
+    ]
     assert checks[0] and not checks[1]
     assert len(functions[1].maker.fgraph.apply_nodes) < len(functions[0].maker.fgraph.apply_nodes)
     rng = np.random.default_rng(0)

@@ -40,8 +40,13 @@ print(compiled.n_dim, len(recorder.buffer), compiled.compiled_logp_func.cache_hi
 
 def _compile_and_sample_in_a_new_process(base_compiledir, shift: float) -> tuple[int, int, float]:
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={base_compiledir}"}
-    result = subprocess.run([sys.executable, "-c", _TINY_MODEL, str(shift)], env=environment, capture_output=True,
-                            text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    result = subprocess.run(
+        [sys.executable, "-c", _TINY_MODEL, str(shift)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(os.path.dirname(__file__)),
+    )
     assert result.returncode == 0, result.stderr
     n_dim, compiles, callbacks_loaded, max_z = result.stdout.split()
     assert int(n_dim) == 6
@@ -77,7 +82,9 @@ def test_the_data_become_shared_variables_of_a_model_with_the_same_density_and_n
     model = fitted_models[name].pymc_model("counts")
     copy = _data_as_shared(model)
     assert copy.named_vars.keys() == model.named_vars.keys()
-    assert {k: tuple(v) for k, v in copy.named_vars_to_dims.items()} == {k: tuple(v) for k, v in model.named_vars_to_dims.items()}
+    assert {k: tuple(v) for k, v in copy.named_vars_to_dims.items()} == {
+        k: tuple(v) for k, v in model.named_vars_to_dims.items()
+    }
     assert copy.coords == model.coords
     rng = np.random.default_rng(0)
     points = [{k: v + rng.normal(size=v.shape) for k, v in model.initial_point().items()} for _ in range(3)]
@@ -86,16 +93,25 @@ def test_the_data_become_shared_variables_of_a_model_with_the_same_density_and_n
     fgraph, _ = fgraph_from_model(copy)
     assert sum(isinstance(v, SharedVariable) and isinstance(v.type, TensorType) for v in fgraph.variables) >= 3
     sizes = {node.op.size_param(node) for node in fgraph.apply_nodes if hasattr(node.op, "size_param")}
-    left = [v for v in fgraph.variables if isinstance(v, TensorConstant) and v not in sizes
-            and (v.type.ndim > 0 or not float(2 * v.data).is_integer())]
+    left = [
+        v
+        for v in fgraph.variables
+        if isinstance(v, TensorConstant) and v not in sizes and (v.type.ndim > 0 or not float(2 * v.data).is_integer())
+    ]
     assert left == []
 
 
 @pytest.mark.nuts
 def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_models):
     reports = []
-    idata = fitted_models["BernoulliNB"].sample_posterior(draws=30, tune=20, chains=2, sampler="nutpie-numba", random_seed=1,
-                                                          progress=lambda done, total: reports.append((done, total)))
+    idata = fitted_models["BernoulliNB"].sample_posterior(
+        draws=30,
+        tune=20,
+        chains=2,
+        sampler="nutpie-numba",
+        random_seed=1,
+        progress=lambda done, total: reports.append((done, total)),
+    )
     assert reports[-1] == (100, 100)  # 2 chains × (20 tuning + 30 draws), one expand call each
     done = [d for d, _ in reports]
     assert done == sorted(done) and {t for _, t in reports} == {100}
@@ -103,16 +119,18 @@ def test_progress_counts_every_draw_of_every_chain_and_ends_at_the_total(fitted_
     assert idata.posterior.attrs["sampling_time"] > 0
 
 
-
-@pytest.mark.parametrize("name, low_rank", [("CategoricalNB", False), ("TAN", False), ("GaussianNB", False),
-                                            ("SPODE", True), ("BernoulliNB", True)])
+@pytest.mark.parametrize(
+    "name, low_rank",
+    [("CategoricalNB", False), ("TAN", False), ("GaussianNB", False), ("SPODE", True), ("BernoulliNB", True)],
+)
 def test_each_class_gets_the_mass_matrix_it_declares_and_the_backends_tuning_steps(fitted_models, name, low_rank):
     from pgm_models.inference.sampling import DEFAULT_TUNE
 
     # nutpie stores the adapted mass matrix when asked: eigenvalues for the low-rank one, the
     # inverse diagonal for the diagonal one
-    idata = fitted_models[name].sample_posterior(draws=5, chains=1, sampler="nutpie-numba", random_seed=1,
-                                                 nuts_sampler_kwargs={"store_mass_matrix": True})
+    idata = fitted_models[name].sample_posterior(
+        draws=5, chains=1, sampler="nutpie-numba", random_seed=1, nuts_sampler_kwargs={"store_mass_matrix": True}
+    )
     stats = set(idata.sample_stats.data_vars)
     assert ("mass_matrix_eigvals" in stats, "mass_matrix_inv" in stats) == (low_rank, not low_rank)
     assert idata.posterior.attrs["tuning_steps"] == DEFAULT_TUNE["nutpie-numba"] < 1000
@@ -120,15 +138,25 @@ def test_each_class_gets_the_mass_matrix_it_declares_and_the_backends_tuning_ste
 
 def test_a_mass_matrix_given_in_nuts_sampler_kwargs_wins_over_the_class(fitted_models):
     idata = fitted_models["CategoricalNB"].sample_posterior(
-        draws=5, tune=5, chains=1, sampler="nutpie-numba", random_seed=1,
-        nuts_sampler_kwargs={"store_mass_matrix": True, "low_rank_modified_mass_matrix": True})
+        draws=5,
+        tune=5,
+        chains=1,
+        sampler="nutpie-numba",
+        random_seed=1,
+        nuts_sampler_kwargs={"store_mass_matrix": True, "low_rank_modified_mass_matrix": True},
+    )
     assert "mass_matrix_eigvals" in idata.sample_stats
+
 
 @pytest.mark.nuts
 def test_the_same_seed_gives_the_same_draws_and_another_seed_others(fitted_models):
     model = fitted_models["BernoulliNB"]
-    draws = [model.sample_posterior(draws=20, tune=20, chains=2, sampler="nutpie-numba", random_seed=seed).posterior["class_prob"].values
-             for seed in (5, 5, 6)]
+    draws = [
+        model.sample_posterior(draws=20, tune=20, chains=2, sampler="nutpie-numba", random_seed=seed)
+        .posterior["class_prob"]
+        .values
+        for seed in (5, 5, 6)
+    ]
     np.testing.assert_array_equal(draws[0], draws[1])
     assert not np.array_equal(draws[0], draws[2])
 
@@ -177,12 +205,19 @@ def test_pm_sample_arguments_it_cannot_honour_are_named(fitted_models):
         fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", init="adapt_diag", step=None)
 
 
-@pytest.mark.parametrize("arguments, error, message", [
-    ({"nuts_sampler_kwargs": {"foo": 1}}, TypeError, r"nutpie.sample has no setting 'foo'"),
-    ({"target_accept": 0.6, "nuts_sampler_kwargs": {"target_accept": 0.95}}, TypeError, r"target_accept given twice"),
-    ({"chains": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=0, draws=1000"),
-    ({"draws": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=4, draws=0"),
-])
+@pytest.mark.parametrize(
+    "arguments, error, message",
+    [
+        ({"nuts_sampler_kwargs": {"foo": 1}}, TypeError, r"nutpie.sample has no setting 'foo'"),
+        (
+            {"target_accept": 0.6, "nuts_sampler_kwargs": {"target_accept": 0.95}},
+            TypeError,
+            r"target_accept given twice",
+        ),
+        ({"chains": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=0, draws=1000"),
+        ({"draws": 0}, ValueError, r"needs chains ≥ 1 and draws ≥ 1, got chains=4, draws=0"),
+    ],
+)
 def test_bad_settings_are_named_before_anything_compiles(fitted_models, arguments, error, message):
     with pytest.raises(error, match=message):
         fitted_models["BernoulliNB"].sample_posterior(sampler="nutpie-numba", **arguments)
@@ -213,8 +248,13 @@ def test_another_row_count_loads_the_compiled_model_and_gives_its_own_density():
         with event.install_recorder("numba:compile") as recorder:
             compiled = compile_model(model)
         point, gradient, logp = np.array([0.3, -0.2]), np.zeros(2), np.zeros(())
-        status = compiled.compiled_logp_func.ctypes(2, point.ctypes.data_as(pointer), gradient.ctypes.data_as(pointer),
-                                                    logp.ctypes.data_as(pointer), compiled.user_data.ctypes.data)
+        status = compiled.compiled_logp_func.ctypes(
+            2,
+            point.ctypes.data_as(pointer),
+            gradient.ctypes.data_as(pointer),
+            logp.ctypes.data_as(pointer),
+            compiled.user_data.ctypes.data,
+        )
         assert status == 0
         # log N(mu; 0, 1) + Σ log N(x_i; mu, 1): the gradient is -mu + Σ (x_i - mu)
         np.testing.assert_allclose(logp, model.compile_logp(mode="FAST_COMPILE")({"mu": point}), rtol=1e-12)
@@ -228,10 +268,26 @@ def _call(compiled, x):
 
     pointer = ctypes.POINTER(ctypes.c_double)
     gradient, logp, expanded = np.zeros(compiled.n_dim), np.zeros(()), np.zeros(compiled.n_expanded)
-    assert compiled.compiled_logp_func.ctypes(compiled.n_dim, x.ctypes.data_as(pointer), gradient.ctypes.data_as(pointer),
-                                              logp.ctypes.data_as(pointer), compiled.user_data.ctypes.data) == 0
-    assert compiled.compiled_expand_func.ctypes(compiled.n_dim, compiled.n_expanded, x.ctypes.data_as(pointer),
-                                                expanded.ctypes.data_as(pointer), compiled.user_data.ctypes.data) == 0
+    assert (
+        compiled.compiled_logp_func.ctypes(
+            compiled.n_dim,
+            x.ctypes.data_as(pointer),
+            gradient.ctypes.data_as(pointer),
+            logp.ctypes.data_as(pointer),
+            compiled.user_data.ctypes.data,
+        )
+        == 0
+    )
+    assert (
+        compiled.compiled_expand_func.ctypes(
+            compiled.n_dim,
+            compiled.n_expanded,
+            x.ctypes.data_as(pointer),
+            expanded.ctypes.data_as(pointer),
+            compiled.user_data.ctypes.data,
+        )
+        == 0
+    )
     return float(logp), gradient, expanded
 
 
@@ -248,7 +304,10 @@ def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models,
     names, slices, shapes = compiled.shape_info
     value_names = [var.name for var in model.value_vars]
     # the flat vector's layout is the compiled copy's order of the free variables
-    logp, dlogp = model.compile_logp(), model.compile_dlogp(vars=[rv for n in names for rv in model.free_RVs if model.rvs_to_values[rv].name == n])
+    logp, dlogp = (
+        model.compile_logp(),
+        model.compile_dlogp(vars=[rv for n in names for rv in model.free_RVs if model.rvs_to_values[rv].name == n]),
+    )
     values = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)
     rng = np.random.default_rng(5)
     for _ in range(3):
@@ -289,10 +348,15 @@ def test_nominal_models_load_the_group_function_another_nominal_model_compiled()
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={pytensor.config.base_compiledir}"}
     compiles = []
     for names in (["CategoricalNB"], ["SPODE", "TAN"]):
-        result = subprocess.run([sys.executable, "-c", _NOMINAL_COMPILES, *names], env=environment, capture_output=True,
-                                text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+        result = subprocess.run(
+            [sys.executable, "-c", _NOMINAL_COMPILES, *names],
+            env=environment,
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(os.path.dirname(__file__)),
+        )
         assert result.returncode == 0, result.stderr[-2000:]
-        compiles.append([int(n) for n in result.stdout.split()[-len(names):]])
+        compiles.append([int(n) for n in result.stdout.split()[-len(names) :]])
     assert compiles[1] == [0, 0], compiles
 
 
@@ -325,7 +389,12 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
     assert names == ["prob_simplex__", "prob", "first"] and shapes == [(2, 2), (2, 3), (3,)]
     # values that are not entries of the groups, even where they map entry numbers onto entry
     # numbers (review: a rounding, an affine map of one entry)
-    for make in (lambda: 2 * prob, lambda: 2 * prob[0, 0] + 1, lambda: pm.math.round(prob), lambda: pm.math.maximum(prob, 1e-9)):
+    for make in (
+        lambda: 2 * prob,
+        lambda: 2 * prob[0, 0] + 1,
+        lambda: pm.math.round(prob),
+        lambda: pm.math.maximum(prob, 1e-9),
+    ):
         with pm.Model() as model:
             prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
             pm.Multinomial("count", n=np.array([4, 2]), p=prob, observed=np.array([[1, 2, 1], [0, 0, 2]]))
@@ -341,7 +410,9 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
     (names, slices, shapes), index, n_source = _groups_layout(model, [group])
     source = np.r_[np.zeros(4), np.arange(1.0, 7.0) / 21]  # x (4 entries), then Θ
     theta = source[4:].reshape(2, 3)
-    np.testing.assert_array_equal(source[index][slices[2]].reshape(shapes[2]), np.r_[theta[1], theta[0, ::-1]].reshape(2, 3).T)
+    np.testing.assert_array_equal(
+        source[index][slices[2]].reshape(shapes[2]), np.r_[theta[1], theta[0, ::-1]].reshape(2, 3).T
+    )
     # counts that do not sum to n: PyMC's density is -inf there, the closed-form terms would not be
     with pm.Model() as model:
         prob = pm.Dirichlet("prob", a=np.ones((2, 3)))
@@ -372,8 +443,13 @@ def test_a_gaussian_model_compiled_in_one_process_is_loaded_by_the_next():
     environment = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={pytensor.config.base_compiledir}"}
     compiles = []
     for _ in range(2):
-        result = subprocess.run([sys.executable, "-c", _LDA_COMPILES], env=environment, capture_output=True, text=True,
-                                cwd=os.path.dirname(os.path.dirname(__file__)))
+        result = subprocess.run(
+            [sys.executable, "-c", _LDA_COMPILES],
+            env=environment,
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(os.path.dirname(__file__)),
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         compiles.append(int(result.stdout.split()[-1]))
     assert compiles[1] == 0, compiles

@@ -28,7 +28,9 @@ def test_derived_missing_cells_equal_the_counted_ones(weights, rows, monkeypatch
     rng = np.random.default_rng(11)
     sizes = [3, 2, 4, 1]
     layout = _pairs.PairLayout(sizes)
-    codes = np.column_stack([rng.integers(-1, 3, 300), rng.integers(0, 2, 300), rng.integers(-1, 4, 300), np.full(300, -1)])
+    codes = np.column_stack(
+        [rng.integers(-1, 3, 300), rng.integers(0, 2, 300), rng.integers(-1, 4, 300), np.full(300, -1)]
+    )
     class_index = rng.integers(0, 3, 300)
     weight = np.ones(300) if weights == "unit" else rng.integers(0, 7, 300).astype(float)
     expected = _brute_force_pairs(layout, codes, class_index, weight, 3)
@@ -54,12 +56,15 @@ def test_spode_and_aode_fits_read_the_same_counts_as_brute_force():
     np.testing.assert_array_equal(spode.pair_count_, expected[:, aode._layout.pair_cells(1)])
 
 
-@pytest.mark.parametrize("labels", [
-    np.array(["b", "a", "c", "a", "b"], dtype=object),
-    np.array([3, 1, 2, 1, 3]),
-    np.array([2.0, 0.0, 2.0, 1.0, 1.0]),
-    np.array([True, False, True, True, False]),
-])
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array(["b", "a", "c", "a", "b"], dtype=object),
+        np.array([3, 1, 2, 1, 3]),
+        np.array([2.0, 0.0, 2.0, 1.0, 1.0]),
+        np.array([True, False, True, True, False]),
+    ],
+)
 def test_class_index_is_each_labels_position_in_classes(labels):
     model = CategoricalNB().fit(np.zeros((len(labels), 1), dtype=int), labels)
     np.testing.assert_array_equal(model.classes_, sorted(set(labels.tolist())))

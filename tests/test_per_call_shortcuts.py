@@ -74,17 +74,22 @@ def _outcome(call):
 
 def _frame(columns, rows=6):
     rng = np.random.default_rng(0)
-    return pd.DataFrame({j: pd.Categorical(rng.choice(["a", "b"], rows), categories=["a", "b"]) for j in range(len(columns))}).set_axis(columns, axis=1)
+    return pd.DataFrame(
+        {j: pd.Categorical(rng.choice(["a", "b"], rows), categories=["a", "b"]) for j in range(len(columns))}
+    ).set_axis(columns, axis=1)
 
 
-@pytest.mark.parametrize("columns", [
-    pd.Index(["x", "y", "z"], dtype="str"),  # pandas' string dtype: no name iterated
-    pd.Index(["x", "y", "z"], dtype=object),
-    pd.Index(["x", np.nan, "z"], dtype="str"),  # a missing name in a string Index: not all str
-    pd.Index(["x", 1, "z"], dtype=object),  # mixed: scikit-learn's TypeError
-    pd.Index([0, 1, 2]),  # no names
-    pd.Index([np.str_("x"), np.str_("y"), np.str_("z")], dtype=object),  # str subclass: not a name for scikit-learn
-])
+@pytest.mark.parametrize(
+    "columns",
+    [
+        pd.Index(["x", "y", "z"], dtype="str"),  # pandas' string dtype: no name iterated
+        pd.Index(["x", "y", "z"], dtype=object),
+        pd.Index(["x", np.nan, "z"], dtype="str"),  # a missing name in a string Index: not all str
+        pd.Index(["x", 1, "z"], dtype=object),  # mixed: scikit-learn's TypeError
+        pd.Index([0, 1, 2]),  # no names
+        pd.Index([np.str_("x"), np.str_("y"), np.str_("z")], dtype=object),  # str subclass: not a name for scikit-learn
+    ],
+)
 def test_fit_sets_the_feature_names_scikit_learn_sets(columns):
     X = _frame(columns)
     y = np.array([0, 1, 0, 1, 0, 1])
@@ -98,7 +103,9 @@ def test_fit_sets_the_feature_names_scikit_learn_sets(columns):
 
 
 @pytest.mark.parametrize("Model", [CategoricalNB, AODE])
-@pytest.mark.parametrize("change", ["same columns", "a copy's columns", "reordered", "renamed", "numpy", "unnamed frame"])
+@pytest.mark.parametrize(
+    "change", ["same columns", "a copy's columns", "reordered", "renamed", "numpy", "unnamed frame"]
+)
 def test_prediction_checks_columns_as_scikit_learn_does(Model, change):
     """After a DataFrame fit: the fitted frame's own columns (the fast path), equal columns of a
     new Index and reordered ones (matched by name) predict alike; a renamed column, a NumPy array
@@ -106,9 +113,14 @@ def test_prediction_checks_columns_as_scikit_learn_does(Model, change):
     X, y = load_dataset("vote")
     model, reference = Model().fit(X, y), _Reference().fit(X, y)
     test = X.iloc[:20]
-    other = {"same columns": test, "a copy's columns": test.set_axis(list(test.columns), axis=1),
-             "reordered": test[test.columns[::-1]], "renamed": test.rename(columns={test.columns[3]: "other"}),
-             "numpy": test.to_numpy(), "unnamed frame": test.set_axis(range(test.shape[1]), axis=1)}[change]
+    other = {
+        "same columns": test,
+        "a copy's columns": test.set_axis(list(test.columns), axis=1),
+        "reordered": test[test.columns[::-1]],
+        "renamed": test.rename(columns={test.columns[3]: "other"}),
+        "numpy": test.to_numpy(),
+        "unnamed frame": test.set_axis(range(test.shape[1]), axis=1),
+    }[change]
     ours = _outcome(lambda: model.predict_proba(other))
     if change == "reordered":  # scikit-learn refuses reordered names; pgm_models matches them by name
         assert ours[1] == []
@@ -122,8 +134,24 @@ def test_prediction_checks_columns_as_scikit_learn_does(Model, change):
         np.testing.assert_array_equal(ours[0], model.predict_proba(test))
 
 
-@pytest.mark.parametrize("value", [0.0, 1.5, np.inf, -np.inf, np.nan, -1.0, [1.0, 2.0], [1.0, np.nan], [0.0, -0.5],
-                                   [np.inf, 1.0], [], np.float32(2.0), 3])
+@pytest.mark.parametrize(
+    "value",
+    [
+        0.0,
+        1.5,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -1.0,
+        [1.0, 2.0],
+        [1.0, np.nan],
+        [0.0, -0.5],
+        [np.inf, 1.0],
+        [],
+        np.float32(2.0),
+        3,
+    ],
+)
 def test_concentration_check_accepts_what_finite_nonnegative_means(value):
     array = np.asarray(value, dtype=float)
     valid = bool(np.all(np.isfinite(array)) and not np.any(array < 0))
@@ -157,11 +185,19 @@ def test_unit_weights_are_shared_read_only_and_known_by_identity_or_value():
 
     shared = check_sample_weight(None, 391)
     assert shared is _weights.unit_weights(391) and not shared.flags.writeable and shared.tolist() == [1.0] * 391
-    assert _weights.is_unit_weight(shared) and _weights.is_unit_weight(np.ones(391)) and _weights.is_unit_weight(shared[:5])
+    assert (
+        _weights.is_unit_weight(shared)
+        and _weights.is_unit_weight(np.ones(391))
+        and _weights.is_unit_weight(shared[:5])
+    )
     assert not _weights.is_unit_weight(np.array([1.0, 2.0])) and not _weights.is_unit_weight(np.array([1.0, 0.0]))
-    assert _weights.is_unit_weight(check_sample_weight([1, 1, 1], 3)) and not _weights.is_unit_weight(check_sample_weight(2.0, 3))
+    assert _weights.is_unit_weight(check_sample_weight([1, 1, 1], 3)) and not _weights.is_unit_weight(
+        check_sample_weight(2.0, 3)
+    )
     large = _weights.UNIT_WEIGHTS_ROWS + 1
-    assert _weights.unit_weights(large) is not _weights.unit_weights(large) and _weights.is_unit_weight(_weights.unit_weights(large))
+    assert _weights.unit_weights(large) is not _weights.unit_weights(large) and _weights.is_unit_weight(
+        _weights.unit_weights(large)
+    )
 
 
 @pytest.mark.parametrize("rows", ["all", "one attribute"])
@@ -170,7 +206,9 @@ def test_small_data_counts_every_cell_and_equals_the_derived_counts(rows, monkey
     above it the derivation runs; both give the brute-force counts exactly."""
     rng = np.random.default_rng(5)
     layout = _pairs.PairLayout([3, 2, 4, 1])
-    codes = np.column_stack([rng.integers(-1, 3, 120), rng.integers(0, 2, 120), rng.integers(-1, 4, 120), np.full(120, -1)])
+    codes = np.column_stack(
+        [rng.integers(-1, 3, 120), rng.integers(0, 2, 120), rng.integers(-1, 4, 120), np.full(120, -1)]
+    )
     class_index, weight = rng.integers(0, 2, 120), rng.integers(0, 4, 120).astype(float)
     expected = np.zeros((2, layout.n_cells, layout.n_cells))
     for row, k, w in zip(layout.cells(codes), class_index, weight):
@@ -195,14 +233,23 @@ def test_the_benchmark_stage_breakdown_adds_up():
 
     X, y = load_dataset("weather.nominal")
     stages = dict(stage_breakdown(CategoricalNB, modulo_folds(X, y, 2), rounds=1))
-    assert stages["  the rest (counts, priors)"] == pytest.approx(stages["fit"] - stages["  X to codes, training rows"] - stages["  y to class indices"], abs=1e-12)
-    assert stages["  the rest (estimates, scoring)"] == pytest.approx(stages["predict_proba"] - stages["  X to codes, test rows"], abs=1e-12)
+    assert stages["  the rest (counts, priors)"] == pytest.approx(
+        stages["fit"] - stages["  X to codes, training rows"] - stages["  y to class indices"], abs=1e-12
+    )
+    assert stages["  the rest (estimates, scoring)"] == pytest.approx(
+        stages["predict_proba"] - stages["  X to codes, test rows"], abs=1e-12
+    )
     assert all(ms > 0 for name, ms in stages.items() if "rest" not in name)
     X, y = load_dataset("iris")
     stages = stage_breakdown(MODELS["mdl-aode"][1], modulo_folds(X, y, 2), rounds=1)
     names, ms = zip(*stages)
-    assert names[1:6] == ("Pipeline's own (the whole less the same steps called directly)", "the same steps called directly",
-                          "  discretizer fit_transform, training rows", "    of which the fit", "  discretizer transform, test rows")
+    assert names[1:6] == (
+        "Pipeline's own (the whole less the same steps called directly)",
+        "the same steps called directly",
+        "  discretizer fit_transform, training rows",
+        "    of which the fit",
+        "  discretizer transform, test rows",
+    )
     assert ms[1] == pytest.approx(ms[0] - ms[2], abs=1e-12)
     assert "  AODE: predict_proba" in names and "discretizer fit_transform" in format_breakdown(stages)
 

@@ -16,11 +16,29 @@ from pgm_models import BernoulliNB, CategoricalNB, HierarchicalNB, load_model
 from pgm_models.datasets import load_dataset
 
 # each estimator on the data it takes (the fresh process rebuilds the same rows from this table)
-DATA = {"CategoricalNB": "vote", "BernoulliNB": "iris-abs", "MultinomialNB": "iris-abs", "MixedNB": "credit-g",
-        "HierarchicalNB": "vote", "GaussianNB": "iris", "LDA": "iris", "QDA": "iris", "SPODE": "vote", "TAN": "vote",
-        "AODE": "breast-cancer", "LogisticRegression": "iris-array", "ComplementNB": "iris-abs", "AODEsr": "vote",
-        "WAODE": "vote", "HNB": "breast-cancer", "A2DE": "weather.nominal", "MANB": "vote", "BMATAN": "vote",
-        "BayesNetClassifier": "breast-cancer", "KDB": "vote"}
+DATA = {
+    "CategoricalNB": "vote",
+    "BernoulliNB": "iris-abs",
+    "MultinomialNB": "iris-abs",
+    "MixedNB": "credit-g",
+    "HierarchicalNB": "vote",
+    "GaussianNB": "iris",
+    "LDA": "iris",
+    "QDA": "iris",
+    "SPODE": "vote",
+    "TAN": "vote",
+    "AODE": "breast-cancer",
+    "LogisticRegression": "iris-array",
+    "ComplementNB": "iris-abs",
+    "AODEsr": "vote",
+    "WAODE": "vote",
+    "HNB": "breast-cancer",
+    "A2DE": "weather.nominal",
+    "MANB": "vote",
+    "BMATAN": "vote",
+    "BayesNetClassifier": "breast-cancer",
+    "KDB": "vote",
+}
 
 
 def data(name):
@@ -35,7 +53,9 @@ def data(name):
 
 LOAD_DATA = "import numpy as np\nfrom pgm_models.datasets import load_dataset\n" + inspect.getsource(data)
 
-CHECK_IN_FRESH_PROCESS = LOAD_DATA + '''
+CHECK_IN_FRESH_PROCESS = (
+    LOAD_DATA
+    + """
 import json, sys, warnings
 import pgm_models
 warnings.simplefilter("ignore")
@@ -53,7 +73,8 @@ for name, dataset in names.items():
                     "classload": bool(np.array_equal(same_class.predict_proba(X), expected["proba"])),
                     "idata": sorted(model.idata_.groups()) if hasattr(model, "idata_") else None}
 print(json.dumps(report))
-'''
+"""
+)
 
 
 def _fitted(name):
@@ -72,16 +93,27 @@ def _fitted(name):
 
 
 def _run_fresh(directory, names):
-    result = subprocess.run([sys.executable, "-c", CHECK_IN_FRESH_PROCESS, str(directory), json.dumps(names)],
-                            check=False, capture_output=True, text=True, timeout=600, cwd=os.getcwd(),
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_IN_FRESH_PROCESS, str(directory), json.dumps(names)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=os.getcwd(),
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def _saved_expectations(model, X, directory, name):
     joint = model.predict_joint_log_proba(X) if hasattr(model, "predict_joint_log_proba") else np.zeros(0)
-    np.savez(directory / f"{name}.npz", proba=model.predict_proba(X), predict=np.asarray(model.predict(X)).astype(str), joint=joint)
+    np.savez(
+        directory / f"{name}.npz",
+        proba=model.predict_proba(X),
+        predict=np.asarray(model.predict(X)).astype(str),
+        joint=joint,
+    )
     assert model.save(directory / f"{name}.nc") == directory / f"{name}.nc"
 
 
@@ -96,8 +128,14 @@ def test_every_estimator_loads_in_a_fresh_process_and_predicts_bit_for_bit(tmp_p
             _saved_expectations(model, X, tmp_path, name)
     report = _run_fresh(tmp_path, DATA)
     for name in pgm_models.ESTIMATORS:
-        assert report[name] == {"class": name, "proba": True, "predict": True, "joint": True, "classload": True,
-                                "idata": report[name]["idata"]}, name
+        assert report[name] == {
+            "class": name,
+            "proba": True,
+            "predict": True,
+            "joint": True,
+            "classload": True,
+            "idata": report[name]["idata"],
+        }, name
     assert report["CategoricalNB"]["idata"] == ["constant_data", "observed_data", "posterior_predictive"]
     assert report["HierarchicalNB"]["idata"] == ["posterior"]
 
@@ -105,7 +143,9 @@ def test_every_estimator_loads_in_a_fresh_process_and_predicts_bit_for_bit(tmp_p
 def test_a_model_fitted_on_dask_loads_in_a_fresh_process(tmp_path):
     dd = pytest.importorskip("dask.dataframe")
     X, y = load_dataset("vote")
-    model = CategoricalNB().fit(dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False))
+    model = CategoricalNB().fit(
+        dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    )
     np.testing.assert_array_equal(model.feature_count_, CategoricalNB().fit(X, y).feature_count_)
     _saved_expectations(model, X, tmp_path, "dask")
     assert _run_fresh(tmp_path, {"dask": "vote"})["dask"]["proba"]

@@ -10,7 +10,6 @@ import pytest
 matplotlib.use("Agg")
 
 from pgm_models import LDA, QDA, SPODE  # noqa: E402
-from pgm_models.datasets import load_dataset  # noqa: E402
 from pgm_models.app.plots import (  # noqa: E402
     decision_boundary,
     diagnostics,
@@ -20,6 +19,7 @@ from pgm_models.app.plots import (  # noqa: E402
     sampler_health,
     verification_forest,
 )
+from pgm_models.datasets import load_dataset  # noqa: E402
 from pgm_models.inference.verify import Verification, check_posterior  # noqa: E402
 
 
@@ -98,7 +98,9 @@ def test_reliability_diagram_plots_only_bins_with_enough_rows():
     curve = figure.axes[0].lines[1]
     np.testing.assert_allclose(curve.get_xdata(), [0.95])
     np.testing.assert_allclose(curve.get_ydata(), [0.75])
-    np.testing.assert_allclose([bar.get_height() for bar in figure.axes[0].patches], [3 / 15, 12 / 15])  # every bin's share
+    np.testing.assert_allclose(
+        [bar.get_height() for bar in figure.axes[0].patches], [3 / 15, 12 / 15]
+    )  # every bin's share
 
 
 def test_decision_boundaries_of_lda_and_qda(iris_2d):
@@ -159,17 +161,32 @@ def test_verification_forest_shows_every_parameter_standardised_grouped_and_uncl
     # nothing clipped or overlapping: every label inside the figure, labels of a panel apart
     assert_labels_unclipped_and_apart(figure, panels)
     assert "all 124 parameters" in figure.get_suptitle()
-    assert ("passed" if verification.passed else "FAILED") in figure.get_suptitle()  # the verdict of these draws, whichever
+    assert (
+        "passed" if verification.passed else "FAILED"
+    ) in figure.get_suptitle()  # the verdict of these draws, whichever
     assert_legends_outside_the_data(figure)
 
 
 def test_verification_forest_wraps_long_names_and_shows_intervals_on_any_scale():
-    names = ["cov[a-very-long-attribute-name-from-a-csv-file, another-very-long-attribute-name-from-it]",
-             "cov[x, x]", "class_prob[yes]", "intercept"]
-    table = pd.DataFrame({"variable": ["cov", "cov", "class_prob", "intercept"], "parameter": names,
-                          "analytic_mean": [2e6, 5e5, 0.6, -1.0], "sampled_mean": [2.01e6, 5e5, 0.6, -1.0],
-                          "analytic_sd": [1e5, 3e4, 0.01, 2.0], "sampled_sd": [1e5, 3e4, 0.01, 2.0],
-                          "z_mean": 0.0, "z_sd": 0.0, "ok": True})
+    names = [
+        "cov[a-very-long-attribute-name-from-a-csv-file, another-very-long-attribute-name-from-it]",
+        "cov[x, x]",
+        "class_prob[yes]",
+        "intercept",
+    ]
+    table = pd.DataFrame(
+        {
+            "variable": ["cov", "cov", "class_prob", "intercept"],
+            "parameter": names,
+            "analytic_mean": [2e6, 5e5, 0.6, -1.0],
+            "sampled_mean": [2.01e6, 5e5, 0.6, -1.0],
+            "analytic_sd": [1e5, 3e4, 0.01, 2.0],
+            "sampled_sd": [1e5, 3e4, 0.01, 2.0],
+            "z_mean": 0.0,
+            "z_sd": 0.0,
+            "ok": True,
+        }
+    )
     figure = verification_forest(Verification(table, passed=True))
     (ax,) = _forest_panels(figure)
     assert _forest_names([ax]) == names
@@ -203,7 +220,9 @@ def test_sampler_health_draws_ess_and_rhat_against_the_thresholds(fitted_models,
     assert len(energy.collections) + len(energy.patches) > 0  # az.plot_energy drew the energy densities
     np.testing.assert_allclose(ess.lines[0].get_ydata(), verification.table["ess_bulk"])
     assert ess.lines[1].get_ydata()[0] == 400
-    np.testing.assert_allclose(rhat.lines[1].get_ydata(), verification.table["r_hat_max"])  # calibrated: one per parameter
+    np.testing.assert_allclose(
+        rhat.lines[1].get_ydata(), verification.table["r_hat_max"]
+    )  # calibrated: one per parameter
     assert_legends_outside_the_data(figure)
     no_energy = sampler_health(model.posterior_draws(500, random_seed=0), verification)
     assert "no sampler energy" in no_energy.axes[0].texts[0].get_text()

@@ -74,8 +74,10 @@ def test_logistic_regression_draws_are_its_nuts_draws():
     assert draws.shape == (400, 100, 2)
     np.testing.assert_allclose(draws.mean(axis=0), model.predict_proba(X, estimate="predictive"), rtol=1e-10)
     summary = posterior_summary(model)
-    np.testing.assert_allclose(summary.loc[summary.parameter == "intercept[Iris-virginica]", "mean"],
-                               model.idata_.posterior["intercept"].mean())
+    np.testing.assert_allclose(
+        summary.loc[summary.parameter == "intercept[Iris-virginica]", "mean"],
+        model.idata_.posterior["intercept"].mean(),
+    )
     assert "mode" not in summary.columns
 
 

@@ -9,8 +9,14 @@ import pytest
 import scipy.stats
 
 from pgm_models import LDA, QDA
-from pgm_models.gaussian._precision_factor import (bartlett_factor, normal_logp, normal_random, wishart_data_term, wishart_logp,
-                                                   wishart_random)
+from pgm_models.gaussian._precision_factor import (
+    bartlett_factor,
+    normal_logp,
+    normal_random,
+    wishart_data_term,
+    wishart_logp,
+    wishart_random,
+)
 from tests.conftest import logp_at_random_points
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -27,8 +33,13 @@ def test_normal_logp_is_the_multivariate_normal_with_precision_s_f_ft():
     rng = np.random.default_rng(0)
     factor, log_root_det = random_factor(rng, 3, (2,))
     value, mu, scale = rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), np.array([0.7, 12.0])
-    got = normal_logp(pt.as_tensor(value), mu, pt.as_tensor(scale), pt.as_tensor(factor), pt.as_tensor(log_root_det)).eval()
-    expected = [scipy.stats.multivariate_normal(mu[k], np.linalg.inv(scale[k] * factor[k] @ factor[k].T)).logpdf(value[k]) for k in range(2)]
+    got = normal_logp(
+        pt.as_tensor(value), mu, pt.as_tensor(scale), pt.as_tensor(factor), pt.as_tensor(log_root_det)
+    ).eval()
+    expected = [
+        scipy.stats.multivariate_normal(mu[k], np.linalg.inv(scale[k] * factor[k] @ factor[k].T)).logpdf(value[k])
+        for k in range(2)
+    ]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
@@ -39,8 +50,16 @@ def test_wishart_logp_is_scipys_wishart_with_scale_the_inverse_precision():
     root = rng.normal(size=(3, 4, 6))
     scatter = root @ root.transpose(0, 2, 1)
     data_term = wishart_data_term(scatter, nu)
-    got = wishart_logp(pt.as_tensor(scatter), pt.as_tensor(nu), pt.as_tensor(factor), pt.as_tensor(log_root_det), pt.as_tensor(data_term)).eval()
-    expected = [scipy.stats.wishart(df=nu[k], scale=np.linalg.inv(factor[k] @ factor[k].T)).logpdf(scatter[k]) for k in range(3)]
+    got = wishart_logp(
+        pt.as_tensor(scatter),
+        pt.as_tensor(nu),
+        pt.as_tensor(factor),
+        pt.as_tensor(log_root_det),
+        pt.as_tensor(data_term),
+    ).eval()
+    expected = [
+        scipy.stats.wishart(df=nu[k], scale=np.linalg.inv(factor[k] @ factor[k].T)).logpdf(scatter[k]) for k in range(3)
+    ]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
@@ -50,7 +69,9 @@ def test_bartlett_factor_is_l_times_a_and_its_log_diagonal_is_half_log_det_preci
     with pm.Model() as model:
         factor, log_root_det = bartlett_factor("precision", 7.0, psi)
     c, z = rng.uniform(1, 5, size=3), rng.normal(size=3)
-    replaced = pytensor.graph.replace.graph_replace([factor, log_root_det], {model["precision_c"]: pt.as_tensor(c), model["precision_z"]: pt.as_tensor(z)})
+    replaced = pytensor.graph.replace.graph_replace(
+        [factor, log_root_det], {model["precision_c"]: pt.as_tensor(c), model["precision_z"]: pt.as_tensor(z)}
+    )
     got_factor, got_log = (x.eval() for x in replaced)
     bartlett = np.diag(np.sqrt(c))
     bartlett[np.tril_indices(3, -1)] = z  # row by row: (1,0), (2,0), (2,1)
@@ -66,7 +87,9 @@ def test_draws_have_the_distributions_moments():
     factor, log_root_det = random_factor(np.random.default_rng(3), 2)
     cov = np.linalg.inv(3.0 * factor @ factor.T)
     draws = normal_random(np.array([1.0, -2.0]), 3.0, factor, log_root_det, rng=rng, size=(200_000,))
-    error = np.sqrt(np.outer(np.diag(cov), np.diag(cov)) + cov**2) / np.sqrt(len(draws))  # sd of each sample covariance entry
+    error = np.sqrt(np.outer(np.diag(cov), np.diag(cov)) + cov**2) / np.sqrt(
+        len(draws)
+    )  # sd of each sample covariance entry
     np.testing.assert_array_less(np.abs(draws.mean(axis=0) - [1.0, -2.0]), 6 * np.sqrt(np.diag(cov) / len(draws)))
     np.testing.assert_array_less(np.abs(np.cov(draws.T) - cov), 6 * error)
     scatter = wishart_random(6.0, factor, log_root_det, 0.0, rng=rng, size=(200_000,))
@@ -86,7 +109,10 @@ def test_counts_model_is_generative_and_its_gradient_has_no_linear_algebra_op(Mo
     # the gradient NUTS evaluates: only elementwise, reduction and slicing ops (no inverse,
     # Cholesky, determinant or solve, which PyTensor runs as Python calls)
     function = model.logp_dlogp_function(ravel_inputs=True)
-    ops = {type(getattr(node.op, "core_op", node.op)).__module__ for node in function._pytensor_function.maker.fgraph.apply_nodes}
+    ops = {
+        type(getattr(node.op, "core_op", node.op)).__module__
+        for node in function._pytensor_function.maker.fgraph.apply_nodes
+    }
     assert not any("linalg" in module for module in ops), ops
 
 
@@ -105,12 +131,18 @@ def test_the_wishart_data_term_is_zero_where_the_scatter_has_no_density():
     proper, rank_two = root @ root.T, root[:, :2] @ root[:, :2].T
     p = 3
     # by hand: ((ν − p − 1)/2) log|S| − (νp/2) log 2 − (p(p − 1)/4) log π − Σ_i log Γ((ν − i)/2)
-    by_hand = (0.5 * (4.0 - p - 1) * np.linalg.slogdet(proper)[1] - 0.5 * 4.0 * p * np.log(2) - 1.5 * np.log(np.pi)
-               - sum(scipy.special.gammaln((4.0 - i) / 2) for i in range(p)))
+    by_hand = (
+        0.5 * (4.0 - p - 1) * np.linalg.slogdet(proper)[1]
+        - 0.5 * 4.0 * p * np.log(2)
+        - 1.5 * np.log(np.pi)
+        - sum(scipy.special.gammaln((4.0 - i) / 2) for i in range(p))
+    )
     np.testing.assert_allclose(wishart_data_term(proper, 4.0), by_hand, rtol=1e-12)
     # singular S (rank 2 in 3 dimensions), ν ≤ p − 1, and a stack mixing the cases
     assert wishart_data_term(rank_two, 4.0) == 0.0 and wishart_data_term(proper, 2.0) == 0.0
-    np.testing.assert_allclose(wishart_data_term(np.stack([proper, rank_two]), np.array([4.0, 1.0])), [by_hand, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(
+        wishart_data_term(np.stack([proper, rank_two]), np.array([4.0, 1.0])), [by_hand, 0.0], rtol=1e-12
+    )
 
 
 def test_singular_wishart_draws_have_rank_nu_and_mean_nu_sigma():
@@ -119,7 +151,9 @@ def test_singular_wishart_draws_have_rank_nu_and_mean_nu_sigma():
     sigma = np.linalg.inv(factor @ factor.T)
     draws = wishart_random(2.0, factor, log_root_det, 0.0, rng=np.random.default_rng(), size=(200_000,))
     assert (np.linalg.matrix_rank(draws[:100]) == 2).all()
-    variance = 2.0 * (sigma**2 + np.outer(np.diag(sigma), np.diag(sigma)))  # Var W_ij = ν(σ_ij² + σ_ii σ_jj) holds for ν < p too
+    variance = 2.0 * (
+        sigma**2 + np.outer(np.diag(sigma), np.diag(sigma))
+    )  # Var W_ij = ν(σ_ij² + σ_ii σ_jj) holds for ν < p too
     np.testing.assert_array_less(np.abs(draws.mean(axis=0) - 2.0 * sigma), 6 * np.sqrt(variance / len(draws)))
     with pytest.raises(ValueError, match="whole ν"):
         wishart_random(1.5, factor, log_root_det, 0.0, rng=np.random.default_rng(0), size=(2,))
@@ -150,6 +184,8 @@ def test_counts_form_observes_every_scatter_and_agrees_with_the_rows_form(Model)
 def test_lda_with_fewer_pooled_degrees_of_freedom_than_features_has_a_finite_density():
     X, y = _small_class_data()
     model = LDA().fit(X[[0, 1, 12, 13, 14]], y[[0, 1, 12, 13, 14]])  # N − K = 3 < p = 4
-    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X[[0, 1, 12, 13, 14]], y[[0, 1, 12, 13, 14]]))
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(
+        model.pymc_model("rows", X[[0, 1, 12, 13, 14]], y[[0, 1, 12, 13, 14]])
+    )
     assert np.all(np.isfinite(difference))
     np.testing.assert_allclose(difference, difference[0], atol=1e-8)

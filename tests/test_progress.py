@@ -22,9 +22,14 @@ def test_progress_writes_a_line_per_step_and_per_nuts_run_when_not_on_a_terminal
     assert len(lines) == 6
     assert re.fullmatch(r"\[0/4\] CategoricalNB: fitting \(\d+ s\)", lines[0])
     assert re.fullmatch(r"\[1/4\] TAN: NUTS \(pymc\), 4 × 1000 draws \(\d+ s\)", lines[1])
-    assert re.fullmatch(r" +TAN: NUTS \(pymc\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s\)", lines[2])
-    assert re.fullmatch(r" +LDA: NUTS \(nutpie\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s, "
-                        r"compilation included\)", lines[4])
+    assert re.fullmatch(
+        r" +TAN: NUTS \(pymc\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s\)", lines[2]
+    )
+    assert re.fullmatch(
+        r" +LDA: NUTS \(nutpie\), 4 × 1000 draws: 8000 iterations in [\d.]+ s \([\d,]+ draws/s, "
+        r"compilation included\)",
+        lines[4],
+    )
     assert re.fullmatch(r"\[4/4\] done \(\d+ s\)", lines[5])
     assert "\x1b" not in stream.getvalue()  # no terminal escape codes in logs
 

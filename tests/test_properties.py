@@ -29,10 +29,21 @@ def _data(kind: str, seed: int, n_rows: int, n_features: int):
 
 
 MODELS = [
-    (CategoricalNB, "categorical"), (SPODE, "categorical"), (AODE, "categorical"), (TAN, "categorical"),
-    (BernoulliNB, "binary"), (MultinomialNB, "counts"), (GaussianNB, "gaussian"), (LDA, "gaussian"), (QDA, "gaussian"),
+    (CategoricalNB, "categorical"),
+    (SPODE, "categorical"),
+    (AODE, "categorical"),
+    (TAN, "categorical"),
+    (BernoulliNB, "binary"),
+    (MultinomialNB, "counts"),
+    (GaussianNB, "gaussian"),
+    (LDA, "gaussian"),
+    (QDA, "gaussian"),
 ]
-PINNED_PRIOR = {GaussianNB: {"prior_mean": 0.0, "prior_var": 1.0}, LDA: {"prior_mean": 0.0, "prior_cov": None}, QDA: {"prior_mean": 0.0, "prior_cov": None}}
+PINNED_PRIOR = {
+    GaussianNB: {"prior_mean": 0.0, "prior_var": 1.0},
+    LDA: {"prior_mean": 0.0, "prior_cov": None},
+    QDA: {"prior_mean": 0.0, "prior_cov": None},
+}
 
 
 def _model(Model, n_features):
@@ -66,13 +77,16 @@ def test_row_order_weights_and_chunks_do_not_change_the_model(Model, kind, datas
     take = (lambda rows: X.iloc[rows]) if isinstance(X, pd.DataFrame) else (lambda rows: X[rows])
     reference = _model(Model, n_features).fit(X, y).predict_proba(X)
     order = np.random.default_rng(seed).permutation(n_rows)
-    np.testing.assert_allclose(_model(Model, n_features).fit(take(order), y[order]).predict_proba(X), reference, atol=1e-10)
+    np.testing.assert_allclose(
+        _model(Model, n_features).fit(take(order), y[order]).predict_proba(X), reference, atol=1e-10
+    )
     weight = np.random.default_rng(seed + 1).integers(0, 3, n_rows)
     weight[[np.flatnonzero(y == k)[0] for k in range(3)]] = 1  # every class keeps a row
     repeated = np.repeat(np.arange(n_rows), weight)
     np.testing.assert_allclose(
         _model(Model, n_features).fit(X, y, sample_weight=weight).predict_proba(X),
-        _model(Model, n_features).fit(take(repeated), y[repeated]).predict_proba(X), atol=1e-10,
+        _model(Model, n_features).fit(take(repeated), y[repeated]).predict_proba(X),
+        atol=1e-10,
     )
     chunked = _model(Model, n_features)
     for rows in np.array_split(np.arange(n_rows), 3):
@@ -129,5 +143,7 @@ def test_gaussian_predictions_are_invariant_under_translation_and_rescaling(Mode
     moved = (X + shift) * 10.0**log_scale
     for estimate in ("mean", "map", "mle", "predictive"):
         np.testing.assert_allclose(
-            Model(estimate=estimate).fit(moved, y).predict_proba(moved), Model(estimate=estimate).fit(X, y).predict_proba(X), atol=1e-6
+            Model(estimate=estimate).fit(moved, y).predict_proba(moved),
+            Model(estimate=estimate).fit(X, y).predict_proba(X),
+            atol=1e-6,
         )

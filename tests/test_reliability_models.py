@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from pgm_models import AODE, SPODE, TAN, BernoulliNB, CategoricalNB, LogisticRegression, MultinomialNB
-from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 from pgm_models.discrete import pairs as _pairs
+from pgm_models.preprocessing.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 
 
 def _peak_bytes(action) -> int:
@@ -46,7 +46,11 @@ def _with_duplicates(dense, seed):
 
 @pytest.mark.parametrize(
     "model, estimates",
-    [(BernoulliNB(binarize=0.5), ["mean", "mle"]), (MultinomialNB(), ["mean", "predictive"]), (LogisticRegression(), ["map"])],
+    [
+        (BernoulliNB(binarize=0.5), ["mean", "mle"]),
+        (MultinomialNB(), ["mean", "predictive"]),
+        (LogisticRegression(), ["map"]),
+    ],
     ids=["BernoulliNB", "MultinomialNB", "LogisticRegression"],
 )
 def test_sparse_duplicate_entries_are_summed_before_use(model, estimates):
@@ -60,7 +64,11 @@ def test_sparse_duplicate_entries_are_summed_before_use(model, estimates):
     reference = model.__class__(**model.get_params()).fit(dense, y)
     fitted = model.__class__(**model.get_params()).fit(duplicated, y)
     for estimate in estimates:
-        np.testing.assert_allclose(fitted.predict_proba(duplicated, estimate=estimate), reference.predict_proba(dense, estimate=estimate), rtol=1e-10)
+        np.testing.assert_allclose(
+            fitted.predict_proba(duplicated, estimate=estimate),
+            reference.predict_proba(dense, estimate=estimate),
+            rtol=1e-10,
+        )
 
 
 def test_bernoulli_duplicates_from_the_issue():
@@ -150,7 +158,9 @@ def test_logistic_regression_pymc_model_on_sparse_rows_has_the_dense_log_density
     model = LogisticRegression().fit(X, y)
     sparse_model, dense_model = model.pymc_model(X=X, y=y), model.pymc_model(X=X.toarray(), y=y)
     point = {name: value + rng.normal(size=value.shape) for name, value in dense_model.initial_point().items()}
-    sparse_value, dense_value = (m.compile_fn([m.logp(), m.dlogp()], mode="FAST_COMPILE")(point) for m in (sparse_model, dense_model))
+    sparse_value, dense_value = (
+        m.compile_fn([m.logp(), m.dlogp()], mode="FAST_COMPILE")(point) for m in (sparse_model, dense_model)
+    )
     assert sparse_value[0] == pytest.approx(dense_value[0], rel=1e-12)
     np.testing.assert_allclose(sparse_value[1], dense_value[1], rtol=1e-10)
 
@@ -166,7 +176,9 @@ def test_a_column_missing_in_every_row_is_named(Model):
         Model().fit(ALL_MISSING, Y6)
 
 
-@pytest.mark.parametrize("Model, params", [(CategoricalNB, {}), (AODE, {}), (SPODE, {"parent": "b"}), (TAN, {"root": "b"})])
+@pytest.mark.parametrize(
+    "Model, params", [(CategoricalNB, {}), (AODE, {}), (SPODE, {"parent": "b"}), (TAN, {"root": "b"})]
+)
 def test_a_declared_column_missing_in_every_row_has_prior_mass_only(Model, params):
     """Declared values: the column is modelled, with no count; missing at prediction too, it is
     skipped, so the model predicts as it does without the column."""
@@ -174,7 +186,9 @@ def test_a_declared_column_missing_in_every_row_has_prior_mass_only(Model, param
     model = Model(**params).fit(declared, Y6)
     assert model.n_categories_.tolist() == [2, 2, 2]
     without = Model(**params).fit(ALL_MISSING[["b", "c"]], Y6)
-    np.testing.assert_allclose(model.predict_proba(declared), without.predict_proba(ALL_MISSING[["b", "c"]]), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_proba(declared), without.predict_proba(ALL_MISSING[["b", "c"]]), rtol=1e-12
+    )
 
 
 # ---------------------------------------------------------------------- memory of the semi-naive models
@@ -205,7 +219,9 @@ def test_spode_memory_scales_with_its_parent_not_with_all_pairs():
 def test_spode_refuses_a_parent_changed_after_fit():
     X, y = _wide(4, 3, 30)
     model = SPODE(parent=0).fit(X, y)
-    with pytest.raises(ValueError, match=r"parent=2 differs from the super-parent the counts were made for \('x0'\): fit again"):
+    with pytest.raises(
+        ValueError, match=r"parent=2 differs from the super-parent the counts were made for \('x0'\): fit again"
+    ):
         model.set_params(parent=2).predict(X)
 
 
@@ -224,7 +240,10 @@ def test_a_pair_tensor_that_cannot_fit_is_refused_with_its_size():
     (64 TB). Refused before anything is allocated, with the size and the remedies."""
     X, y = np.zeros((2, 2000), dtype=int), [0, 1]
     for Model in (AODE, TAN):
-        with pytest.raises(ValueError, match=r"pair counts, a 2 × 2002000 × 2002000 tensor .* needs [\d.e+]+ GiB of memory, more than the"):
+        with pytest.raises(
+            ValueError,
+            match=r"pair counts, a 2 × 2002000 × 2002000 tensor .* needs [\d.e+]+ GiB of memory, more than the",
+        ):
             Model(n_categories=1000).fit(X, y)
 
 

@@ -7,9 +7,9 @@ import pytest
 matplotlib.use("Agg")
 
 from pgm_models import AODE, SPODE  # noqa: E402
-from pgm_models.datasets import load_dataset  # noqa: E402
 from pgm_models.app.report import RELIABILITY_MIN_ROWS, write_report  # noqa: E402
 from pgm_models.app.zoo import applicable_models, run_zoo  # noqa: E402
+from pgm_models.datasets import load_dataset  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -27,8 +27,13 @@ def spode_and_aode_on_vote():
     """SPODE and AODE on vote (131 test rows), SPODE's "NUTS" draws being exact draws."""
     X, y = load_dataset("vote")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(SPODE, "sample_posterior",
-                      lambda self, draws, chains, random_seed, **_: self.posterior_draws(draws, random_seed=random_seed, chains=chains))
+        patch.setattr(
+            SPODE,
+            "sample_posterior",
+            lambda self, draws, chains, random_seed, **_: self.posterior_draws(
+                draws, random_seed=random_seed, chains=chains
+            ),
+        )
         return run_zoo(X, y, dataset="vote", draws=500, seed=0, models=[("SPODE", SPODE()), ("AODE", AODE())])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from zoo_cases import fitted, prediction_methods
 
 import pgm_models
 from pgm_models import base
@@ -16,16 +17,21 @@ from pgm_models.discrete import one_hot
 from pgm_models.naive_bayes import categorical
 from pgm_models.semi_naive import aode
 
-from zoo_cases import fitted, prediction_methods
-
 MAX_ROWS = 20_000  # a threshold past this is reached with the blocks made smaller (test_blocks_of_rows)
 
 
 def _thresholds(model, rows) -> list[int]:
     """Batch sizes on both sides of every size at which ``model``'s scoring changes path."""
     n_classes, n_features = len(model.classes_), rows.shape[1]
-    sizes = [1, 2, scores.PER_CLASS_ROWS, 256, normal.WORK_ROWS, 2 * normal.WORK_ROWS,
-             -(-one_hot.LOOKUP_VALUES // (n_features * n_classes))]
+    sizes = [
+        1,
+        2,
+        scores.PER_CLASS_ROWS,
+        256,
+        normal.WORK_ROWS,
+        2 * normal.WORK_ROWS,
+        -(-one_hot.LOOKUP_VALUES // (n_features * n_classes)),
+    ]
     floats = getattr(model, "_floats_per_row", None) or getattr(getattr(model, "model_", None), "_floats_per_row", None)
     if floats is not None:
         block = max(256, base.FLOATS_PER_BLOCK // floats())
@@ -61,8 +67,14 @@ def test_blocks_of_rows(name, monkeypatch):
     _check_rows_alone(model, rows, [255, 256, 257, 511, 512, 513, 769])
 
 
-@pytest.mark.parametrize("name, module, switch", [("CategoricalNB", categorical, "COMPILED_LOOPS"),
-                                                  ("HierarchicalNB", categorical, "COMPILED_LOOPS"), ("AODE", aode, "COMPILED_SCORING")])
+@pytest.mark.parametrize(
+    "name, module, switch",
+    [
+        ("CategoricalNB", categorical, "COMPILED_LOOPS"),
+        ("HierarchicalNB", categorical, "COMPILED_LOOPS"),
+        ("AODE", aode, "COMPILED_SCORING"),
+    ],
+)
 def test_each_row_scores_as_if_alone_without_compiled_loops(name, module, switch, monkeypatch):
     """The NumPy paths the compiled loops stand in for (the one-hot look-ups below LOOKUP_VALUES)."""
     monkeypatch.setattr(module, switch, False)

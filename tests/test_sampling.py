@@ -2,11 +2,10 @@
 and dims; unknown or missing backends give clear errors."""
 
 import pytest
+from conftest import assert_names_like_the_exact_draws
 
 from pgm_models.inference import sampling
 from pgm_models.inference.verify import check_posterior
-
-from conftest import assert_names_like_the_exact_draws
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -29,8 +28,14 @@ def test_each_installed_backend_passes_check_posterior_with_the_models_names_and
     # drop and split R-hat > 1.01 needs a deviation of many of its sds (≈ 1/ESS-scale); divergences
     # do not occur on these smooth, unbounded-in-transformed-space posteriors.
     reports = []
-    idata = bernoulli.sample_posterior(draws=1000, tune=1000, chains=4, sampler=sampler, random_seed=20261122,
-                                       progress=lambda done, total: reports.append((done, total)))
+    idata = bernoulli.sample_posterior(
+        draws=1000,
+        tune=1000,
+        chains=4,
+        sampler=sampler,
+        random_seed=20261122,
+        progress=lambda done, total: reports.append((done, total)),
+    )
     assert reports[-1] == (8000, 8000)  # every backend tells progress that the run is over
     result = check_posterior(bernoulli, idata, family_error=1e-6)
     assert result.passed, result
@@ -44,15 +49,20 @@ def test_each_installed_backend_passes_check_posterior_with_the_models_names_and
 
 
 def test_an_unknown_sampler_is_named_with_the_valid_ones(bernoulli):
-    with pytest.raises(ValueError, match=r"sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"):
+    with pytest.raises(
+        ValueError, match=r"sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"
+    ):
         bernoulli.sample_posterior(sampler="stan")
 
 
 def test_a_missing_backend_says_what_to_install(monkeypatch, bernoulli):
     # one package that is never installed: the message must not depend on what else (jax) this machine has
     monkeypatch.setitem(sampling._PACKAGES, "numpyro", ("numpyro_is_not_installed",))
-    with pytest.raises(ImportError, match=r"sampler='numpyro' needs the 'numpyro_is_not_installed' package\(s\), which are "
-                                          r"not installed \(pip install numpyro_is_not_installed\)"):
+    with pytest.raises(
+        ImportError,
+        match=r"sampler='numpyro' needs the 'numpyro_is_not_installed' package\(s\), which are "
+        r"not installed \(pip install numpyro_is_not_installed\)",
+    ):
         bernoulli.sample_posterior(sampler="numpyro")
     assert "numpyro" not in sampling.available_samplers()
     with pytest.raises(ValueError, match="not installed"):  # one line on the command line, like bad arguments
@@ -67,8 +77,15 @@ def test_the_default_sampler_is_installed():
 @pytest.mark.nuts
 def test_pymc_backend_reports_every_iteration_to_progress(bernoulli):
     reports = []
-    bernoulli.sample_posterior(draws=20, tune=10, chains=2, cores=1, sampler="pymc", random_seed=1,
-                               progress=lambda done, total: reports.append((done, total)))
+    bernoulli.sample_posterior(
+        draws=20,
+        tune=10,
+        chains=2,
+        cores=1,
+        sampler="pymc",
+        random_seed=1,
+        progress=lambda done, total: reports.append((done, total)),
+    )
     # one report per iteration of each chain (tuning included)
     assert reports == [(i, 60) for i in range(1, 61)]
 
@@ -78,7 +95,10 @@ def test_zoo_command_names_an_unknown_sampler_in_one_line(capsys):
 
     assert main(["zoo", "--dataset", "weather.nominal", "--sampler", "stan"]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"
+    assert (
+        error
+        == "pgm-models: error: sampler='stan' is not one of 'pymc', 'nutpie-numba', 'nutpie', 'numpyro', 'blackjax'"
+    )
 
 
 def test_sample_posterior_defaults_to_four_chains():

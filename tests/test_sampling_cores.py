@@ -1,9 +1,9 @@
 """PyMC's chains run in parallel on every CPU the process may use (PyMC's own default halves the
 CPU count, assuming hyper-threads, and ran four chains one after another on a 2-core machine)."""
 
-import arviz as az
 import os
 
+import arviz as az
 import pymc as pm
 import pytest
 
@@ -36,8 +36,15 @@ def test_an_explicit_core_count_is_kept(monkeypatch, bernoulli):
 @pytest.mark.nuts
 def test_chains_in_parallel_processes_report_every_iteration_to_progress(bernoulli):
     reports = []
-    idata = bernoulli.sample_posterior(draws=20, tune=10, chains=2, cores=2, sampler="pymc", random_seed=1,
-                                       progress=lambda done, total: reports.append((done, total)))
+    idata = bernoulli.sample_posterior(
+        draws=20,
+        tune=10,
+        chains=2,
+        cores=2,
+        sampler="pymc",
+        random_seed=1,
+        progress=lambda done, total: reports.append((done, total)),
+    )
     # the chain processes send each iteration to this process, which reports it (tuning included)
     assert reports == [(i, 60) for i in range(1, 61)]
     assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 20

@@ -37,10 +37,17 @@ def _to_counts_form(model, point):
         factors.append(factor)
     factors = np.broadcast_to(np.array(factors), (n_classes, p, p))
     whitened = np.reshape(point["class_mean_whitened"], (n_classes, p))
-    means = posterior.m + np.array([np.linalg.solve(f.T, e) for f, e in zip(factors, whitened)]) / np.sqrt(posterior.kappa)[:, None]
+    means = (
+        posterior.m
+        + np.array([np.linalg.solve(f.T, e) for f, e in zip(factors, whitened)]) / np.sqrt(posterior.kappa)[:, None]
+    )
     shape = np.shape(point["precision_log_diag"])
-    return {"class_prob_simplex__": point["class_prob_simplex__"], "precision_c_log__": np.reshape(log_c, shape),
-            "precision_z": np.reshape(z, np.shape(point["precision_below"])), "class_mean": means}
+    return {
+        "class_prob_simplex__": point["class_prob_simplex__"],
+        "precision_c_log__": np.reshape(log_c, shape),
+        "precision_z": np.reshape(z, np.shape(point["precision_below"])),
+        "class_mean": means,
+    }
 
 
 FREE = ("precision_log_diag", "precision_below", "class_mean_whitened")
@@ -79,8 +86,14 @@ def test_sampling_model_is_the_counts_form_up_to_a_constant(Model, rows):
         x = _flat(point)
         # the map's Jacobian by central differences (it is smooth; step 1e-6 gives ~1e-9 relative error)
         step = 1e-6
-        columns = [(_old_flat(_to_counts_form(model, _unflat(x + step * unit, point)))
-                    - _old_flat(_to_counts_form(model, _unflat(x - step * unit, point)))) / (2 * step) for unit in np.eye(len(x))]
+        columns = [
+            (
+                _old_flat(_to_counts_form(model, _unflat(x + step * unit, point)))
+                - _old_flat(_to_counts_form(model, _unflat(x - step * unit, point)))
+            )
+            / (2 * step)
+            for unit in np.eye(len(x))
+        ]
         log_jacobian = np.linalg.slogdet(np.array(columns).T)[1]
         differences.append(sampling_logp(point) - counts_logp(_to_counts_form(model, point)) - log_jacobian)
     assert np.all(np.isfinite(differences))

@@ -5,13 +5,12 @@ LogisticRegression model compiles under nutpie (its likelihood declared stray di
 import arviz as az
 import numpy as np
 import pytest
+from conftest import assert_names_like_the_exact_draws
 from scipy import stats
 
 from pgm_models import LogisticRegression
 from pgm_models.inference import sampling
 from pgm_models.inference.verify import check_posterior, check_sampler
-
-from conftest import assert_names_like_the_exact_draws
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -30,19 +29,31 @@ def test_stacked_blocks_have_the_per_attribute_density(categorical):
     then the attributes, each by class)."""
     model = categorical.pymc_model("counts")
     classes, blocks = list(categorical.classes_), dict(categorical._blocks())
-    rows = {values: [f"{name}[{k}]" for name in names for k in classes]
-            for values, names in ((2, ["feature_prob_humidity", "feature_prob_windy"]), (3, ["feature_prob_outlook", "feature_prob_temperature"]))}
+    rows = {
+        values: [f"{name}[{k}]" for name in names for k in classes]
+        for values, names in (
+            (2, ["feature_prob_humidity", "feature_prob_windy"]),
+            (3, ["feature_prob_outlook", "feature_prob_temperature"]),
+        )
+    }
     rows[2].insert(0, "class_prob")
     assert [rv.name for rv in model.free_RVs] == ["stacked_prob_2", "stacked_prob_3"]
     assert {values: list(model.coords[f"stacked_prob_{values}_rows"]) for values in (2, 3)} == rows
     logp = model.compile_logp(jacobian=False)
-    deterministics = model.compile_fn([model[f"feature_prob_{name}"] for name in blocks] + [model["class_prob"]],
-                                      inputs=model.free_RVs, mode="FAST_COMPILE")
+    deterministics = model.compile_fn(
+        [model[f"feature_prob_{name}"] for name in blocks] + [model["class_prob"]],
+        inputs=model.free_RVs,
+        mode="FAST_COMPILE",
+    )
     rng = np.random.default_rng(3)
     for _ in range(3):
         values = {values: rng.dirichlet(np.ones(values), size=len(rows[values])) for values in (2, 3)}
-        point = {model.rvs_to_values[rv].name: model.rvs_to_transforms[rv].forward(values[rv.type.shape[-1]], *rv.owner.inputs).eval()
-                 for rv in model.free_RVs}
+        point = {
+            model.rvs_to_values[rv].name: model.rvs_to_transforms[rv]
+            .forward(values[rv.type.shape[-1]], *rv.owner.inputs)
+            .eval()
+            for rv in model.free_RVs
+        }
         expected = stats.dirichlet.logpdf(values[2][0], categorical._class_prior.concentration)
         expected += stats.multinomial.logpmf(categorical.class_count_, categorical.class_count_.sum(), values[2][0])
         prior = categorical._feature_prior.concentration
@@ -51,10 +62,12 @@ def test_stacked_blocks_have_the_per_attribute_density(categorical):
         for (name, block), theta in zip(blocks.items(), features):
             group = values[len(categorical.categories_[list(blocks).index(name)])]
             first = rows[theta.shape[-1]].index(f"feature_prob_{name}[{classes[0]}]")
-            np.testing.assert_array_equal(theta, group[first:first + len(classes)])
+            np.testing.assert_array_equal(theta, group[first : first + len(classes)])
             for k in range(len(classes)):
                 counts = categorical.feature_count_[k, block]
-                expected += stats.dirichlet.logpdf(theta[k], prior[k, block]) + stats.multinomial.logpmf(counts, counts.sum(), theta[k])
+                expected += stats.dirichlet.logpdf(theta[k], prior[k, block]) + stats.multinomial.logpmf(
+                    counts, counts.sum(), theta[k]
+                )
         np.testing.assert_allclose(logp(point), expected, rtol=1e-10)
 
 
@@ -68,7 +81,9 @@ def test_each_backend_samples_the_stacked_model_with_its_names_coords_and_dims(s
     # parameters' Dirichlet marginals are near-Gaussian on the simplex transform: 4 chains × 1000
     # draws gave bulk ESS 2400-5000 and R-hat ≤ 1.003 on every backend, so ESS < 400 or R-hat > 1.01
     # needs a many-fold, many-sd deviation; there are no divergences on this smooth posterior.
-    idata = categorical.sample_posterior(draws=1000, tune=1000, chains=4, cores=1, sampler=sampler, random_seed=20261122)
+    idata = categorical.sample_posterior(
+        draws=1000, tune=1000, chains=4, cores=1, sampler=sampler, random_seed=20261122
+    )
     result = check_posterior(categorical, idata, family_error=1e-6)
     assert result.passed, result
     assert_names_like_the_exact_draws(categorical, idata)

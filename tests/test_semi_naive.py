@@ -5,11 +5,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import logp_at_random_points
 
 from pgm_models import AODE, SPODE, TAN
 from pgm_models.datasets import load_dataset
-
-from conftest import logp_at_random_points
 
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
@@ -51,7 +50,9 @@ def test_weka_estimates_are_dirichlet_posterior_means(weather):
     np.testing.assert_allclose(child.values, [1 / 4, 3 / 4])
     m_spode = SPODE(parent="outlook", estimator="m-estimate", m=3).fit(X, y)
     joint = m_spode.analytic_posterior("mean")["joint_prob"]
-    assert float(joint.sel(class_parent="yes, sunny")) == pytest.approx((2 + 3 / 6) / (14 + 3))  # (n + m/(K r_a)) / (N + m)
+    assert float(joint.sel(class_parent="yes, sunny")) == pytest.approx(
+        (2 + 3 / 6) / (14 + 3)
+    )  # (n + m/(K r_a)) / (N + m)
 
 
 def test_aode_is_the_average_of_its_spodes(weather):
@@ -59,7 +60,9 @@ def test_aode_is_the_average_of_its_spodes(weather):
     model = AODE().fit(X, y)
     spodes = [np.exp(model.spode(a).predict_joint_log_proba(X)) for a in range(X.shape[1])]
     np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(X)), np.mean(spodes, axis=0), rtol=1e-12)
-    np.testing.assert_allclose(model.spode("outlook").predict_proba(X), SPODE(parent="outlook").fit(X, y).predict_proba(X))
+    np.testing.assert_allclose(
+        model.spode("outlook").predict_proba(X), SPODE(parent="outlook").fit(X, y).predict_proba(X)
+    )
 
 
 def test_bma_evidence_is_the_chain_rule_of_exact_predictives(weather):
@@ -87,8 +90,12 @@ def test_weights_uniform_bma_and_tempered(weather):
     bma = AODE(weights="bma").fit(X, y)
     weights = np.exp(bma.spode_log_evidence() - bma.spode_log_evidence().max())
     spodes = np.stack([np.exp(bma.spode(a).predict_joint_log_proba(X)) for a in range(X.shape[1])], axis=2)
-    np.testing.assert_allclose(np.exp(bma.predict_joint_log_proba(X)), (spodes * weights).sum(axis=2) / weights.sum(), rtol=1e-10)
-    np.testing.assert_allclose(AODE(weights="tempered", temperature=1.0).fit(X, y).predict_joint_log_proba(X), bma.predict_joint_log_proba(X))
+    np.testing.assert_allclose(
+        np.exp(bma.predict_joint_log_proba(X)), (spodes * weights).sum(axis=2) / weights.sum(), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        AODE(weights="tempered", temperature=1.0).fit(X, y).predict_joint_log_proba(X), bma.predict_joint_log_proba(X)
+    )
 
 
 def test_missing_super_parent_is_summed_out(weather):
@@ -96,7 +103,10 @@ def test_missing_super_parent_is_summed_out(weather):
     model = SPODE(parent="outlook").fit(X, y)
     row = X.iloc[[3]].copy()
     row["outlook"] = None
-    filled = [row.assign(outlook=pd.Categorical([v], categories=X["outlook"].cat.categories)) for v in X["outlook"].cat.categories]
+    filled = [
+        row.assign(outlook=pd.Categorical([v], categories=X["outlook"].cat.categories))
+        for v in X["outlook"].cat.categories
+    ]
     expected = np.sum([np.exp(model.predict_joint_log_proba(r)) for r in filled], axis=0)
     np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(row)), expected)
 
@@ -104,7 +114,9 @@ def test_missing_super_parent_is_summed_out(weather):
 def test_counts_and_rows_forms_have_the_same_posterior():
     X, y = load_dataset("contact-lenses")
     model = SPODE(parent="astigmatism").fit(X, y)
-    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X, y))
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(
+        model.pymc_model("rows", X, y)
+    )
     np.testing.assert_allclose(difference, difference[0], atol=1e-9)
 
 
@@ -113,7 +125,7 @@ def test_partial_fit_over_chunks_equals_one_fit():
     whole = AODE().fit(X, y)
     chunked = AODE()
     for start in range(0, len(y), 50):
-        chunked.partial_fit(X.iloc[start:start + 50], y.iloc[start:start + 50])
+        chunked.partial_fit(X.iloc[start : start + 50], y.iloc[start : start + 50])
     np.testing.assert_allclose(chunked.pair_count_, whole.pair_count_)
     np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X))
 
@@ -204,7 +216,9 @@ def test_tan_sums_missing_attributes_out_exactly():
 def test_tan_counts_and_rows_forms_have_the_same_posterior():
     X, y = load_dataset("contact-lenses")
     model = TAN(root=1).fit(X, y)
-    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(model.pymc_model("rows", X, y))
+    difference = logp_at_random_points(model.pymc_model("counts")) - logp_at_random_points(
+        model.pymc_model("rows", X, y)
+    )
     np.testing.assert_allclose(difference, difference[0], atol=1e-9)
 
 
@@ -218,7 +232,10 @@ def test_tan_beats_naive_bayes_where_attributes_interact():
     X = pd.DataFrame({"a": a, "a_copy": a, "b": np.where(rng.random(400) < 0.6, y, 1 - y)}).astype(str)
     tan = TAN(root="b").fit(X, y)
     assert tan.tree_parent_[1] == 0 or tan.tree_parent_[0] == 1  # the copies are linked
-    log_loss = {name: -np.mean(m.predict_log_proba(X)[np.arange(400), y]) for name, m in [("tan", tan), ("nb", CategoricalNB().fit(X, y))]}
+    log_loss = {
+        name: -np.mean(m.predict_log_proba(X)[np.arange(400), y])
+        for name, m in [("tan", tan), ("nb", CategoricalNB().fit(X, y))]
+    }
     assert log_loss["tan"] < log_loss["nb"]
 
 
@@ -239,8 +256,12 @@ def test_pair_counts_are_the_exact_weighted_pair_counts(weights, monkeypatch):
     layout = _pairs.PairLayout([3, 2, 4])
     codes = np.column_stack([rng.integers(-1, r, 200) for r in (3, 2, 4)])  # −1: missing
     class_index = rng.integers(0, 2, 200)
-    weight = {"unit": np.ones(200), "whole": rng.integers(0, 6, 200).astype(float), "fractional": rng.random(200),
-              "beyond float32": np.r_[2.0**24 + 1, np.ones(199)]}[weights]
+    weight = {
+        "unit": np.ones(200),
+        "whole": rng.integers(0, 6, 200).astype(float),
+        "fractional": rng.random(200),
+        "beyond float32": np.r_[2.0**24 + 1, np.ones(199)],
+    }[weights]
     expected = np.zeros((2, layout.n_cells, layout.n_cells))
     for row, k, w in zip(layout.cells(codes), class_index, weight):
         expected[k][np.ix_(row, row)] += w

@@ -24,7 +24,10 @@ def _rows(seed, n):
 def test_qda_class_of_three_rows_in_four_dimensions():
     X, y = _rows(14, 13), np.array([0] * 10 + [1] * 3)
     model = QDA(estimate="mle").fit(X, y)
-    with pytest.raises(ValueError, match=rf"the covariance of class 1 is singular under estimate='mle' \(3 rows for 4 features.*{REMEDY}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"the covariance of class 1 is singular under estimate='mle' \(3 rows for 4 features.*{REMEDY}",
+    ):
         model.predict_proba(X)
     assert np.isfinite(QDA(estimate="mle", reg_param=0.1).fit(X, y).predict_proba(X)).all()
 
@@ -32,7 +35,9 @@ def test_qda_class_of_three_rows_in_four_dimensions():
 @pytest.mark.parametrize("method", ["predict_proba", "predict_joint_log_proba"])
 def test_lda_five_rows_in_four_dimensions(method):
     X, y = _rows(0, 5), np.array([0, 0, 0, 1, 1])
-    with pytest.raises(ValueError, match=rf"the pooled covariance is singular under estimate='mle' \(5 rows for 4 features.*{REMEDY}"):
+    with pytest.raises(
+        ValueError, match=rf"the pooled covariance is singular under estimate='mle' \(5 rows for 4 features.*{REMEDY}"
+    ):
         getattr(LDA(estimate="mle").fit(X, y), method)(X)
 
 
@@ -52,8 +57,12 @@ def test_full_rank_mle_is_the_textbook_density():
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(16, 4)) * [100, 0.01, 1, 5] + [5e3, 0, 1, -7], np.repeat([0, 1], 8)
     model = QDA(estimate="mle", class_alpha=0).fit(X, y)
-    expected = np.column_stack([np.log(0.5) + multivariate_normal(X[y == k].mean(axis=0), np.cov(X[y == k].T, bias=True)).logpdf(X)
-                                for k in (0, 1)])
+    expected = np.column_stack(
+        [
+            np.log(0.5) + multivariate_normal(X[y == k].mean(axis=0), np.cov(X[y == k].T, bias=True)).logpdf(X)
+            for k in (0, 1)
+        ]
+    )
     np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-8)
 
 
@@ -64,7 +73,9 @@ def test_constant_feature_at_rounding_level_is_zero_variance(Model):
     y = np.repeat([0, 1], 15)
     kwargs = {"column_types": {0: "gaussian", 1: "gaussian"}} if Model is MixedNB else {}
     model = Model(estimate="mle", var_smoothing=0, **kwargs).fit(X, y)
-    with pytest.raises(ValueError, match=r"class 0, feature 1: the mle variance is 0.0 \(n = 15 rows; the feature is constant"):
+    with pytest.raises(
+        ValueError, match=r"class 0, feature 1: the mle variance is 0.0 \(n = 15 rows; the feature is constant"
+    ):
         model.predict_proba(X)
     smoothed = Model(estimate="mle", var_smoothing=1e-9, **kwargs).fit(X, y)
     assert np.isfinite(smoothed.predict_proba(X)).all()

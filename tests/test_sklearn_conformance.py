@@ -20,9 +20,15 @@ EXPECTED_FAILURES: dict = {
     # A2DE counts a dense K × T³ triple tensor; these checks' rows of distinct floats, read as
     # categories, declare hundreds of values (check_dtype_object: T = 560, a 4 × 560³ tensor of
     # 5 GiB), above A2DE's max_triple_cells, which it refuses up front
-    "A2DE": {check: "the triple-count tensor of its hundreds of declared values is refused as too large (max_triple_cells)"
-             for check in ("check_dtype_object", "check_classifiers_train", "check_classifiers_train(readonly_memmap=True)",
-                           "check_classifiers_train(readonly_memmap=True,X_dtype=float32)")},
+    "A2DE": {
+        check: "the triple-count tensor of its hundreds of declared values is refused as too large (max_triple_cells)"
+        for check in (
+            "check_dtype_object",
+            "check_classifiers_train",
+            "check_classifiers_train(readonly_memmap=True)",
+            "check_classifiers_train(readonly_memmap=True,X_dtype=float32)",
+        )
+    },
 }
 
 DISCRETIZERS = [EqualWidthDiscretizer(), EqualFrequencyDiscretizer(), MDLDiscretizer()]
@@ -34,9 +40,14 @@ _CATEGORICAL_OUTPUT = (
 DISCRETIZER_EXPECTED_FAILURES = {
     check: _CATEGORICAL_OUTPUT
     for check in (
-        "check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array",
-        "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance", "check_fit_idempotent",
+        "check_pipeline_consistency",
+        "check_estimators_pickle",
+        "check_transformer_data_not_an_array",
+        "check_transformer_general",
+        "check_transformer_preserve_dtypes",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit_idempotent",
     )
 }
 
@@ -46,13 +57,18 @@ def test_every_exported_estimator_is_checked():
 
     from sklearn.base import ClassifierMixin
 
-    exported = {name for name in pgm_models.__all__
-                if inspect.isclass(getattr(pgm_models, name)) and issubclass(getattr(pgm_models, name), ClassifierMixin)}
+    exported = {
+        name
+        for name in pgm_models.__all__
+        if inspect.isclass(getattr(pgm_models, name)) and issubclass(getattr(pgm_models, name), ClassifierMixin)
+    }
     assert {type(e).__name__ for e in ESTIMATORS} == exported == set(pgm_models.ESTIMATORS)
     assert len(ESTIMATORS) == len(set(pgm_models.ESTIMATORS))  # each once
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}))
+@parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {})
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -13,15 +13,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models import AODE, CategoricalNB, MultinomialNB
 from pgm_models._utils import shared_priors as _shared_priors
-from pgm_models.discrete import one_hot as _one_hot
-from pgm_models.discrete.one_hot import one_hot_log_sums
 from pgm_models._utils.validation import check_concentration, check_fitted
 from pgm_models.base import _shifted_exp
 from pgm_models.conjugate import Dirichlet, normalize
 from pgm_models.datasets import load_dataset
-from pgm_models.naive_bayes._discrete import class_weights, log_linear
+from pgm_models.discrete import one_hot as _one_hot
 from pgm_models.discrete import pairs as _pairs
+from pgm_models.discrete.one_hot import one_hot_log_sums
 from pgm_models.discrete.pairs import PairLayout
+from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
 
 def test_one_hot_log_sums_by_hand():
@@ -71,8 +71,12 @@ def test_categorical_counts_are_the_designs_counts_over_several_blocks():
     product counts: 9 000 rows of 8 attributes are 2 blocks, weights fractional."""
     rng = np.random.default_rng(4)
     sizes = [2, 3, 1, 4, 2, 2, 5, 3]
-    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(np.where(rng.random(9000) < 0.1, -1, rng.integers(0, s, 9000)), range(s))
-                      for j, s in enumerate(sizes)})
+    X = pd.DataFrame(
+        {
+            f"a{j}": pd.Categorical.from_codes(np.where(rng.random(9000) < 0.1, -1, rng.integers(0, s, 9000)), range(s))
+            for j, s in enumerate(sizes)
+        }
+    )
     y = rng.integers(0, 3, 9000)
     weight = rng.random(9000)
     model = CategoricalNB().fit(X, y, sample_weight=weight)
@@ -81,7 +85,9 @@ def test_categorical_counts_are_the_designs_counts_over_several_blocks():
     expected = class_weights(y, weight, 3).T @ model._design(codes)
     np.testing.assert_allclose(model.feature_count_, expected, rtol=1e-12, atol=0)
     unit = CategoricalNB().fit(X.iloc[:5000], y[:5000])  # unit weights, unweighted keys
-    np.testing.assert_array_equal(unit.feature_count_, class_weights(y[:5000], np.ones(5000), 3).T @ unit._design(codes[:5000]))
+    np.testing.assert_array_equal(
+        unit.feature_count_, class_weights(y[:5000], np.ones(5000), 3).T @ unit._design(codes[:5000])
+    )
 
 
 @pytest.mark.parametrize("weights", ["unit", "whole", "fractional"])
@@ -95,8 +101,12 @@ def test_pair_counts_of_class_ordered_segments_are_each_classes_product(weights,
     codes = rng.integers(0, layout.sizes, (500, 3))
     codes[rng.random(codes.shape) < 0.15] = -1
     class_index = rng.choice(3, 500, p=[0.1, 0.6, 0.3])
-    weight = {"unit": np.ones(500), "whole": rng.integers(0, 4, 500).astype(float), "fractional": rng.random(500)}[weights]
-    counts = _pairs._products(codes, layout.starts, layout.missing_cells, layout.n_cells, slice(None), class_index, weight, 3)
+    weight = {"unit": np.ones(500), "whole": rng.integers(0, 4, 500).astype(float), "fractional": rng.random(500)}[
+        weights
+    ]
+    counts = _pairs._products(
+        codes, layout.starts, layout.missing_cells, layout.n_cells, slice(None), class_index, weight, 3
+    )
     design = np.zeros((500, layout.n_cells))
     design[np.arange(500)[:, None], layout.cells(codes)] = 1.0
     for k in range(3):
@@ -133,7 +143,10 @@ def test_folds_share_their_priors_keyed_by_classes_layout_and_alpha():
     assert two._feature_prior is not first._feature_prior and two._class_prior is not first._class_prior
     assert np.all(two._feature_prior.concentration == 2.0) and np.all(two._class_prior.concentration == 0.5)
     per_attribute = CategoricalNB(alpha=np.arange(1.0, 17.0)).fit(X, y)
-    assert per_attribute._feature_prior.concentration[0, :2].tolist() == [1.0, 1.0] and per_attribute._feature_prior.concentration[0, -1] == 16.0
+    assert (
+        per_attribute._feature_prior.concentration[0, :2].tolist() == [1.0, 1.0]
+        and per_attribute._feature_prior.concentration[0, -1] == 16.0
+    )
     # a multinomial model of as many columns and classes has its own prior
     counts = MultinomialNB().fit(np.ones((4, 32)), [0, 1, 0, 1])
     assert counts._feature_prior is not first._feature_prior
@@ -172,9 +185,15 @@ def test_concentration_of_a_bad_plain_number_is_refused_or_read_as_before(value)
 def test_shifted_exp_of_finite_rows_and_a_row_of_minus_infinity():
     scores = np.array([[np.log(0.2), np.log(0.6)], [-np.inf, -np.inf], [-1000.0, -1001.0]])
     _, exp, total = _shifted_exp(scores.copy())
-    np.testing.assert_allclose(exp / total[:, None], [[0.25, 0.75], [0.5, 0.5], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]], rtol=1e-15)
+    np.testing.assert_allclose(
+        exp / total[:, None],
+        [[0.25, 0.75], [0.5, 0.5], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]],
+        rtol=1e-15,
+    )
     _, exp, total = _shifted_exp(scores[[0, 2]].copy())  # every peak finite: the one-reduction path
-    np.testing.assert_allclose(exp / total[:, None], [[0.25, 0.75], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]], rtol=1e-15)
+    np.testing.assert_allclose(
+        exp / total[:, None], [[0.25, 0.75], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))]], rtol=1e-15
+    )
 
 
 def test_parameter_names_read_once_per_class_are_scikit_learns():
@@ -188,8 +207,17 @@ def test_parameter_names_read_once_per_class_are_scikit_learns():
     for cls in (CategoricalNB, AODE, SPODE, TAN, MultinomialNB, MDLDiscretizer, EqualWidthDiscretizer):
         names = cls._get_param_names()
         assert names == BaseEstimator._get_param_names.__func__(cls) and names is not cls._get_param_names()
-    assert AODE._get_param_names() == ["alpha", "estimate", "estimator", "frequency_limit", "handle_unknown", "m",
-                                       "n_categories", "temperature", "weights"]
+    assert AODE._get_param_names() == [
+        "alpha",
+        "estimate",
+        "estimator",
+        "frequency_limit",
+        "handle_unknown",
+        "m",
+        "n_categories",
+        "temperature",
+        "weights",
+    ]
     model = clone(AODE(alpha=2.0).set_params(m=3.0))
     assert model.get_params()["alpha"] == 2.0 and model.get_params()["m"] == 3.0
 

@@ -8,7 +8,10 @@ from benchmarks import text_at_scale
 
 def test_runs_at_toy_size_and_writes_a_row_per_model(tmp_path):
     out = tmp_path / "text.md"
-    assert text_at_scale.main(["--rows", "300", "--words", "500", "--draws", "20", "--repeats", "1", "--write", str(out)]) == 0
+    assert (
+        text_at_scale.main(["--rows", "300", "--words", "500", "--draws", "20", "--repeats", "1", "--write", str(out)])
+        == 0
+    )
     text = out.read_text()
     for model in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
         assert f"| {model} | 300 × 500 (" in text

@@ -9,11 +9,10 @@ import threading
 
 import numpy as np
 import pytest
+from zoo_cases import fitted, prediction_methods
 
 import pgm_models
 from pgm_models._utils.threads import one_blas_thread
-
-from zoo_cases import fitted, prediction_methods
 
 N_THREADS, N_CALLS = 8, 25
 
@@ -27,7 +26,9 @@ def assert_same_state(before, after, path="model", seen=None):
     seen.add((id(before), id(after)))
     assert type(before) is type(after), f"{path}: {type(before).__name__} became {type(after).__name__}"
     if isinstance(before, np.ndarray):
-        assert before.dtype == after.dtype and before.shape == after.shape, f"{path}: {before.dtype}{before.shape} became {after.dtype}{after.shape}"
+        assert before.dtype == after.dtype and before.shape == after.shape, (
+            f"{path}: {before.dtype}{before.shape} became {after.dtype}{after.shape}"
+        )
         assert np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"), f"{path} changed"
     elif isinstance(before, dict):
         assert list(before) == list(after), f"{path}: keys {list(before)} became {list(after)}"
@@ -74,7 +75,9 @@ def test_concurrent_predictions_equal_sequential_ones_and_leave_the_model_alone(
         thread.join()
     assert not errors, errors[0]
     for (thread, i), (which, output) in results.items():
-        np.testing.assert_array_equal(output, expected[which], err_msg=f"{calls[which][0]} in thread {thread}, call {i}")
+        np.testing.assert_array_equal(
+            output, expected[which], err_msg=f"{calls[which][0]} in thread {thread}, call {i}"
+        )
     assert_same_state(state, vars(model))
 
 

@@ -48,7 +48,11 @@ def test_gaussian_fit_and_scoring_run_on_one_blas_thread(monkeypatch):
 
     def spy(module, name):
         original = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda *args, **kwargs: seen.append((name, _blas_thread_counts())) or original(*args, **kwargs))
+        monkeypatch.setattr(
+            module,
+            name,
+            lambda *args, **kwargs: seen.append((name, _blas_thread_counts())) or original(*args, **kwargs),
+        )
 
     spy(discriminant.scipy.linalg, "solve_triangular")
     spy(_base, "batch_moments")

@@ -26,7 +26,10 @@ TIMES = {"datetime": "datetime64", "timedelta": "timedelta64"}
 @pytest.mark.parametrize("time", TIMES)
 @pytest.mark.parametrize("Model", NUMERIC)
 def test_time_column_is_refused_at_fit(Model, time):
-    with pytest.raises(ValueError, match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which {Model.__name__} does not take as numbers"):
+    with pytest.raises(
+        ValueError,
+        match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which {Model.__name__} does not take as numbers",
+    ):
         Model().fit(_frame(time), Y)
 
 
@@ -50,8 +53,12 @@ def test_time_array_is_refused(time):
 @pytest.mark.parametrize("time", TIMES)
 def test_mixed_nb_refuses_a_time_column_at_fit_and_prediction(time):
     frame = _frame(time)
-    with pytest.raises(ValueError, match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which a gaussian column does not take"):
+    with pytest.raises(
+        ValueError, match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which a gaussian column does not take"
+    ):
         MixedNB(column_types={"when": "gaussian"}).fit(frame, Y)
     model = MixedNB().fit(frame.assign(when=np.arange(12.0)), Y)
-    with pytest.raises(ValueError, match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which a gaussian column does not take"):
+    with pytest.raises(
+        ValueError, match=rf"column 'when' holds {TIMES[time]}\[\w+\] values, which a gaussian column does not take"
+    ):
         model.predict_proba(frame)

@@ -4,11 +4,10 @@ import arviz as az
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import WRONG_PRIOR
 from scipy.stats import norm
 
 from pgm_models.inference.verify import COLUMNS, check_posterior
-
-from conftest import WRONG_PRIOR
 
 MODELS = ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "SPODE", "TAN"]
 
@@ -144,8 +143,16 @@ def test_a_starved_nuts_run_fails_on_its_diagnostics(fitted_models):
     (R-hat is very likely above 1.01 too, but not certain, so it is not asserted). PyMC's sampler:
     nutpie refuses a run without tuning."""
     model = fitted_models["CategoricalNB"]
-    idata = model.sample_posterior(draws=40, tune=0, chains=2, cores=1, random_seed=3, progressbar=False,
-                                   compute_convergence_checks=False, sampler="pymc")
+    idata = model.sample_posterior(
+        draws=40,
+        tune=0,
+        chains=2,
+        cores=1,
+        random_seed=3,
+        progressbar=False,
+        compute_convergence_checks=False,
+        sampler="pymc",
+    )
     result = check_posterior(model, idata, z_max=1e9)
     assert not result.passed
     assert any("bulk ESS" in reason for reason in result.reasons)
@@ -161,7 +168,9 @@ def test_draws_are_deterministic_given_the_seed(exact):
 @pytest.mark.nuts
 def test_nuts_is_deterministic_given_the_seed(fitted_models):
     model = fitted_models["BernoulliNB"]
-    settings = dict(draws=30, tune=30, chains=1, cores=1, random_seed=7, progressbar=False, compute_convergence_checks=False)
+    settings = dict(
+        draws=30, tune=30, chains=1, cores=1, random_seed=7, progressbar=False, compute_convergence_checks=False
+    )
     first, second = model.sample_posterior(**settings), model.sample_posterior(**settings)
     np.testing.assert_array_equal(first.posterior["feature_prob"].values, second.posterior["feature_prob"].values)
 
@@ -181,6 +190,7 @@ def test_check_sampler_judges_health_alone(exact):
 
 # ------------------------------------------------------------------ the statistic, piece by piece
 
+
 def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
     """z_mean over σ/√ESS and z_sd on the second moment about the analytic mean, with the
     Beta marginal's exact excess kurtosis (scipy) in its standard error."""
@@ -198,7 +208,9 @@ def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
     assert row["z_mean"] == pytest.approx((draws.mean() - mean) / np.sqrt(variance / ess))
     squared = (draws - mean) ** 2
     ess_squared = min(_ess(_split_chains(squared[None]))[0], draws.size)
-    assert row["z_sd"] == pytest.approx((squared.mean() - variance) / (variance * np.sqrt((kurtosis + 2) / ess_squared)))
+    assert row["z_sd"] == pytest.approx(
+        (squared.mean() - variance) / (variance * np.sqrt((kurtosis + 2) / ess_squared))
+    )
 
 
 def test_vectorised_diagnostics_equal_arviz():
@@ -213,7 +225,11 @@ def test_vectorised_diagnostics_equal_arviz():
         x[2] = np.where(np.arange(draws) % 2, 0.9, -0.9) + 0.1 * x[2]
         x[3] = np.round(x[3])
         dataset = az.convert_to_dataset({"p": np.moveaxis(x, 0, -1)})
-        for ours, method in [(_ess(_split_chains(x)), "mean"), (_ess(_z_scale(_split_chains(x))), "bulk"), (_ess_tail(x), "tail")]:
+        for ours, method in [
+            (_ess(_split_chains(x)), "mean"),
+            (_ess(_z_scale(_split_chains(x))), "bulk"),
+            (_ess_tail(x), "tail"),
+        ]:
             np.testing.assert_allclose(ours, az.ess(dataset, method=method)["p"].values, rtol=1e-10)
         if chains > 1:
             np.testing.assert_allclose(_rhat_rank(x), az.rhat(dataset)["p"].values, rtol=1e-10)
@@ -233,7 +249,9 @@ def test_shuffled_draws_fail_on_their_support(exact):
     assert not result.passed
     assert result.max_abs_z <= result.thresholds["z_max"]  # the marginals cannot see it
     assert result.outside_support["feature_prob_outlook"] > 1500 and result.outside_support["class_prob"] > 1500
-    assert any(r.startswith("feature_prob_outlook: ") and "draws outside the posterior's support" in r for r in result.reasons)
+    assert any(
+        r.startswith("feature_prob_outlook: ") and "draws outside the posterior's support" in r for r in result.reasons
+    )
 
 
 def test_draws_of_a_slightly_wrong_prior_fail_on_the_joint_chi_square():
@@ -283,6 +301,7 @@ def test_heavy_tailed_marginals_are_not_z_tested():
 
 # ------------------------------------------------------------------ the closed forms' moments the check uses
 
+
 def test_excess_kurtosis_and_tail_index_of_every_marginal_match_scipy():
     from scipy import stats
 
@@ -291,7 +310,9 @@ def test_excess_kurtosis_and_tail_index_of_every_marginal_match_scipy():
 
     dirichlet = Dirichlet([[0.5, 2.0, 7.0], [3.0, 3.0, 1e-3]])
     for index in [(0, 0), (0, 2), (1, 1), (1, 2)]:
-        assert dirichlet.excess_kurtosis()[index] == pytest.approx(float(dirichlet.marginal_distribution(index).stats("k")))
+        assert dirichlet.excess_kurtosis()[index] == pytest.approx(
+            float(dirichlet.marginal_distribution(index).stats("k"))
+        )
     assert Beta(2.0, 5.0).excess_kurtosis() == pytest.approx(float(stats.beta(2, 5).stats("k")))
     assert np.isinf(dirichlet.tail_index()).all()
 
@@ -355,6 +376,7 @@ def test_support_of_each_posterior():
 
 
 # ------------------------------------------------------------------ the calibrated R-hat
+
 
 def test_calibrated_r_hat_threshold_is_at_most_nominal_on_iid_draws():
     """The R-hat rule's false-alarm rate over many parameters: 30 runs of 4 chains × 1000 i.i.d.

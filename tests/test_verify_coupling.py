@@ -31,7 +31,9 @@ def _shuffled_means(idata, name, seed):
     shuffled = idata.copy()
     values = shuffled.posterior[name].values
     flat = values.reshape((-1,) + values.shape[2:])
-    shuffled.posterior[name].values[...] = flat[np.random.default_rng(seed).permutation(len(flat))].reshape(values.shape)
+    shuffled.posterior[name].values[...] = flat[np.random.default_rng(seed).permutation(len(flat))].reshape(
+        values.shape
+    )
     return shuffled
 
 
@@ -69,6 +71,8 @@ def test_q_is_chi_square_on_d_degrees_of_freedom(small_iris):
         else:
             q = np.einsum("k,ski,sij,skj->s", joint.kappa, deviation, np.linalg.inv(draws[spread_name][0]), deviation)
         assert abs(q.mean() - 6) < 6 * np.sqrt(12 / q.size)
-        assert abs(q.var() - 12) < 6 * np.sqrt((48 * 6 + 2 * 144) / q.size)  # Var of a χ²_6 sample variance: (μ4 − σ⁴)/n
+        assert abs(q.var() - 12) < 6 * np.sqrt(
+            (48 * 6 + 2 * 144) / q.size
+        )  # Var of a χ²_6 sample variance: (μ4 − σ⁴)/n
         z, df = mean_spread_coupling(posteriors, {name: v for name, v in draws.items()})
         assert df == 6 and z == pytest.approx((q.mean() - 6) / np.sqrt(12 / q.size), rel=0.05)

@@ -52,7 +52,9 @@ def test_weights_are_scikit_learn_s_mutual_information_on_the_observed_rows():
     model = WAODE().fit(X, y)
     for a, column in enumerate(X.columns):
         observed = X[column].notna()
-        assert model.mutual_information()[a] == pytest.approx(mutual_info_score(y[observed], X[column][observed]), rel=1e-12, abs=1e-15)
+        assert model.mutual_information()[a] == pytest.approx(
+            mutual_info_score(y[observed], X[column][observed]), rel=1e-12, abs=1e-15
+        )
 
 
 def test_is_the_mutual_information_weighted_average_of_its_spodes(weather):
@@ -105,10 +107,14 @@ def test_exact_leave_one_out_equals_refits():
     joint = []
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
-        joint.append(clone(model).fit(X.iloc[keep], y.iloc[keep]).predict_joint_log_proba(X.iloc[[i]], estimate="predictive")[0])
+        joint.append(
+            clone(model).fit(X.iloc[keep], y.iloc[keep]).predict_joint_log_proba(X.iloc[[i]], estimate="predictive")[0]
+        )
     joint = np.array(joint)
     own = fitted._class_index(np.asarray(y))
-    np.testing.assert_allclose(fitted.loo(X, y, conditional=False).loo_i.values, joint[np.arange(len(y)), own], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        fitted.loo(X, y, conditional=False).loo_i.values, joint[np.arange(len(y)), own], rtol=0, atol=1e-10
+    )
 
 
 @pytest.mark.parametrize("estimate", ["mle", "map", "mean", "predictive"])
@@ -117,7 +123,9 @@ def test_estimates_weigh_aode_s_spodes(estimate):
     model = WAODE(estimator="laplace", alpha=2.0).fit(X, y)
     weights = model.mutual_information()
     observed = X.notna().to_numpy()
-    spodes = np.stack([np.exp(model.spode(a).predict_joint_log_proba(X, estimate=estimate)) for a in range(X.shape[1])])  # (F, N, K)
+    spodes = np.stack(
+        [np.exp(model.spode(a).predict_joint_log_proba(X, estimate=estimate)) for a in range(X.shape[1])]
+    )  # (F, N, K)
     per_row = np.where(observed, weights, 0.0)  # (N, F)
     some = observed.any(axis=1)  # (a row with no value falls back to naive Bayes)
     assert not some.all()
@@ -132,5 +140,8 @@ def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
     np.testing.assert_allclose(batches.predict_proba(X), model.predict_proba(X), rtol=1e-12)
     weight = np.arange(len(y)) % 3
     rows = np.repeat(np.arange(len(y)), weight)
-    np.testing.assert_allclose(WAODE().fit(X, y, sample_weight=weight).predict_proba(X),
-                               WAODE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(
+        WAODE().fit(X, y, sample_weight=weight).predict_proba(X),
+        WAODE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X),
+        rtol=1e-12,
+    )

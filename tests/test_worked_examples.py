@@ -29,10 +29,18 @@ def query(X, **values):
 
 # Counts of the 15-sample example: Y=1 has 9 rows, Y=-1 has 6.
 TEXTBOOK_COUNTS = {
-    ("X1", "1", "1"): 2, ("X1", "2", "1"): 3, ("X1", "3", "1"): 4,
-    ("X2", "S", "1"): 1, ("X2", "M", "1"): 4, ("X2", "L", "1"): 4,
-    ("X1", "1", "-1"): 3, ("X1", "2", "-1"): 2, ("X1", "3", "-1"): 1,
-    ("X2", "S", "-1"): 3, ("X2", "M", "-1"): 2, ("X2", "L", "-1"): 1,
+    ("X1", "1", "1"): 2,
+    ("X1", "2", "1"): 3,
+    ("X1", "3", "1"): 4,
+    ("X2", "S", "1"): 1,
+    ("X2", "M", "1"): 4,
+    ("X2", "L", "1"): 4,
+    ("X1", "1", "-1"): 3,
+    ("X1", "2", "-1"): 2,
+    ("X1", "3", "-1"): 1,
+    ("X2", "S", "-1"): 3,
+    ("X2", "M", "-1"): 2,
+    ("X2", "L", "-1"): 1,
 }
 CLASS_SIZE = {"1": 9, "-1": 6}
 
@@ -45,7 +53,9 @@ def test_textbook_15_every_table_entry(smoothing):
     lam = F(smoothing).limit_denominator()
     class_prob = model.analytic_posterior("mean")["class_prob"]
     for label in ("1", "-1"):
-        assert float(class_prob.sel({"class": label})) == pytest.approx(float((CLASS_SIZE[label] + lam) / (15 + 2 * lam)))
+        assert float(class_prob.sel({"class": label})) == pytest.approx(
+            float((CLASS_SIZE[label] + lam) / (15 + 2 * lam))
+        )
     table = probability_table(model)
     for key, count in TEXTBOOK_COUNTS.items():
         expected = (count + lam) / (CLASS_SIZE[key[2]] + 3 * lam)
@@ -59,7 +69,9 @@ def test_textbook_15_spot_values_from_the_book():
     assert probability_table(CategoricalNB(alpha=1, class_alpha=1).fit(X, y))[("X1", "1", "1")] == pytest.approx(3 / 12)
 
 
-@pytest.mark.parametrize("smoothing, scores", [(0, {"1": F(1, 45), "-1": F(1, 15)}), (1, {"1": F(5, 153), "-1": F(28, 459)})])
+@pytest.mark.parametrize(
+    "smoothing, scores", [(0, {"1": F(1, 45), "-1": F(1, 15)}), (1, {"1": F(5, 153), "-1": F(28, 459)})]
+)
 def test_textbook_15_query(smoothing, scores):
     X, y = load_dataset("textbook-15")
     model = CategoricalNB(alpha=smoothing, class_alpha=smoothing).fit(X, y)

@@ -197,7 +197,7 @@ def test_pointwise_log_likelihood_is_each_rows_joint_density_under_the_draw(vote
     pointwise = pointwise_log_likelihood(model, posterior, X, class_index).values[0]
     for s in range(2):
         expected = np.log(posterior["class_prob"].values[0, s][class_index])
-        for j, column in enumerate(X.columns):
+        for column in X.columns:
             table = posterior[f"feature_prob_{column}"].values[0, s]  # (class, value)
             codes = X[column].cat.codes.to_numpy()
             seen = codes >= 0
@@ -211,7 +211,8 @@ def test_pointwise_log_likelihood_is_each_rows_joint_density_under_the_draw(vote
     for s in range(2):
         means, cov = posterior["class_mean"].values[0, s], posterior["cov"].values[0, s]
         expected = np.log(posterior["class_prob"].values[0, s][class_index]) + np.array(
-            [stats.multivariate_normal(means[k], cov).logpdf(x) for x, k in zip(Xi.to_numpy(), class_index)])
+            [stats.multivariate_normal(means[k], cov).logpdf(x) for x, k in zip(Xi.to_numpy(), class_index)]
+        )
         np.testing.assert_allclose(pointwise[s], expected, rtol=1e-9)
 
 
@@ -224,8 +225,12 @@ def test_sample_posterior_keeps_the_draws_groups_and_an_earlier_prior(vote, monk
     X, y = vote
     model = CategoricalNB().fit(X.iloc[:, :2], y)
     model.sample_posterior_predictive(X.iloc[:, :2], n=5, random_seed=0)
-    drawn = az.from_dict(posterior={"class_prob": np.full((1, 4, 2), 0.5)}, sample_stats={"diverging": np.zeros((1, 4), bool)},
-                         observed_data={"stacked_count_2": np.ones((5, 2))}, constant_data={"scale": np.ones(3)})
+    drawn = az.from_dict(
+        posterior={"class_prob": np.full((1, 4, 2), 0.5)},
+        sample_stats={"diverging": np.zeros((1, 4), bool)},
+        observed_data={"stacked_count_2": np.ones((5, 2))},
+        constant_data={"scale": np.ones(3)},
+    )
     monkeypatch.setattr(sampling, "sample", lambda *args, **kwargs: drawn)
     model.idata_.extend(az.from_dict(prior={"class_prob": np.full((1, 3, 2), 0.5)}))
     idata = model.sample_posterior(draws=4)

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from sklearn.pipeline import Pipeline
 
-from pgm_models.datasets import load_dataset
 from pgm_models.app.zoo import applicable_models, run_zoo
+from pgm_models.datasets import load_dataset
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -18,18 +18,34 @@ def _final_steps(models):
 def test_nominal_data_gets_the_discrete_family_and_one_hot_logistic_regression():
     X, _ = load_dataset("vote")
     models = applicable_models(X)
-    assert _final_steps(models) == {"CategoricalNB": "CategoricalNB", "SPODE": "SPODE", "AODE": "AODE", "TAN": "TAN",
-                                    "AODEsr": "AODEsr", "WAODE": "WAODE", "HNB": "HNB", "A2DE": "A2DE", "KDB": "KDB",
-                                    "BayesNet-K2": "BayesNetClassifier", "MANB": "MANB", "BMATAN": "BMATAN",
-                                    "LogisticRegression": "LogisticRegression"}
+    assert _final_steps(models) == {
+        "CategoricalNB": "CategoricalNB",
+        "SPODE": "SPODE",
+        "AODE": "AODE",
+        "TAN": "TAN",
+        "AODEsr": "AODEsr",
+        "WAODE": "WAODE",
+        "HNB": "HNB",
+        "A2DE": "A2DE",
+        "KDB": "KDB",
+        "BayesNet-K2": "BayesNetClassifier",
+        "MANB": "MANB",
+        "BMATAN": "BMATAN",
+        "LogisticRegression": "LogisticRegression",
+    }
     assert not isinstance(dict(models)["TAN"], Pipeline)  # nominal data needs no transform
 
 
 def test_numeric_data_gets_the_gaussian_family_and_mdl_binned_aode():
     X, _ = load_dataset("iris")
     models = dict(applicable_models(X))
-    assert _final_steps(models.items()) == {"GaussianNB": "GaussianNB", "LDA": "LDA", "QDA": "QDA",
-                                            "LogisticRegression": "LogisticRegression", "AODE (MDL bins)": "AODE"}
+    assert _final_steps(models.items()) == {
+        "GaussianNB": "GaussianNB",
+        "LDA": "LDA",
+        "QDA": "QDA",
+        "LogisticRegression": "LogisticRegression",
+        "AODE (MDL bins)": "AODE",
+    }
     assert type(models["LogisticRegression"][0]).__name__ == "StandardScaler"
 
 
@@ -37,8 +53,21 @@ def test_mixed_data_bins_the_numeric_attributes_for_the_nominal_models():
     X, y = load_dataset("weather.numeric")
     models = dict(applicable_models(X))
     # A2DE needs nominal data whose triple tensor is known to be small: not the bins of numeric columns
-    assert list(models) == ["CategoricalNB", "SPODE", "AODE", "TAN", "AODEsr", "WAODE", "HNB", "KDB", "BayesNet-K2", "MANB", "BMATAN",
-                            "LogisticRegression", "MixedNB"]
+    assert list(models) == [
+        "CategoricalNB",
+        "SPODE",
+        "AODE",
+        "TAN",
+        "AODEsr",
+        "WAODE",
+        "HNB",
+        "KDB",
+        "BayesNet-K2",
+        "MANB",
+        "BMATAN",
+        "LogisticRegression",
+        "MixedNB",
+    ]
     binned = models["TAN"][0].fit_transform(X, y)
     assert all(isinstance(dtype, pd.CategoricalDtype) for dtype in binned.dtypes)
 
@@ -81,7 +110,9 @@ def test_run_scores_every_estimate_on_the_stratified_test_split(aode_on_iris):
     assert table.loc[0, "acc_map"] == expected_accuracy > 0.85
 
 
-@pytest.mark.parametrize("settings, message", [({"draws": 0}, "--draws and --chains"), ({"test_size": 1.5}, "--test-size")])
+@pytest.mark.parametrize(
+    "settings, message", [({"draws": 0}, "--draws and --chains"), ({"test_size": 1.5}, "--test-size")]
+)
 def test_bad_settings_are_named(settings, message):
     X, y = load_dataset("weather.nominal")
     with pytest.raises(ValueError, match=message):

@@ -9,8 +9,21 @@ import numpy as np
 import pgm_models
 from pgm_models import CategoricalNB
 
-NOMINAL = {"CategoricalNB", "SPODE", "TAN", "AODE", "AODEsr", "WAODE", "HNB", "A2DE", "HierarchicalNB", "MANB", "BMATAN",
-           "BayesNetClassifier", "KDB"}
+NOMINAL = {
+    "CategoricalNB",
+    "SPODE",
+    "TAN",
+    "AODE",
+    "AODEsr",
+    "WAODE",
+    "HNB",
+    "A2DE",
+    "HierarchicalNB",
+    "MANB",
+    "BMATAN",
+    "BayesNetClassifier",
+    "KDB",
+}
 COUNTS = {"MultinomialNB", "BernoulliNB", "ComplementNB"}
 NUMERIC = {"GaussianNB", "LDA", "QDA", "LogisticRegression"}
 # the λ draws a HierarchicalNB's NUTS run would leave (its prediction averages over them): fixed
@@ -26,8 +39,9 @@ def training_data(name: str, rng=None):
     if name in NOMINAL:
         # three classes whose attributes lean to different values, and that depend on each other
         first = (y + rng.integers(0, 2, len(y))) % 3
-        X = np.column_stack([first, (first + rng.integers(0, 2, len(y))) % 3, rng.integers(0, 3, len(y)),
-                             (y + first) % 2])
+        X = np.column_stack(
+            [first, (first + rng.integers(0, 2, len(y))) % 3, rng.integers(0, 3, len(y)), (y + first) % 2]
+        )
         return X, y, weight
     if name in COUNTS:
         rates = np.array([[3.0, 1.0, 0.5, 0.5, 1.0], [0.5, 0.5, 3.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
@@ -73,10 +87,16 @@ def fitted(name: str):
 
 def prediction_methods(model, n_draws: int = 3, random_seed: int = 5) -> dict:
     """{name: X → output} of every prediction method the model has; posterior draws with a fixed seed."""
-    methods = {"predict": model.predict, "predict_proba": model.predict_proba, "predict_log_proba": model.predict_log_proba}
+    methods = {
+        "predict": model.predict,
+        "predict_proba": model.predict_proba,
+        "predict_log_proba": model.predict_log_proba,
+    }
     if hasattr(model, "predict_joint_log_proba"):
         methods["predict_joint_log_proba"] = model.predict_joint_log_proba
     # LogisticRegression's draws are NUTS samples (sample_posterior), not exact closed-form ones
     if hasattr(model, "predict_proba_draws") and type(model).__name__ != "LogisticRegression":
-        methods["predict_proba_draws"] = lambda X: model.predict_proba_draws(X, n_draws=n_draws, random_seed=random_seed)
+        methods["predict_proba_draws"] = lambda X: model.predict_proba_draws(
+            X, n_draws=n_draws, random_seed=random_seed
+        )
     return methods

@@ -1,2 +1,3 @@
 """Private helpers shared by every layer: input validation, frames, sample weights, score
-helpers, BLAS threads, parameter names, compiled-kernel loading. Nothing here knows a model."""
+helpers, BLAS threads, parameter names, compiled-kernel loading. Nothing here knows a model.
+"""

@@ -22,12 +22,18 @@ def column_arrays(frame: pd.DataFrame) -> list:
     Read block by block through pandas' column-to-block map: a one-dimensional block (an
     extension array: every column of a frame of Categoricals) is the column, a two-dimensional
     one holds the column at its row (pandas' column iterator does the same per column
-    through its methods, which is slower)."""
+    through its methods, which is slower).
+    """
     manager = frame._mgr
     values = list(map(_VALUES, manager.blocks))
-    if values and max(map(_NDIM, values)) == 1:  # one column to a block (a frame of Categoricals): the blocks in column order
+    if (
+        values and max(map(_NDIM, values)) == 1
+    ):  # one column to a block (a frame of Categoricals): the blocks in column order
         return list(map(values.__getitem__, manager.blknos.tolist()))
-    return [values[b] if values[b].ndim == 1 else values[b][at] for b, at in zip(manager.blknos.tolist(), manager.blklocs.tolist())]
+    return [
+        values[b] if values[b].ndim == 1 else values[b][at]
+        for b, at in zip(manager.blknos.tolist(), manager.blklocs.tolist())
+    ]
 
 
 # a Categorical's codes are its backing array, ``_ndarray``, a C-level attribute (pandas' ``_codes`` property
@@ -37,7 +43,8 @@ _VALUES, _NDIM, _CODES = operator.attrgetter("values"), operator.attrgetter("ndi
 
 def categorical_codes(column: pd.Categorical):
     """A Categorical's integer codes, not copied (its ``codes`` property makes a read-only view
-    of them on every call): the caller must not write into them."""
+    of them on every call): the caller must not write into them.
+    """
     return column._ndarray
 
 
@@ -56,7 +63,8 @@ def index_values(index: pd.Index) -> np.ndarray:
     Categorical (y's classes, an attribute's domain) and a frame's column names are the same
     Index objects in every fold sliced from one frame. An Index is immutable; the entry is found
     by the object's identity, checked through a weak reference (an id can be reused), and is
-    dropped when the Index is collected."""
+    dropped when the Index is collected.
+    """
     entry = _INDEX_VALUES.get(id(index))
     if entry is not None and entry[0]() is index:
         return entry[1]

@@ -20,14 +20,16 @@ import numpy as np
 
 def loaded() -> bool:
     """Whether numba is already imported in this process (by PyMC, PyTensor or the user); a module
-    blocked by ``sys.modules["numba"] = None`` is not."""
+    blocked by ``sys.modules["numba"] = None`` is not.
+    """
     return sys.modules.get("numba") is not None
 
 
 def compiled(function):
     """``function`` compiled once and kept in numba's on-disk cache (beside its module, else in the
     user's cache folder); where neither can be written (numba refuses such a cache when the
-    function is defined), compiled in each process instead."""
+    function is defined), compiled in each process instead.
+    """
     import numba
 
     try:
@@ -38,12 +40,14 @@ def compiled(function):
 
 def kernel_codes(codes):
     """Integer codes as the kernels take them: int8 (a batch of Categoricals' codes being counted) as
-    they are, any other integer dtype widened to intp, so that each kernel compiles for two dtypes."""
+    they are, any other integer dtype widened to intp, so that each kernel compiles for two dtypes.
+    """
     return codes if codes.dtype == np.int8 else np.asarray(codes, dtype=np.intp)
 
 
 def kernels(name: str):
     """The module of compiled kernels ``name``, imported at its first use (importing it loads numba) and
-    then read from ``sys.modules`` (an import statement in the calling function costs more, on every call)."""
+    then read from ``sys.modules`` (an import statement in the calling function costs more, on every call).
+    """
     module = sys.modules.get(name)
     return module if module is not None else importlib.import_module(name)

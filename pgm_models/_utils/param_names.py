@@ -21,8 +21,9 @@ class ParamNamesOnce:
         return list(_param_names(cls, cls.__init__))  # the caller's own list, as scikit-learn's
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _param_names(cls, init) -> tuple:
     """The names of ``cls``'s ``__init__`` parameters; keyed by ``init`` too, so that an
-    ``__init__`` replaced after a first call is read again."""
+    ``__init__`` replaced after a first call is read again.
+    """
     return tuple(BaseEstimator._get_param_names.__func__(cls))

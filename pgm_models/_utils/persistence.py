@@ -38,7 +38,8 @@ class Persistent:
 
     def save(self, path):
         """Write the estimator (hyperparameters, fitted statistics and domains, ``idata_``) to the
-        netCDF file ``path`` (replaced if it exists). Returns ``path``."""
+        netCDF file ``path`` (replaced if it exists). Returns ``path``.
+        """
         save(self, path)
         return path
 
@@ -58,10 +59,19 @@ def save(estimator, path) -> None:
     from pgm_models import __version__
 
     root = xr.Dataset(
-        {name: (tuple(f"{name}_dim{i}" for i in range(values.ndim)), values, {"dtype": dtype}) for name, (values, dtype) in arrays.items()},
-        attrs={"format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
-               "estimator": type(estimator).__name__, "estimator_module": type(estimator).__module__,
-               "params": json.dumps(_Encoder({}).encode_params(estimator)), "state": json.dumps(encoded)},
+        {
+            name: (tuple(f"{name}_dim{i}" for i in range(values.ndim)), values, {"dtype": dtype})
+            for name, (values, dtype) in arrays.items()
+        },
+        attrs={
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "package_version": __version__,
+            "estimator": type(estimator).__name__,
+            "estimator_module": type(estimator).__module__,
+            "params": json.dumps(_Encoder({}).encode_params(estimator)),
+            "state": json.dumps(encoded),
+        },
     )
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".pgm_models-", suffix=".nc", dir=directory)
@@ -124,7 +134,9 @@ def load(path, expected=None):
     attrs, arrays, groups = _read(path)
     name = attrs.get("estimator")
     if expected is not None and name != expected.__name__:
-        raise ValueError(f"{path} holds a {name}, not a {expected.__name__}: load it with {name}.load or pgm_models.load_model")
+        raise ValueError(
+            f"{path} holds a {name}, not a {expected.__name__}: load it with {name}.load or pgm_models.load_model"
+        )
     if name not in pgm_models.ESTIMATORS:
         raise ValueError(f"{path} holds an estimator of class {name!r}, which is not one of pgm_models.ESTIMATORS")
     cls = getattr(pgm_models, name)
@@ -156,13 +168,17 @@ def _read(path):
             with xr.open_dataset(path, engine=ENGINE, group=IDATA_PREFIX + group) as dataset:
                 groups[group] = dataset.load()
     except (OSError, ValueError, KeyError, RuntimeError) as error:
-        raise ValueError(f"{path} is not a readable pgm_models model file (not netCDF, or truncated): {error}") from None
+        raise ValueError(
+            f"{path} is not a readable pgm_models model file (not netCDF, or truncated): {error}"
+        ) from None
     if root.attrs.get("format") != FORMAT:
         raise ValueError(f"{path} is a netCDF file but not a pgm_models model file (no format attribute {FORMAT!r})")
     version = int(root.attrs.get("format_version", -1))
     if version > FORMAT_VERSION:
-        raise ValueError(f"{path} has model file format version {version}, newer than this pgm_models reads "
-                         f"({FORMAT_VERSION}; the file was written by pgm_models {root.attrs.get('package_version')}): upgrade pgm_models")
+        raise ValueError(
+            f"{path} has model file format version {version}, newer than this pgm_models reads "
+            f"({FORMAT_VERSION}; the file was written by pgm_models {root.attrs.get('package_version')}): upgrade pgm_models"
+        )
     arrays = {name: _typed(variable.values, variable.attrs["dtype"]) for name, variable in root.data_vars.items()}
     return dict(root.attrs), arrays, groups
 
@@ -184,8 +200,15 @@ class _Encoder:
         self.arrays = arrays
 
     def encode_params(self, estimator):
-        return self.encode({name: value for name, value in estimator.get_params(deep=False).items()
-                            if not hasattr(value, "get_params")}, [estimator], arrays_inline=True)
+        return self.encode(
+            {
+                name: value
+                for name, value in estimator.get_params(deep=False).items()
+                if not hasattr(value, "get_params")
+            },
+            [estimator],
+            arrays_inline=True,
+        )
 
     def encode(self, value, ancestors, arrays_inline=False):
         for depth, ancestor in enumerate(ancestors):
@@ -196,30 +219,49 @@ class _Encoder:
         if isinstance(value, (int, float)) and type(value) in (int, float):
             return value
         if isinstance(value, np.generic):
-            return {"__scalar__": value.dtype.str, "value": value.item() if value.dtype.kind not in "Mm" else int(value.view(np.int64))}
+            return {
+                "__scalar__": value.dtype.str,
+                "value": value.item() if value.dtype.kind not in "Mm" else int(value.view(np.int64)),
+            }
         if isinstance(value, np.ndarray):
             return self._array(value, arrays_inline)
         if isinstance(value, pd.CategoricalDtype):
-            return {"__categorical__": self.encode(np.asarray(value.categories), ancestors, arrays_inline), "ordered": bool(value.ordered)}
+            return {
+                "__categorical__": self.encode(np.asarray(value.categories), ancestors, arrays_inline),
+                "ordered": bool(value.ordered),
+            }
         if isinstance(value, pd.Index):
-            return {"__index__": self.encode(np.asarray(value), ancestors, arrays_inline), "dtype": str(value.dtype), "name": value.name
-                    if isinstance(value.name, (str, int, type(None))) else str(value.name)}
+            return {
+                "__index__": self.encode(np.asarray(value), ancestors, arrays_inline),
+                "dtype": str(value.dtype),
+                "name": value.name if isinstance(value.name, (str, int, type(None))) else str(value.name),
+            }
         if isinstance(value, list):
             return {"__list__": [self.encode(v, ancestors, arrays_inline) for v in value]}
         if isinstance(value, tuple):
             return {"__tuple__": [self.encode(v, ancestors, arrays_inline) for v in value]}
         if isinstance(value, dict):
-            return {"__dict__": [[self.encode(k, ancestors, arrays_inline), self.encode(v, ancestors, arrays_inline)] for k, v in value.items()]}
+            return {
+                "__dict__": [
+                    [self.encode(k, ancestors, arrays_inline), self.encode(v, ancestors, arrays_inline)]
+                    for k, v in value.items()
+                ]
+            }
         cls = type(value)
         if cls.__module__.startswith("pgm_models.") and hasattr(value, "__dict__"):
-            return {"__object__": f"{cls.__module__}:{cls.__qualname__}",
-                    "state": self.encode(dict(vars(value)), [*ancestors, value], arrays_inline)}
+            return {
+                "__object__": f"{cls.__module__}:{cls.__qualname__}",
+                "state": self.encode(dict(vars(value)), [*ancestors, value], arrays_inline),
+            }
         raise TypeError(f"cannot save an attribute of type {cls.__module__}.{cls.__qualname__}")
 
     def _array(self, value: np.ndarray, inline: bool):
         if inline or (value.dtype == object and not all(isinstance(v, str) for v in value.ravel().tolist())):
-            return {"__array_items__": [self.encode(v, []) for v in value.ravel().tolist()], "shape": list(value.shape),
-                    "dtype": value.dtype.str}
+            return {
+                "__array_items__": [self.encode(v, []) for v in value.ravel().tolist()],
+                "shape": list(value.shape),
+                "dtype": value.dtype.str,
+            }
         name = f"array_{len(self.arrays)}"
         if value.dtype == object:
             self.arrays[name] = (value.astype(str), "object-str")
@@ -245,7 +287,11 @@ class _Decoder:
             return ancestors[value["__ancestor__"]]
         if "__scalar__" in value:
             dtype = np.dtype(value["__scalar__"])
-            return np.array(value["value"]).astype(np.int64).view(dtype)[()] if dtype.kind in "Mm" else dtype.type(value["value"])
+            return (
+                np.array(value["value"]).astype(np.int64).view(dtype)[()]
+                if dtype.kind in "Mm"
+                else dtype.type(value["value"])
+            )
         if "__array__" in value:
             return self.arrays[value["__array__"]].copy()
         if "__array_items__" in value:
@@ -273,10 +319,14 @@ class _Decoder:
         """A class of the package, looked up by its module and name (no other class is rebuilt)."""
         module, _, name = qualified.partition(":")
         if not module.startswith("pgm_models.") or "." in name:
-            raise ValueError(f"{self.path}: the saved state names the class {qualified!r}, which is not one of pgm_models'")
+            raise ValueError(
+                f"{self.path}: the saved state names the class {qualified!r}, which is not one of pgm_models'"
+            )
         cls = getattr(importlib.import_module(module), name, None)
         if not isinstance(cls, type) or not cls.__module__.startswith("pgm_models."):
-            raise ValueError(f"{self.path}: the saved state names the class {qualified!r}, which pgm_models does not define")
+            raise ValueError(
+                f"{self.path}: the saved state names the class {qualified!r}, which pgm_models does not define"
+            )
         return cls
 
 

@@ -21,7 +21,8 @@ def _by_columns(scores: np.ndarray) -> bool:
 
 def _check_shape(term: np.ndarray, shape: tuple, what: str) -> np.ndarray:
     """``term`` as an array of exactly ``shape``: the two paths would treat any other shape
-    differently (a (1,) term broadcasts, but column by column reaches the first class only)."""
+    differently (a (1,) term broadcasts, but column by column reaches the first class only).
+    """
     term = np.asarray(term)
     if term.shape != shape:
         raise ValueError(f"a {what} term must have shape {shape}, got {term.shape}")

@@ -23,7 +23,8 @@ def shared_prior(key: tuple, make, owner):
     read-only (a shared prior must not be changed in place). ``make`` must not hold a view of a
     caller's array (one changed in place later would change the prior of every fit with the
     key's old values). Only the package's own classes share: a subclass of ``owner``'s class
-    outside it may make its prior from parameters of its own, which the key does not name."""
+    outside it may make its prior from parameters of its own, which the key does not name.
+    """
     if not type(owner).__module__.startswith("pgm_models."):
         return make()
     prior = PRIORS.get(key)  # a key found was kept, so its size was checked then

@@ -23,7 +23,8 @@ _blas = {"controller": None, "modules": 0}
 def _blas_controller():
     """The loaded BLAS libraries' controller, found again only after new imports: a BLAS arrives
     with an extension module's import, and finding the libraries costs far more than limiting
-    them."""
+    them.
+    """
     if _blas["controller"] is None or _blas["modules"] != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 
@@ -43,7 +44,8 @@ _sections_lock = threading.Lock()
 def one_blas_thread():
     """Context in which every loaded BLAS runs on one thread (restored when the last section open
     in any thread closes). Each library is set directly: threadpoolctl's ``limit`` also reads
-    every library's full info, which is slower."""
+    every library's full info, which is slower.
+    """
     with _sections_lock:
         libraries = _blas_controller().lib_controllers
         if _sections["open"] == 0:

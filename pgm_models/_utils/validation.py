@@ -18,16 +18,20 @@ def is_finite_nonnegative(array: np.ndarray) -> bool:
     """Whether every entry is finite and ≥ 0: the smallest ≥ 0 (NaN fails it) and the largest
     finite, two reductions (full-size masks cost a small fit more), by the ufuncs themselves (the
     array methods' wrappers and NumPy's isfinite on a scalar cost as much as the reductions); a few
-    entries (a class posterior's) as Python floats, cheaper there than one reduction."""
+    entries (a class posterior's) as Python floats, cheaper there than one reduction.
+    """
     if array.size <= 8:
         return all(0 <= value < math.inf for value in array.ravel().tolist())  # NaN fails 0 <= value
-    return bool(np.minimum.reduce(array, axis=None, initial=np.inf) >= 0) and math.isfinite(np.maximum.reduce(array, axis=None, initial=0.0))
+    return bool(np.minimum.reduce(array, axis=None, initial=np.inf) >= 0) and math.isfinite(
+        np.maximum.reduce(array, axis=None, initial=0.0)
+    )
 
 
 def check_fitted(estimator, attribute: str) -> None:
     """scikit-learn's ``check_is_fitted(estimator, attribute)``, its error and message, without
     reading the estimator's tags first (a fixed cost on every call of a small fold's predict_proba):
-    given an attribute, scikit-learn's check is whether the estimator has it."""
+    given an attribute, scikit-learn's check is whether the estimator has it.
+    """
     if not hasattr(estimator, attribute):
         raise NotFittedError(
             f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments before using this estimator."
@@ -50,7 +54,8 @@ def check_concentration(value, name: str, length: int | None = None, length_name
 
 def check_class_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray | None:
     """A fixed class-probability vector (None passes): n_classes probabilities ≥ 0 summing to 1
-    (within 1e-8), as a read-only float array."""
+    (within 1e-8), as a read-only float array.
+    """
     if prior is None:
         return None
     try:
@@ -96,7 +101,8 @@ def sorted_classes(classes) -> np.ndarray:
     """Class labels in sorted order, as scikit-learn's ``classes_``: its metrics and scorers
     (``log_loss``, ``neg_log_loss``, ``roc_auc_score``) read the probability columns in sorted
     label order, so a declared order (a Categorical's categories, ``classes=``) would misalign
-    them. Labels of mixed types, which do not sort, keep the order given."""
+    them. Labels of mixed types, which do not sort, keep the order given.
+    """
     classes = np.asarray(classes)
     try:
         return np.sort(classes, kind="stable")
@@ -107,11 +113,14 @@ def sorted_classes(classes) -> np.ndarray:
 def check_labels(y, estimator=None, categorical: bool = False):
     """A 1-D label array with no missing label (a column vector is flattened with a warning).
     ``categorical``: a pandas Categorical Series comes back as its Categorical array, whose codes
-    index its categories (looking the labels up costs more than fitting small data)."""
+    index its categories (looking the labels up costs more than fitting small data).
+    """
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     # a Categorical's own codes (its ``codes`` property makes a read-only view each time), read only
-    codes = categorical_codes(y.array) if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
+    codes = (
+        categorical_codes(y.array) if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype) else None
+    )
     if codes is not None and np.minimum.reduce(codes, initial=0) >= 0:  # a Categorical with no missing label (code −1)
         if categorical:
             return y.array
@@ -127,8 +136,7 @@ def check_labels(y, estimator=None, categorical: bool = False):
     if missing.any():
         rows = np.flatnonzero(missing)
         raise ValueError(
-            f"y has {rows.size} missing label(s) (NaN/None), first at row {rows[0]}; "
-            "every training row needs a class"
+            f"y has {rows.size} missing label(s) (NaN/None), first at row {rows[0]}; every training row needs a class"
         )
     return labels
 
@@ -142,7 +150,8 @@ def as_array_like(X):
 
 def check_unique_columns(X) -> None:
     """A DataFrame whose columns each have their own name: a name given twice would be counted,
-    or matched at predict, as whichever copy came first."""
+    or matched at predict, as whichever copy came first.
+    """
     if isinstance(X, pd.DataFrame) and not X.columns.is_unique:
         repeated = X.columns[X.columns.duplicated()].unique().tolist()
         raise ValueError(f"X has repeated column name(s) {repeated}: every column needs its own name")
@@ -152,11 +161,14 @@ def check_names_apart(parameters: dict) -> None:
     """A ValueError if a parameter's name is also a dimension's name: both come from column names
     (column 'a_value''s table ``feature_prob_a_value`` is column 'feature_prob_a''s values' dim),
     and xarray would refuse the draws or PyMC's InferenceData silently drop the table.
-    ``parameters``: name → (distribution, dims), as ``_parameters()``."""
+    ``parameters``: name → (distribution, dims), as ``_parameters()``.
+    """
     clash = sorted(set(parameters) & {dim for _, dims in parameters.values() for dim in dims})
     if clash:
-        raise ValueError(f"the parameter name(s) {clash} are also the name(s) of a dimension (one column's table "
-                         "'feature_prob_<column>' and another column's values '<column>_value'): rename one of those columns")
+        raise ValueError(
+            f"the parameter name(s) {clash} are also the name(s) of a dimension (one column's table "
+            "'feature_prob_<column>' and another column's values '<column>_value'): rename one of those columns"
+        )
 
 
 def check_n_rows(X_rows: int, y_rows: int) -> None:
@@ -172,7 +184,8 @@ def column_name(names, index: int) -> str:
 
 def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
     """Raise naming the first entry where ``bad(values)`` holds: the value, its column, a remedy.
-    The position is only looked up on the error path."""
+    The position is only looked up on the error path.
+    """
     values = matrix.data if sp.issparse(matrix) else matrix
     flagged = bad(values)
     if not flagged.any():
@@ -189,10 +202,13 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
 
 def reject_time_values(dtype, where: str, what: str) -> None:
     """Datetimes and durations are not numbers: converted, they would be nanoseconds since 1970
-    (or in the span), a scale no model's prior or bound was set for."""
+    (or in the span), a scale no model's prior or bound was set for.
+    """
     if getattr(dtype, "kind", None) in ("M", "m"):
-        raise ValueError(f"{where} holds {dtype} values, which {what} does not take as numbers; convert them "
-                         "first (e.g. to days since a reference date, or to a duration in days)")
+        raise ValueError(
+            f"{where} holds {dtype} values, which {what} does not take as numbers; convert them "
+            "first (e.g. to days since a reference date, or to a duration in days)"
+        )
 
 
 def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
@@ -202,7 +218,8 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     stored entries): a copy when there are duplicates to sum, else it may share the caller's
     arrays (copying tens of MB per call cost more than the model), so the result is read-only
     for the caller of this function. A nullable pandas dtype's <NA> becomes NaN, which is then
-    rejected as missing."""
+    rejected as missing.
+    """
     if sp.issparse(X):
         matrix = sp.csr_array(X, dtype=np.float64)
         if not matrix.has_canonical_format:
@@ -231,5 +248,11 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     if not all_finite:
         reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a NaN or inf value:")
     if nonnegative and values.size and values.min() < 0:  # the minimum: no full-size mask unless one is negative
-        reject_entries(matrix, lambda v: v < 0, names, "a negative value", f"Negative values in data are not counts: {what} needs counts ≥ 0")
+        reject_entries(
+            matrix,
+            lambda v: v < 0,
+            names,
+            "a negative value",
+            f"Negative values in data are not counts: {what} needs counts ≥ 0",
+        )
     return matrix

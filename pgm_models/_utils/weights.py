@@ -19,7 +19,8 @@ _UNIT_WEIGHTS_KEPT = 64  # lengths kept before the cache starts afresh
 
 def unit_weights(n_rows: int) -> np.ndarray:
     """``n_rows`` ones (the weights of rows given no sample_weight), read-only: one array shared by
-    every call with the same length up to ``UNIT_WEIGHTS_ROWS``, a new one above it."""
+    every call with the same length up to ``UNIT_WEIGHTS_ROWS``, a new one above it.
+    """
     ones = _UNIT_WEIGHTS.get(n_rows)
     if ones is None:
         ones = np.ones(n_rows)
@@ -33,5 +34,6 @@ def unit_weights(n_rows: int) -> np.ndarray:
 
 def is_unit_weight(weight: np.ndarray) -> bool:
     """Whether every weight is 1 (every row counted once): ``unit_weights``' shared array by identity,
-    any other array by value."""
+    any other array by value.
+    """
     return weight is _UNIT_WEIGHTS.get(len(weight)) or bool((weight == 1).all())

@@ -33,7 +33,9 @@ def _figure(n_panels: int, columns: int = 4, size: float = 3.0):
 
     columns = min(columns, n_panels)
     rows = int(np.ceil(n_panels / columns))
-    figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * 0.8 * rows + 0.4), squeeze=False, layout="constrained")
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(size * columns, size * 0.8 * rows + 0.4), squeeze=False, layout="constrained"
+    )
     for ax in axes.ravel()[n_panels:]:
         ax.set_visible(False)
     return figure, axes.ravel()[:n_panels]
@@ -153,7 +155,8 @@ def diagnostics(idata, var_names=None):
 
 def _wrap(name: str, width: int = 40) -> str:
     """``name`` on lines of about ``width`` characters, broken only after "[", "_", "-" or ", "
-    so that removing the newlines gives ``name`` back (a piece longer than ``width`` stays whole)."""
+    so that removing the newlines gives ``name`` back (a piece longer than ``width`` stays whole).
+    """
     lines = [""]
     for piece in re.split(r"(?<=[\[_\-])|(?<=, )", name):
         if lines[-1] and len(lines[-1]) + len(piece) > width:
@@ -220,7 +223,7 @@ def verification_forest(verification, per_panel: int = 45, columns: int = 3):
         lines += [("row", i) for i in np.flatnonzero(table["variable"] == variable)]
     n_panels = int(np.ceil(len(lines) / per_panel))
     page_length = int(np.ceil(len(lines) / n_panels))
-    pages = [lines[k:k + page_length] for k in range(0, len(lines), page_length)]
+    pages = [lines[k : k + page_length] for k in range(0, len(lines), page_length)]
     for page, following in zip(pages, pages[1:]):
         if page[-1][0] == "heading":  # a heading goes with its first row
             following.insert(0, page.pop())
@@ -229,24 +232,47 @@ def verification_forest(verification, per_panel: int = 45, columns: int = 3):
             page.insert(0, ("heading", table.loc[page[0][1], "variable"] + " (continued)"))
     labels = [[_wrap(item if kind == "heading" else _entry(table.loc[item])) for kind, item in page] for page in pages]
     # a heading takes the room of its lines, a parameter's row at least one row (more when wrapped)
-    heights = [np.array([max(0.7 * (label.count("\n") + 1), float(kind == "row")) for (kind, _), label in zip(page, page_labels)])
-               for page, page_labels in zip(pages, labels)]
+    heights = [
+        np.array(
+            [max(0.7 * (label.count("\n") + 1), float(kind == "row")) for (kind, _), label in zip(page, page_labels)]
+        )
+        for page, page_labels in zip(pages, labels)
+    ]
     columns = min(columns, len(pages))
     n_rows = int(np.ceil(len(pages) / columns))
     longest = max(height.sum() for height in heights)
-    figure, axes = plt.subplots(n_rows, columns, squeeze=False, layout="constrained",
-                                figsize=(5.4 * columns, (0.15 * longest + 0.9) * n_rows + 0.5))
-    for ax in axes.ravel()[len(pages):]:
+    figure, axes = plt.subplots(
+        n_rows,
+        columns,
+        squeeze=False,
+        layout="constrained",
+        figsize=(5.4 * columns, (0.15 * longest + 0.9) * n_rows + 0.5),
+    )
+    for ax in axes.ravel()[len(pages) :]:
         ax.set_visible(False)
     limit = max(3.0, 1.05 * float(np.nanmax(np.abs(offset) + half_width, initial=0)))
     for ax, page, page_labels, height in zip(axes.ravel(), pages, labels, heights):
         position = longest - np.cumsum(height) + height / 2
         is_row = np.array([kind == "row" for kind, _ in page])
         index = np.array([item for kind, item in page if kind == "row"], dtype=int)
-        ax.errorbar(offset[index], position[is_row] + 0.15, xerr=half_width[index], fmt="o", markersize=2.5,
-                    color="C0", label="NUTS mean ± 2 sd")
-        ax.errorbar(np.zeros(len(index)), position[is_row] - 0.15, xerr=2.0, fmt="s", markersize=2.5,
-                    color="C1", label="closed form mean ± 2 sd")
+        ax.errorbar(
+            offset[index],
+            position[is_row] + 0.15,
+            xerr=half_width[index],
+            fmt="o",
+            markersize=2.5,
+            color="C0",
+            label="NUTS mean ± 2 sd",
+        )
+        ax.errorbar(
+            np.zeros(len(index)),
+            position[is_row] - 0.15,
+            xerr=2.0,
+            fmt="s",
+            markersize=2.5,
+            color="C1",
+            label="closed form mean ± 2 sd",
+        )
         ax.set_yticks(position, page_labels, fontsize=6)
         for label, (kind, item) in zip(ax.get_yticklabels(), page):
             if kind == "heading":
@@ -254,8 +280,12 @@ def verification_forest(verification, per_panel: int = 45, columns: int = 3):
             else:
                 label.set_color("k" if table.loc[item, "ok"] else "C3")
         right = ax.secondary_yaxis("right")
-        right.set_yticks(position[is_row], [f"{m:.3g} ± {s:.2g}" for m, s in table.loc[index, ["analytic_mean", "analytic_sd"]].to_numpy()],
-                         fontsize=5.5, color="0.35")
+        right.set_yticks(
+            position[is_row],
+            [f"{m:.3g} ± {s:.2g}" for m, s in table.loc[index, ["analytic_mean", "analytic_sd"]].to_numpy()],
+            fontsize=5.5,
+            color="0.35",
+        )
         ax.set(xlim=(-limit, limit), ylim=(-0.2, longest + 0.2))
         ax.set_xlabel("(θ − closed-form mean) / closed-form sd", fontsize=7)
         ax.tick_params(axis="x", labelsize=7)
@@ -263,15 +293,19 @@ def verification_forest(verification, per_panel: int = 45, columns: int = 3):
         ax.axvline(0, color="0.85", linewidth=0.8, zorder=0)
     handles, names = axes[0, 0].get_legend_handles_labels()
     figure.legend(handles, names, loc="outside lower center", ncols=2, fontsize=7, frameon=False)
-    figure.suptitle(f"all {len(table)} parameters, max |z| = {verification.max_abs_z:.2f}: "
-                    f"{'passed' if verification.passed else 'FAILED'} (right: closed-form mean ± sd)", fontsize=9)
+    figure.suptitle(
+        f"all {len(table)} parameters, max |z| = {verification.max_abs_z:.2f}: "
+        f"{'passed' if verification.passed else 'FAILED'} (right: closed-form mean ± sd)",
+        fontsize=9,
+    )
     return figure
 
 
 def _entry(row) -> str:
     """A parameter's label under its block's heading: its index ("democrat, y"), or its name
-    when it is a scalar block."""
-    index = row["parameter"][len(row["variable"]):]
+    when it is a scalar block.
+    """
+    index = row["parameter"][len(row["variable"]) :]
     return index[1:-1] if index.startswith("[") else row["parameter"]
 
 
@@ -329,8 +363,10 @@ def sampler_health(idata, verification):
         axes[0].text(0.5, 0.5, "no sampler energy\n(not NUTS draws)", ha="center", va="center")
     table, thresholds = verification.table, verification.thresholds
     position = np.arange(len(table))
-    for ax, column, threshold, label in ((axes[1], "ess_bulk", thresholds["ess_min"], "bulk ESS"),
-                                          (axes[2], "r_hat", table["r_hat_max"].to_numpy(), "R-hat")):
+    for ax, column, threshold, label in (
+        (axes[1], "ess_bulk", thresholds["ess_min"], "bulk ESS"),
+        (axes[2], "r_hat", table["r_hat_max"].to_numpy(), "R-hat"),
+    ):
         ax.plot(position, table[column], "o", markersize=3, label=label)
         if np.ndim(threshold) and len(np.unique(threshold)) > 1:  # the calibrated R-hat: one threshold per parameter
             ax.plot(position, threshold, "_", color="C3", markersize=6, label="threshold (per parameter)")
@@ -393,8 +429,12 @@ def reliability_diagram(true_index, proba, n_bins: int = 10, min_bin_rows: int =
     figure = ax.figure if ax is not None else plt.figure(figsize=(4, 4.6), layout="constrained")
     ax = ax if ax is not None else figure.add_subplot()
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", label="perfect calibration")
-    ax.plot([confidence[bins == b].mean() for b in shown], [correct[bins == b].mean() for b in shown], marker="o",
-            label=f"model (bins of ≥ {min_bin_rows} rows)")
+    ax.plot(
+        [confidence[bins == b].mean() for b in shown],
+        [correct[bins == b].mean() for b in shown],
+        marker="o",
+        label=f"model (bins of ≥ {min_bin_rows} rows)",
+    )
     ax.bar((used + 0.5) / n_bins, sizes / len(bins), width=1 / n_bins, alpha=0.2, color="C0", label="share of rows")
     ax.set(xlabel="confidence", ylabel="accuracy", xlim=(0, 1), ylim=(0, 1))
     _legend_below(ax, ncols=2)
@@ -454,7 +494,13 @@ def decision_boundary(models: dict, X, y, resolution: int = 200, estimate=None):
     for ax, (name, model) in zip(axes, models.items()):
         classes = list(model.classes_)
         predicted = model.predict(grid, estimate=estimate)
-        ax.contourf(xx, yy, np.searchsorted(classes, predicted).reshape(xx.shape), alpha=0.3, levels=np.arange(len(classes) + 1) - 0.5)
+        ax.contourf(
+            xx,
+            yy,
+            np.searchsorted(classes, predicted).reshape(xx.shape),
+            alpha=0.3,
+            levels=np.arange(len(classes) + 1) - 0.5,
+        )
         ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), s=10, edgecolor="k", linewidth=0.3)
         ax.set(title=name, xlabel=names[0], ylabel=names[1])
     return figure
@@ -510,13 +556,19 @@ def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94,
 
     draws = np.asarray(proba_draws)[:, :max_points]
     if draws.ndim != 3 or draws.shape[2] != len(classes):
-        raise ValueError(f"proba_draws must have shape (draws, points, {len(classes)} classes), got {np.shape(proba_draws)}")
+        raise ValueError(
+            f"proba_draws must have shape (draws, points, {len(classes)} classes), got {np.shape(proba_draws)}"
+        )
     predicted = draws.mean(axis=0).argmax(axis=1)
     chosen = np.take_along_axis(draws, predicted[None, :, None], axis=2)[..., 0]  # (S, N)
     low, median, high = np.quantile(chosen, [(1 - prob) / 2, 0.5, (1 + prob) / 2], axis=0)
     order = np.argsort(chosen.mean(axis=0))
     position = np.arange(len(order))
-    figure = ax.figure if ax is not None else plt.figure(figsize=(max(4.0, 0.12 * len(order) + 2), 4.0), layout="constrained")
+    figure = (
+        ax.figure
+        if ax is not None
+        else plt.figure(figsize=(max(4.0, 0.12 * len(order) + 2), 4.0), layout="constrained")
+    )
     ax = ax if ax is not None else figure.add_subplot()
     if y_true is None:
         colors = np.full(len(order), "C0")
@@ -526,8 +578,19 @@ def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94,
     for color, label in (("C0", "ŷ correct" if y_true is not None else "P(ŷ | x)"), ("C3", "ŷ wrong")):
         shown = colors[order] == color
         if shown.any():
-            ax.errorbar(position[shown], median[order][shown], yerr=[median[order][shown] - low[order][shown],
-                        high[order][shown] - median[order][shown]], fmt="o", markersize=3, color=color, label=label)
-    ax.set(xlabel="test point (sorted by posterior mean)", ylabel=f"P(ŷ | x): median and {prob:.0%} interval", ylim=(0, 1.02))
+            ax.errorbar(
+                position[shown],
+                median[order][shown],
+                yerr=[median[order][shown] - low[order][shown], high[order][shown] - median[order][shown]],
+                fmt="o",
+                markersize=3,
+                color=color,
+                label=label,
+            )
+    ax.set(
+        xlabel="test point (sorted by posterior mean)",
+        ylabel=f"P(ŷ | x): median and {prob:.0%} interval",
+        ylim=(0, 1.02),
+    )
     _legend_below(ax, ncols=2)
     return figure

@@ -15,9 +15,16 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TaskProgressColumn, TextColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    ProgressColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.progress import Progress as _RichProgress
-from rich.progress import TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 
@@ -41,9 +48,16 @@ class Progress:
         self._step_start = self._draw_start = None
         if self.console.is_terminal:
             self._bar = _RichProgress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                _RateColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                console=self.console, refresh_per_second=4,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TaskProgressColumn(),
+                _RateColumn(),
+                TimeElapsedColumn(),
+                TextColumn("left"),
+                TimeRemainingColumn(),
+                console=self.console,
+                refresh_per_second=4,
             )
 
     def __enter__(self):
@@ -61,8 +75,7 @@ class Progress:
         self._step_start = time.perf_counter()
         self._draw_start = None
         if self._bar is None:
-            self.console.out(f"[{done}/{total}] {message} ({time.perf_counter() - self.start:.0f} s)",
-                             highlight=False)
+            self.console.out(f"[{done}/{total}] {message} ({time.perf_counter() - self.start:.0f} s)", highlight=False)
             return
         if self._steps is None:
             self._steps = self._bar.add_task("steps", total=total)
@@ -73,7 +86,8 @@ class Progress:
 
     def draws(self, done: int, total: int):
         """``done`` of ``total`` NUTS iterations of the current step (a backend that reports only
-        the end calls it once, with done == total)."""
+        the end calls it once, with done == total).
+        """
         only_the_end = self._draw_start is None and done == total
         if self._draw_start is None:
             self._draw_start = time.perf_counter()
@@ -81,9 +95,11 @@ class Progress:
             if done == total:
                 start = self._step_start if only_the_end else self._draw_start
                 seconds = time.perf_counter() - start
-                self.console.out(f"      {self._message}: {total} iterations in {seconds:.1f} s "
-                                 f"({total / max(seconds, 1e-9):,.0f} draws/s{', compilation included' if only_the_end else ''})",
-                                 highlight=False)
+                self.console.out(
+                    f"      {self._message}: {total} iterations in {seconds:.1f} s "
+                    f"({total / max(seconds, 1e-9):,.0f} draws/s{', compilation included' if only_the_end else ''})",
+                    highlight=False,
+                )
             return
         if self._draws is None:
             self._draws = self._bar.add_task("  NUTS", total=total)

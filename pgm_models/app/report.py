@@ -49,22 +49,58 @@ def _figures(run, result, folder: Path) -> tuple[list[tuple[str, str]], list[str
     figures, notes = [], []
     if run.verification is not None:
         if np.isfinite(run.verification.max_abs_z):
-            figures.append(("NUTS against the closed form, every parameter", _save(plots.verification_forest(run.verification), folder, f"{slug}-verification.png")))
+            figures.append(
+                (
+                    "NUTS against the closed form, every parameter",
+                    _save(plots.verification_forest(run.verification), folder, f"{slug}-verification.png"),
+                )
+            )
             first = next(iter(classifier.analytic_posterior("mean").data_vars))  # class_prob, or SPODE's joint_prob
-            figures.append((f"sampled {first} against the closed form",
-                            _save(plots.posterior_vs_closed_form(classifier, run.idata, first), folder, f"{slug}-{_slug(first)}.png")))
-        figures.append(("sampler health: energy, bulk ESS and R-hat", _save(plots.sampler_health(run.idata, run.verification), folder, f"{slug}-sampler.png")))
+            figures.append(
+                (
+                    f"sampled {first} against the closed form",
+                    _save(
+                        plots.posterior_vs_closed_form(classifier, run.idata, first),
+                        folder,
+                        f"{slug}-{_slug(first)}.png",
+                    ),
+                )
+            )
+        figures.append(
+            (
+                "sampler health: energy, bulk ESS and R-hat",
+                _save(plots.sampler_health(run.idata, run.verification), folder, f"{slug}-sampler.png"),
+            )
+        )
     if hasattr(classifier, "predict_proba_draws"):
         draws = classifier.predict_proba_draws(features, n_draws=200, random_seed=0)
-        figures.append(("credible intervals of P(ŷ | x) per test point",
-                        _save(plots.probability_intervals(draws, classifier.classes_, result.y_test), folder, f"{slug}-intervals.png")))
+        figures.append(
+            (
+                "credible intervals of P(ŷ | x) per test point",
+                _save(
+                    plots.probability_intervals(draws, classifier.classes_, result.y_test),
+                    folder,
+                    f"{slug}-intervals.png",
+                ),
+            )
+        )
     if len(result.y_test) >= RELIABILITY_MIN_ROWS:
         proba = classifier.predict_proba(features, estimate="mean")
-        figures.append(("reliability of the posterior-mean predictions",
-                        _save(plots.reliability_diagram(_true_index(classifier.classes_, result.y_test), proba), folder, f"{slug}-reliability.png")))
+        figures.append(
+            (
+                "reliability of the posterior-mean predictions",
+                _save(
+                    plots.reliability_diagram(_true_index(classifier.classes_, result.y_test), proba),
+                    folder,
+                    f"{slug}-reliability.png",
+                ),
+            )
+        )
     else:
-        notes.append(f"No reliability diagram: {len(result.y_test)} test rows, fewer than the {RELIABILITY_MIN_ROWS} "
-                     "its bins need to say anything (use a larger dataset or --test-size).")
+        notes.append(
+            f"No reliability diagram: {len(result.y_test)} test rows, fewer than the {RELIABILITY_MIN_ROWS} "
+            "its bins need to say anything (use a larger dataset or --test-size)."
+        )
     return figures, notes
 
 
@@ -92,7 +128,8 @@ COMPARISON_TITLE = "Model comparison: exact leave-one-out log p(y | x) on the tr
 
 def _comparison(result, folder: Path):
     """The zoo's az.compare table of exact LOO and its az.plot_compare figure (None, None with
-    fewer than two models that have LOO)."""
+    fewer than two models that have LOO).
+    """
     import arviz as az
 
     comparison = result.comparison()
@@ -109,8 +146,10 @@ def write_report(result, folder, format: str = "md") -> Path:
     folder = Path(folder)
     (folder / "figures").mkdir(parents=True, exist_ok=True)
     settings = result.settings
-    intro = (f"Dataset {result.dataset}: {settings['n_train']} training and {settings['n_test']} test rows (stratified, "
-             f"seed {settings['seed']}); NUTS {settings['chains']} chains × {settings['draws']} draws. {_versions()}.")
+    intro = (
+        f"Dataset {result.dataset}: {settings['n_train']} training and {settings['n_test']} test rows (stratified, "
+        f"seed {settings['seed']}); NUTS {settings['chains']} chains × {settings['draws']} draws. {_versions()}."
+    )
     verdict = "Every verification passed." if result.passed else "A verification FAILED: see the model's section."
     sections = []
     for run in result.runs:
@@ -124,24 +163,43 @@ def write_report(result, folder, format: str = "md") -> Path:
     if format == "md":
         text = [f"# pgm-models zoo: {result.dataset}", "", intro, "", verdict, "", _markdown_table(table), ""]
         if comparison is not None:
-            text += [f"## {COMPARISON_TITLE}", "", _markdown_table(comparison.reset_index(names="model")), "",
-                     f"![az.plot_compare]({comparison_figure})", ""]
+            text += [
+                f"## {COMPARISON_TITLE}",
+                "",
+                _markdown_table(comparison.reset_index(names="model")),
+                "",
+                f"![az.plot_compare]({comparison_figure})",
+                "",
+            ]
         for name, lines, figures in sections:
             text += [f"## {name}", "", *lines, ""]
             text += [f"![{caption}]({path})\n\n*{caption}*\n" for caption, path in figures]
         path = folder / "report.md"
         path.write_text("\n".join(text), encoding="utf-8")
     else:
-        body = [f"<h1>pgm-models zoo: {html.escape(result.dataset)}</h1>", f"<p>{html.escape(intro)}</p>",
-                f"<p><b>{html.escape(verdict)}</b></p>", table.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="—")]
+        body = [
+            f"<h1>pgm-models zoo: {html.escape(result.dataset)}</h1>",
+            f"<p>{html.escape(intro)}</p>",
+            f"<p><b>{html.escape(verdict)}</b></p>",
+            table.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="—"),
+        ]
         if comparison is not None:
-            body += [f"<h2>{COMPARISON_TITLE}</h2>", comparison.to_html(float_format=lambda v: f"{v:.4g}"),
-                     f'<figure><img src="{comparison_figure}" alt="az.plot_compare"></figure>']
+            body += [
+                f"<h2>{COMPARISON_TITLE}</h2>",
+                comparison.to_html(float_format=lambda v: f"{v:.4g}"),
+                f'<figure><img src="{comparison_figure}" alt="az.plot_compare"></figure>',
+            ]
         for name, lines, figures in sections:
             body += [f"<h2>{html.escape(name)}</h2>"] + [f"<p>{html.escape(line)}</p>" for line in lines]
-            body += [f'<figure><img src="{path}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
-                     for caption, path in figures]
+            body += [
+                f'<figure><img src="{path}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+                for caption, path in figures
+            ]
         path = folder / "report.html"
-        path.write_text("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>pgm-models zoo</title></head><body>\n"
-                        + "\n".join(body) + "\n</body></html>\n", encoding="utf-8")
+        path.write_text(
+            "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>pgm-models zoo</title></head><body>\n"
+            + "\n".join(body)
+            + "\n</body></html>\n",
+            encoding="utf-8",
+        )
     return path

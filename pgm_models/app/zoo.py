@@ -38,7 +38,8 @@ PRIORS = ("fixed", "evidence")
 @dataclass
 class ZooRun:
     """One model of the zoo: the fitted estimator (a Pipeline when its input needs a transform),
-    its test scores per estimate, and its NUTS verification (None when it has no PyMC model)."""
+    its test scores per estimate, and its NUTS verification (None when it has no PyMC model).
+    """
 
     name: str
     model: object
@@ -48,7 +49,9 @@ class ZooRun:
     verification: object = None
     idata: object = None
     note: str = ""
-    loo: object = None  # exact leave-one-out on the training rows (pgm_models.model_selection.loo), where the model has it
+    loo: object = (
+        None  # exact leave-one-out on the training rows (pgm_models.model_selection.loo), where the model has it
+    )
     prior: str = ""  # the hyperparameters learned by --prior evidence
 
     @property
@@ -86,18 +89,20 @@ class ZooResult:
         for run in self.runs:
             verification = run.verification
             health = verification.table if verification is not None else None
-            rows.append({
-                "model": run.name,
-                **{f"acc_{e}": run.scores.loc[e, "accuracy"] for e in ESTIMATES},
-                **{f"logloss_{e}": run.scores.loc[e, "log_loss"] for e in ESTIMATES},
-                "max_abs_z": verification.max_abs_z if verification is not None else np.nan,
-                "z_max": verification.thresholds.get("z_max", np.nan) if verification is not None else np.nan,
-                "max_rhat": health["r_hat"].max() if health is not None else np.nan,
-                "min_ess": health["ess_bulk"].min() if health is not None else np.nan,
-                "verified": run.status,
-                "fit_s": run.fit_seconds,
-                "sample_s": run.sample_seconds,
-            })
+            rows.append(
+                {
+                    "model": run.name,
+                    **{f"acc_{e}": run.scores.loc[e, "accuracy"] for e in ESTIMATES},
+                    **{f"logloss_{e}": run.scores.loc[e, "log_loss"] for e in ESTIMATES},
+                    "max_abs_z": verification.max_abs_z if verification is not None else np.nan,
+                    "z_max": verification.thresholds.get("z_max", np.nan) if verification is not None else np.nan,
+                    "max_rhat": health["r_hat"].max() if health is not None else np.nan,
+                    "min_ess": health["ess_bulk"].min() if health is not None else np.nan,
+                    "verified": run.status,
+                    "fit_s": run.fit_seconds,
+                    "sample_s": run.sample_seconds,
+                }
+            )
         table = pd.DataFrame(rows)
         if self.settings.get("prior") == "evidence":
             table["prior"] = [run.prior for run in self.runs]
@@ -156,16 +161,42 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from pgm_models import (A2DE, AODE, BMATAN, HNB, KDB, LDA, MANB, QDA, SPODE, TAN, WAODE, AODEsr, BayesNetClassifier, BernoulliNB,
-                            CategoricalNB, ComplementNB, GaussianNB, LogisticRegression, MixedNB, MultinomialNB)
+    from pgm_models import (
+        A2DE,
+        AODE,
+        BMATAN,
+        HNB,
+        KDB,
+        LDA,
+        MANB,
+        QDA,
+        SPODE,
+        TAN,
+        WAODE,
+        AODEsr,
+        BayesNetClassifier,
+        BernoulliNB,
+        CategoricalNB,
+        ComplementNB,
+        GaussianNB,
+        LogisticRegression,
+        MixedNB,
+        MultinomialNB,
+    )
     from pgm_models.preprocessing.discretize import MDLDiscretizer
 
     kinds = _kinds(X)
     if kinds == {"text"} and X.shape[1] == 1:
         text = X.columns[0]
         return [
-            ("MultinomialNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), MultinomialNB())),
-            ("BernoulliNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words, binary=True), BernoulliNB())),
+            (
+                "MultinomialNB",
+                make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), MultinomialNB()),
+            ),
+            (
+                "BernoulliNB",
+                make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words, binary=True), BernoulliNB()),
+            ),
             ("ComplementNB", make_pipeline(_TextColumn(text), CountVectorizer(max_features=max_words), ComplementNB())),
         ]
     if "text" in kinds:
@@ -196,14 +227,19 @@ def applicable_models(X: pd.DataFrame, max_words: int = MAX_WORDS) -> list[tuple
         ("BayesNet-K2", nominal(BayesNetClassifier(search="k2", max_parents=2))),
         ("MANB", nominal(MANB(arc_prior="evidence"))),
         ("BMATAN", nominal(BMATAN())),
-        ("LogisticRegression", make_pipeline(MDLDiscretizer(), one_hot, LogisticRegression()) if "numeric" in kinds
-         else make_pipeline(one_hot, LogisticRegression())),
+        (
+            "LogisticRegression",
+            make_pipeline(MDLDiscretizer(), one_hot, LogisticRegression())
+            if "numeric" in kinds
+            else make_pipeline(one_hot, LogisticRegression()),
+        ),
     ] + ([("MixedNB", MixedNB())] if "numeric" in kinds else [])  # mixed data: numbers kept as numbers
 
 
 def _most_probable_parent(model, X_train, y_train):
     """Set a SPODE's super-parent to the attribute whose SPODE has the largest marginal
-    likelihood on the training rows (AODE's BMA weights)."""
+    likelihood on the training rows (AODE's BMA weights).
+    """
     from pgm_models import AODE
 
     classifier = _classifier(model)
@@ -216,8 +252,10 @@ def _most_probable_parent(model, X_train, y_train):
 _PREPARE = {"SPODE": _most_probable_parent}
 # catalogue entries whose NUTS check would take minutes, not seconds (the main job stays under a
 # minute): fitted and scored here, their check_posterior run by the test suite
-NOT_SAMPLED = {"HNB": "one Dirichlet table per ordered pair of attributes (F(F−1) tables): its NUTS check against the "
-                      "closed form runs in the test suite (tests/test_hnb.py), minutes on vote"}
+NOT_SAMPLED = {
+    "HNB": "one Dirichlet table per ordered pair of attributes (F(F−1) tables): its NUTS check against the "
+    "closed form runs in the test suite (tests/test_hnb.py), minutes on vote"
+}
 
 
 def _verifiable(model) -> bool:
@@ -226,9 +264,21 @@ def _verifiable(model) -> bool:
     return hasattr(classifier, "sample_posterior") and hasattr(classifier, "analytic_posterior")
 
 
-def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, seed: int = 0,
-            test_size: float = 0.3, family_error: float = 0.01, models=None, progress=None, prior: str = "fixed",
-            sampler: str | None = None) -> ZooResult:
+def run_zoo(
+    X,
+    y,
+    *,
+    dataset: str = "data",
+    draws: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    test_size: float = 0.3,
+    family_error: float = 0.01,
+    models=None,
+    progress=None,
+    prior: str = "fixed",
+    sampler: str | None = None,
+) -> ZooResult:
     """Fit, verify and score every applicable model (or the (name, estimator) pairs in
     ``models``); ``progress(done, total, message)`` is told before each step and, if it has a
     ``draws(done, total)`` method (``pgm_models.app.progress.Progress``), the iterations inside each
@@ -237,15 +287,16 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
     Four chains by default: with two, split R-hat over a hundred parameters exceeds 1.01 by
     chance in a sizeable share of runs of a correct model. ``prior="evidence"`` fits the
     models that support it with alpha = class_alpha = "evidence" (empirical Bayes; for GaussianNB,
-    LDA and QDA the prior strengths and scale, ``use_evidence_priors``)."""
+    LDA and QDA the prior strengths and scale, ``use_evidence_priors``).
+    """
     import warnings
 
     from sklearn.model_selection import train_test_split
 
-    from pgm_models.model_selection.compare import score_estimates
-    from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
     from pgm_models.inference.sampling import DEFAULT_SAMPLER, check_sampler_name
     from pgm_models.inference.verify import check_posterior, check_sampler
+    from pgm_models.model_selection.compare import score_estimates
+    from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
 
     if draws < 1 or chains < 1:
         raise ValueError(f"--draws and --chains must be ≥ 1, got draws={draws}, chains={chains}")
@@ -257,11 +308,15 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
     models_from_catalogue = models is None
     models = applicable_models(X) if models is None else models
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
-    closed_forms = sum(_verifiable(model) and not (name in NOT_SAMPLED and models_from_catalogue) for name, model in models)
+    closed_forms = sum(
+        _verifiable(model) and not (name in NOT_SAMPLED and models_from_catalogue) for name, model in models
+    )
     # R-hat's calibrated thresholds share the family error among every model NUTS samples, as the
     # closed-form tests share it among those with a closed form
-    sampled = sum(hasattr(_classifier(model), "sample_posterior") and not (name in NOT_SAMPLED and models_from_catalogue)
-                  for name, model in models)
+    sampled = sum(
+        hasattr(_classifier(model), "sample_posterior") and not (name in NOT_SAMPLED and models_from_catalogue)
+        for name, model in models
+    )
     progress = progress or (lambda done, total, message: None)
     runs = []
     for index, (name, model) in enumerate(models):
@@ -289,25 +344,44 @@ def run_zoo(X, y, *, dataset: str = "data", draws: int = 1000, chains: int = 4, 
                 warnings.simplefilter("ignore")
                 # R-hat and ESS are computed by the verification below: PyMC's own checks would
                 # compute them a second time (BENCHMARKS.md, "Cold against warm start")
-                run.idata = classifier.sample_posterior(draws=draws, tune=max(draws, 500), chains=chains, sampler=sampler,
-                                                        random_seed=seed, progress=getattr(progress, "draws", None),
-                                                        compute_convergence_checks=False)
+                run.idata = classifier.sample_posterior(
+                    draws=draws,
+                    tune=max(draws, 500),
+                    chains=chains,
+                    sampler=sampler,
+                    random_seed=seed,
+                    progress=getattr(progress, "draws", None),
+                    compute_convergence_checks=False,
+                )
             run.sample_seconds = time.perf_counter() - start
             if _verifiable(model):
-                run.verification = check_posterior(classifier, run.idata, family_error=family_error / closed_forms,
-                                                   rhat_level=family_error / sampled)
+                run.verification = check_posterior(
+                    classifier, run.idata, family_error=family_error / closed_forms, rhat_level=family_error / sampled
+                )
             else:
                 run.verification = check_sampler(run.idata, rhat_level=family_error / sampled)
-                run.note = "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
+                run.note = (
+                    "no closed form: only the sampler's health is checked; its draws give 'mean' and 'predictive'"
+                )
         elif classifier._components() is not None:
             column, components = classifier._components()
             kind = type(components[0][2]()).__name__
             run.note = f"an average of {len(components)} {kind} models, with no single PyMC model: " + (
-                f"the {kind} row verifies one of them" if any(type(_classifier(m)).__name__ == kind for _, m in models)
-                else f"verify one of them with check_posterior(m, m.sample_posterior()), m a {kind} of the average")
+                f"the {kind} row verifies one of them"
+                if any(type(_classifier(m)).__name__ == kind for _, m in models)
+                else f"verify one of them with check_posterior(m, m.sample_posterior()), m a {kind} of the average"
+            )
         run.scores = score_estimates(run.classifier, run.features(X_test), y_test).set_index("estimate")
         runs.append(run)
     progress(len(models), len(models), "done")
-    settings = {"draws": draws, "chains": chains, "sampler": sampler, "seed": seed, "test_size": test_size, "prior": prior,
-                "n_train": len(y_train), "n_test": len(y_test)}
+    settings = {
+        "draws": draws,
+        "chains": chains,
+        "sampler": sampler,
+        "seed": seed,
+        "test_size": test_size,
+        "prior": prior,
+        "n_train": len(y_train),
+        "n_test": len(y_test),
+    }
     return ZooResult(dataset, runs, X_test, y_test, settings)

@@ -21,7 +21,8 @@ MISSING = ("mode", "error")
 class DiscreteNetwork(CategoricalAttributes, BayesianClassifier):
     """Template of a classifier over categorical attributes whose structure is learned or
     averaged. A model averaged over structures has no single parameter posterior (no closed-form
-    draws, no PyMC model): the subclass that fixes a structure switches them on."""
+    draws, no PyMC model): the subclass that fixes a structure switches them on.
+    """
 
     _template = True
     _closed_form = False
@@ -60,7 +61,8 @@ class DiscreteNetwork(CategoricalAttributes, BayesianClassifier):
 
 def first_modes(value_counts, sizes) -> np.ndarray:
     """(F,) the code of each attribute's most frequent value (the first on a tie, as Weka's
-    ``Utils.maxIndex``) from its (T,) value counts."""
+    ``Utils.maxIndex``) from its (T,) value counts.
+    """
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     return np.array([int(np.argmax(value_counts[a : a + r])) for a, r in zip(starts, sizes)], dtype=np.intp)
 
@@ -72,7 +74,8 @@ class ModeImputation:
     values. The modes are ``modes_`` (codes). A model whose counts keep a cell for "missing"
     (``_counts_missing``) counts the rows as they are and folds that cell into the mode's once the
     counts are known (so the modes are those of all batches); otherwise the first batch's modes
-    replace the missing values before counting."""
+    replace the missing values before counting.
+    """
 
     _counts_missing = False
 
@@ -88,13 +91,17 @@ class ModeImputation:
         absent = codes < 0
         if absent.any() and self.missing == "error":
             j = int(np.flatnonzero(absent.any(axis=0))[0])
-            raise ValueError(f"{column_name(getattr(self, 'feature_names_in_', None), j)} has missing values; "
-                             f"{type(self).__name__}(missing='error') refuses them (missing='mode' replaces them by the mode)")
+            raise ValueError(
+                f"{column_name(getattr(self, 'feature_names_in_', None), j)} has missing values; "
+                f"{type(self).__name__}(missing='error') refuses them (missing='mode' replaces them by the mode)"
+            )
         if training and self._counts_missing:
             return codes
         if reset:
             weight = getattr(self, "_fit_weight", np.ones(len(codes)))
             index = self._layout().value_index(np.asarray(codes, dtype=np.intp))
             n_values = int(self.n_categories_.sum())
-            self.modes_ = first_modes(np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_)
+            self.modes_ = first_modes(
+                np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_
+            )
         return np.where(absent, self.modes_[None, :], codes) if absent.any() else codes

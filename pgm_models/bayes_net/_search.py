@@ -68,8 +68,12 @@ class FamilyCounter:
     def score(self, child: int, parents) -> float:
         key = (child, frozenset(parents))
         if key not in self._scores:
-            self._scores[key] = family_score(self.table(child, sorted(parents)).reshape(-1, int(self.sizes[child])),
-                                             self.score_name, self.prior_count, self.n_rows)
+            self._scores[key] = family_score(
+                self.table(child, sorted(parents)).reshape(-1, int(self.sizes[child])),
+                self.score_name,
+                self.prior_count,
+                self.n_rows,
+            )
         return self._scores[key]
 
 
@@ -91,16 +95,19 @@ def family_score(counts, score: str, prior_count: float, n_rows: float) -> float
 
 def check_table_sizes(sizes, n_classes: int, max_parents: int, names) -> None:
     """Refuse, before searching, a search whose largest possible family table (the class, the
-    ``max_parents`` − 1 largest other attributes, the child) exceeds ``MAX_TABLE_CELLS``."""
+    ``max_parents`` − 1 largest other attributes, the child) exceeds ``MAX_TABLE_CELLS``.
+    """
     sizes = np.asarray(sizes)
     order = np.argsort(-sizes, kind="stable")
     for j, size in enumerate(sizes):
         others = [int(sizes[p]) for p in order if p != j][: max(0, max_parents - 1)]
         cells = n_classes * math.prod(others) * int(size)
         if cells > MAX_TABLE_CELLS:
-            raise ValueError(f"max_parents={max_parents} allows {names[j]!r} a table of {cells:,} cells ({n_classes} classes × "
-                             f"parents {others} × {int(size)} values), more than the limit of {MAX_TABLE_CELLS:,}; "
-                             "lower max_parents or merge values")
+            raise ValueError(
+                f"max_parents={max_parents} allows {names[j]!r} a table of {cells:,} cells ({n_classes} classes × "
+                f"parents {others} × {int(size)} values), more than the limit of {MAX_TABLE_CELLS:,}; "
+                "lower max_parents or merge values"
+            )
 
 
 def k2(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
@@ -182,7 +189,9 @@ def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
                     best, operation = delta, ("add", tail, head)
         for head in range(n):
             for tail in parents[head]:
-                delta = counter.score(head, [p for p in parents[head] if p != tail]) - counter.score(head, parents[head])
+                delta = counter.score(head, [p for p in parents[head] if p != tail]) - counter.score(
+                    head, parents[head]
+                )
                 if delta > best:
                     best, operation = delta, ("delete", tail, head)
         for head in range(n):
@@ -193,8 +202,12 @@ def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
                 trial = [without if j == head else parents[j] for j in range(n)]
                 if _reaches(trial, head, tail):  # head → tail would close a cycle through another path
                     continue
-                delta = (counter.score(head, without) - counter.score(head, parents[head])
-                         + counter.score(tail, parents[tail] + [head]) - counter.score(tail, parents[tail]))
+                delta = (
+                    counter.score(head, without)
+                    - counter.score(head, parents[head])
+                    + counter.score(tail, parents[tail] + [head])
+                    - counter.score(tail, parents[tail])
+                )
                 if delta > best:
                     best, operation = delta, ("reverse", tail, head)
         if operation is None or best <= 0:

@@ -35,8 +35,9 @@ from scipy.special import logsumexp
 
 
 def log_tree_sum(log_weight: np.ndarray) -> np.ndarray:
-    """log Σ_T Π_{uv ∈ T} w_uv for a batch of complete graphs: ``log_weight`` (..., n, n),
-    symmetric (its diagonal is not read); returns (...). One node: log 1 = 0."""
+    """Log Σ_T Π_{uv ∈ T} w_uv for a batch of complete graphs: ``log_weight`` (..., n, n),
+    symmetric (its diagonal is not read); returns (...). One node: log 1 = 0.
+    """
     log_weight = np.asarray(log_weight, dtype=float)
     n = log_weight.shape[-1]
     if n <= 1:
@@ -61,7 +62,8 @@ def edge_probabilities(log_weight: np.ndarray) -> np.ndarray:
     """(n, n) P(uv ∈ T) when a spanning tree T has probability ∝ Π_{uv ∈ T} w_uv: symmetric, zero
     diagonal, summing to 2(n − 1). Each is w_uv τ(G/uv) / τ(G), G/uv the graph with u and v merged
     (the trees through uv are those of G/uv plus the edge), every τ by ``log_tree_sum``: O(n⁵) in
-    all, the contracted graphs a block at a time."""
+    all, the contracted graphs a block at a time.
+    """
     log_weight = np.array(log_weight, dtype=float)
     n = len(log_weight)
     np.fill_diagonal(log_weight, -np.inf)

@@ -178,8 +178,17 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
 
     _estimates = ESTIMATES
 
-    def __init__(self, ess=1.0, class_alpha=1.0, edge_prior=None, estimate="mean", missing="mode", n_categories=None,
-                 handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        ess=1.0,
+        class_alpha=1.0,
+        edge_prior=None,
+        estimate="mean",
+        missing="mode",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.ess = ess
         self.class_alpha = class_alpha
         self.edge_prior = edge_prior
@@ -198,8 +207,15 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         if self.edge_prior is None:
             return np.zeros((n, n))
         prior = np.asarray(self.edge_prior, dtype=float)
-        if prior.shape != (n, n) or not np.allclose(prior, prior.T) or not np.all(np.isfinite(prior)) or np.any(prior[~np.eye(n, dtype=bool)] <= 0):
-            raise ValueError(f"edge_prior must be a symmetric ({n}, {n}) array of finite numbers > 0 off the diagonal, got shape {prior.shape}")
+        if (
+            prior.shape != (n, n)
+            or not np.allclose(prior, prior.T)
+            or not np.all(np.isfinite(prior))
+            or np.any(prior[~np.eye(n, dtype=bool)] <= 0)
+        ):
+            raise ValueError(
+                f"edge_prior must be a symmetric ({n}, {n}) array of finite numbers > 0 off the diagonal, got shape {prior.shape}"
+            )
         return np.log(np.where(np.eye(n, dtype=bool), 1.0, prior))
 
     # ------------------------------------------------------------------ counts and the tree posterior
@@ -233,7 +249,9 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def _attribute_prior(self):
         sizes, n_classes = self.n_categories_, len(self.classes_)
-        return Dirichlet(np.broadcast_to(np.repeat(self.ess / (n_classes * sizes), sizes), (n_classes, int(sizes.sum()))), sizes)
+        return Dirichlet(
+            np.broadcast_to(np.repeat(self.ess / (n_classes * sizes), sizes), (n_classes, int(sizes.sum()))), sizes
+        )
 
     def _log_ratios(self):
         """(F, F) log R_uv = Σ_k log ML(n_{k,uv}) − log ML(n_{k,u}) − log ML(n_{k,v})."""
@@ -243,8 +261,14 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         ratios = np.zeros((len(sizes), len(sizes)))
         for u in range(len(sizes)):
             for v in range(u + 1, len(sizes)):
-                block = self._imputed[:, starts[u] : starts[u] + sizes[u], starts[v] : starts[v] + sizes[v]].reshape(n_classes, -1)
-                pair = Dirichlet(np.full(block.shape, self.ess / (n_classes * sizes[u] * sizes[v]))).log_evidence(block).sum()
+                block = self._imputed[:, starts[u] : starts[u] + sizes[u], starts[v] : starts[v] + sizes[v]].reshape(
+                    n_classes, -1
+                )
+                pair = (
+                    Dirichlet(np.full(block.shape, self.ess / (n_classes * sizes[u] * sizes[v])))
+                    .log_evidence(block)
+                    .sum()
+                )
                 ratios[u, v] = ratios[v, u] = pair - single[u] - single[v]
         return ratios
 
@@ -276,14 +300,21 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         -64.733
         """
         attributes = self._attribute_prior().log_evidence(self._attribute_counts()).sum()
-        return float(self._class_prior.log_evidence(self.class_count_).sum() + attributes + self._log_tree_sum - self._log_prior_tree_sum)
+        return float(
+            self._class_prior.log_evidence(self.class_count_).sum()
+            + attributes
+            + self._log_tree_sum
+            - self._log_prior_tree_sum
+        )
 
     # ------------------------------------------------------------------ prediction
     def _tables(self, estimate):
         """(log P(x_v | k) (K, T), log h_uv(k, x_u, x_v) (K, T, T)) under the estimate."""
         self._no_draws(estimate, "BMATAN")
         if estimate not in ESTIMATES:
-            raise ValueError(f"estimate={estimate!r} is not available for BMATAN; one of {ESTIMATES} (see the class docstring)")
+            raise ValueError(
+                f"estimate={estimate!r} is not available for BMATAN; one of {ESTIMATES} (see the class docstring)"
+            )
         sizes, n_classes = self.n_categories_, len(self.classes_)
         cells = np.repeat(sizes, sizes).astype(float)
         prior = 0.0 if estimate == "mle" else self.ess / n_classes  # the mass of each class's table
@@ -308,7 +339,7 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         index = self._layout().value_index(np.asarray(codes, dtype=np.intp))
         row_h = log_h[:, index[:, :, None], index[:, None, :]]  # (K, N, F, F)
         weights = self.log_edge_weight_ + row_h
-        return (self._row_sums(log_single, codes) + log_tree_sum(weights).T - self._log_tree_sum)
+        return self._row_sums(log_single, codes) + log_tree_sum(weights).T - self._log_tree_sum
 
     def _loo_features(self, codes, class_index, all_classes):
         """(log p(x_i | y = k, D), log p(x_i | y = k, D₋ᵢ)) of the average over trees (module docstring)."""
@@ -327,8 +358,13 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         log_weight = np.where(np.isfinite(log_own), self.log_edge_weight_ - log_own, self.log_edge_weight_)
         log_normaliser = log_tree_sum(log_weight)  # (N,) log τ(β∘R⁻ⁱ)
         rows = log_h[:, index[:, :, None], index[:, None, :]]  # (K, N, F, F) full-data h of every class
-        left = (np.take_along_axis(log_single, index[None].repeat(n_classes, 0).reshape(n_classes, -1), axis=1)
-                .reshape(n_classes, *index.shape).sum(axis=2).T + (log_tree_sum(log_weight[None] + rows) - log_normaliser).T)
+        left = (
+            np.take_along_axis(log_single, index[None].repeat(n_classes, 0).reshape(n_classes, -1), axis=1)
+            .reshape(n_classes, *index.shape)
+            .sum(axis=2)
+            .T
+            + (log_tree_sum(log_weight[None] + rows) - log_normaliser).T
+        )
         own = np.log(single).sum(axis=1) + self._log_tree_sum - log_normaliser
         left[np.arange(len(codes)), class_index] = own
         return (full, left) if all_classes else (own_column(full, class_index), own)
@@ -336,7 +372,8 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     # ------------------------------------------------------------------ plot
     def plot_tree(self, ax=None, threshold=0.05):
         """Draw the attributes on a circle and every edge whose posterior probability is at least
-        ``threshold``, its width and label its probability; returns the matplotlib Figure."""
+        ``threshold``, its width and label its probability; returns the matplotlib Figure.
+        """
         import matplotlib.pyplot as plt
 
         from pgm_models._utils.validation import check_fitted
@@ -352,9 +389,23 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
             for v in range(u + 1, n):
                 p = self.edge_posterior_[u, v]
                 if p >= threshold:
-                    ax.plot([x[u], x[v]], [y[u], y[v]], color="tab:blue", linewidth=0.5 + 4 * p, alpha=0.3 + 0.7 * p, zorder=1)
-                    ax.text((x[u] + x[v]) / 2, (y[u] + y[v]) / 2, f"{p:.2f}", fontsize=8, ha="center", va="center",
-                            bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8})
+                    ax.plot(
+                        [x[u], x[v]],
+                        [y[u], y[v]],
+                        color="tab:blue",
+                        linewidth=0.5 + 4 * p,
+                        alpha=0.3 + 0.7 * p,
+                        zorder=1,
+                    )
+                    ax.text(
+                        (x[u] + x[v]) / 2,
+                        (y[u] + y[v]) / 2,
+                        f"{p:.2f}",
+                        fontsize=8,
+                        ha="center",
+                        va="center",
+                        bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8},
+                    )
         ax.scatter(x, y, s=300, color="white", edgecolor="black", zorder=2)
         for name, px, py in zip(names, x, y):
             ax.text(1.15 * px, 1.15 * py, name, ha="center", va="center")

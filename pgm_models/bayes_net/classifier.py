@@ -178,8 +178,19 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     _pymc_model = True
     _nutpie_low_rank = False
 
-    def __init__(self, search="k2", score_type="bayes", max_parents=2, prior_count=0.5, class_alpha=0.5, estimate="mean",
-                 missing="mode", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        search="k2",
+        score_type="bayes",
+        max_parents=2,
+        prior_count=0.5,
+        class_alpha=0.5,
+        estimate="mean",
+        missing="mode",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.search = search
         self.score_type = score_type
         self.max_parents = max_parents
@@ -196,23 +207,35 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             raise ValueError(f"search={self.search!r} is not one of {SEARCHES}")
         if self.score_type not in SCORES:
             raise ValueError(f"score_type={self.score_type!r} is not one of {SCORES}")
-        if not (isinstance(self.max_parents, (int, np.integer)) and not isinstance(self.max_parents, bool) and self.max_parents >= 0):
-            raise ValueError(f"max_parents must be a whole number ≥ 0 (the class counts as one), got {self.max_parents!r}")
+        if not (
+            isinstance(self.max_parents, (int, np.integer))
+            and not isinstance(self.max_parents, bool)
+            and self.max_parents >= 0
+        ):
+            raise ValueError(
+                f"max_parents must be a whole number ≥ 0 (the class counts as one), got {self.max_parents!r}"
+            )
         if self.max_parents < 1:
-            raise ValueError(f"max_parents={self.max_parents}: the class is a parent of every attribute, so max_parents must be ≥ 1")
+            raise ValueError(
+                f"max_parents={self.max_parents}: the class is a parent of every attribute, so max_parents must be ≥ 1"
+            )
         if not (np.isscalar(self.prior_count) and np.isfinite(self.prior_count) and self.prior_count > 0):
             raise ValueError(f"prior_count must be a number > 0, got {self.prior_count!r}")
 
     def fit(self, X, y, sample_weight=None):
         """Search the structure on (X, y), then fit its tables' closed-form posterior."""
         if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
-            raise ValueError("BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first")
+            raise ValueError(
+                "BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first"
+            )
         return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """The first batch searches the structure; later batches add to its tables, the structure fixed."""
         if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
-            raise ValueError("BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first")
+            raise ValueError(
+                "BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first"
+            )
         return super().partial_fit(X, y, classes, sample_weight)
 
     # ------------------------------------------------------------------ structure and counts
@@ -230,18 +253,30 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def _init_counts(self, codes, class_index, weight):
         check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
-        counter = FamilyCounter(codes, class_index, weight, self.n_categories_, len(self.classes_),
-                                getattr(self, "score_type", "bayes"), float(self.prior_count))
+        counter = FamilyCounter(
+            codes,
+            class_index,
+            weight,
+            self.n_categories_,
+            len(self.classes_),
+            getattr(self, "score_type", "bayes"),
+            float(self.prior_count),
+        )
         parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
         self.structure_score_ = structure_log_score(counter, parents)
-        self.family_counts_ = [np.zeros((len(self.classes_), *self.n_categories_[p], self.n_categories_[j])) for j, p in enumerate(self.parents_)]
+        self.family_counts_ = [
+            np.zeros((len(self.classes_), *self.n_categories_[p], self.n_categories_[j]))
+            for j, p in enumerate(self.parents_)
+        ]
 
     def _count(self, codes, class_index, weight):
         for j, parents in enumerate(self.parents_):
             shape = self.family_counts_[j].shape
             key = np.ravel_multi_index((class_index, *(codes[:, p] for p in parents), codes[:, j]), shape)
-            self.family_counts_[j] = self.family_counts_[j] + np.bincount(key, weight, int(np.prod(shape))).reshape(shape)
+            self.family_counts_[j] = self.family_counts_[j] + np.bincount(key, weight, int(np.prod(shape))).reshape(
+                shape
+            )
 
     def _prior(self, j):
         return Dirichlet(np.full(self.family_counts_[j].shape, float(self.prior_count)))
@@ -275,7 +310,11 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     def _entries(self, codes, j, n_rows):
         """Index of each row's entry of table j under every class: (K, N) tuples."""
         classes = np.arange(len(self.classes_))[:, None]
-        return (np.broadcast_to(classes, (len(classes), n_rows)), *(codes[None, :, p] for p in self.parents_[j]), codes[None, :, j])
+        return (
+            np.broadcast_to(classes, (len(classes), n_rows)),
+            *(codes[None, :, p] for p in self.parents_[j]),
+            codes[None, :, j],
+        )
 
     def _feature_log_likelihood(self, codes, estimate):
         codes = np.asarray(codes, dtype=np.intp)
@@ -289,7 +328,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         return 4 * len(self.classes_)
 
     def _loo_own_class(self, codes, class_index):
-        """log p(x_i | y_i, D₋ᵢ): each table's entry at the row's own cell, (n − 1 + α)/(N_u − 1 + r α)."""
+        """Log p(x_i | y_i, D₋ᵢ): each table's entry at the row's own cell, (n − 1 + α)/(N_u − 1 + r α)."""
         codes = np.asarray(codes, dtype=np.intp)
         total = np.zeros(len(codes))
         for j, counts in enumerate(self.family_counts_):
@@ -312,15 +351,25 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def _feature_posterior(self):
         names = self._feature_names()
-        return {f"feature_prob_{names[j]}": (self._prior(j).posterior(c), self._dims(j)) for j, c in enumerate(self.family_counts_)}
+        return {
+            f"feature_prob_{names[j]}": (self._prior(j).posterior(c), self._dims(j))
+            for j, c in enumerate(self.family_counts_)
+        }
 
     def _stacked_blocks(self):
         return ["class_prob", *(f"feature_prob_{name}" for name in self._feature_names())]
 
     def _priors(self):
         names = self._feature_names()
-        return DirichletBlocks([class_block(self), *((f"feature_prob_{names[j]}", self._prior(j).concentration, self._dims(j))
-                                                     for j in range(self.n_features_in_))])
+        return DirichletBlocks(
+            [
+                class_block(self),
+                *(
+                    (f"feature_prob_{names[j]}", self._prior(j).concentration, self._dims(j))
+                    for j in range(self.n_features_in_)
+                ),
+            ]
+        )
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); each attribute's counts given (class, parents) ~ Multinomial(θ_{j,u})."""

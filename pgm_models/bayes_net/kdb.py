@@ -25,7 +25,8 @@ from pgm_models.bayes_net.classifier import BayesNetClassifier
 
 def mutual_information(table: np.ndarray) -> float:
     """I(A; B) of a (…, a, b) count table's last two axes, summed over the leading axes as a
-    conditioning variable: Σ p̂(c, a, b) log p̂(c, a, b) p̂(c) / (p̂(c, a) p̂(c, b))."""
+    conditioning variable: Σ p̂(c, a, b) log p̂(c, a, b) p̂(c) / (p̂(c, a) p̂(c, b)).
+    """
     total = table.sum()
     if total <= 0:
         return 0.0
@@ -39,7 +40,8 @@ def mutual_information(table: np.ndarray) -> float:
 
 def kdb_structure(class_information, conditional_information, k: int) -> list[list[int]]:
     """Sahami's parents of every attribute (indices besides the class), from I(X_i; C) and the
-    symmetric matrix I(X_i; X_j | C)."""
+    symmetric matrix I(X_i; X_j | C).
+    """
     order = sorted(range(len(class_information)), key=lambda i: (-class_information[i], i))
     parents, placed = [[] for _ in order], []
     for i in order:
@@ -164,8 +166,17 @@ class KDB(BayesNetClassifier):
     [[], [0, 2], [0], [0, 2]]
     """
 
-    def __init__(self, k=1, prior_count=1.0, class_alpha=1.0, estimate="mean", missing="mode", n_categories=None,
-                 handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        k=1,
+        prior_count=1.0,
+        class_alpha=1.0,
+        estimate="mean",
+        missing="mode",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.k = k
         self.prior_count = prior_count
         self.class_alpha = class_alpha
@@ -190,5 +201,7 @@ class KDB(BayesNetClassifier):
         self.conditional_information_ = np.zeros((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                self.conditional_information_[i, j] = self.conditional_information_[j, i] = mutual_information(counter.table(i, [j]))
+                self.conditional_information_[i, j] = self.conditional_information_[j, i] = mutual_information(
+                    counter.table(i, [j])
+                )
         return kdb_structure(self.class_information_, self.conditional_information_, int(self.k))

@@ -49,7 +49,8 @@ from pgm_models.model_selection.loo import ExactLOO, own_column
 
 def arc_evidence(log_with, log_without):
     """(f(λ), f'(λ)) of the arc prior's odds λ = π/(1 − π):
-    f = Σ_j log(π W_j + (1 − π) V_j) = Σ_j log(λ W_j + V_j) − F log(1 + λ)."""
+    f = Σ_j log(π W_j + (1 − π) V_j) = Σ_j log(λ W_j + V_j) − F log(1 + λ).
+    """
 
     def value_and_gradient(odds):
         odds = float(odds[0])
@@ -171,7 +172,16 @@ class MANB(ExactLOO, DiscreteNetwork):
     [[0.595, 0.405]]
     """
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, arc_prior=0.5, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        class_alpha=1.0,
+        arc_prior=0.5,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.arc_prior = arc_prior
@@ -210,8 +220,10 @@ class MANB(ExactLOO, DiscreteNetwork):
 
     def _arc_log_evidence(self):
         """(log W_j, log V_j): each attribute's column given the class, and alone, (F,) each."""
-        return (self._with_prior().log_evidence(self.feature_count_).sum(axis=0),
-                self._without_prior().log_evidence(self.feature_count_.sum(axis=0)))
+        return (
+            self._with_prior().log_evidence(self.feature_count_).sum(axis=0),
+            self._without_prior().log_evidence(self.feature_count_.sum(axis=0)),
+        )
 
     def log_evidence(self) -> float:
         r"""The log marginal likelihood of the model average, log p(D | alpha, class_alpha, π).
@@ -251,12 +263,15 @@ class MANB(ExactLOO, DiscreteNetwork):
     # ------------------------------------------------------------------ prediction
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log[p_j P(x_j | y) + (1 − p_j) P(x_j)]; under a PosteriorDraw, one joint draw of the
-        arcs (each present with p_j) and of the tables of the drawn structure."""
+        arcs (each present with p_j) and of the tables of the drawn structure.
+        """
         with_class = self._with_prior().estimate(self.feature_count_, estimate)
         alone = self._without_prior().estimate(self.feature_count_.sum(axis=0), estimate)
         arc = np.repeat(self.arc_posterior_, self.n_categories_)
         if isinstance(estimate, PosteriorDraw):
-            arc = np.repeat(estimate.rng.random(self.n_features_in_) < self.arc_posterior_, self.n_categories_).astype(float)
+            arc = np.repeat(estimate.rng.random(self.n_features_in_) < self.arc_posterior_, self.n_categories_).astype(
+                float
+            )
         return self._row_sums(log_probabilities(arc * with_class + (1 - arc) * alone[None, :]), codes)
 
     def _loo_features(self, codes, class_index, all_classes):

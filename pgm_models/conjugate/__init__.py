@@ -11,4 +11,13 @@ from pgm_models.conjugate.dirichlet import (
     normalize,
 )
 
-__all__ = ["ESTIMATES", "Beta", "Dirichlet", "PosteriorDraw", "block_sum", "log_probabilities", "log_sum_exp", "normalize"]
+__all__ = [
+    "ESTIMATES",
+    "Beta",
+    "Dirichlet",
+    "PosteriorDraw",
+    "block_sum",
+    "log_probabilities",
+    "log_sum_exp",
+    "normalize",
+]

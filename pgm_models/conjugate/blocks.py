@@ -45,7 +45,8 @@ import numpy as np
 class DirichletBlocks:
     """The priors θ_j ~ Dirichlet(α_j) of ``blocks`` = [(name, α_j, dims_j)] (α_j of any rank ≥ 1,
     its last axis the values), created in the current PyMC model as ``stacked_prob_{V}`` for each
-    number of values V and a Deterministic ``name`` per block; ``prob[name]`` is θ_j (dims_j)."""
+    number of values V and a Deterministic ``name`` per block; ``prob[name]`` is θ_j (dims_j).
+    """
 
     def __init__(self, blocks):
         import pymc as pm
@@ -57,9 +58,13 @@ class DirichletBlocks:
             self._groups.setdefault(concentration.shape[-1], []).append((name, concentration, tuple(dims)))
         for values, members in sorted(self._groups.items()):
             rows, value = group_dims(values)
-            model.add_coord(rows, [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)])
+            model.add_coord(
+                rows, [label for name, c, dims in members for label in _row_labels(model.coords, name, c.shape, dims)]
+            )
             model.add_coord(value, np.arange(values))
-            stacked = pm.Dirichlet(group_name(values), a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]), dims=(rows, value))
+            stacked = pm.Dirichlet(
+                group_name(values), a=np.concatenate([c.reshape(-1, values) for _, c, _ in members]), dims=(rows, value)
+            )
             start = 0
             for name, concentration, dims in members:
                 stop = start + math.prod(concentration.shape[:-1])
@@ -68,13 +73,19 @@ class DirichletBlocks:
 
     def observe(self, counts: dict):
         """N_j ~ Multinomial(Σ_s N_j[..., s], θ_j) observed at ``counts[name]`` (whole numbers, the
-        shape of block ``name``), one PyMC variable ``stacked_count_{V}`` per group, rows as its prior's."""
+        shape of block ``name``), one PyMC variable ``stacked_count_{V}`` per group, rows as its prior's.
+        """
         import pymc as pm
 
         for values, members in sorted(self._groups.items()):
             observed = np.concatenate([np.asarray(counts[name]).reshape(-1, values) for name, _, _ in members])
-            pm.Multinomial(f"stacked_count_{values}", n=observed.sum(axis=-1), p=pm.modelcontext(None)[group_name(values)],
-                           observed=observed, dims=group_dims(values))
+            pm.Multinomial(
+                f"stacked_count_{values}",
+                n=observed.sum(axis=-1),
+                p=pm.modelcontext(None)[group_name(values)],
+                observed=observed,
+                dims=group_dims(values),
+            )
 
 
 def group_name(values: int) -> str:
@@ -89,15 +100,26 @@ def group_dims(values: int) -> tuple[str, str]:
 
 def without_groups(posterior):
     """``posterior`` (an xarray Dataset) without the groups' draws and their coords: the draws of
-    the named blocks alone, each once."""
-    groups = [name for name, draws in posterior.data_vars.items() if draws.ndim >= 2 and draws.dims[-2:] == group_dims(draws.shape[-1])]
-    return posterior.drop_vars(groups + [dim for name in groups for dim in posterior[name].dims[-2:] if dim in posterior.coords])
+    the named blocks alone, each once.
+    """
+    groups = [
+        name
+        for name, draws in posterior.data_vars.items()
+        if draws.ndim >= 2 and draws.dims[-2:] == group_dims(draws.shape[-1])
+    ]
+    return posterior.drop_vars(
+        groups + [dim for name in groups for dim in posterior[name].dims[-2:] if dim in posterior.coords]
+    )
 
 
 def _row_labels(coords, name: str, shape: tuple, dims: tuple) -> list[str]:
     """``name[a, b]`` for each index (a, b) of the block's leading axes, by their ``coords`` (positions
-    where a dim has none); ``name`` alone for a block of one row."""
-    axes = [list(coords[dim]) if coords.get(dim) is not None else list(range(size)) for dim, size in zip(dims[:-1], shape[:-1])]
+    where a dim has none); ``name`` alone for a block of one row.
+    """
+    axes = [
+        list(coords[dim]) if coords.get(dim) is not None else list(range(size))
+        for dim, size in zip(dims[:-1], shape[:-1])
+    ]
     if not axes:
         return [name]
     return [f"{name}[{', '.join(str(axis[i]) for axis, i in zip(axes, index))}]" for index in np.ndindex(*shape[:-1])]
@@ -108,27 +130,36 @@ def with_stacked_draws(posterior, names: list[str]):
     in the order given to DirichletBlocks) with the groups ``stacked_prob_{V}`` that DirichletBlocks
     stacks from them, so that PyMC's forward sampling (``pm.sample_posterior_predictive``) reads
     every block from the draws rather than resampling its group from the prior. A ValueError
-    names the blocks it lacks (their groups cannot be rebuilt)."""
+    names the blocks it lacks (their groups cannot be rebuilt).
+    """
     missing = [name for name in names if name not in posterior]
     if missing:
-        raise ValueError(f"the draws lack {missing}: PyMC's forward sampling would draw them from the prior "
-                         "(draw every parameter: posterior_draws without var_names)")
+        raise ValueError(
+            f"the draws lack {missing}: PyMC's forward sampling would draw them from the prior "
+            "(draw every parameter: posterior_draws without var_names)"
+        )
     coords = {dim: list(np.asarray(posterior.coords[dim])) for dim in posterior.coords}
     groups = {}
     for name in names:
         groups.setdefault(posterior[name].shape[-1], []).append(posterior[name])
     for values, members in sorted(groups.items()):
         rows, value = group_dims(values)
-        stacked = np.concatenate([draws.to_numpy().reshape(draws.shape[:2] + (-1, values)) for draws in members], axis=2)
-        labels = [label for draws in members for label in _row_labels(coords, draws.name, draws.shape[2:], draws.dims[2:])]
+        stacked = np.concatenate(
+            [draws.to_numpy().reshape(draws.shape[:2] + (-1, values)) for draws in members], axis=2
+        )
+        labels = [
+            label for draws in members for label in _row_labels(coords, draws.name, draws.shape[2:], draws.dims[2:])
+        ]
         posterior = posterior.assign({group_name(values): (("chain", "draw", rows, value), stacked)}).assign_coords(
-            {rows: labels, value: np.arange(values)})
+            {rows: labels, value: np.arange(values)}
+        )
     return posterior
 
 
 def class_block(estimator) -> tuple:
     """The class prior π ~ Dirichlet(class_alpha) of base's ``_class_model`` as a block
-    ("class_prob", α, ("class",)), for a model whose class prior joins its attributes' blocks."""
+    ("class_prob", α, ("class",)), for a model whose class prior joins its attributes' blocks.
+    """
     estimator._check_proper_prior()
     return "class_prob", estimator._class_prior.concentration, ("class",)
 
@@ -137,7 +168,8 @@ def class_block(estimator) -> tuple:
 class CountsGroup:
     """One group of a Dirichlet-only counts model: the free variable Θ_V ~ Dirichlet(α) of shape
     (rows, V) under PyMC's simplex transform (``value``: its unconstrained value's name), observed
-    through N ~ Multinomial(n, Θ_V): α (float64), N and n (int64) as C-contiguous arrays."""
+    through N ~ Multinomial(n, Θ_V): α (float64), N and n (int64) as C-contiguous arrays.
+    """
 
     rv: object
     value: str
@@ -153,7 +185,8 @@ def counts_groups(model) -> list[CountsGroup] | None:
     constant α under the simplex transform, observed by exactly one Multinomial of constant n and
     counts whose p is Θ itself (counts ≥ 0 summing to n, α > 0), no other observed variable and no
     potential; None otherwise. Its log
-    density is then the sum over the groups of each one's Dirichlet, Jacobian and Multinomial terms."""
+    density is then the sum over the groups of each one's Dirichlet, Jacobian and Multinomial terms.
+    """
     from pymc.logprob.transforms import SimplexTransform
     from pytensor.graph.basic import Constant
     from pytensor.tensor.random.basic import DirichletRV, MultinomialRV
@@ -174,17 +207,33 @@ def counts_groups(model) -> list[CountsGroup] | None:
     for rv in model.free_RVs:
         node, transform = rv.owner, model.rvs_to_transforms[rv]
         (concentration,) = node.op.dist_params(node) if isinstance(node.op, DirichletRV) else (None,)
-        if (not isinstance(transform, SimplexTransform) or rv.ndim != 2 or rv not in observed
-                or not isinstance(concentration, Constant) or concentration.type.ndim != 2):
+        if (
+            not isinstance(transform, SimplexTransform)
+            or rv.ndim != 2
+            or rv not in observed
+            or not isinstance(concentration, Constant)
+            or concentration.type.ndim != 2
+        ):
             return None
         counts, totals = observed.pop(rv)
         if np.shape(counts) != concentration.type.shape or np.shape(totals) != np.shape(counts)[:1]:
             return None
         # the closed-form terms hold where PyMC's densities are finite: data they would reject
         # (PyMC: -inf or an error) keeps PyMC's own graph
-        if not ((np.asarray(counts) >= 0).all() and (np.sum(counts, axis=1) == totals).all() and (concentration.data > 0).all()):
+        if not (
+            (np.asarray(counts) >= 0).all()
+            and (np.sum(counts, axis=1) == totals).all()
+            and (concentration.data > 0).all()
+        ):
             return None
-        groups.append(CountsGroup(rv, model.rvs_to_values[rv].name, transform,
-                                  np.ascontiguousarray(concentration.data, dtype=np.float64),
-                                  np.ascontiguousarray(counts, dtype=np.int64), np.ascontiguousarray(totals, dtype=np.int64)))
+        groups.append(
+            CountsGroup(
+                rv,
+                model.rvs_to_values[rv].name,
+                transform,
+                np.ascontiguousarray(concentration.data, dtype=np.float64),
+                np.ascontiguousarray(counts, dtype=np.int64),
+                np.ascontiguousarray(totals, dtype=np.int64),
+            )
+        )
     return groups if not observed else None

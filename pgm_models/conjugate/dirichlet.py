@@ -29,8 +29,6 @@ any other. Nothing returns NaN.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
@@ -93,7 +91,8 @@ def _block_starts(block_sizes: np.ndarray) -> np.ndarray:
 
 def block_sum(values: np.ndarray, block_sizes: np.ndarray | None, starts: np.ndarray | None = None) -> np.ndarray:
     """Sum of each block along the last axis: shape (..., n_blocks). ``starts``: the blocks'
-    first cells, if known (a Dirichlet keeps its own)."""
+    first cells, if known (a Dirichlet keeps its own).
+    """
     if block_sizes is None:
         return values.sum(axis=-1, keepdims=True)
     return np.add.reduceat(values, _block_starts(block_sizes) if starts is None else starts, axis=-1)
@@ -104,9 +103,12 @@ def _spread(per_block: np.ndarray, block_sizes: np.ndarray | None) -> np.ndarray
     return per_block if block_sizes is None else np.repeat(per_block, block_sizes, axis=-1)
 
 
-def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None, starts: np.ndarray | None = None) -> np.ndarray:
+def normalize(
+    weights: np.ndarray, block_sizes: np.ndarray | None = None, starts: np.ndarray | None = None
+) -> np.ndarray:
     """Divide each block by its total; an all-zero block becomes uniform. This is the MLE n/N.
-    ``starts``: as for ``block_sum``."""
+    ``starts``: as for ``block_sum``.
+    """
     weights = np.asarray(weights, dtype=float)
     total = _spread(block_sum(weights, block_sizes, starts), block_sizes)
     if total.min(initial=1.0) > 0:  # no empty block (the usual case): one division, no masks
@@ -118,7 +120,8 @@ def normalize(weights: np.ndarray, block_sizes: np.ndarray | None = None, starts
 
 def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
     """Elementwise log with log 0 = −inf and no warning. Without a zero there is no warning to
-    silence: one reduction finds that, cheaper than NumPy's error-state context."""
+    silence: one reduction finds that, cheaper than NumPy's error-state context.
+    """
     probabilities = np.asarray(probabilities)
     if probabilities.size and np.minimum.reduce(probabilities, axis=None) > 0:
         return np.log(probabilities)
@@ -127,15 +130,18 @@ def log_probabilities(probabilities: np.ndarray) -> np.ndarray:
 
 
 def log_sum_exp(values: np.ndarray, axis: int) -> np.ndarray:
-    """log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN.
+    """Log Σ exp(values) along ``axis``; a slice that is all −inf gives −inf, not NaN.
 
     A short axis (the K classes of an (N, K) score) is walked slice by slice: NumPy reduces and
     broadcasts along a short last axis with a loop per row, much slower than the same
     arithmetic on whole (N,) slices. Slices that lie one after another in memory (the axis
     outermost) are reduced whole at any length: NumPy then adds them in the loop's order, with
-    the same result, and a few whole-array operations cost less than a loop over the slices."""
+    the same result, and a few whole-array operations cost less than a loop over the slices.
+    """
     values = np.asarray(values)
-    slices = values if axis == 0 else np.moveaxis(values, axis, 0)  # moveaxis only where needed: its fixed cost shows in a small AODE's average
+    slices = (
+        values if axis == 0 else np.moveaxis(values, axis, 0)
+    )  # moveaxis only where needed: its fixed cost shows in a small AODE's average
     if len(slices) > 64 or slices.flags.c_contiguous:
         peak = np.max(slices, axis=0)
         peak = np.where(np.isfinite(peak), peak, 0.0)
@@ -153,7 +159,7 @@ def log_sum_exp(values: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _cell_log_ratio(concentration, counts):
-    """log Γ(α + n) − log Γ(α): 0 where n = 0, −inf where α = 0 < n (no mass there)."""
+    """Log Γ(α + n) − log Γ(α): 0 where n = 0, −inf where α = 0 < n (no mass there)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = gammaln(concentration + counts) - gammaln(concentration)
     return np.where(counts == 0, 0.0, np.where(concentration > 0, ratio, -np.inf))
@@ -163,7 +169,8 @@ def _entry_log_ratios(concentration, cells, counts):
     """(entries, K): log Γ(α_kc + n) − log Γ(α_kc) of every sparse entry (cell c, count n) under
     each row k of ``concentration`` (K, V), as ``_cell_log_ratio``. Word counts repeat, so with
     whole counts each distinct (cell, count) pair is computed once and looked up: log Γ costs
-    far more than a lookup."""
+    far more than a lookup.
+    """
     largest = int(counts.max(initial=0))
     n_keys = concentration.shape[1] * (largest + 1)
     whole = counts.astype(np.intp)
@@ -173,12 +180,14 @@ def _entry_log_ratios(concentration, cells, counts):
     seen = np.zeros(n_keys, dtype=bool)
     seen[keys] = True
     distinct = np.flatnonzero(seen)
-    table = _cell_log_ratio(concentration[:, distinct // (largest + 1)].T, (distinct % (largest + 1))[:, None].astype(float))
+    table = _cell_log_ratio(
+        concentration[:, distinct // (largest + 1)].T, (distinct % (largest + 1))[:, None].astype(float)
+    )
     return table[(np.cumsum(seen) - 1)[keys]]
 
 
 def _sequence_log_evidence(total_concentration, n_draws, n_distinct, block_size, cell_sum):
-    """log Γ(A) − log Γ(A + N) + Σ cells, with the empty-block limit (see module docstring).
+    """Log Γ(A) − log Γ(A + N) + Σ cells, with the empty-block limit (see module docstring).
 
     An empty block (A = 0) is the α → 0 limit of a symmetric prior: log(1/S) when its N > 0
     draws all fall in one category, −inf otherwise; no draws at all have probability 1.
@@ -213,19 +222,20 @@ class Dirichlet:
             block_sizes = np.array(block_sizes, dtype=np.intp)  # its own: the block starts below are of these sizes
             if np.any(block_sizes < 1) or block_sizes.sum() != concentration.shape[-1]:
                 raise ValueError(
-                    f"block sizes {block_sizes.tolist()} do not tile a last axis of "
-                    f"length {concentration.shape[-1]}"
+                    f"block sizes {block_sizes.tolist()} do not tile a last axis of length {concentration.shape[-1]}"
                 )
             block_sizes.flags.writeable = False
             starts = _block_starts(block_sizes)  # found once: each estimate of a small fit needs them
         self.concentration = concentration
         self.block_sizes, self._starts = block_sizes, starts
 
-    def posterior(self, counts) -> "Dirichlet":
+    def posterior(self, counts) -> Dirichlet:
         """The conjugate update: concentration α + n."""
         # the blocks are this prior's, already checked (a small fit builds several posteriors)
         concentration = self.concentration + np.asarray(counts, dtype=float)
-        if concentration.shape[-1:] != self.concentration.shape[-1:]:  # counts broadcast the last axis: check the blocks again
+        if (
+            concentration.shape[-1:] != self.concentration.shape[-1:]
+        ):  # counts broadcast the last axis: check the blocks again
             return Dirichlet(concentration, self.block_sizes)
         posterior = object.__new__(Dirichlet)
         posterior.concentration, posterior.block_sizes = _checked_concentration(concentration), self.block_sizes
@@ -257,7 +267,8 @@ class Dirichlet:
     def excess_kurtosis(self) -> np.ndarray:
         """Excess kurtosis of each cell's Beta(a, b) marginal, a = α_i, b = A − α_i:
         6[(a − b)²(a + b + 1) − ab(a + b + 2)] / [ab(a + b + 2)(a + b + 3)]; 0 for a cell fixed
-        at 0 or 1 (no spread, nothing to compare)."""
+        at 0 or 1 (no spread, nothing to compare).
+        """
         a = self.concentration
         b = np.broadcast_to(self.total(), a.shape) - a
         s = a + b
@@ -273,7 +284,8 @@ class Dirichlet:
         """The cells that are jointly distributed, with their covariance: a list of
         (cells (G, S), covariance (G, S, S)), one entry per block size, where ``cells`` are flat
         indices into the C-order ravel of the concentration array and the covariance of a block
-        is (diag(m) − m mᵀ)/(A + 1). Cells of different blocks are independent."""
+        is (diag(m) − m mᵀ)/(A + 1). Cells of different blocks are independent.
+        """
         shape = self.concentration.shape
         flat = np.arange(self.concentration.size).reshape(shape)
         sizes = np.array([shape[-1]]) if self.block_sizes is None else self.block_sizes
@@ -282,13 +294,16 @@ class Dirichlet:
         for start, size in zip(_block_starts(sizes), sizes):
             block = slice(start, start + size)
             m = mean[..., block].reshape(-1, size)
-            covariance = (np.eye(size) * m[:, :, None] - m[:, :, None] * m[:, None, :]) / (total[..., start].reshape(-1, 1, 1) + 1)
+            covariance = (np.eye(size) * m[:, :, None] - m[:, :, None] * m[:, None, :]) / (
+                total[..., start].reshape(-1, 1, 1) + 1
+            )
             by_size.setdefault(int(size), []).append((flat[..., block].reshape(-1, size), covariance))
         return [tuple(np.concatenate(parts) for parts in zip(*groups)) for groups in by_size.values()]
 
     def in_support(self, values, atol: float) -> np.ndarray:
         """Per draw (leading axis of ``values``, shaped (S, ..., T)): every cell ≥ −atol and
-        every block summing to 1 within atol."""
+        every block summing to 1 within atol.
+        """
         values = np.asarray(values, dtype=float)
         sums = block_sum(values, self.block_sizes)
         axes = tuple(range(1, values.ndim))
@@ -330,7 +345,7 @@ class Dirichlet:
         return normalize(gammas, self.block_sizes)
 
     def log_evidence(self, counts) -> np.ndarray:
-        """log p(an ordered sequence with these counts), one value per block: (..., n_blocks).
+        """Log p(an ordered sequence with these counts), one value per block: (..., n_blocks).
 
         With the prior this is the log marginal likelihood; with a posterior it is the log
         posterior predictive (Dirichlet–multinomial) of further draws with these counts.
@@ -350,11 +365,17 @@ class Dirichlet:
 
             ψ(α_i + n_i) − ψ(α_i) + ψ(A) − ψ(A + N)   (A, N the sums of the cell's block),
 
-        the gradient type-II maximum likelihood climbs (every concentration > 0)."""
+        the gradient type-II maximum likelihood climbs (every concentration > 0).
+        """
         counts = np.broadcast_to(np.asarray(counts, dtype=float), self.concentration.shape)
         total = self.total()
         block_counts = _spread(block_sum(counts, self.block_sizes), self.block_sizes)
-        return digamma(self.concentration + counts) - digamma(self.concentration) + digamma(total) - digamma(total + block_counts)
+        return (
+            digamma(self.concentration + counts)
+            - digamma(self.concentration)
+            + digamma(total)
+            - digamma(total + block_counts)
+        )
 
     def log_predictive_rows(self, X) -> np.ndarray:
         """Dirichlet–multinomial log evidence of every row of X under every Dirichlet.
@@ -372,9 +393,7 @@ class Dirichlet:
         # Σ over each row's nonzero words of log Γ(α_kv + x_nv) − log Γ(α_kv), as one sparse
         # product: (rows × entries indicator) @ (entries × classes).
         entry_terms = _entry_log_ratios(self.concentration, X.indices, X.data)
-        row_of_entry = sp.csr_array(
-            (np.ones(n_entries), np.arange(n_entries), X.indptr), shape=(n_rows, n_entries)
-        )
+        row_of_entry = sp.csr_array((np.ones(n_entries), np.arange(n_entries), X.indptr), shape=(n_rows, n_entries))
         return _sequence_log_evidence(
             self.concentration.sum(axis=1)[None, :],
             X.sum(axis=1).reshape(-1, 1),
@@ -428,7 +447,7 @@ class Beta:
 
 
 def downdated_log_evidence(concentration, block_sizes, design, row_class) -> np.ndarray:
-    """log p(row n | Dirichlet(a_{c_n} − d_n)) for every row: leave-one-out by downdating.
+    """Log p(row n | Dirichlet(a_{c_n} − d_n)) for every row: leave-one-out by downdating.
 
     ``concentration`` (K, T) are posterior concentrations a_k that include every row's counts,
     ``design`` (N, T) holds row n's counts d_n in the same layout (scipy sparse or dense) and
@@ -493,7 +512,11 @@ def one_hot_log_predictive(concentration, block_sizes, codes, row_class, all_cla
     sizes = np.array([n_cells]) if block_sizes is None else np.asarray(block_sizes)
     total = np.repeat(block_sum(concentration, block_sizes), sizes, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        down = np.where(total - 1 > 0, np.log(np.maximum(concentration - 1, 0)) - np.log(total - 1), -np.log(np.repeat(sizes, sizes)))
+        down = np.where(
+            total - 1 > 0,
+            np.log(np.maximum(concentration - 1, 0)) - np.log(total - 1),
+            -np.log(np.repeat(sizes, sizes)),
+        )
     down[concentration - 1 < -1e-9] = np.nan  # not a counted cell: caught below
     # each block gets a leading cell of log 1 = 0 where code −1 (unobserved) lands; the tables
     # are flat, (K, T + B) ravelled, so that every lookup is one ``take``

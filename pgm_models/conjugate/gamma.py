@@ -28,7 +28,7 @@ class GammaPoisson:
     def __init__(self, a, b):
         self.a, self.b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, b)))
 
-    def posterior(self, n, total) -> "GammaPoisson":
+    def posterior(self, n, total) -> GammaPoisson:
         """The conjugate update by n observations summing to ``total``."""
         return GammaPoisson(self.a + total, self.b + n)
 
@@ -68,14 +68,21 @@ class GammaPoisson:
 
     def log_predictive_rows(self, X):
         """(N, K) Σ_j log NegativeBinomial(x_nj | a_kj, b_kj) of count rows X (N, F) under
-        (K, F) posteriors; a NaN entry is missing and skipped."""
+        (K, F) posteriors; a NaN entry is missing and skipped.
+        """
         log_success = np.log(self.b / (self.b + 1))
         log_failure = -np.log1p(self.b)
         missing = np.isnan(X)
         X = np.where(missing, 0.0, X)
         scores = np.empty((X.shape[0], self.a.shape[0]))
         for k in range(self.a.shape[0]):
-            terms = gammaln(X + self.a[k]) - gammaln(self.a[k]) - gammaln(X + 1) + self.a[k] * log_success[k] + X * log_failure[k]
+            terms = (
+                gammaln(X + self.a[k])
+                - gammaln(self.a[k])
+                - gammaln(X + 1)
+                + self.a[k] * log_success[k]
+                + X * log_failure[k]
+            )
             terms[missing] = 0.0
             scores[:, k] = terms.sum(axis=1)
         return scores
@@ -83,7 +90,8 @@ class GammaPoisson:
 
 def poisson_log_density_rows(X, rate):
     """(N, K) Σ_j log Poisson(x_nj | λ_kj) of count rows X (N, F) under (K, F) rates; a NaN
-    entry is missing and skipped. A zero rate gives log p(0) = 0 and log p(x > 0) = −inf."""
+    entry is missing and skipped. A zero rate gives log p(0) = 0 and log p(x > 0) = −inf.
+    """
     missing = np.isnan(X)
     X = np.where(missing, 0.0, X)
     log_factorial = gammaln(X + 1)

@@ -36,7 +36,8 @@ from pgm_models.conjugate.dirichlet import PosteriorDraw
 def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
     """Combine two sets of (n, mean, scatter) along the leading (class) axis; ``full`` scatter
     matrices (…, p, p) or per-feature scatters (…, p). n is (K,), or (K, p) per-feature counts
-    (features with missing values) for per-feature scatters."""
+    (features with missing values) for per-feature scatters.
+    """
     n = n_a + n_b
     with np.errstate(invalid="ignore", divide="ignore"):
         share_b = np.where(n > 0, n_b / n, 0.0)
@@ -55,7 +56,8 @@ def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_
     """(n_k, x̄_k, S_k) of one batch. With per-feature scatters (``_diagonal_moments``) a NaN entry is
     a missing value: n is then (K, p), each feature's own count. A full scatter gathers each class's
     rows once and centres them on their mean, so it costs one n_k × p product per class (a product
-    over all rows with the other classes' weights 0 costs K times as much)."""
+    over all rows with the other classes' weights 0 costs K times as much).
+    """
     if not full:
         # a NaN makes the sum NaN, and a sum needs no (N × p) mask; a NaN sum without one (inf − inf
         # of huge values) only takes the missing values' path, exact for any rows
@@ -87,7 +89,8 @@ def _diagonal_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray
     ``WORK_ROWS`` rows: the classes' weighted sums Wᵀ X, then their scatter Wᵀ (X − x̄_y)², W the
     chunk's rows' weights in their classes' columns (one product each for all classes). Gathering each
     class's rows and centring and squaring them made three (n_k × p) temporaries per class, each
-    faulted in page by page: GaussianNB's fit at 10⁵ × 20 was 0.9 of scikit-learn's."""
+    faulted in page by page: GaussianNB's fit at 10⁵ × 20 was 0.9 of scikit-learn's.
+    """
     p, n_rows = X.shape[1], X.shape[0]
     n = np.bincount(class_index, weight, n_classes)
     sums, scatter = np.zeros((n_classes, p)), np.zeros((n_classes, p))
@@ -143,9 +146,11 @@ class NormalInverseGamma:
     """Independent NIG(m, κ, a, b) distributions, elementwise over broadcast arrays."""
 
     def __init__(self, m, kappa, a, b):
-        self.m, self.kappa, self.a, self.b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (m, kappa, a, b)))
+        self.m, self.kappa, self.a, self.b = np.broadcast_arrays(
+            *(np.asarray(v, dtype=float) for v in (m, kappa, a, b))
+        )
 
-    def posterior(self, n, mean, scatter) -> "NormalInverseGamma":
+    def posterior(self, n, mean, scatter) -> NormalInverseGamma:
         """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
         return NormalInverseGamma(
@@ -174,7 +179,8 @@ class NormalInverseGamma:
 
     def excess_kurtosis(self):
         """Of the marginals: Student-t(2a) for μ, InvGamma(a) for σ² (infinite where the fourth
-        moment is)."""
+        moment is).
+        """
         return {"mu": _t_excess_kurtosis(2 * self.a), "var": _inverse_gamma_excess_kurtosis(self.a)}
 
     def tail_index(self):
@@ -199,28 +205,39 @@ class NormalInverseGamma:
 
     def log_predictive_rows(self, X):
         """(N, K) Σ_j log Student-t(2a, m, b(κ+1)/(aκ)) of the rows of X (N, F) under the
-        (K, F) posteriors of K classes; a NaN entry is a missing value and is skipped."""
+        (K, F) posteriors of K classes; a NaN entry is a missing value and is skipped.
+        """
         df = 2 * self.a
         scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
         log_constant = gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * np.log(df * np.pi) - np.log(scale)
-        return _rows_by_class(X, self.m, scale, log_constant, (df + 1) / 2, lambda z, k: np.log1p(np.divide(z, df[k], out=z), out=z))
+        return _rows_by_class(
+            X, self.m, scale, log_constant, (df + 1) / 2, lambda z, k: np.log1p(np.divide(z, df[k], out=z), out=z)
+        )
 
     def log_predictive(self, x):
-        """log Student-t(2a, m, b(κ+1)/(aκ)) density of x, broadcast against the parameters."""
+        """Log Student-t(2a, m, b(κ+1)/(aκ)) density of x, broadcast against the parameters."""
         scale = np.sqrt(self.b * (self.kappa + 1) / (self.a * self.kappa))
         return stats.t.logpdf(x, df=2 * self.a, loc=self.m, scale=scale)
 
     def log_evidence(self, n, mean, scatter):
-        """log p(x_1..x_n | m, κ, a, b) of ordered rows with moments (n, x̄, S), elementwise:
+        """Log p(x_1..x_n | m, κ, a, b) of ordered rows with moments (n, x̄, S), elementwise:
         −(n/2) log 2π + ½ log(κ/κ') + a log b − a' log b' + log Γ(a') − log Γ(a), the primes the
-        posterior's (μ and σ² integrated out). 0 where n = 0."""
+        posterior's (μ and σ² integrated out). 0 where n = 0.
+        """
         post = self.posterior(n, mean, scatter)
-        return (-0.5 * n * np.log(2 * np.pi) + 0.5 * np.log(self.kappa / post.kappa) + self.a * np.log(self.b)
-                - post.a * np.log(post.b) + gammaln(post.a) - gammaln(self.a))
+        return (
+            -0.5 * n * np.log(2 * np.pi)
+            + 0.5 * np.log(self.kappa / post.kappa)
+            + self.a * np.log(self.b)
+            - post.a * np.log(post.b)
+            + gammaln(post.a)
+            - gammaln(self.a)
+        )
 
     def log_evidence_gradient(self, n, mean, scatter) -> dict:
         """Elementwise ∂/∂κ, ∂/∂a, ∂/∂b of ``log_evidence``: ½(1/κ − 1/κ') − (a'/b') n²(x̄ − m)²/(2κ'²),
-        log b − log b' + ψ(a') − ψ(a), and a/b − a'/b' (b' grows with κ by n²(x̄ − m)²/(2κ'²))."""
+        log b − log b' + ψ(a') − ψ(a), and a/b − a'/b' (b' grows with κ by n²(x̄ − m)²/(2κ'²)).
+        """
         post = self.posterior(n, mean, scatter)
         growth = (n / post.kappa) ** 2 * (mean - self.m) ** 2 / 2
         return {
@@ -229,24 +246,34 @@ class NormalInverseGamma:
             "b": self.a / self.b - post.a / post.b,
         }
 
-    def downdate(self, x) -> "NormalInverseGamma":
+    def downdate(self, x) -> NormalInverseGamma:
         """The posterior without one observation x it includes (the inverse of a one-row update):
         κ⁻ = κ − 1, m⁻ = (κ m − x)/κ⁻, a⁻ = a − 1/2, b⁻ = b − κ (x − m)² / (2κ⁻). Broadcasts, so
-        per-row arrays give every row's leave-one-out posterior at once."""
+        per-row arrays give every row's leave-one-out posterior at once.
+        """
         kappa = self.kappa - 1
-        return NormalInverseGamma((self.kappa * self.m - x) / kappa, kappa, self.a - 0.5, self.b - self.kappa * (x - self.m) ** 2 / (2 * kappa))
+        return NormalInverseGamma(
+            (self.kappa * self.m - x) / kappa,
+            kappa,
+            self.a - 0.5,
+            self.b - self.kappa * (x - self.m) ** 2 / (2 * kappa),
+        )
 
 
 def normal_log_density_rows(X, mu, var):
     """(N, K) Σ_j log N(x_nj | μ_kj, σ²_kj) of the rows of X (N, F) under K classes' (K, F)
-    parameters; a NaN entry is a missing value and is skipped."""
-    return _rows_by_class(X, mu, np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5), lambda z, k: z)
+    parameters; a NaN entry is a missing value and is skipped.
+    """
+    return _rows_by_class(
+        X, mu, np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5), lambda z, k: z
+    )
 
 
 def _rows_by_class(X, loc, scale, log_constant, weight, transform):
     """(N, K) Σ_j [log_constant_kj − weight_kj · transform(((x_nj − loc_kj)/scale_kj)²)] over the
     present entries, a chunk of ``WORK_ROWS`` rows and one class at a time into one work array,
-    never (N, K, F); ``transform(z, k)`` may work in place."""
+    never (N, K, F); ``transform(z, k)`` may work in place.
+    """
     scores = np.empty((X.shape[0], loc.shape[0]))
     rows = max(1, min(X.shape[0], WORK_ROWS))
     work = np.empty((rows, X.shape[1]))
@@ -270,15 +297,16 @@ def _rows_by_class(X, loc, scale, log_constant, weight, transform):
 
 
 def _t_log_density(X, df, loc, shape_matrix):
-    """log multivariate-t density of rows X (N, p) with one (df, loc (p,), shape (p, p))."""
+    """Log multivariate-t density of rows X (N, p) with one (df, loc (p,), shape (p, p))."""
     chol = np.linalg.cholesky(shape_matrix)
     solved = np.linalg.solve(chol, (X - loc).T)
     return _t_log_kernel((solved**2).sum(axis=0), 2 * np.log(np.diag(chol)).sum(), df, loc.shape[-1])
 
 
 def _t_log_density_each(X, df, loc, shape_matrix):
-    """log multivariate-t density of each row X[n] (N, p) under its own (df (N,), loc (N, p),
-    shape (N, p, p)): batched Cholesky factors and triangular solves."""
+    """Log multivariate-t density of each row X[n] (N, p) under its own (df (N,), loc (N, p),
+    shape (N, p, p)): batched Cholesky factors and triangular solves.
+    """
     chol = np.linalg.cholesky(shape_matrix)
     solved = np.linalg.solve(chol, (X - loc)[..., None])[..., 0]
     log_det = 2 * np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
@@ -292,28 +320,36 @@ def _multivariate_digamma(x, p: int):
 
 def _t_log_kernel(mahalanobis, log_det, df, p):
     return (
-        gammaln((df + p) / 2) - gammaln(df / 2) - p / 2 * np.log(df * np.pi) - log_det / 2
+        gammaln((df + p) / 2)
+        - gammaln(df / 2)
+        - p / 2 * np.log(df * np.pi)
+        - log_det / 2
         - (df + p) / 2 * np.log1p(mahalanobis / df)
     )
 
 
 class NormalInverseWishart:
     """Σ ~ IW(ν, Ψ) and μ_k | Σ ~ N(m_k, Σ/κ_k), k = 1..K; Σ shared by all K means when Ψ is
-    (p, p) and ν a scalar, one Σ_k per mean when Ψ is (K, p, p) and ν is (K,)."""
+    (p, p) and ν a scalar, one Σ_k per mean when Ψ is (K, p, p) and ν is (K,).
+    """
 
     def __init__(self, m, kappa, nu, psi):
         self.m = np.asarray(m, dtype=float)
         self.kappa = np.broadcast_to(np.asarray(kappa, dtype=float), self.m.shape[:1]).copy()
         self.psi = np.asarray(psi, dtype=float)
         self.shared = self.psi.ndim == 2
-        self.nu = np.asarray(nu, dtype=float) if self.shared else np.broadcast_to(np.asarray(nu, float), self.m.shape[:1]).copy()
+        self.nu = (
+            np.asarray(nu, dtype=float)
+            if self.shared
+            else np.broadcast_to(np.asarray(nu, float), self.m.shape[:1]).copy()
+        )
 
     @property
     def dim(self) -> int:
         """The dimension p of the mean vector."""
         return self.m.shape[-1]
 
-    def posterior(self, n, mean, scatter) -> "NormalInverseWishart":
+    def posterior(self, n, mean, scatter) -> NormalInverseWishart:
         """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
         deviation = mean - self.m
@@ -347,7 +383,8 @@ class NormalInverseWishart:
     def marginal_distribution(self, index: tuple, name: str):
         """Exact marginal of one element, or None where it has no standard form: μ_ki ~
         Student-t(ν − p + 1, m_ki, √(Ψ_ii / (κ_k (ν − p + 1)))) and a diagonal Σ_ii ~
-        InvGamma((ν − p + 1)/2, Ψ_ii/2); an off-diagonal Σ_ij has none."""
+        InvGamma((ν − p + 1)/2, Ψ_ii/2); an off-diagonal Σ_ij has none.
+        """
         p = self.dim
         if name == "mu":
             k, i = index
@@ -362,7 +399,8 @@ class NormalInverseWishart:
     def sample_entry(self, index: tuple, name: str, size, random_state=None) -> np.ndarray:
         """``size`` exact draws of an off-diagonal Σ_ij (``name`` "cov"; its marginal has no
         standard form) from its 2 × 2 principal block alone: a principal q × q block of IW(ν, Ψ) is
-        IW(ν − p + q, Ψ of that block), so the cost does not grow with p."""
+        IW(ν − p + q, Ψ of that block), so the cost does not grow with p.
+        """
         *k, i, j = index
         nu, psi = self._sigma(*k)
         rng = np.random.default_rng(random_state)
@@ -379,7 +417,8 @@ class NormalInverseWishart:
 
     def excess_kurtosis(self):
         """Of the marginals: Student-t(ν − p + 1) for μ_ki, InvGamma((ν − p + 1)/2) for Σ_ii;
-        NaN for an off-diagonal Σ_ij, whose marginal has no standard form."""
+        NaN for an off-diagonal Σ_ij, whose marginal has no standard form.
+        """
         p = self.dim
         df = np.reshape(self.nu, (-1, 1)) - p + 1  # (1, 1) shared, (K, 1) per class
         mu = np.broadcast_to(_t_excess_kurtosis(df), self.m.shape)
@@ -390,16 +429,21 @@ class NormalInverseWishart:
     def tail_index(self):
         """Moments of order below it are finite: ν − p + 1 for μ_ki's Student-t, (ν − p + 1)/2
         for every entry of Σ (the diagonal's InvGamma; an off-diagonal |Σ_ij| ≤ (Σ_ii + Σ_jj)/2 has
-        no heavier tail)."""
+        no heavier tail).
+        """
         df = np.reshape(self.nu, (-1, 1)) - self.dim + 1
-        return {"mu": np.broadcast_to(df, self.m.shape), "cov": self._per_sigma(self.nu - self.dim + 1) / 2 * np.ones_like(self.psi)}
+        return {
+            "mu": np.broadcast_to(df, self.m.shape),
+            "cov": self._per_sigma(self.nu - self.dim + 1) / 2 * np.ones_like(self.psi),
+        }
 
     def covariance_groups(self, name: str):
         """(cells (G, S), covariance (G, S, S)) of the jointly distributed entries, flat indices
         into the C-order ravel of ``name``'s array: for "mu" one group per class,
         Cov(μ_k) = Ψ/(κ_k(ν − p − 1)) (means of different classes are uncorrelated); for "cov"
         one group of p² entries per Σ, Cov(Σ_ij, Σ_kl) = [2ψ_ij ψ_kl + (ν − p − 1)(ψ_ik ψ_jl +
-        ψ_il ψ_jk)] / [(ν − p)(ν − p − 1)²(ν − p − 3)]."""
+        ψ_il ψ_jk)] / [(ν − p)(ν − p − 1)²(ν − p − 3)].
+        """
         p, n_means = self.dim, len(self.m)
         nu = np.broadcast_to(self.nu, (1 if self.shared else n_means,))
         psi = self.psi.reshape(-1, p, p)
@@ -416,7 +460,8 @@ class NormalInverseWishart:
 
     def in_support(self, values, name: str, atol: float) -> np.ndarray:
         """Per draw (leading axis): μ finite; every Σ symmetric (within atol of its scale) and
-        positive definite."""
+        positive definite.
+        """
         values = np.asarray(values, dtype=float)
         if name == "mu":
             return np.isfinite(values).reshape(len(values), -1).all(axis=1)
@@ -440,12 +485,18 @@ class NormalInverseWishart:
         """``size`` exact posterior draws of every parameter, by name."""
         rng = np.random.default_rng(random_state)
         if self.shared:
-            cov = np.asarray(stats.invwishart(df=float(self.nu), scale=self.psi).rvs(size, random_state=rng)).reshape(size, self.dim, self.dim)
+            cov = np.asarray(stats.invwishart(df=float(self.nu), scale=self.psi).rvs(size, random_state=rng)).reshape(
+                size, self.dim, self.dim
+            )
             cov_per_mean = cov[:, None]
         else:
             cov = np.stack(
-                [np.asarray(stats.invwishart(df=float(nu), scale=psi).rvs(size, random_state=rng)).reshape(size, self.dim, self.dim)
-                 for nu, psi in zip(self.nu, self.psi)],
+                [
+                    np.asarray(stats.invwishart(df=float(nu), scale=psi).rvs(size, random_state=rng)).reshape(
+                        size, self.dim, self.dim
+                    )
+                    for nu, psi in zip(self.nu, self.psi)
+                ],
                 axis=1,
             )
             cov_per_mean = cov
@@ -466,34 +517,48 @@ class NormalInverseWishart:
         return np.stack(columns, axis=1)
 
     def log_evidence(self, n, mean, scatter):
-        """log p(D | m, κ, ν, Ψ) of ordered rows with per-class moments (n_k, x̄_k, S_k), per Σ
+        """Log p(D | m, κ, ν, Ψ) of ordered rows with per-class moments (n_k, x̄_k, S_k), per Σ
         (a scalar when shared, (K,) otherwise), means and Σ integrated out:
 
             −(N p/2) log π + log Γ_p(ν'/2) − log Γ_p(ν/2) + (ν/2) log|Ψ| − (ν'/2) log|Ψ'|
             + (p/2) Σ_k log(κ_k/κ'_k),
 
         N, ν', Ψ' and the sum over k taken over the classes sharing that Σ (Murphy 2007, eq. 266,
-        with one mean per class)."""
+        with one mean per class).
+        """
         p, post = self.dim, self.posterior(n, mean, scatter)
         mean_terms = 0.5 * p * np.log(self.kappa / post.kappa)
         rows, mean_terms = (n.sum(), mean_terms.sum()) if self.shared else (n, mean_terms)
-        return (-0.5 * rows * p * np.log(np.pi) + multigammaln(post.nu / 2, p) - multigammaln(self.nu / 2, p)
-                + 0.5 * self.nu * np.linalg.slogdet(self.psi)[1] - 0.5 * post.nu * np.linalg.slogdet(post.psi)[1] + mean_terms)
+        return (
+            -0.5 * rows * p * np.log(np.pi)
+            + multigammaln(post.nu / 2, p)
+            - multigammaln(self.nu / 2, p)
+            + 0.5 * self.nu * np.linalg.slogdet(self.psi)[1]
+            - 0.5 * post.nu * np.linalg.slogdet(post.psi)[1]
+            + mean_terms
+        )
 
     def log_evidence_gradient(self, n, mean, scatter) -> dict:
         """∂/∂κ_k (K,), ∂/∂ν and the symmetric-matrix gradient ∂/∂Ψ (shaped like ν and Ψ) of
         ``log_evidence``: (p/2)(1/κ_k − 1/κ'_k) − (ν'/2)(n_k/κ'_k)² (x̄_k − m_k)ᵀΨ'⁻¹(x̄_k − m_k);
         ½[ψ_p(ν'/2) − ψ_p(ν/2) + log|Ψ| − log|Ψ'|] with ψ_p(x) = Σ_{i<p} ψ(x − i/2);
-        (ν/2)Ψ⁻¹ − (ν'/2)Ψ'⁻¹."""
+        (ν/2)Ψ⁻¹ − (ν'/2)Ψ'⁻¹.
+        """
         p, post = self.dim, self.posterior(n, mean, scatter)
         inverse = np.linalg.inv(post.psi)
         deviation = mean - self.m
         per_mean = (lambda v: np.broadcast_to(v, (len(self.m),) + np.shape(v))) if self.shared else (lambda v: v)
         quadratic = np.einsum("ki,kij,kj->k", deviation, per_mean(inverse), deviation)
         return {
-            "kappa": 0.5 * p * (1 / self.kappa - 1 / post.kappa) - 0.5 * per_mean(post.nu) * (n / post.kappa) ** 2 * quadratic,
-            "nu": 0.5 * (_multivariate_digamma(post.nu / 2, p) - _multivariate_digamma(self.nu / 2, p)
-                         + np.linalg.slogdet(self.psi)[1] - np.linalg.slogdet(post.psi)[1]),
+            "kappa": 0.5 * p * (1 / self.kappa - 1 / post.kappa)
+            - 0.5 * per_mean(post.nu) * (n / post.kappa) ** 2 * quadratic,
+            "nu": 0.5
+            * (
+                _multivariate_digamma(post.nu / 2, p)
+                - _multivariate_digamma(self.nu / 2, p)
+                + np.linalg.slogdet(self.psi)[1]
+                - np.linalg.slogdet(post.psi)[1]
+            ),
             "psi": 0.5 * (self._per_sigma(self.nu) * np.linalg.inv(self.psi) - self._per_sigma(post.nu) * inverse),
         }
 
@@ -501,7 +566,8 @@ class NormalInverseWishart:
         """(N, K) log predictive density of each row X[n] under each mean's posterior with row n
         itself removed (it was counted in mean ``row_class[n]``): the rank-one downdate
         κ⁻ = κ − 1, m⁻ = (κ m − x)/κ⁻, ν⁻ = ν − 1, Ψ⁻ = Ψ − κ/κ⁻ (x − m)(x − m)ᵀ of that mean's
-        Σ. Other means keep (κ, m); with a shared Σ they see its downdated (ν⁻, Ψ⁻) too."""
+        Σ. Other means keep (κ, m); with a shared Σ they see its downdated (ν⁻, Ψ⁻) too.
+        """
         p, n_rows = self.dim, len(X)
         row_class = np.asarray(row_class)
         kappa = self.kappa[row_class]
@@ -534,7 +600,8 @@ MAX_ABS_VALUE = 1e150
 
 def overall_moments(X: np.ndarray, weight: np.ndarray):
     """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
-    is left out of its column), the variance floored so the prior stays proper."""
+    is left out of its column), the variance floored so the prior stays proper.
+    """
     missing = np.isnan(X)
     if missing.any() or weight.sum() <= 0:
         weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)
@@ -551,7 +618,8 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
 
 def pooled_moments(X: np.ndarray, weight: np.ndarray, n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
     """``overall_moments`` of a batch with no missing value, merged exactly from its classes'
-    (n_k, x̄_k, S_k) (no pass over X, which is read only when every weight is 0)."""
+    (n_k, x̄_k, S_k) (no pass over X, which is read only when every weight is 0).
+    """
     if n.sum() <= 0:
         return overall_moments(X, weight)
     return class_pooled_moments(n, mean, scatter)
@@ -559,7 +627,8 @@ def pooled_moments(X: np.ndarray, weight: np.ndarray, n: np.ndarray, mean: np.nd
 
 def class_pooled_moments(n: np.ndarray, mean: np.ndarray, scatter: np.ndarray):
     """The whole data's mean and floored variance per feature from its classes' (n_k, x̄_k, S_k):
-    n x̄ = Σ_k n_k x̄_k, S = Σ_k S_k + Σ_k n_k (x̄_k − x̄)² (S_k a matrix: its diagonal)."""
+    n x̄ = Σ_k n_k x̄_k, S = Σ_k S_k + Σ_k n_k (x̄_k − x̄)² (S_k a matrix: its diagonal).
+    """
     total = n.sum()
     overall = n @ mean / total
     within = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
@@ -575,7 +644,8 @@ def floored_variance(var: np.ndarray) -> np.ndarray:
 def rounding_scatter(n, location):
     """A scatter at the rounding level of a constant feature's: n deviations from a mean
     computed in float64, each off by a few √n ε |x̄|, sum to about 16 n² ε² x̄², which is no
-    evidence of spread (a constant 0.1 over 15 rows leaves 2.9e-33, not 0)."""
+    evidence of spread (a constant 0.1 over 15 rows leaves 2.9e-33, not 0).
+    """
     n = np.maximum(n, 1.0)
     return 16 * n * (np.sqrt(n) * np.finfo(float).eps * np.abs(location)) ** 2
 
@@ -585,7 +655,8 @@ def numerically_singular(cov, n, location) -> bool:
     below p, decided with a tolerance (as ``np.linalg.matrix_rank``, on the correlation matrix so
     that the features' scales do not matter): a variance at the rounding level of a constant
     feature's (``rounding_scatter``), or a correlation eigenvalue ≤ max(n, p) p ε, which a
-    scatter of fewer than p + 1 rows or of collinear features leaves above 0 by rounding alone."""
+    scatter of fewer than p + 1 rows or of collinear features leaves above 0 by rounding alone.
+    """
     variance = np.diagonal(cov)
     if not np.all(variance * max(n, 1.0) > rounding_scatter(n, location)):
         return True
@@ -599,7 +670,8 @@ def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classe
     """(μ, σ²) of shape (K, F) under a plug-in estimate — "mle" (x̄, S/(n − ddof) + ε), "map",
     "mean" or a PosteriorDraw of the NIG ``posterior`` — from per-class (or per-class and
     feature) counts n and sample moments; raises naming the first class and feature whose
-    variance is not positive and finite, and the settings that work there."""
+    variance is not positive and finite, and the settings that work there.
+    """
     if estimate == "mle":
         n = np.broadcast_to(n - ddof, scatter.shape)
         # a scatter at rounding level is that of a constant feature: 0
@@ -617,7 +689,7 @@ def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classe
         k, j = np.argwhere(bad)[0]
         rows = np.broadcast_to(n, scatter.shape)[k, j] + (ddof if estimate == "mle" else 0)
         raise ValueError(
-            f"class {classes[k:k + 1].tolist()[0]!r}, feature {features[j:j + 1].tolist()[0]!r}: the {estimate} variance "
+            f"class {classes[k : k + 1].tolist()[0]!r}, feature {features[j : j + 1].tolist()[0]!r}: the {estimate} variance "
             f"{_why_undefined(estimate, var[k, j], rows, ddof, posterior.a[k, j])}"
         )
     return mu, var
@@ -626,12 +698,18 @@ def plug_in_moments(estimate, posterior, n, mean, scatter, ddof, epsilon, classe
 def _why_undefined(estimate, value, n, ddof, a) -> str:
     """Why a plug-in variance is missing, zero or infinite, and the settings that work there."""
     if estimate == "mle" and not n - ddof > 0:
-        return (f"is undefined (n = {n:g} rows, ddof = {ddof}); use estimate='mean', 'map' or 'predictive' "
-                "(the prior keeps it positive)")
+        return (
+            f"is undefined (n = {n:g} rows, ddof = {ddof}); use estimate='mean', 'map' or 'predictive' "
+            "(the prior keeps it positive)"
+        )
     if estimate == "mle":
-        return (f"is {value} (n = {n:g} rows; the feature is constant in this class); set var_smoothing > 0 "
-                "(scikit-learn uses 1e-9) or use estimate='mean', 'map' or 'predictive'")
+        return (
+            f"is {value} (n = {n:g} rows; the feature is constant in this class); set var_smoothing > 0 "
+            "(scikit-learn uses 1e-9) or use estimate='mean', 'map' or 'predictive'"
+        )
     if estimate == "mean" and not a > 1:
-        return (f"has no posterior mean (a' = {a:g} ≤ 1 with n = {n:g} rows: var_strength ≤ 2); use estimate='map' or "
-                "'predictive', or var_strength > 2")
+        return (
+            f"has no posterior mean (a' = {a:g} ≤ 1 with n = {n:g} rows: var_strength ≤ 2); use estimate='map' or "
+            "'predictive', or var_strength > 2"
+        )
     return f"is {value} (n = {n:g} rows); use estimate='predictive'"

@@ -56,14 +56,17 @@ from pgm_models._utils.validation import check_labels, check_n_rows, check_uniqu
 from pgm_models.conjugate import PosteriorDraw
 
 SPLIT_EVERY = 8  # block statistics merged per node of the reduction tree
-_CATEGORIZE = "call .categorize() on the dask DataFrame or give the column a pandas CategoricalDtype with its categories"
+_CATEGORIZE = (
+    "call .categorize() on the dask DataFrame or give the column a pandas CategoricalDtype with its categories"
+)
 
 
 # ---------------------------------------------------------------------- fitting
 def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     """``model.fit`` on dask collections: X a dask DataFrame or array (dense or scipy.sparse
     chunks), y (and sample_weight) a dask Series/array split into the same blocks. The classes
-    are y's known categories, else its distinct labels (found in the counting pass)."""
+    are y's known categories, else its distinct labels (found in the counting pass).
+    """
     X, y, weight = _aligned(X, y, sample_weight)
     declared = _declared_classes(y, "fit")
     if declared is not None:
@@ -79,11 +82,14 @@ def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
 
 def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT_EVERY):
     """``model.partial_fit`` on dask collections: the first call needs ``classes`` (or a y
-    with known categories); the collection's statistics are added to the model's."""
+    with known categories); the collection's statistics are added to the model's.
+    """
     X, y, weight = _aligned(X, y, sample_weight)
     if hasattr(model, "classes_"):
         if classes is not None and not np.array_equal(sorted_classes(classes), model.classes_):
-            raise ValueError(f"classes={list(classes)} differs from classes_ {model.classes_.tolist()} of the first call")
+            raise ValueError(
+                f"classes={list(classes)} differs from classes_ {model.classes_.tolist()} of the first call"
+            )
         return _add_blocks(model, X, y, weight, split_every, set_prior=False)
     if classes is None:
         classes = _declared_classes(y, "partial_fit")
@@ -98,7 +104,8 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
 
 def _start_template(model, X, classes):
     """Fix the model's layout (classes, features, domains) with its own first ``partial_fit``
-    on a one-row stand-in of X's dtypes, then zero the statistics that row added."""
+    on a one-row stand-in of X's dtypes, then zero the statistics that row added.
+    """
     _check_domains(model, X)
     _zero_statistics(model.partial_fit(_stand_in(X), classes[:1], classes=classes))
 
@@ -114,7 +121,8 @@ def _counted_blocks(template, X, y, weight, split_every) -> _Counts:
     cluster (persisted) are counted where they lie, a task per worker thread
     (``_counted_in_place``); otherwise a task per block, the template inside each block's task
     (a graph key of its own made one more task, and a transfer between workers, before any
-    block could start)."""
+    block could start).
+    """
     if split_every < 2:  # before anything is submitted: a merge of one part never shrinks the tree
         raise ValueError(f"split_every must be ≥ 2, got {split_every}")
     held = _held_blocks(X, y, weight)
@@ -140,7 +148,8 @@ def _finish(model, X, counted: _Counts, set_prior):
 
 class _Unstarted:
     """The template of a fit whose classes are not declared: the unfitted model and a one-row
-    stand-in of X, on which each block starts its own copy with the block's labels as classes."""
+    stand-in of X, on which each block starts its own copy with the block's labels as classes.
+    """
 
     def __init__(self, model, stand_in):
         self.model, self.stand_in = model, stand_in
@@ -149,20 +158,24 @@ class _Unstarted:
     def start(self, y):
         """A zeroed model along the block's labels, and those labels (None for no labels).
         Starting one is a ``partial_fit``, a noticeable share of counting a small block; a copy of
-        one already started along the same classes costs much less."""
+        one already started along the same classes costs much less.
+        """
         classes = _sorted_labels(np.ravel(np.asarray(y)))
         if not len(classes):
             return None, classes
         key = (classes.dtype.str, tuple(classes.tolist()))
         if key not in self._started:
-            self._started[key] = _zero_statistics(copy.deepcopy(self.model).partial_fit(self.stand_in, classes[:1], classes=classes))
+            self._started[key] = _zero_statistics(
+                copy.deepcopy(self.model).partial_fit(self.stand_in, classes[:1], classes=classes)
+            )
         return copy.deepcopy(self._started[key]), classes
 
 
 def _sorted_labels(y: np.ndarray) -> np.ndarray:
-    """y's distinct labels, sorted (as the in-memory fit finds them, ``np.sort(pd.unique(y))``).
+    """Y's distinct labels, sorted (as the in-memory fit finds them, ``np.sort(pd.unique(y))``).
     Integers in a range no wider than y is long are read off a ``bincount``, cheaper than
-    ``pd.unique``'s hashing of every label, a noticeable share of CategoricalNB's counting."""
+    ``pd.unique``'s hashing of every label, a noticeable share of CategoricalNB's counting.
+    """
     if y.dtype.kind in "iu" and y.size and np.can_cast(y.dtype, np.intp):
         low, high = int(y.min()), int(y.max())
         if high - low < y.size:
@@ -173,7 +186,8 @@ def _sorted_labels(y: np.ndarray) -> np.ndarray:
 
 class _Counts:
     """Statistics (a dict, or None when no row had weight) along the class axis ``classes``;
-    ``merge``: the model's function that merges two of them (``_statistics_merger``)."""
+    ``merge``: the model's function that merges two of them (``_statistics_merger``).
+    """
 
     def __init__(self, classes, statistics, merge):
         self.classes, self.statistics, self.merge = classes, statistics, merge
@@ -184,7 +198,8 @@ def _block_statistics(template, index: int, X, y, weight) -> _Counts:
     mapping the labels fails on it) is reported as the in-memory fit reports it, with the row
     counted within block ``index`` (its rows' numbers in the whole collection are not known
     here), and the labels are checked only then (looking for missing strings costs a fair share
-    of a block's counting)."""
+    of a block's counting).
+    """
     try:
         return _counted_block(template, X, y, weight)
     except (TypeError, ValueError):
@@ -204,8 +219,11 @@ def _counted_block(template, X, y, weight) -> _Counts:
     in one call makes temporaries of tens of MB (class indices, weights, AODE's cells), each
     mapped afresh and faulted in, while a slice's temporaries stay in cache and are reused (the
     in-memory ``fit`` still counts all its rows in one call); smaller slices count a row more
-    slowly. Counts are sums, so slices change no count."""
-    model, classes = template.start(y) if isinstance(template, _Unstarted) else (copy.deepcopy(template), template.classes_)
+    slowly. Counts are sums, so slices change no count.
+    """
+    model, classes = (
+        template.start(y) if isinstance(template, _Unstarted) else (copy.deepcopy(template), template.classes_)
+    )
     unstarted = template.model if isinstance(template, _Unstarted) else template
     merge = unstarted._statistics_merger()
     if np.shape(X)[0] == 0 or (weight is not None and not np.any(np.asarray(weight))):
@@ -213,7 +231,9 @@ def _counted_block(template, X, y, weight) -> _Counts:
     if model is None:  # no labels, but rows
         check_n_rows(np.shape(X)[0], 0)
     weight = None if weight is None else np.asarray(weight)
-    rows = np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])  # sparse: temporaries scale with nonzeros
+    rows = (
+        np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])
+    )  # sparse: temporaries scale with nonzeros
     for start in range(0, np.shape(X)[0], rows):
         part = slice(start, start + rows)
         if weight is not None and not np.any(weight[part]):
@@ -228,7 +248,8 @@ SLICE_VALUES = 1 << 21  # attribute values (rows × features) counted per partia
 def _slice_rows(model, n_features: int) -> int:
     """Rows per slice of a block: ``SLICE_VALUES`` values, and at least 16 values per cell of
     the model's statistics, since every ``partial_fit`` also recomputes what it derives from them
-    (TAN's tree from its pair tensor): that costs little against counting the slice."""
+    (TAN's tree from its pair tensor): that costs little against counting the slice.
+    """
     cells = sum(np.size(value) for value in model._statistics().values())
     return max(1, max(SLICE_VALUES, 16 * cells) // max(1, n_features))
 
@@ -240,7 +261,8 @@ def _take(v, rows: slice):
 def _held_blocks(X, y, weight):
     """(client, [(x, y, weight) futures of each block]) when every block of X, y (and the
     weights) is a finished future of one distributed client (dask arrays after ``persist``),
-    else None."""
+    else None.
+    """
     collections = [c for c in (X, y, weight) if c is not None]
     if "distributed" not in sys.modules or not all(isinstance(c, da.Array) for c in collections):
         return None
@@ -270,7 +292,8 @@ def _counted_in_place(template, client, blocks, split_every) -> _Counts:
     block (dask's own messaging per task costs more than counting a block: BENCHMARKS.md,
     "Dask"); only statistics travel. A block whose X and y
     lie on no common worker is counted where its X lies. The group tasks may run elsewhere if
-    their worker dies (the scheduler recomputes or moves what it held)."""
+    their worker dies (the scheduler recomputes or moves what it held).
+    """
     holders = client.who_has([f for block in blocks for f in block if f is not None])
     threads = {worker: info["nthreads"] for worker, info in client.scheduler_info()["workers"].items()}
     on_worker = {}
@@ -287,7 +310,9 @@ def _counted_in_place(template, client, blocks, split_every) -> _Counts:
             placement = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
             groups.append(client.submit(_counted_group, template, group, pure=False, **placement))
     while len(groups) > split_every:
-        groups = [client.submit(_merge, *groups[i : i + split_every], pure=False) for i in range(0, len(groups), split_every)]
+        groups = [
+            client.submit(_merge, *groups[i : i + split_every], pure=False) for i in range(0, len(groups), split_every)
+        ]
     return _merge(*client.gather(groups))
 
 
@@ -300,7 +325,8 @@ def _tree_reduce(parts, split_every, combine):
     """``combine`` over the delayed parts, ``split_every`` at a time up a tree whose last node
     runs here: the parts of its level (at most ``split_every``) come back in one compute and
     are combined in this process (a task of its own cost one more scheduling round and a
-    transfer between workers for no saving)."""
+    transfer between workers for no saving).
+    """
     while len(parts) > split_every:
         parts = [dask.delayed(combine)(*parts[i : i + split_every]) for i in range(0, len(parts), split_every)]
     return combine(*dask.compute(*parts))
@@ -338,7 +364,8 @@ def _zero_statistics(model):
 
 def _refresh(model, X):
     """Recompute what the model derives from its statistics (posterior concentrations, TAN's
-    tree) by adding an empty batch, as its own ``_count`` does after every batch."""
+    tree) by adding an empty batch, as its own ``_count`` does after every batch.
+    """
     empty = _stand_in(X)[:0]
     model._count(model._encode(empty, reset=False, training=True), np.zeros(0, np.intp), np.zeros(0))
     model.class_concentration_ = model._class_prior.posterior(model.class_count_).concentration
@@ -347,11 +374,13 @@ def _refresh(model, X):
 
 # ---------------------------------------------------------------------- inputs
 def _declared_classes(y, method: str):
-    """y's declared categories, None if it declares none; an error if they are unknown."""
+    """Y's declared categories, None if it declares none; an error if they are unknown."""
     if isinstance(y, dd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
         if not y.cat.known:
-            raise ValueError(f"y is a dask Categorical with unknown categories, so the classes are not fixed before "
-                             f"{method}: call y.cat.as_known() or pass declared categories")
+            raise ValueError(
+                f"y is a dask Categorical with unknown categories, so the classes are not fixed before "
+                f"{method}: call y.cat.as_known() or pass declared categories"
+            )
         return np.asarray(y.dtype.categories)
     return None
 
@@ -360,7 +389,8 @@ def _check_domains(model, X):
     """Categorical attributes need their domain before counting: a known Categorical or
     ``n_categories``; an error names the first column that has neither. A Categorical column
     is read by its categories whatever the model (its one-row stand-in carries them), so they
-    must be known for every model."""
+    must be known for every model.
+    """
     if isinstance(X, dd.DataFrame):
         check_unique_columns(X._meta)  # a repeated name's dtype would read as a Series of them
         for name in X.columns:
@@ -369,15 +399,20 @@ def _check_domains(model, X):
                 if not X[name].cat.known:
                     raise ValueError(f"column {name!r} is a dask Categorical with unknown categories; {_CATEGORIZE}")
             elif model._needs_declared_domains and model.n_categories is None:
-                raise ValueError(f"column {name!r} ({dtype}) has no declared domain; {_CATEGORIZE}, or pass n_categories")
+                raise ValueError(
+                    f"column {name!r} ({dtype}) has no declared domain; {_CATEGORIZE}, or pass n_categories"
+                )
     elif model._needs_declared_domains and model.n_categories is None:
-        raise ValueError(f"a dask array of attribute codes has no declared domain: pass n_categories (values 0..n−1) "
-                         f"or use a dask DataFrame with Categorical columns")
+        raise ValueError(
+            "a dask array of attribute codes has no declared domain: pass n_categories (values 0..n−1) "
+            "or use a dask DataFrame with Categorical columns"
+        )
 
 
 def _stand_in(X):
     """One in-memory row with X's columns and dtypes: 0 in numeric columns, missing in
-    categorical ones (so it is inside every declared domain)."""
+    categorical ones (so it is inside every declared domain).
+    """
     if isinstance(X, dd.DataFrame):
         meta = X._meta
         columns = {}
@@ -412,12 +447,16 @@ def _split_like(X, v, name):
             if len(v) != X.shape[0]:
                 raise ValueError(f"X has {X.shape[0]} rows but {name} has {len(v)}; they must match")
             return da.from_array(v, chunks=(X.chunks[0],) + v.shape[1:])
-        raise ValueError(f"{name} must be a dask collection split into X's partitions (e.g. df[target] of the same dask DataFrame)")
+        raise ValueError(
+            f"{name} must be a dask collection split into X's partitions (e.g. df[target] of the same dask DataFrame)"
+        )
     if isinstance(X, da.Array) and isinstance(v, da.Array) and v.chunks[0] != X.chunks[0] and not np.isnan(X.shape[0]):
         v = v.rechunk((X.chunks[0],) + v.chunks[1:])
     if _n_blocks(v) != _n_blocks(X):
-        raise ValueError(f"X has {_n_blocks(X)} blocks of rows but {name} has {_n_blocks(v)}; split them alike "
-                         "(e.g. X and y from the same dask DataFrame)")
+        raise ValueError(
+            f"X has {_n_blocks(X)} blocks of rows but {name} has {_n_blocks(v)}; split them alike "
+            "(e.g. X and y from the same dask DataFrame)"
+        )
     return v
 
 
@@ -435,11 +474,18 @@ _Y, _W = "__pgm_models_y__", "__pgm_models_weight__"
 
 def _blocks(X, y, weight):
     """Delayed (X, y, weight) blocks of rows. A y (and weights) computed from X's own frame
-    rides in X's partitions: one read per block, paired whatever the optimizer fuses."""
+    rides in X's partitions: one read per block, paired whatever the optimizer fuses.
+    """
     riders = {name: v for name, v in ((_Y, y), (_W, weight)) if v is not None}
-    if isinstance(X, dd.DataFrame) and all(isinstance(v, dd.Series) and are_co_aligned(X.expr, v.expr) for v in riders.values()):
+    if isinstance(X, dd.DataFrame) and all(
+        isinstance(v, dd.Series) and are_co_aligned(X.expr, v.expr) for v in riders.values()
+    ):
         return [dask.delayed(_unpack, nout=3)(part) for part in X.assign(**riders).to_delayed()]
-    columns = [_delayed_blocks(X), _delayed_blocks(y), [None] * _n_blocks(X) if weight is None else _delayed_blocks(weight)]
+    columns = [
+        _delayed_blocks(X),
+        _delayed_blocks(y),
+        [None] * _n_blocks(X) if weight is None else _delayed_blocks(weight),
+    ]
     return zip(*columns)
 
 
@@ -449,12 +495,12 @@ def _unpack(frame):
 
 # ---------------------------------------------------------------------- prediction
 def predict_joint_log_proba(model, X, estimate=None):
-    """log p(x_n, y = k) block by block: a dask array (N, K)."""
+    """Log p(x_n, y = k) block by block: a dask array (N, K)."""
     return _map_rows(model, X, "predict_joint_log_proba", estimate)
 
 
 def predict_log_proba(model, X, estimate=None):
-    """log P(y = k | x_n) block by block: a dask array (N, K)."""
+    """Log P(y = k | x_n) block by block: a dask array (N, K)."""
     return _map_rows(model, X, "predict_log_proba", estimate)
 
 
@@ -470,7 +516,8 @@ def predict(model, X, loss=None, estimate=None):
 
 def predict_proba_draws(model, X, n_draws=200, random_seed=None):
     """P(y | x_n, θ_s) under ``n_draws`` exact posterior draws: a dask array (S, N, K). Every
-    block draws the same θ_1..θ_S from one seed."""
+    block draws the same θ_1..θ_S from one seed.
+    """
     seed = np.random.default_rng(random_seed).integers(2**63)
     return _map_rows(model, X, "predict_proba_draws", None, n_draws=n_draws, random_seed=seed).transpose(1, 0, 2)
 
@@ -478,7 +525,8 @@ def predict_proba_draws(model, X, n_draws=200, random_seed=None):
 def _map_rows(model, X, method, estimate, **kwargs):
     """Apply ``model.<method>`` to every block of rows: a dask array of rows × (classes, or
     draws × classes). A PosteriorDraw is replaced by one seed, from which every block makes
-    the same draw (all rows see one θ, as in memory)."""
+    the same draw (all rows see one θ, as in memory).
+    """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model, "classes_")
@@ -500,7 +548,9 @@ def _map_rows(model, X, method, estimate, **kwargs):
     X = X.rechunk({1: -1})
     if not shape:
         return X.map_blocks(block, drop_axis=1, meta=meta)
-    return X.map_blocks(block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(range(2, len(shape) + 1)), meta=meta)
+    return X.map_blocks(
+        block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(range(2, len(shape) + 1)), meta=meta
+    )
 
 
 class _SeededDraw:
@@ -528,7 +578,8 @@ class _BlockMethod:
 def read_table(path: str, target: str | None = None, blocksize="64MB"):
     """(X, y) as dask collections from Parquet or CSV files (a glob, a directory, or one file),
     with every text/Categorical column's domain declared: one pass over those columns finds
-    their values before counting. ``target`` defaults to the last column."""
+    their values before counting. ``target`` defaults to the last column.
+    """
     files = _files(path)
     suffixes = {os.path.splitext(f)[1].lower() for f in files}
     if suffixes <= {".parquet", ".pq"}:
@@ -540,7 +591,11 @@ def read_table(path: str, target: str | None = None, blocksize="64MB"):
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"target column {target!r} is not among {list(frame.columns)}")
-    nominal = [c for c in frame.columns if isinstance(frame.dtypes[c], pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
+    nominal = [
+        c
+        for c in frame.columns
+        if isinstance(frame.dtypes[c], pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(frame.dtypes[c])
+    ]
     if nominal:  # their domains in one pass: the sorted values seen, as load_table declares them
         seen = [dask.delayed(_values)(part) for part in frame[nominal].to_delayed()]
         values = _tree_reduce(seen, SPLIT_EVERY, _union)
@@ -565,9 +620,12 @@ def _union(*parts) -> dict:
 
 def fit_files(model, path: str, target: str | None, address: str):
     """Fit ``model`` to Parquet/CSV files on the Dask scheduler at ``address`` (or "local");
-    returns the (X, y) dask collections it read (``pgm-models fit --scheduler``)."""
+    returns the (X, y) dask collections it read (``pgm-models fit --scheduler``).
+    """
     if not model._generative:
-        raise ValueError(f"{type(model).__name__} has no sufficient statistics to reduce; --scheduler fits generative models")
+        raise ValueError(
+            f"{type(model).__name__} has no sufficient statistics to reduce; --scheduler fits generative models"
+        )
     _files(path)  # before starting a cluster
     with scheduler(address):
         X, y = read_table(path, target)
@@ -586,8 +644,10 @@ def fit_files(model, path: str, target: str | None, address: str):
 # larger arrays (a block itself) are mapped and handed back as before.
 ALLOCATOR = {"glibc.malloc.mmap_threshold": 16 << 20, "glibc.malloc.trim_threshold": 32 << 20}
 _PRE_SPAWN = "distributed.nanny.pre-spawn-environ."
-WORKER_CONFIG = {_PRE_SPAWN + "MALLOC_TRIM_THRESHOLD_": None,
-                 _PRE_SPAWN + "GLIBC_TUNABLES": ":".join(f"{name}={value}" for name, value in ALLOCATOR.items())}
+WORKER_CONFIG = {
+    _PRE_SPAWN + "MALLOC_TRIM_THRESHOLD_": None,
+    _PRE_SPAWN + "GLIBC_TUNABLES": ":".join(f"{name}={value}" for name, value in ALLOCATOR.items()),
+}
 
 
 def local_cluster(**kwargs):
@@ -595,14 +655,17 @@ def local_cluster(**kwargs):
     get ``ALLOCATOR``'s malloc thresholds (``WORKER_CONFIG``). A cluster started elsewhere gets
     the same by those dask config keys (``distributed.nanny.pre-spawn-environ``:
     ``MALLOC_TRIM_THRESHOLD_: null``, ``GLIBC_TUNABLES: glibc.malloc.mmap_threshold=16777216:glibc.malloc.trim_threshold=33554432``);
-    a ``GLIBC_TUNABLES`` set in this process's environment wins over it."""
+    a ``GLIBC_TUNABLES`` set in this process's environment wins over it.
+    """
     from distributed import LocalCluster
 
     # a Nanny writes its pre-spawn environment into this process's os.environ, so a cluster
     # started earlier here would pass MALLOC_TRIM_THRESHOLD_ on to these workers too, and this
     # process's later subprocesses would inherit the workers' GLIBC_TUNABLES
-    inherited = {"MALLOC_TRIM_THRESHOLD_": os.environ.pop("MALLOC_TRIM_THRESHOLD_", None),
-                 "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES")}
+    inherited = {
+        "MALLOC_TRIM_THRESHOLD_": os.environ.pop("MALLOC_TRIM_THRESHOLD_", None),
+        "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES"),
+    }
     try:
         with dask.config.set(WORKER_CONFIG):
             return LocalCluster(processes=True, **kwargs)
@@ -617,7 +680,8 @@ def local_cluster(**kwargs):
 @contextlib.contextmanager
 def scheduler(address: str | None):
     """A distributed Client for the block of code: ``"local"`` starts a LocalCluster on this
-    machine (``local_cluster``), anything else is a scheduler's address (``tcp://host:8786``)."""
+    machine (``local_cluster``), anything else is a scheduler's address (``tcp://host:8786``).
+    """
     from distributed import Client
 
     if address == "local":

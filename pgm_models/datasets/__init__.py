@@ -129,7 +129,8 @@ def _check_path(path) -> None:
 def _check_csv_shape(path, sep: str) -> None:
     """Refuse, before pandas reads the file, an empty file, a header wider than ``MAX_COLUMNS``
     (its names alone can take gigabytes in a frame), one with repeated names (pandas would
-    rename them a, a.1 without a word), and a header with no rows."""
+    rename them a, a.1 without a word), and a header with no rows.
+    """
     import csv
     from collections import Counter
 
@@ -138,13 +139,17 @@ def _check_csv_shape(path, sep: str) -> None:
         if not header.strip():
             raise ValueError(f"{path}: the file is empty (no header line)")
         if header.count(sep) >= MAX_COLUMNS:  # a lower bound on the names: counted before any is parsed
-            raise ValueError(f"{path}: the header names about {header.count(sep) + 1} columns, more than the {MAX_COLUMNS} a "
-                             "table may have (pgm_models.datasets.MAX_COLUMNS)")
+            raise ValueError(
+                f"{path}: the header names about {header.count(sep) + 1} columns, more than the {MAX_COLUMNS} a "
+                "table may have (pgm_models.datasets.MAX_COLUMNS)"
+            )
         names = next(csv.reader([header], delimiter=sep))
         repeated = [name for name, count in Counter(names).items() if count > 1]
         if repeated:
-            raise ValueError(f"{path}: repeated column names {', '.join(map(repr, repeated[:5]))}"
-                             f"{' …' if len(repeated) > 5 else ''}: each column needs its own name")
+            raise ValueError(
+                f"{path}: repeated column names {', '.join(map(repr, repeated[:5]))}"
+                f"{' …' if len(repeated) > 5 else ''}: each column needs its own name"
+            )
         if not any(line.strip() for line in handle):  # stops at the first row
             raise ValueError(f"{path}: a header of {len(names)} columns and no rows: nothing to fit")
 
@@ -225,14 +230,21 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     except (UnicodeDecodeError, pd.errors.ParserError) as error:
         raise ValueError(f"{path}: {error}") from None
     if frame.shape[1] < 2:
-        raise ValueError(f"{path}: needs at least one attribute and a class column, found columns {list(frame.columns)} "
-                         f"(separated by {sep!r}: pass --sep, or sep=, if the file uses another delimiter)")
+        raise ValueError(
+            f"{path}: needs at least one attribute and a class column, found columns {list(frame.columns)} "
+            f"(separated by {sep!r}: pass --sep, or sep=, if the file uses another delimiter)"
+        )
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
     # one new frame, not a column assignment per column (each one costs the width of the frame)
-    frame = pd.DataFrame({column: values if pd.api.types.is_numeric_dtype(values) else pd.Categorical(values)
-                          for column, values in frame.items()}, index=frame.index)
+    frame = pd.DataFrame(
+        {
+            column: values if pd.api.types.is_numeric_dtype(values) else pd.Categorical(values)
+            for column, values in frame.items()
+        },
+        index=frame.index,
+    )
     return frame.drop(columns=target), frame[target]
 
 

@@ -57,8 +57,10 @@ def _value(single: str | None, double: str | None, bare: str | None) -> str | No
 
 
 def _cannot_parse(text: str, position: int, where: str) -> ValueError:
-    return ValueError(f"{where}: cannot read a value at {text[position:][:40]!r}: quote a value that contains spaces, "
-                      f"quotes, commas or braces ('a b'), and separate values with commas")
+    return ValueError(
+        f"{where}: cannot read a value at {text[position:][:40]!r}: quote a value that contains spaces, "
+        f"quotes, commas or braces ('a b'), and separate values with commas"
+    )
 
 
 def _split_fields(text: str, where: str) -> list[str | None]:
@@ -120,12 +122,14 @@ def _parse_attribute(spec: str, where: str) -> Attribute:
 
 class _NeedsLineNumbers(Exception):
     """Raised by a fast reader's column check: the general reader reads the file again, so the
-    error names the line."""
+    error names the line.
+    """
 
 
 def _read_rows(lines, first_number: int, attributes: list[Attribute], path: str):
     """The general reader: every line through ``_split_fields`` (sparse rows through
-    ``_sparse_pairs``); rows of values and the line number of each; errors name the line."""
+    ``_sparse_pairs``); rows of values and the line number of each; errors name the line.
+    """
     # In a sparse row an omitted value is Weka's internal 0: the number 0, or a nominal
     # attribute's first declared value (missing for an attribute that declares none).
     omitted = [(a.values[0] if a.values else None) if a.kind == "nominal" else "0" for a in attributes]
@@ -154,7 +158,8 @@ def _read_rows(lines, first_number: int, attributes: list[Attribute], path: str)
 def _column(attribute: Attribute, values: pd.Categorical, path: str, numbers=None) -> pd.Series:
     """One attribute's values (missing: NaN), as a Categorical of the strings seen, turned into
     a typed Series; all the work is on the few distinct strings, not every row. ``numbers``:
-    each row's line, for errors (without them, ``_NeedsLineNumbers``)."""
+    each row's line, for errors (without them, ``_NeedsLineNumbers``).
+    """
     seen, codes = values.categories.astype(object), values.codes
     observed = np.zeros(len(seen), dtype=bool)
     observed[codes[codes >= 0]] = True
@@ -191,19 +196,23 @@ def _is_number(text: str) -> bool:
 
 def _nominal(attribute: Attribute, codes: np.ndarray) -> pd.Series:
     """A nominal attribute from codes into its declared values (−1: missing)."""
-    return pd.Series(pd.Categorical.from_codes(codes, dtype=_declared_dtype(attribute.values), validate=False), name=attribute.name)
+    return pd.Series(
+        pd.Categorical.from_codes(codes, dtype=_declared_dtype(attribute.values), validate=False), name=attribute.name
+    )
 
 
 @lru_cache(maxsize=1024)
 def _declared_dtype(values: tuple[str, ...]) -> pd.CategoricalDtype:
     """One (immutable) dtype per declared value list: attributes and files that declare the
-    same values share it, and building one validates its categories."""
+    same values share it, and building one validates its categories.
+    """
     return pd.CategoricalDtype(list(values))
 
 
 def _plain_data(text: str) -> bool:
     """Whether pandas' C parser and NumPy's reader may try a data section: no sparse rows or
-    braces (``_split_fields`` rejects a bare brace) and no '%' (a comment at a line's start)."""
+    braces (``_split_fields`` rejects a bare brace) and no '%' (a comment at a line's start).
+    """
     return not any(mark in text for mark in ("{", "}", "%"))
 
 
@@ -217,7 +226,8 @@ def _hash_codes(keys: np.ndarray, lookup: np.ndarray) -> np.ndarray | None:
     slot = (key · A mod 2^64) >> (64 − b), with 2^b ≥ 2n² slots for n values, is
     collision-free on them for about half the odd multipliers A; the first such A from a fixed
     sequence is used and a table maps slots to codes — a few vectorised passes over the keys,
-    where a binary search costs a branch per level."""
+    where a binary search costs a branch per level.
+    """
     bits = 2 * max(1, int(np.ceil(np.log2(len(lookup))))) + 1
     shift = np.uint64(64 - bits)
     for multiplier in _MULTIPLIERS:
@@ -240,10 +250,17 @@ def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series
     than the longest declared value — so a longer field, cut there, still matches nothing —
     which read as unsigned integers, and each column is looked up among its declared values'
     integers (``_hash_codes``). None (the caller goes on with ``_read_plain``) when the data is
-    not of that form, rows differ in length or a field matches no declared value."""
+    not of that form, rows differ in length or a field matches no declared value.
+    """
     # a declared '' would match an empty field, which the grammar rejects (a value is never empty)
-    if any(a.kind != "nominal" or len(a.values) > _MAX_BARE_VALUES or "?" in a.values or "" in a.values
-           or not all(v.isascii() for v in a.values) for a in attributes):
+    if any(
+        a.kind != "nominal"
+        or len(a.values) > _MAX_BARE_VALUES
+        or "?" in a.values
+        or "" in a.values
+        or not all(v.isascii() for v in a.values)
+        for a in attributes
+    ):
         return None
     declared = [[v.encode() for v in a.values] for a in attributes]
     width = next((w for w in (2, 4, 8) if w > max((len(v) for values in declared for v in values), default=0)), None)
@@ -269,7 +286,8 @@ def _read_bare_nominal(text: str, attributes: list[Attribute]) -> list[pd.Series
 def _decode(raw: pd.Index) -> np.ndarray | None:
     """Each distinct raw field (text between commas, as pandas split it) read as one ARFF value
     by the same grammar as ``_split_fields`` (None: missing); None when a field is not exactly
-    one value — a quoted comma split it, or it is empty — and the general reader must decide."""
+    one value — a quoted comma split it, or it is empty — and the general reader must decide.
+    """
     text = pd.Index(raw, dtype=object).str.strip()
     simple = ~text.str.contains(r"[\s'\"]", regex=True) & (text != "")  # a bare value as it stands
     values = np.where(text == "?", None, text.to_numpy(dtype=object))
@@ -286,11 +304,20 @@ def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Se
     column's distinct raw fields are read by ``_decode``, so values are exactly those of the
     general reader. None when a quoted value holds a comma, a row has another length than the
     header's (a short row's missing fields are empty) or a field is empty; a bad value raises
-    ``_NeedsLineNumbers`` (``_column``): the general reader then names the line."""
+    ``_NeedsLineNumbers`` (``_column``): the general reader then names the line.
+    """
     n_attributes = len(attributes)
     try:
-        frame = pd.read_csv(io.StringIO(text), header=None, sep=",", quoting=csv.QUOTE_NONE, dtype=object,
-                            na_filter=False, skip_blank_lines=True, engine="c")
+        frame = pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            sep=",",
+            quoting=csv.QUOTE_NONE,
+            dtype=object,
+            na_filter=False,
+            skip_blank_lines=True,
+            engine="c",
+        )
     except (ValueError, pd.errors.EmptyDataError):  # a row longer than the first (ParserError)
         return None
     if frame.shape[1] != n_attributes:
@@ -303,7 +330,9 @@ def _read_plain(text: str, attributes: list[Attribute], path: str) -> list[pd.Se
             return None
         inverse, distinct = pd.factorize(values, use_na_sentinel=True)
         codes = np.append(inverse, -1)[raw_codes]
-        series.append(_column(attribute, pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object)), path))
+        series.append(
+            _column(attribute, pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object)), path)
+        )
     return series
 
 
@@ -312,7 +341,8 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
 
     The data section goes to the fastest reader that reads it exactly: ``_read_bare_nominal``
     (machine-written nominal data), else pandas' C parser (``_read_plain``), else the general
-    line-by-line reader (escapes, sparse rows, comments), whose errors name the line."""
+    line-by-line reader (escapes, sparse rows, comments), whose errors name the line.
+    """
     path = str(path)
     text = _decode_file(path)
     relation, attributes = "", []
@@ -347,20 +377,24 @@ def read_arff(path: str | Path) -> tuple[str, list[Attribute], pd.DataFrame]:
 def _decode_file(path: str) -> str:
     """The file's text as UTF-8 (a leading byte-order mark dropped). Weka 3.6 decodes with the
     platform's charset and turns undecodable bytes into U+FFFD; silently changed values are
-    worse than an error that names the line and the fix."""
+    worse than an error that names the line and the fix.
+    """
     with open(path, "rb") as handle:
         data = handle.read()
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise ValueError(f"{path}:{line}: not UTF-8 (byte 0x{data[error.start]:02x}); ARFF files are read as UTF-8: "
-                         f"convert it first, e.g. iconv -f latin1 -t utf-8") from None
+        raise ValueError(
+            f"{path}:{line}: not UTF-8 (byte 0x{data[error.start]:02x}); ARFF files are read as UTF-8: "
+            f"convert it first, e.g. iconv -f latin1 -t utf-8"
+        ) from None
 
 
 def _read_data(data: str, first_number: int, attributes: list[Attribute], path: str) -> list[pd.Series]:
     """The data section's columns, from the fastest reader that reads it exactly: the general
-    reader decides every case the fast ones leave (and names the line of a bad value)."""
+    reader decides every case the fast ones leave (and names the line of a bad value).
+    """
     if data.strip() and _plain_data(data):
         try:
             series = _read_bare_nominal(data, attributes) or _read_plain(data, attributes, path)

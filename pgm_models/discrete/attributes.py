@@ -28,7 +28,8 @@ HANDLE_UNKNOWN = ("missing", "error")
 
 class CategoricalAttributes:
     """Mixin giving an estimator with ``n_categories`` and ``handle_unknown`` parameters the
-    attribute encoding; sets ``categories_`` and ``n_categories_`` on the first fit."""
+    attribute encoding; sets ``categories_`` and ``n_categories_`` on the first fit.
+    """
 
     _needs_declared_domains = True  # a domain must be known before counting (the Dask engine asks)
 
@@ -41,21 +42,23 @@ class CategoricalAttributes:
 
     def _checked_columns(self, X, reset):
         """X's columns as arrays and the fitted feature names, after checking handle_unknown
-        and the feature names (set on ``reset``)."""
+        and the feature names (set on ``reset``).
+        """
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
         X = self._check_feature_names(X, reset)
         return _columns(X), getattr(self, "feature_names_in_", None)
 
     def _placeholder_rows(self, n: int):
-        """n rows of codes, every attribute at its first value (the template's hook)."""
+        """N rows of codes, every attribute at its first value (the template's hook)."""
         return np.zeros((n, len(self.n_categories_)), dtype=np.intp)
 
     def _encode(self, X, reset, training):
         """Codes (N, F) into each attribute's domain, −1 where missing: intp, except for a batch
         being counted (``_partial_fit`` sets ``_fit_weight``) of integer codes all inside their
         domains, which is X itself in its own dtype if that casts safely to intp (widening int8
-        codes to intp was a large share of CategoricalNB's fit; the counting reads them narrow)."""
+        codes to intp was a large share of CategoricalNB's fit; the counting reads them narrow).
+        """
         columns, names = self._checked_columns(X, reset)
         column_dtypes = list(map(_DTYPE, columns))  # read once: a Categorical's dtype is a property
         if reset:
@@ -78,7 +81,11 @@ class CategoricalAttributes:
             X = _stacked(columns, columns[0].dtype)
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
-            if X.size and X.min() >= 0 and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all())):
+            if (
+                X.size
+                and X.min() >= 0
+                and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all()))
+            ):
                 # all inside (whole-array reductions; per column only if need be): X itself,
                 # read-only, instead of masks and a copy of a large X
                 # uint64 stays out: with intp offsets it would promote to float64
@@ -89,11 +96,17 @@ class CategoricalAttributes:
             codes = np.where((X >= 0) & (X < self.n_categories_), X, _OUTSIDE).astype(np.intp, copy=False)
             outside = np.flatnonzero((codes == _OUTSIDE).any(axis=0))
         else:
-            per_column = [_codes_in(c, self.categories_[j], column_name(names, j), dtypes[j]) for j, c in enumerate(columns)]
+            per_column = [
+                _codes_in(c, self.categories_[j], column_name(names, j), dtypes[j]) for j, c in enumerate(columns)
+            ]
             codes = _stacked(per_column)
             # looked for in each column's own codes (int8 for a Categorical's), not in the stacked intp array;
             # a column of the fitted domain's dtype has only codes of that domain
-            outside = [j for j, c in enumerate(per_column) if column_dtypes[j] is not dtypes[j] and c.min(initial=0) == _OUTSIDE]
+            outside = [
+                j
+                for j, c in enumerate(per_column)
+                if column_dtypes[j] is not dtypes[j] and c.min(initial=0) == _OUTSIDE
+            ]
         weight = getattr(self, "_fit_weight", None) if training else None
         for j in outside:
             self._handle_outside(codes[:, j], columns[j], j, training, column_name(names, j), weight)
@@ -111,7 +124,8 @@ class CategoricalAttributes:
     def _handle_outside(self, codes, column, j: int, training: bool, where: str, weight=None) -> None:
         """Values outside the domain: an error in training (unless the row has weight 0, so is
         not counted); at prediction, missing (with a warning) or an error, by ``handle_unknown``.
-        Rewrites ``codes`` in place."""
+        Rewrites ``codes`` in place.
+        """
         unknown = codes == _OUTSIDE
         if training and weight is not None:
             codes[unknown & (weight == 0)] = -1  # a weightless row counts nothing
@@ -119,7 +133,9 @@ class CategoricalAttributes:
             if not unknown.any():
                 return
         # shown by repr, as Python values (not NumPy scalars): the value 1 and the string '1' differ
-        distinct = {v.item() if isinstance(v, np.generic) else v for v in np.asarray(_values(column), dtype=object)[unknown]}
+        distinct = {
+            v.item() if isinstance(v, np.generic) else v for v in np.asarray(_values(column), dtype=object)[unknown]
+        }
         seen = sorted(distinct, key=lambda v: (str(v), type(v).__name__))[:5]
         message = f"{where} has value(s) {seen!r} outside its domain {self.categories_[j].tolist()!r}"
         if training:
@@ -144,7 +160,8 @@ _DTYPE = operator.attrgetter("dtype")
 def _columns(X) -> list:
     """The attributes as a list of 1-D arrays: a DataFrame's own column arrays (pandas
     Categoricals stay Categoricals), numeric dtypes kept, so that numeric codes are looked up
-    without boxing every value."""
+    without boxing every value.
+    """
     if isinstance(X, pd.DataFrame):
         return column_arrays(X)
     if sp.issparse(X):
@@ -160,14 +177,19 @@ def _stacked(codes: list, dtype=np.intp) -> np.ndarray:  # dtype None: the codes
     (Fortran order): each column one contiguous copy, cast as it is copied. np.column_stack writes
     each row's F codes apart (Categorical codes are int8) and a cast copies them again, which is
     slower; on a small fold one ``np.array`` of the list is also faster than a Python loop of row
-    assignments."""
+    assignments.
+    """
     return np.array(codes, dtype=dtype).T
 
 
 def _one_integer_dtype(columns) -> bool:
     """Columns that are NumPy arrays of one integer dtype."""
     # NumPy arrays first: hashing a CategoricalDtype hashes its categories
-    return all(isinstance(c, np.ndarray) for c in columns) and len({c.dtype for c in columns}) == 1 and columns[0].dtype.kind in "iu"
+    return (
+        all(isinstance(c, np.ndarray) for c in columns)
+        and len({c.dtype for c in columns}) == 1
+        and columns[0].dtype.kind in "iu"
+    )
 
 
 def _is_integer_matrix(X) -> bool:
@@ -189,7 +211,8 @@ def _unhashable(where: str, error: TypeError) -> TypeError:
 
 def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> np.ndarray:
     """Position of each value in ``categories``; −1 where missing, _OUTSIDE where not in the
-    domain. ``domain_dtype``: the Categorical dtype the domain was read from, if any."""
+    domain. ``domain_dtype``: the Categorical dtype the domain was read from, if any.
+    """
     if isinstance(column.dtype, pd.CategoricalDtype):
         if column.dtype is domain_dtype:
             return column.codes  # the fitted domain itself: codes are codes
@@ -218,7 +241,8 @@ def _domains(columns, dtypes, declared, names, weight) -> tuple[list, list, list
     share of a small fit. A frame of Categoricals whose dtypes are those of an earlier fit (the folds of a
     cross-validation) takes that fit's domains (``_CATEGORICAL_DOMAINS``). A column's name is looked
     up only for a column that is not a Categorical (whose domain cannot fail): naming each column
-    cost as much as the rest of this."""
+    cost as much as the rest of this.
+    """
     key = tuple(map(id, dtypes))
     known = _CATEGORICAL_DOMAINS.get(key)
     if known is not None and all(ref() is dtype for ref, dtype in zip(known[0], dtypes)):  # an id can be reused
@@ -253,7 +277,8 @@ _CATEGORICAL_DOMAINS_KEPT = 64
 def check_values_to_model(sizes, where, declare: str = "a pandas Categorical or n_categories") -> None:
     """Refuse, by name (``where``, each column's), a categorical column with a domain of no value
     (missing in every row, none declared); ``where`` is only needed when a size is 0; ``declare``:
-    how the estimator takes declared values."""
+    how the estimator takes declared values.
+    """
     for j in [j for j, size in enumerate(sizes) if size == 0]:
         raise ValueError(
             f"{where[j]} has no value to model: it is missing in every row and declares no "
@@ -263,7 +288,8 @@ def check_values_to_model(sizes, where, declare: str = "a pandas Categorical or 
 
 def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:
     """An attribute's domain: declared Categorical categories, else range(n_categories), else
-    the sorted values seen in rows of positive weight (a row of weight 0 is not observed)."""
+    the sorted values seen in rows of positive weight (a row of weight 0 is not observed).
+    """
     if isinstance(column.dtype, pd.CategoricalDtype):
         return index_values(column.dtype.categories)
     values = _values(column)

@@ -27,6 +27,7 @@ from pgm_models._utils.jit import compiled
 @intrinsic
 def _popcount(typingctx, word):
     """LLVM's ctpop of a uint64 (the POPCNT instruction; vectorised where the CPU has one)."""
+
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
 
@@ -38,7 +39,8 @@ def add_value_pair_counts(codes, value_starts, missing_cells, class_index, count
     """Add to ``counts`` (K, T, T) the pair counts of the cells of the rows: ``codes`` (N, F)
     integer codes (−1 missing), ``value_starts`` (F,) each attribute's first value cell,
     ``missing_cells`` (F,) the cell of its missing value (−1: none, not counted), ``class_index``
-    (N,) each row's class."""
+    (N,) each row's class.
+    """
     n_classes, n_values = counts.shape[0], counts.shape[1]
     seen = np.zeros(n_classes, np.int64)
     for i in range(len(class_index)):

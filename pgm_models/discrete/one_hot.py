@@ -24,7 +24,8 @@ def one_hot_log_sums(log_table: np.ndarray, codes: np.ndarray, offsets: np.ndarr
     code (−1) adds nothing (a cell of log 1 = 0 past the table's end). ``log_table`` (K, T) may
     hold −inf (a zero probability), which a row then scores: sums of look-ups have no 0 · (−inf).
     One ``take`` of each (attribute, row)'s K entries of the table laid out cell by cell, summed
-    over the attributes."""
+    over the attributes.
+    """
     n_classes, n_cells = log_table.shape
     by_cell = np.zeros((n_cells + 1, n_classes))
     by_cell[:n_cells] = log_table.T

@@ -23,6 +23,7 @@ import os
 import time
 
 import numpy as np
+
 from pgm_models._utils import jit
 from pgm_models._utils.weights import is_unit_weight
 
@@ -35,33 +36,45 @@ class PairLayout:
         self.starts = np.concatenate(([0], np.cumsum(self.sizes + 1)[:-1]))
         self.n_cells = int((self.sizes + 1).sum())
         self.missing_cells = self.starts + self.sizes
-        self.value_starts = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))  # each attribute's first among the T value cells
+        self.value_starts = np.concatenate(
+            ([0], np.cumsum(self.sizes)[:-1])
+        )  # each attribute's first among the T value cells
         self.attribute_of_value_cell = np.repeat(np.arange(len(self.sizes)), self.sizes)
         # value v of attribute j: its position among the T value cells moved past the j missing cells before it
         self.value_cells = np.arange(int(self.sizes.sum())) + self.attribute_of_value_cell
         # (F,) −1 for counts where a missing value has no cell: made here, not on first use, so that
         # counting and scoring, from any number of threads, only read the layout
         self.no_cells = np.full(len(self.sizes), -1, np.intp)
-        for array in (self.sizes, self.starts, self.missing_cells, self.value_starts, self.attribute_of_value_cell, self.value_cells,
-                      self.no_cells):
+        for array in (
+            self.sizes,
+            self.starts,
+            self.missing_cells,
+            self.value_starts,
+            self.attribute_of_value_cell,
+            self.value_cells,
+            self.no_cells,
+        ):
             array.flags.writeable = False  # shared by the fits of ``of_sizes``
 
     @staticmethod
     @functools.lru_cache(maxsize=64)
-    def of_sizes(sizes: tuple) -> "PairLayout":
+    def of_sizes(sizes: tuple) -> PairLayout:
         """The layout of these attribute sizes, one shared by every fit that has them (building it
-        again is a cost each small fit would pay: cross-validation folds have the same sizes)."""
+        again is a cost each small fit would pay: cross-validation folds have the same sizes).
+        """
         return PairLayout(sizes)
 
     def clear_same_attribute(self, tables: np.ndarray) -> None:
         """Set to 0, in place, the entries of (…, T, T) ``tables`` whose two value cells are of one
-        attribute (a parent is not its own child): one block per attribute, no (T, T) mask."""
+        attribute (a parent is not its own child): one block per attribute, no (T, T) mask.
+        """
         for start, size in zip(self.value_starts.tolist(), self.sizes.tolist()):
             tables[..., start : start + size, start : start + size] = 0.0
 
     def same_attribute_mask(self) -> np.ndarray:
         """(T, T) whether two value cells are of one attribute: a fresh array per call (the layout is
-        shared and only read)."""
+        shared and only read).
+        """
         attribute = self.attribute_of_value_cell
         return attribute[:, None] == attribute[None, :]
 
@@ -86,7 +99,8 @@ class PairLayout:
 
 def _cells(codes: np.ndarray, offsets, missing) -> np.ndarray:
     """``codes + offsets``, and ``missing`` where a code is −1 (written in place: np.where costs two
-    more arrays of the codes' shape; copyto broadcasts ``missing`` itself, without np.broadcast_to's call)."""
+    more arrays of the codes' shape; copyto broadcasts ``missing`` itself, without np.broadcast_to's call).
+    """
     index = codes + offsets
     np.copyto(index, missing, where=codes < 0)
     return index
@@ -99,7 +113,8 @@ _meminfo = {"read_at": -np.inf, "bytes": 0}
 def available_memory(max_age: float = _MEMINFO_SECONDS) -> int:
     """Bytes of memory a new allocation can use: Linux's MemAvailable, else the physical memory;
     a reading at most ``max_age`` seconds old stands (reading /proc/meminfo is a noticeable share
-    of a small AODE fit on a busy machine, and cross-validation fits many models a second)."""
+    of a small AODE fit on a busy machine, and cross-validation fits many models a second).
+    """
     now = time.monotonic()
     if now - _meminfo["read_at"] >= max_age:
         _meminfo["read_at"], _meminfo["bytes"] = now, _read_available_memory()
@@ -123,7 +138,8 @@ def _system_available_memory() -> int:
 
 def _address_space_left() -> float:
     """What an address-space limit (``ulimit -v``, RLIMIT_AS) leaves this process: the limit less
-    its mapped size now (inf without a limit, or off Linux)."""
+    its mapped size now (inf without a limit, or off Linux).
+    """
     try:
         import resource
 
@@ -138,7 +154,8 @@ def _address_space_left() -> float:
 
 def check_memory(n_floats: int, what, remedy: str) -> None:
     """Refuse, before allocating it, a float64 working set that cannot fit in memory; ``what`` names
-    it, or is a function that does (called only to refuse: formatting the name is a cost every small fit would pay)."""
+    it, or is a function that does (called only to refuse: formatting the name is a cost every small fit would pay).
+    """
     needed, available = 8 * n_floats, available_memory()
     if needed > available / 2:  # near the limit a reading up to a second old will not do
         available = available_memory(max_age=0)
@@ -170,7 +187,9 @@ DIRECT_PRODUCT_WORK = 1 << 25
 COMPILED_SMALL_COUNTS = True
 
 
-def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows=slice(None), bit_sets=None) -> np.ndarray:
+def pair_counts(
+    layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows=slice(None), bit_sets=None
+) -> np.ndarray:
     """The K × T' × T' tensor C of one batch: per class, Dᵀ diag(w) D with a dense one-hot D
     (a BLAS product), one block of rows and one class at a time. ``pair_rows`` (a slice of the T'
     cells) keeps only those rows s of C[k, s, t]: K × |rows| × T'.
@@ -188,7 +207,8 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
     rounding error where it should be 0), and so does small data (``DIRECT_PRODUCT_WORK``), whose
     unit-weight rows are counted by the bit sets over every cell instead (``counted_by_bit_sets``):
     the same whole-number counts. ``bit_sets``: ``counted_by_bit_sets`` of these rows where the caller
-    has it (None: found here; reading every weight again is a cost a small fit would pay twice)."""
+    has it (None: found here; reading every weight again is a cost a small fit would pay twice).
+    """
     if len(codes) * layout.n_cells**2 > DIRECT_PRODUCT_WORK:
         if np.array_equal(weight, np.round(weight)):
             derived = _derived_pair_counts(layout, codes, class_index, weight, n_classes, pair_rows)
@@ -196,28 +216,41 @@ def pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, 
                 return derived
     elif counted_by_bit_sets(layout, len(codes), n_classes, weight) if bit_sets is None else bit_sets:
         # every cell's bits set directly (a missing value's in its missing cell): no derivation
-        return _bit_counts(codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells)[:, pair_rows]
-    return _products(codes, layout.starts, layout.missing_cells, layout.n_cells, pair_rows, class_index, weight, n_classes)
+        return _bit_counts(codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells)[
+            :, pair_rows
+        ]
+    return _products(
+        codes, layout.starts, layout.missing_cells, layout.n_cells, pair_rows, class_index, weight, n_classes
+    )
 
 
 def counted_by_bit_sets(layout: PairLayout, n_rows: int, n_classes: int, weight) -> bool:
     """Whether ``pair_counts`` counts rows of small data (``DIRECT_PRODUCT_WORK``) by the compiled bit
     sets over every cell (``COMPILED_SMALL_COUNTS``: rows of weight 1, classes × cells within
-    ``BITSET_CLASS_CELLS``, numba already loaded), which call no BLAS."""
-    return (COMPILED_SMALL_COUNTS and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK and jit.loaded()
-            and n_classes * layout.n_cells <= BITSET_CLASS_CELLS and is_unit_weight(weight))
+    ``BITSET_CLASS_CELLS``, numba already loaded), which call no BLAS.
+    """
+    return (
+        COMPILED_SMALL_COUNTS
+        and n_rows * layout.n_cells**2 <= DIRECT_PRODUCT_WORK
+        and jit.loaded()
+        and n_classes * layout.n_cells <= BITSET_CLASS_CELLS
+        and is_unit_weight(weight)
+    )
 
 
 def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_classes: int, pair_rows):
     """``pair_counts`` with whole-number weights by the value cells' product (or bit sets) and the
-    subtractions above, for rows of C that are every cell or one attribute's value cells (else None)."""
+    subtractions above, for rows of C that are every cell or one attribute's value cells (else None).
+    """
     rows = np.arange(layout.n_cells)[pair_rows]
     n_values = len(layout.value_cells)
     position = np.full(layout.n_cells, -1)
     position[layout.value_cells] = np.arange(n_values)
     value_rows = position[rows]
     every_row = len(rows) == layout.n_cells
-    one_attribute = value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
+    one_attribute = (
+        value_rows.size and (value_rows >= 0).all() and np.array_equal(np.diff(value_rows), np.ones(len(rows) - 1))
+    )
     if not (every_row or one_attribute):
         return None
     product_rows = slice(None) if every_row else slice(value_rows[0], value_rows[-1] + 1)
@@ -226,8 +259,10 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     else:
         # a missing value goes to one extra column, which the derivation does not read
         no_cell = np.full(len(layout.sizes), n_values)
-        values = _products(codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes)
-        values = values[:, :n_values if every_row else len(rows), :n_values]  # (K, rows, T)
+        values = _products(
+            codes, layout.value_starts, no_cell, n_values + 1, product_rows, class_index, weight, n_classes
+        )
+        values = values[:, : n_values if every_row else len(rows), :n_values]  # (K, rows, T)
     of_attribute = layout.attribute_of_value_cell[:, None] == np.arange(len(layout.sizes))  # (T, F)
     diagonal = np.diagonal(values[:, :, product_rows] if not every_row else values, axis1=1, axis2=2)
     value_to_missing = diagonal[:, :, None] - values @ of_attribute  # (K, rows, F): C[k, s, m_j]
@@ -241,7 +276,9 @@ def _derived_pair_counts(layout: PairLayout, codes, class_index, weight, n_class
     counts[:, value[:, None], missing] = value_to_missing
     missing_to_value = value_to_missing.transpose(0, 2, 1)  # (K, F, T): C[k, m_i, v]
     counts[:, missing[:, None], value] = missing_to_value
-    missing_total = np.bincount(class_index, weight, n_classes)[:, None] - diagonal @ of_attribute  # (K, F): C[k, m_i, m_i]
+    missing_total = (
+        np.bincount(class_index, weight, n_classes)[:, None] - diagonal @ of_attribute
+    )  # (K, F): C[k, m_i, m_i]
     counts[:, missing[:, None], missing] = missing_total[:, :, None] - missing_to_value @ of_attribute
     return counts
 
@@ -260,7 +297,8 @@ def _bit_counts(codes, value_starts, missing_cells, class_index, n_classes: int,
     """(K, T, T) counts of the T cells of unit-weight rows (value v of attribute j in cell
     ``value_starts[j] + v``, a missing one in ``missing_cells[j]`` or, where that is −1, none), by the bit sets of
     ``pgm_models.discrete.bitsets`` (numba, imported here, and compiled on first use,
-    then read from its on-disk cache), a chunk of rows at a time."""
+    then read from its on-disk cache), a chunk of rows at a time.
+    """
     add_value_pair_counts = jit.kernels("pgm_models.discrete.bitsets").add_value_pair_counts
     counts = np.zeros((n_classes, n_values, n_values))
     n_features = max(1, codes.shape[1])
@@ -287,21 +325,28 @@ def _products(codes, offsets, missing, n_columns: int, pair_rows, class_index, w
     segment's total can reach 2^24 the product runs in float32 (faster than BLAS's float64,
     every partial sum a whole number float32 holds), otherwise in float64. The buffer is cleared
     after its products (a fresh zeroed block costs its page faults); the ones are set by flat
-    index assignment, faster than np.put (BENCHMARKS.md, "Against a warm Weka, per CV fold")."""
+    index assignment, faster than np.put (BENCHMARKS.md, "Against a warm Weka, per CV fold").
+    """
     counts = np.zeros((n_classes, len(range(n_columns)[pair_rows]), n_columns))
     class_rows = np.bincount(class_index, minlength=n_classes)
     buffer_rows = max(1, FLOATS_PER_BLOCK // n_columns)
     rows_per_segment = max(1, min(buffer_rows, class_rows.max(initial=1)))
     unit = is_unit_weight(weight)
-    whole = rows_per_segment < _FLOAT32_EXACT if unit else (
-        np.array_equal(weight, np.round(weight)) and rows_per_segment * weight.max(initial=0) < _FLOAT32_EXACT)
+    whole = (
+        rows_per_segment < _FLOAT32_EXACT
+        if unit
+        else (np.array_equal(weight, np.round(weight)) and rows_per_segment * weight.max(initial=0) < _FLOAT32_EXACT)
+    )
     buffer = np.zeros((min(buffer_rows, len(codes)), n_columns), dtype=np.float32 if whole else np.float64)
     flat, row_starts = buffer.reshape(-1), (np.arange(len(buffer)) * n_columns)[:, None]
     value_at, missing_at = row_starts + offsets, row_starts + missing  # flat positions in the buffer
     members = np.argsort(class_index, kind="stable")  # each class's rows in order, class by class
     ends = np.cumsum(class_rows).tolist()
-    segments = [(k, start, min(start + rows_per_segment, end)) for k, end in enumerate(ends)
-                for start in range(end - int(class_rows[k]), end, rows_per_segment)]
+    segments = [
+        (k, start, min(start + rows_per_segment, end))
+        for k, end in enumerate(ends)
+        for start in range(end - int(class_rows[k]), end, rows_per_segment)
+    ]
     done = 0
     while done < len(segments):
         first, last = segments[done][1], done + 1

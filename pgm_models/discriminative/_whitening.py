@@ -33,7 +33,8 @@ WHITENED_VARIABLES = ("whitened_coef", "shifted_intercept")
 
 def without_whitened(posterior):
     """``posterior`` (an xarray Dataset) without the draws of ``WHITENED_VARIABLES`` and the coords
-    of ``WHITENED_DIMS`` (the coefficients they map to stay)."""
+    of ``WHITENED_DIMS`` (the coefficients they map to stay).
+    """
     whitened = [name for name in WHITENED_VARIABLES if name in posterior.data_vars]
     return posterior.drop_vars(whitened + [dim for dim in WHITENED_DIMS if whitened and dim in posterior.coords])
 
@@ -44,7 +45,8 @@ def whitened_design(design: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, 
     ``matrix_rank`` tolerance, S₁ · max(n, d) · ε), and V (d × d, orthogonal), whose first r
     columns are those coordinates' directions. The SVD is the thin one (U is n × min(n, d), not
     n × n); with fewer rows than coefficients V is completed by an orthonormal basis of the
-    rest, directions no row sees."""
+    rest, directions no row sees.
+    """
     import scipy.linalg
 
     scaled = np.asarray(design, dtype=float) * scale
@@ -57,7 +59,8 @@ def whitened_design(design: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, 
 
 def helmert(k: int) -> np.ndarray:
     """An orthogonal k × k matrix whose first column is 1/√k (the common direction) and whose
-    column j ≥ 1 contrasts entry j with the mean of the entries before it (Helmert's contrasts)."""
+    column j ≥ 1 contrasts entry j with the mean of the entries before it (Helmert's contrasts).
+    """
     basis = np.zeros((k, k))
     basis[:, 0] = 1 / np.sqrt(k)
     for j in range(1, k):

@@ -31,12 +31,23 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.threads import single_blas_thread
 from pgm_models._utils.validation import (
-    as_array_like, check_class_prior, check_labels, check_n_draws, check_n_rows, check_numeric_matrix, check_sample_weight,
+    as_array_like,
+    check_class_prior,
+    check_labels,
+    check_n_draws,
+    check_n_rows,
+    check_numeric_matrix,
+    check_sample_weight,
 )
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate.dirichlet import check_estimate
-from pgm_models.discriminative._whitening import WHITENED_DIMS, WHITENING_LIMIT, helmert, whitened_design, without_whitened
-
+from pgm_models.discriminative._whitening import (
+    WHITENED_DIMS,
+    WHITENING_LIMIT,
+    helmert,
+    whitened_design,
+    without_whitened,
+)
 
 # Parameters up to which PyMC's NUTS adapts a dense mass matrix for this model (sample_posterior)
 DENSE_MASS_MATRIX_LIMIT = 200
@@ -135,7 +146,9 @@ class LogisticRegression(BayesianClassifier):
     _generative = False
     _closed_form = False
 
-    def __init__(self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10, class_prior=None):
+    def __init__(
+        self, prior_sd=1.0, intercept_prior_sd=10.0, estimate="map", max_iter=10_000, tol=1e-10, class_prior=None
+    ):
         self.prior_sd = prior_sd
         self.intercept_prior_sd = intercept_prior_sd
         self.estimate = estimate
@@ -152,14 +165,20 @@ class LogisticRegression(BayesianClassifier):
         check_n_rows(np.shape(X)[0], len(labels))
         if not (np.isscalar(self.prior_sd) and self.prior_sd > 0):
             raise ValueError(f"prior_sd must be a number > 0, got {self.prior_sd!r}")
-        if self.intercept_prior_sd is not None and not (np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0):
+        if self.intercept_prior_sd is not None and not (
+            np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0
+        ):
             raise ValueError(f"intercept_prior_sd must be a number > 0 or None, got {self.intercept_prior_sd!r}")
         self.classes_ = self._declared_classes(y, labels)
         check_class_prior(self.class_prior, len(self.classes_))
         X = self._encode(X, reset=True)
         # copies of the caller's arrays (validation may return them as they are): what the PyMC
         # model observes must not change when the caller reuses its buffers
-        self._training = (X.copy(), self._class_index(labels), np.array(check_sample_weight(sample_weight, len(labels))))
+        self._training = (
+            X.copy(),
+            self._class_index(labels),
+            np.array(check_sample_weight(sample_weight, len(labels))),
+        )
         self.class_count_ = np.bincount(self._training[1], self._training[2], len(self.classes_))
         (self.coef_, self.intercept_), self.n_iter_ = self._optimise(penalised=True)
         return self
@@ -171,7 +190,9 @@ class LogisticRegression(BayesianClassifier):
 
     def _encode(self, X, reset, training=True):
         X = self._check_feature_names(X, reset)
-        matrix = check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=False, what="LogisticRegression")
+        matrix = check_numeric_matrix(
+            X, getattr(self, "feature_names_in_", None), nonnegative=False, what="LogisticRegression"
+        )
         return matrix
 
     @property
@@ -211,20 +232,25 @@ class LogisticRegression(BayesianClassifier):
     def _optimise(self, penalised: bool):
         p, m = self._training[0].shape[1], self._n_vectors
         result = scipy.optimize.minimize(
-            self._negative_log_posterior, np.zeros(m * (p + 1)), args=(penalised,), jac=True, method="L-BFGS-B",
+            self._negative_log_posterior,
+            np.zeros(m * (p + 1)),
+            args=(penalised,),
+            jac=True,
+            method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 0.0},
         )
         if result.nit >= self.max_iter:
             warnings.warn(
                 f"L-BFGS stopped at max_iter={self.max_iter} before the {'MAP' if penalised else 'MLE'} converged "
                 f"(gradient norm {np.abs(result.jac).max():.3g} > tol={self.tol:g}); increase max_iter",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning,
+                stacklevel=3,
             )
         return (result.x[: m * p].reshape(m, p), result.x[m * p :]), result.nit
 
     # ------------------------------------------------------------------ prediction
     def _log_proba(self, X, W, b):
-        """log p(y | x, W, b) for weights W (…, m, p) and intercepts b (…, m); leading axes are draws."""
+        """Log p(y | x, W, b) for weights W (…, m, p) and intercepts b (…, m); leading axes are draws."""
         leading, (m, p) = W.shape[:-2], W.shape[-2:]
         flat = np.asarray(X @ W.reshape(-1, p).T)  # (N, draws·m), X dense or sparse
         logits = np.moveaxis(flat.reshape((len(flat),) + leading + (m,)), 0, -2) + b[..., None, :]
@@ -241,7 +267,7 @@ class LogisticRegression(BayesianClassifier):
         return W, b
 
     def predict_log_proba(self, X, estimate=None):
-        """log P(y = k | x) under the chosen estimate."""
+        """Log P(y = k | x) under the chosen estimate."""
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
         X = self._encode(as_array_like(X), reset=False)
@@ -255,8 +281,9 @@ class LogisticRegression(BayesianClassifier):
         return self._prevalence_shifted(logsumexp(self._log_proba(X, W, b), axis=0) - np.log(len(W)))
 
     def _prevalence_shifted(self, log_proba):
-        """log p(y | x) moved from the training rows' class frequencies f to ``class_prior``:
-        + log class_prior_k − log f_k, renormalised (a class absent from training keeps its p̂)."""
+        """Log p(y | x) moved from the training rows' class frequencies f to ``class_prior``:
+        + log class_prior_k − log f_k, renormalised (a class absent from training keeps its p̂).
+        """
         prior = self._fixed_class_prior()
         if prior is None:
             return log_proba
@@ -267,7 +294,8 @@ class LogisticRegression(BayesianClassifier):
 
     def predict_proba_draws(self, X, n_draws=200, random_seed=None):
         """P(y = k | x_n, w_s) under ``n_draws`` of the NUTS draws (chosen at random without
-        replacement; all of them if there are fewer), shape (S, N, K)."""
+        replacement; all of them if there are fewer), shape (S, N, K).
+        """
         check_is_fitted(self, "classes_")
         n_draws = check_n_draws(n_draws, "n_draws")
         X = self._encode(as_array_like(X), reset=False)
@@ -293,7 +321,8 @@ class LogisticRegression(BayesianClassifier):
         one sigmoid each (PyMC's Bernoulli evaluates both of its branches for every row). Its
         coefficients are whitened (``_whitened_logits``: the free ``whitened_coef``, with
         ``weights`` and ``intercept`` as Deterministics) unless the distinct rows' dense design is
-        past ``WHITENING_LIMIT`` (then they are ``_logits``' free variables, as in the rows form)."""
+        past ``WHITENING_LIMIT`` (then they are ``_logits``' free variables, as in the rows form).
+        """
         import pymc as pm
 
         check_is_fitted(self, "classes_")
@@ -303,7 +332,11 @@ class LogisticRegression(BayesianClassifier):
             X, index, weight = self._training
         else:
             labels = check_labels(y, self)
-            X, index, weight = self._encode(as_array_like(X), reset=False), self._class_index(labels), np.ones(len(labels))
+            X, index, weight = (
+                self._encode(as_array_like(X), reset=False),
+                self._class_index(labels),
+                np.ones(len(labels)),
+            )
         if form == "counts":
             first, distinct = _distinct_rows(X)
             counts = np.zeros((len(first), len(self.classes_)))
@@ -313,7 +346,12 @@ class LogisticRegression(BayesianClassifier):
             rows = {"row": np.arange(len(index))}
         whitened = form == "counts" and _whitenable(X)
         if whitened:
-            rows.update(zip(WHITENED_DIMS, (np.arange(self._n_vectors), np.arange(X.shape[1] + (self.intercept_prior_sd is not None)))))
+            rows.update(
+                zip(
+                    WHITENED_DIMS,
+                    (np.arange(self._n_vectors), np.arange(X.shape[1] + (self.intercept_prior_sd is not None))),
+                )
+            )
         with pm.Model(coords={**self._coords(), **rows}) as model:
             if whitened:
                 logits = self._whitened_logits(X)
@@ -325,7 +363,14 @@ class LogisticRegression(BayesianClassifier):
                     class_logits, normaliser = t * np.array([0.0, 1.0]), pm.math.log1pexp(t)
                 else:
                     class_logits, normaliser = logits, pm.math.logsumexp(logits, axis=1, keepdims=True)
-                pm.CustomDist("class_count", class_logits, normaliser, logp=_counts_logp, observed=counts, dims=("distinct_row", "class"))
+                pm.CustomDist(
+                    "class_count",
+                    class_logits,
+                    normaliser,
+                    logp=_counts_logp,
+                    observed=counts,
+                    dims=("distinct_row", "class"),
+                )
                 return model
             if self._binary:
                 likelihood, parameters, target = pm.Bernoulli, {"logit_p": logits[:, 0]}, (index == 1).astype(np.int64)
@@ -339,7 +384,8 @@ class LogisticRegression(BayesianClassifier):
 
     def _logits(self, X):
         """The free ``weights`` (vector, feature) ~ N(0, prior_sd²) and ``intercept`` (vector) ~
-        N(0, intercept_prior_sd²) (flat if None) of the current PyMC model, and the logits X Wᵀ + b."""
+        N(0, intercept_prior_sd²) (flat if None) of the current PyMC model, and the logits X Wᵀ + b.
+        """
         import pymc as pm
 
         # float64 sds: PyTensor makes a Python float that float32 holds exactly (1.0, 10.0) a float32
@@ -352,7 +398,10 @@ class LogisticRegression(BayesianClassifier):
         if sp.issparse(X):  # a sparse product: the rows are not densified
             import pytensor.sparse
 
-            return pytensor.sparse.structured_dot(pytensor.sparse.as_sparse_variable(sp.csr_matrix(X)), weights.T) + intercept
+            return (
+                pytensor.sparse.structured_dot(pytensor.sparse.as_sparse_variable(sp.csr_matrix(X)), weights.T)
+                + intercept
+            )
         return pm.math.dot(X, weights.T) + intercept
 
     def _whitened_logits(self, X):
@@ -364,7 +413,8 @@ class LogisticRegression(BayesianClassifier):
         by the constant m Σ log s. The logits are (U S) z_{k, :r}: the directions of S = 0 and,
         for a softmax over m > 1 vectors, H's common vector leave the product. A flat intercept
         stays flat as ``shifted_intercept`` b' = b + x̄ᵀw, the weights whitened on the centred
-        X − x̄ (a shift of a flat variable: Jacobian 1), and b = b' − x̄ᵀw."""
+        X − x̄ (a shift of a flat variable: Jacobian 1), and b = b' − x̄ᵀw.
+        """
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -374,7 +424,10 @@ class LogisticRegression(BayesianClassifier):
             centre = X.mean(axis=0)
             design, scale = X - centre, np.full(p, float(self.prior_sd))
         else:
-            design, scale = np.hstack([X, np.ones((len(X), 1))]), np.r_[np.full(p, float(self.prior_sd)), self.intercept_prior_sd]
+            design, scale = (
+                np.hstack([X, np.ones((len(X), 1))]),
+                np.r_[np.full(p, float(self.prior_sd)), self.intercept_prior_sd],
+            )
         product, rotation = whitened_design(design, scale)
         across, rank = helmert(m), product.shape[1]
         whitened = pm.Normal("whitened_coef", 0.0, 1.0, dims=WHITENED_DIMS)
@@ -405,14 +458,17 @@ class LogisticRegression(BayesianClassifier):
         at most ``DENSE_MASS_MATRIX_LIMIT`` parameters: the weights of correlated features, and
         the multiclass model's class vectors, whose common shift only the priors hold, are
         strongly correlated in the posterior, and a diagonal mass matrix needs deep trees for them
-        (BENCHMARKS.md, "Mass matrices and tuning steps"). Past the limit a d × d matrix per step costs more than it saves. An ``init`` given here is kept."""
+        (BENCHMARKS.md, "Mass matrices and tuning steps"). Past the limit a d × d matrix per step costs more than it saves. An ``init`` given here is kept.
+        """
         from pgm_models.inference.sampling import DEFAULT_SAMPLER
 
         check_is_fitted(self, "classes_")
         if self.intercept_prior_sd is None and self._n_vectors > 1:
-            raise ValueError(f"intercept_prior_sd=None with {len(self.classes_)} classes has an improper posterior: the softmax "
-                             "ignores the intercepts' common shift, which a flat prior leaves flat; give intercept_prior_sd a "
-                             "value to sample (the MAP fit is unaffected)")
+            raise ValueError(
+                f"intercept_prior_sd=None with {len(self.classes_)} classes has an improper posterior: the softmax "
+                "ignores the intercepts' common shift, which a flat prior leaves flat; give intercept_prior_sd a "
+                "value to sample (the MAP fit is unaffected)"
+            )
         coords = self._coords()
         n_parameters = len(coords["vector"]) * (len(coords["feature"]) + 1)
         if (sampler or DEFAULT_SAMPLER) == "pymc" and n_parameters <= DENSE_MASS_MATRIX_LIMIT:
@@ -435,14 +491,20 @@ class LogisticRegression(BayesianClassifier):
 
 def _distinct_rows(X):
     """(the index of each distinct row's first occurrence, ascending; each row's distinct row) of
-    a dense or sparse matrix."""
+    a dense or sparse matrix.
+    """
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
         X.sum_duplicates()  # one stored entry per cell, indices sorted: equal rows are equal bytes
         X.eliminate_zeros()
         groups = {}
-        distinct = np.array([groups.setdefault((X.indices[a:b].tobytes(), X.data[a:b].tobytes()), len(groups))
-                             for a, b in zip(X.indptr[:-1], X.indptr[1:])], dtype=np.intp)
+        distinct = np.array(
+            [
+                groups.setdefault((X.indices[a:b].tobytes(), X.data[a:b].tobytes()), len(groups))
+                for a, b in zip(X.indptr[:-1], X.indptr[1:])
+            ],
+            dtype=np.intp,
+        )
         return np.unique(distinct, return_index=True)[1], distinct
     _, first, inverse = np.unique(np.asarray(X), axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # the distinct rows in the order they first occur
@@ -451,7 +513,8 @@ def _distinct_rows(X):
 
 def _whitenable(X) -> bool:
     """Whether the counts form of the distinct rows X (n × p) is whitened: the SVD's dense design
-    and rotation, n (p + 1) + (p + 1)² cells, within ``WHITENING_LIMIT``."""
+    and rotation, n (p + 1) + (p + 1)² cells, within ``WHITENING_LIMIT``.
+    """
     d = X.shape[1] + 1
     return X.shape[0] * d + d * d <= WHITENING_LIMIT
 

@@ -28,23 +28,38 @@ from pgm_models._utils.threads import single_blas_thread
 from pgm_models._utils.validation import check_numeric_matrix, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.conjugate.normal import MAX_ABS_VALUE, batch_moments, class_pooled_moments, merge_moments, pooled_moments
+from pgm_models.conjugate.normal import (
+    MAX_ABS_VALUE,
+    batch_moments,
+    class_pooled_moments,
+    merge_moments,
+    pooled_moments,
+)
 from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import GaussianEvidence
 from pgm_models.model_selection.loo import GaussianLOO
 
 _SCATTER_COPIES = 6  # (K, p, p) arrays a full-covariance fit and its summary hold at once, at their peak
 
+
 def merged_moment_statistics(a: dict, b: dict, full: bool) -> dict:
     """Two Gaussian models' statistics merged: class counts add, means and scatters by Chan's formula."""
-    n, mean, scatter = merge_moments(a["class_count_"], a["feature_mean_"], a["feature_scatter_"],
-                                     b["class_count_"], b["feature_mean_"], b["feature_scatter_"], full=full)
+    n, mean, scatter = merge_moments(
+        a["class_count_"],
+        a["feature_mean_"],
+        a["feature_scatter_"],
+        b["class_count_"],
+        b["feature_mean_"],
+        b["feature_scatter_"],
+        full=full,
+    )
     return {"class_count_": n, "feature_mean_": mean, "feature_scatter_": scatter}
 
 
 class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
     """Template for classifiers with Gaussian class-conditionals; ``full_scatter`` says whether
-    the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes)."""
+    the scatter is a p×p matrix (discriminant analysis) or per feature (naive Bayes).
+    """
 
     _template = True
 
@@ -56,15 +71,20 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
             raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__)
-        if matrix.size and max(matrix.max(), -matrix.min()) > MAX_ABS_VALUE:  # no |X| temporary, which costs a full-size allocation
+        if (
+            matrix.size and max(matrix.max(), -matrix.min()) > MAX_ABS_VALUE
+        ):  # no |X| temporary, which costs a full-size allocation
             reject_entries(
-                matrix, lambda v: np.abs(v) > MAX_ABS_VALUE, names, "the value",
+                matrix,
+                lambda v: np.abs(v) > MAX_ABS_VALUE,
+                names,
+                "the value",
                 f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",
             )
         return matrix
 
     def _placeholder_rows(self, n: int):
-        """n rows of zeros (the template's hook)."""
+        """N rows of zeros (the template's hook)."""
         return np.zeros((n, self.n_features_in_))
 
     def _init_counts(self, X, class_index, weight):
@@ -72,8 +92,10 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         if self.full_scatter:
             check_memory(
                 _SCATTER_COPIES * n_classes * p * p,
-                lambda: f"{type(self).__name__}'s scatter matrices, {n_classes} × {p} × {p} (classes × features × features) "
-                        f"held about {_SCATTER_COPIES} times,",
+                lambda: (
+                    f"{type(self).__name__}'s scatter matrices, {n_classes} × {p} × {p} (classes × features × features) "
+                    f"held about {_SCATTER_COPIES} times,"
+                ),
                 "use fewer features (select or project them), or GaussianNB, whose variances need classes × features",
             )
         self.feature_mean_ = np.zeros((n_classes, p))
@@ -91,27 +113,34 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         )
 
     def _statistics(self) -> dict:
-        return {"class_count_": self.class_count_, "feature_mean_": self.feature_mean_, "feature_scatter_": self.feature_scatter_}
+        return {
+            "class_count_": self.class_count_,
+            "feature_mean_": self.feature_mean_,
+            "feature_scatter_": self.feature_scatter_,
+        }
 
     def _statistics_merger(self):
         return functools.partial(merged_moment_statistics, full=self.full_scatter)
 
     def _after_merged_statistics(self, first_fit: bool) -> None:
         """On a first fit, the data-scaled prior from the whole data's moments, pooled from the
-        merged class moments (the prior the in-memory fit reads off the rows)."""
+        merged class moments (the prior the in-memory fit reads off the rows).
+        """
         if first_fit:
             self._set_prior(*class_pooled_moments(self.class_count_, self.feature_mean_, self.feature_scatter_))
 
     def _learn_feature_prior(self, learned):
         """Learn from the data-scaled reference and starting values of the whole data's merged
         moments, not the first batch's nor the previous batch's optimum: the optimum then
-        depends on the statistics alone, however the rows were chunked."""
+        depends on the statistics alone, however the rows were chunked.
+        """
         self._set_prior(*class_pooled_moments(self.class_count_, self.feature_mean_, self.feature_scatter_))
         super()._learn_feature_prior(learned)
 
     def _posterior_point(self, estimate) -> dict:
         """The posterior's mode ("map"), one draw (a PosteriorDraw) or mean (otherwise) of every
-        parameter."""
+        parameter.
+        """
         if isinstance(estimate, PosteriorDraw):
             return {name: value[0] for name, value in self.posterior_.sample(1, estimate.rng).items()}
         return self.posterior_.mode() if estimate == "map" else self.posterior_.mean()

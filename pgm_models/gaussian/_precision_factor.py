@@ -31,7 +31,8 @@ def bartlett_factor(name: str, nu, psi: np.ndarray):
     """(F, Σ_i log F_ii) with Λ = F Fᵀ ~ Wishart(ν, Ψ⁻¹), by the Bartlett decomposition;
     ``psi`` (…, p, p) and ``nu`` (…) give one factor per leading index, drawn as one
     ``{name}_c`` (…, p) of χ² and one ``{name}_z`` (…, p(p−1)/2) of standard normals.
-    Σ_i log F_ii = Σ_i log L_ii + ½ Σ_i log c_i = ½ log|Λ|."""
+    Σ_i log F_ii = Σ_i log L_ii + ½ Σ_i log c_i = ½ log|Λ|.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -53,7 +54,8 @@ def bartlett_factor(name: str, nu, psi: np.ndarray):
 def bartlett_coordinates(cov: np.ndarray, psi: np.ndarray):
     """The inverse of ``bartlett_factor``: the (c, z) (…, p) and (…, p(p−1)/2) whose factor F = L A
     has F Fᵀ = ``cov``⁻¹, for draws of ``cov`` (…, p, p) under the prior scale ``psi``: A = L⁻¹ chol(cov⁻¹),
-    c its squared diagonal, z its strict lower triangle row by row."""
+    c its squared diagonal, z its strict lower triangle row by row.
+    """
     lower = np.linalg.cholesky(np.linalg.inv(np.asarray(psi, dtype=float)))
     bartlett = np.linalg.solve(lower, np.linalg.cholesky(np.linalg.inv(cov)))
     rows, columns = np.tril_indices(cov.shape[-1], -1)  # row by row, as bartlett_factor lays z out
@@ -73,7 +75,8 @@ def posterior_frame_factor(name: str, nu, psi, frame_nu, frame_psi):
     B_ii² ~ χ²(ν' − i), B_ij ~ N(0, 1), independent, which a diagonal mass matrix fits whatever
     the data's scale and correlation (in ``bartlett_factor``'s frame the prior's, B's coordinates
     are correlated and scaled by L'⁻¹L). ``{name}_c`` and ``{name}_z`` are Deterministics, so the
-    draws name ``bartlett_factor``'s variables."""
+    draws name ``bartlett_factor``'s variables.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -90,7 +93,7 @@ def posterior_frame_factor(name: str, nu, psi, frame_nu, frame_psi):
         triangle = pt.set_subtensor(triangle[..., i, :i], below[..., i * (i - 1) // 2 : i * (i + 1) // 2])
     bartlett = (to_prior[..., :, :, None] * triangle[..., None, :, :]).sum(axis=-2)
     log_c = 2 * (np.log(np.diagonal(to_prior, axis1=-2, axis2=-1)) + log_diag)
-    z = (pt.concatenate([bartlett[..., i, :i] for i in range(1, p)], axis=-1) if p > 1 else pt.zeros(batch + (0,)))
+    z = pt.concatenate([bartlett[..., i, :i] for i in range(1, p)], axis=-1) if p > 1 else pt.zeros(batch + (0,))
     pm.Deterministic(f"{name}_c", pt.exp(log_c))
     pm.Deterministic(f"{name}_z", z)
     chi2 = pm.logp(pm.ChiSquared.dist(nu=np.asarray(nu, dtype=float)[..., None] - np.arange(p)), pt.exp(log_c))
@@ -105,22 +108,27 @@ def _transpose_times(factor, vector):
 
 
 def normal_logp(value, mu, scale, factor, log_root_det):
-    """log N(value | μ, (s F Fᵀ)⁻¹), F lower triangular with Σ_i log F_ii = ``log_root_det``."""
+    """Log N(value | μ, (s F Fᵀ)⁻¹), F lower triangular with Σ_i log F_ii = ``log_root_det``."""
     return whitened_normal_logp(_transpose_times(factor, value - mu), scale, log_root_det)
 
 
 def whitened_normal_logp(whitened, scale, log_root_det):
-    """log N(x | μ, (s F Fᵀ)⁻¹) of the point whose Fᵀ(x − μ) is ``whitened``."""
+    """Log N(x | μ, (s F Fᵀ)⁻¹) of the point whose Fᵀ(x − μ) is ``whitened``."""
     import pytensor.tensor as pt
 
     p = whitened.shape[-1]
-    return (-0.5 * p * np.log(2 * np.pi) + 0.5 * p * pt.log(scale) + log_root_det
-            - 0.5 * scale * (whitened**2).sum(axis=-1))
+    return (
+        -0.5 * p * np.log(2 * np.pi) + 0.5 * p * pt.log(scale) + log_root_det - 0.5 * scale * (whitened**2).sum(axis=-1)
+    )
 
 
 def normal_random(mu, scale, factor, log_root_det, rng=None, size=None):
     """Draws of N(μ, (s F Fᵀ)⁻¹): μ + F⁻ᵀ e / √s, e standard normal."""
-    shape = np.broadcast_shapes(np.shape(mu), np.shape(factor)[:-1], np.shape(scale) + (1,)) if size is None else tuple(size) + np.shape(mu)[-1:]
+    shape = (
+        np.broadcast_shapes(np.shape(mu), np.shape(factor)[:-1], np.shape(scale) + (1,))
+        if size is None
+        else tuple(size) + np.shape(mu)[-1:]
+    )
     noise = rng.standard_normal(shape)
     factor = np.broadcast_to(factor, shape[:-1] + factor.shape[-2:])
     solved = np.linalg.solve(factor.swapaxes(-1, -2), noise[..., None])[..., 0]
@@ -132,7 +140,8 @@ def wishart_data_term(scatter, nu) -> np.ndarray:
     log Γ_p(ν/2), where S (…, p, p) is positive definite and ν > p − 1; 0 elsewhere, where S has
     no Wishart density and ``wishart_logp`` is the rows' likelihood kernel in Λ. log|S| comes
     from NumPy's slogdet: PyTensor folds a constant's log-determinant as log(det(S)), whose det
-    overflows at 30 features on a scale of 1e4."""
+    overflows at 30 features on a scale of 1e4.
+    """
     from scipy.special import gammaln
 
     scatter, nu = np.asarray(scatter, dtype=float), np.asarray(nu, dtype=float)
@@ -140,14 +149,21 @@ def wishart_data_term(scatter, nu) -> np.ndarray:
     sign, log_det = np.linalg.slogdet(scatter)
     proper = (sign > 0) & (nu > p - 1)
     safe_nu = np.where(proper, nu, p)  # any ν > p − 1: the other entries are discarded
-    multivariate_log_gamma = 0.25 * p * (p - 1) * np.log(np.pi) + gammaln(0.5 * (safe_nu[..., None] - np.arange(p))).sum(axis=-1)
-    term = 0.5 * (safe_nu - p - 1) * np.where(proper, log_det, 0.0) - 0.5 * safe_nu * p * np.log(2.0) - multivariate_log_gamma
+    multivariate_log_gamma = 0.25 * p * (p - 1) * np.log(np.pi) + gammaln(
+        0.5 * (safe_nu[..., None] - np.arange(p))
+    ).sum(axis=-1)
+    term = (
+        0.5 * (safe_nu - p - 1) * np.where(proper, log_det, 0.0)
+        - 0.5 * safe_nu * p * np.log(2.0)
+        - multivariate_log_gamma
+    )
     return np.where(proper, term, 0.0)
 
 
 def wishart_logp(value, nu, factor, log_root_det, data_term):
-    """log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix, its terms free of the
-    precision given as ``data_term`` (``wishart_data_term``): −½ tr(Fᵀ S F) + ν Σ_i log F_ii + data_term."""
+    """Log Wishart(value | ν, (F Fᵀ)⁻¹) of an observed scatter matrix, its terms free of the
+    precision given as ``data_term`` (``wishart_data_term``): −½ tr(Fᵀ S F) + ν Σ_i log F_ii + data_term.
+    """
     scatter_factor = (value[..., :, :, None] * factor[..., None, :, :]).sum(axis=-2)  # S F
     trace = (factor * scatter_factor).sum(axis=(-2, -1))  # tr(Fᵀ S F)
     return data_term - 0.5 * trace + nu * log_root_det
@@ -157,7 +173,8 @@ def wishart_random(nu, factor, log_root_det, data_term, rng=None, size=None):
     """Draws of Wishart(ν, Σ), Σ = (F Fᵀ)⁻¹ = G Gᵀ with G = F⁻ᵀ: G A Aᵀ Gᵀ, A the Bartlett factor
     of Wishart(ν, I) (A Aᵀ ~ Wishart(ν, I), and G W Gᵀ ~ Wishart(ν, G Gᵀ) for any G). A whole
     ν ≤ p − 1 (the scatter of ν + 1 rows in p > ν dimensions) draws the singular Wishart
-    G Zᵀ Z Gᵀ, Z a ν × p standard normal matrix."""
+    G Zᵀ Z Gᵀ, Z a ν × p standard normal matrix.
+    """
     factor = np.asarray(factor, dtype=float)
     p = factor.shape[-1]
     shape = tuple(size) if size is not None else np.broadcast_shapes(np.shape(nu), factor.shape[:-2])

@@ -75,20 +75,29 @@ def batch_higher_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndar
 def shifted_higher_moments(n, scatter, third, fourth, shift):
     """The (K, p, p) third and fourth co-moments about mean + shift, from those about the mean:
     Σ (d + e)_j²(d + e)_l with Σ d = 0 gives T + s_j e_l + 2 e_j S_jl + n e_j² e_l (s = diag S),
-    and likewise for the fourth."""
+    and likewise for the fourth.
+    """
     diag = np.diagonal(scatter, axis1=1, axis2=2)  # (K, p)
     e, n = shift, n[:, None, None]
     e_j, e_l = e[:, :, None], e[:, None, :]
     s_j, s_l = diag[:, :, None], diag[:, None, :]
     new_third = third + s_j * e_l + 2 * e_j * scatter + n * e_j**2 * e_l
-    new_fourth = (fourth + 2 * e_l * third + 2 * e_j * np.swapaxes(third, 1, 2) + e_l**2 * s_j + e_j**2 * s_l
-                  + 4 * e_j * e_l * scatter + n * e_j**2 * e_l**2)
+    new_fourth = (
+        fourth
+        + 2 * e_l * third
+        + 2 * e_j * np.swapaxes(third, 1, 2)
+        + e_l**2 * s_j
+        + e_j**2 * s_l
+        + 4 * e_j * e_l * scatter
+        + n * e_j**2 * e_l**2
+    )
     return new_third, new_fourth
 
 
 def merge_higher_moments(a, b, merged_mean):
     """Third and fourth co-moments of two batches a, b — each (n, mean, scatter, third, fourth) —
-    about their merged means."""
+    about their merged means.
+    """
     third, fourth = 0.0, 0.0
     for n, mean, scatter, t, f in (a, b):
         shift = np.where(n[:, None] > 0, mean - merged_mean, 0.0)

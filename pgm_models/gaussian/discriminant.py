@@ -47,15 +47,29 @@ from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.threads import single_blas_thread
 from pgm_models._utils.validation import as_array_like, check_n_draws
 from pgm_models.base import Marginal, integer_counts
-from pgm_models.conjugate import log_probabilities
-from pgm_models.conjugate import normal
+from pgm_models.conjugate import log_probabilities, normal
 from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singular
-from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
-from pgm_models.gaussian._shrinkage import batch_higher_moments, ledoit_wolf_standardised, merge_higher_moments, oas, shrunk
-from pgm_models.gaussian._precision_factor import (_transpose_times, bartlett_coordinates, bartlett_factor, normal_logp, normal_random,
-                                                   posterior_frame_factor, whitened_normal_logp, wishart_data_term, wishart_logp,
-                                                   wishart_random)
+from pgm_models.gaussian._precision_factor import (
+    _transpose_times,
+    bartlett_coordinates,
+    bartlett_factor,
+    normal_logp,
+    normal_random,
+    posterior_frame_factor,
+    whitened_normal_logp,
+    wishart_data_term,
+    wishart_logp,
+    wishart_random,
+)
+from pgm_models.gaussian._shrinkage import (
+    batch_higher_moments,
+    ledoit_wolf_standardised,
+    merge_higher_moments,
+    oas,
+    shrunk,
+)
+from pgm_models.model_selection.evidence import EVIDENCE, check_option
 
 COV_DIMS_SHARED = ("feature_i", "feature_j")
 # the free variables of the model NUTS samples (``_sampling_model``), left out of its draws
@@ -64,7 +78,8 @@ SAMPLING_COORDINATES = ("precision_log_diag", "precision_below", "class_mean_whi
 
 def _selection(mask: np.ndarray):
     """The classes where ``mask`` holds, as a slice when that is all of them: a fancy index's
-    gradient has no C code in PyTensor."""
+    gradient has no C code in PyTensor.
+    """
     return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
@@ -74,8 +89,19 @@ class _DiscriminantAnalysis(GaussianClassifier):
     shared_covariance: bool
     evidence_parameters = ("mean_strength", "cov_strength", "prior_cov")
 
-    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_cov=None, cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, class_prior=None):
+    def __init__(
+        self,
+        class_alpha=1.0,
+        estimate="mean",
+        prior_mean=None,
+        mean_strength=0.01,
+        prior_cov=None,
+        cov_strength=None,
+        reg_param=0.0,
+        shrinkage=None,
+        covariance_estimator=None,
+        class_prior=None,
+    ):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -104,14 +130,23 @@ class _DiscriminantAnalysis(GaussianClassifier):
             offset = p - 1 if learn_scale else p + 1
             strength = self._hyperparameter("cov_strength", p + 2 - offset, minimum=p - 1)
         else:
-            offset, strength = 0, float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1)
+            offset, strength = (
+                0,
+                float(p + 2) if self.cov_strength is None else self._check_strength("cov_strength", minimum=p - 1),
+            )
         self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (n_classes, p)), guess, offset
-        self._start_prior({"mean_strength": self._hyperparameter("mean_strength", 0.01), "cov_strength": strength,
-                           "prior_cov": np.ones(p)})
+        self._start_prior(
+            {
+                "mean_strength": self._hyperparameter("mean_strength", 0.01),
+                "cov_strength": strength,
+                "prior_cov": np.ones(p),
+            }
+        )
 
     def _prior_psi(self, values):
         """(ν0, Ψ0): Ψ0 = diag(c_j v_j) when the scale is learned, else (ν0 − p − 1) × prior_cov
-        (prior_cov itself where ν0 ≤ p + 1)."""
+        (prior_cov itself where ν0 ≤ p + 1).
+        """
         _, guess, offset = self._prior_reference
         p, nu = len(guess), offset + values["cov_strength"]
         if guess.ndim == 1:
@@ -128,7 +163,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
 
     def _prior_gradient(self, values, gradient) -> dict:
         """NIW (κ_k, ν, Ψ) gradients → (κ0, ν0 − offset, c): Ψ0 shared by every Σ sums their
-        ∂/∂Ψ (M); ∂/∂c_j = M_jj v_j; a fixed prior_cov adds tr(M prior_cov) to ∂/∂ν0."""
+        ∂/∂Ψ (M); ∂/∂c_j = M_jj v_j; a fixed prior_cov adds tr(M prior_cov) to ∂/∂ν0.
+        """
         _, guess, _ = self._prior_reference
         matrix = gradient["psi"] if self.shared_covariance else gradient["psi"].sum(axis=0)
         nu, _ = self._prior_psi(values)
@@ -143,8 +179,11 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _learned_attributes(self) -> dict:
         nu, psi = self._prior_psi(self._prior_values)
         p = len(psi)
-        return {"mean_strength": float(self._prior_values["mean_strength"]), "cov_strength": float(nu),
-                "prior_cov": psi / (nu - p - 1) if nu > p + 1 else psi}
+        return {
+            "mean_strength": float(self._prior_values["mean_strength"]),
+            "cov_strength": float(nu),
+            "prior_cov": psi / (nu - p - 1) if nu > p + 1 else psi,
+        }
 
     # ------------------------------------------------------------------ shrunk plug-in covariances
     def _shrinkage_kind(self):
@@ -154,19 +193,27 @@ class _DiscriminantAnalysis(GaussianClassifier):
             if shrinkage is not None:
                 raise ValueError(f"shrinkage={shrinkage!r} and covariance_estimator are both set: give one of them")
             if not hasattr(estimator, "fit"):
-                raise ValueError(f"covariance_estimator must be a scikit-learn covariance estimator (with fit and covariance_), "
-                                 f"got {estimator!r}")
+                raise ValueError(
+                    f"covariance_estimator must be a scikit-learn covariance estimator (with fit and covariance_), "
+                    f"got {estimator!r}"
+                )
             kind = "estimator"
         elif shrinkage is None or (isinstance(shrinkage, str) and shrinkage in ("auto", "oas")):
             kind = shrinkage
-        elif isinstance(shrinkage, (bool, np.bool_)) or not (np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1):
-            raise ValueError(f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}")
+        elif isinstance(shrinkage, (bool, np.bool_)) or not (
+            np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1
+        ):
+            raise ValueError(
+                f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}"
+            )
         else:
             kind = float(shrinkage)
         if kind is not None and self.estimate != "mle":
-            raise ValueError(f"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of "
-                             f"estimate={self.estimate!r}, whose Normal–Inverse-Wishart prior already shrinks it "
-                             "(prior_cov, cov_strength): use estimate='mle'")
+            raise ValueError(
+                f"shrinkage and covariance_estimator set the plug-in covariance of estimate='mle', not of "
+                f"estimate={self.estimate!r}, whose Normal–Inverse-Wishart prior already shrinks it "
+                "(prior_cov, cov_strength): use estimate='mle'"
+            )
         return kind
 
     def _init_counts(self, X, class_index, weight):
@@ -193,37 +240,47 @@ class _DiscriminantAnalysis(GaussianClassifier):
         before = (self._row_count, self.feature_mean_, self.feature_scatter_, *self._higher_moments)
         batch = normal.batch_moments(X, class_index, weight, len(self.classes_), full=True)
         super()._count(X, class_index, weight)
-        self._higher_moments = merge_higher_moments(before, (*batch, *batch_higher_moments(X, class_index, weight, batch[1])),
-                                                    self.feature_mean_)
+        self._higher_moments = merge_higher_moments(
+            before, (*batch, *batch_higher_moments(X, class_index, weight, batch[1])), self.feature_mean_
+        )
         self._row_count = self._row_count + batch_count
 
     def _fit_covariance_estimator(self, X, class_index, weight, batch_count):
         """covariance_estimator fitted to each class's rows: it sees them only once, all together."""
         again = np.flatnonzero((self._row_count > 0) & (batch_count > 0))
         if len(again):
-            raise ValueError(f"covariance_estimator is fitted to all rows of a class at once; class {self._class_label(again[0])!r} "
-                             "already had rows from an earlier batch: fit it in one call (or use shrinkage, which merges batches)")
+            raise ValueError(
+                f"covariance_estimator is fitted to all rows of a class at once; class {self._class_label(again[0])!r} "
+                "already had rows from an earlier batch: fit it in one call (or use shrinkage, which merges batches)"
+            )
         if not np.all((weight == 0) | (weight == 1)):
-            raise ValueError("covariance_estimator takes no sample_weight: give weights of 0 or 1 only (or use shrinkage)")
+            raise ValueError(
+                "covariance_estimator takes no sample_weight: give weights of 0 or 1 only (or use shrinkage)"
+            )
         p = X.shape[1]
         for k in np.flatnonzero(batch_count > 0):
             estimator = clone(self.covariance_estimator).fit(X[(class_index == k) & (weight == 1)])
             cov = getattr(estimator, "covariance_", None)
             if cov is None or np.shape(cov) != (p, p):
-                raise ValueError(f"covariance_estimator {type(estimator).__name__} gave no {p}×{p} covariance_ after fit")
+                raise ValueError(
+                    f"covariance_estimator {type(estimator).__name__} gave no {p}×{p} covariance_ after fit"
+                )
             self._estimated_cov[k] = cov
 
     def _plug_in_cov(self):
         """The estimate="mle" covariance: S/N (LDA) or S_k/n_k (QDA), or each class's shrunk
-        covariance (LDA: their average weighted by n_k/N, as scikit-learn's)."""
+        covariance (LDA: their average weighted by n_k/N, as scikit-learn's).
+        """
         kind = self._shrinkage_kind()
         if kind is None:
             return self._mle_cov()
         n = self.class_count_
         if kind in ("auto", "estimator") and not np.array_equal(getattr(self, "_row_count", None), n):
-            raise ValueError(f"{'shrinkage=' + repr(kind) if kind == 'auto' else 'covariance_estimator'} needs statistics of the "
-                             "rows beyond (n, mean, scatter), which this fit does not hold for all its rows (a Dask fit merges "
-                             "only those three): fit in memory, or use shrinkage='oas' or a number")
+            raise ValueError(
+                f"{'shrinkage=' + repr(kind) if kind == 'auto' else 'covariance_estimator'} needs statistics of the "
+                "rows beyond (n, mean, scatter), which this fit does not hold for all its rows (a Dask fit merges "
+                "only those three): fit in memory, or use shrinkage='oas' or a number"
+            )
         covs = np.full(self.feature_scatter_.shape, np.nan)
         for k in np.flatnonzero(n > 0):
             scatter = self.feature_scatter_[k]
@@ -277,7 +334,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _cholesky(self, cov, estimate, means):
         """Cholesky factors, one per covariance, with an error that names a singular one: under
         "mle" a covariance whose rank, decided with a tolerance, is below p (rounding leaves the
-        scatter of fewer than p + 1 rows, or of a constant feature, just positive definite)."""
+        scatter of fewer than p + 1 rows, or of a constant feature, just positive definite).
+        """
         covs = cov[None] if cov.ndim == 2 else cov
         rows = self.class_count_[None].sum(axis=1) if cov.ndim == 2 else self.class_count_
         # the largest |mean| of each feature over the classes a covariance is about: its rounding scale
@@ -286,8 +344,10 @@ class _DiscriminantAnalysis(GaussianClassifier):
         for k, matrix in enumerate(covs):
             which = "the pooled covariance" if cov.ndim == 2 else f"the covariance of class {self._class_label(k)!r}"
             if estimate == "mle" and not rows[k] > 0:
-                raise ValueError(f"{which} is undefined under estimate='mle' (the class has no rows, or only rows of "
-                                 "weight 0); use estimate='mean', 'map' or 'predictive' (the prior defines it)")
+                raise ValueError(
+                    f"{which} is undefined under estimate='mle' (the class has no rows, or only rows of "
+                    "weight 0); use estimate='mean', 'map' or 'predictive' (the prior defines it)"
+                )
             try:
                 if estimate == "mle" and numerically_singular(matrix, rows[k], locations[k]):
                     raise np.linalg.LinAlgError
@@ -325,8 +385,15 @@ class _DiscriminantAnalysis(GaussianClassifier):
             # right operand (scipy's solve_triangular checks its input at a cost per class)
             inverses = [scipy.linalg.lapack.dtrtri(factor, lower=1)[0].T for factor in chol]
             mahalanobis = np.empty((len(X), len(means)))
-            rows = max(1, min(len(X), normal.WORK_ROWS))  # work arrays reused by every chunk (BENCHMARKS.md, "Against scikit-learn")
-            mean_rows, centred, z, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
+            rows = max(
+                1, min(len(X), normal.WORK_ROWS)
+            )  # work arrays reused by every chunk (BENCHMARKS.md, "Against scikit-learn")
+            mean_rows, centred, z, squared = (
+                np.empty((rows, p)),
+                np.empty((rows, p)),
+                np.empty((rows, p)),
+                np.empty(rows),
+            )
             ones = np.ones(p)
             for k, inverse in enumerate(inverses):
                 # the class mean written into every row once, so that centring a chunk is elementwise (a
@@ -353,47 +420,68 @@ class _DiscriminantAnalysis(GaussianClassifier):
 
     def _feature_posterior(self):
         joint = self.posterior_
-        return {"class_mean": (Marginal(joint, "mu"), ("class", "feature")), "cov": (Marginal(joint, "cov"), self._cov_dims())}
+        return {
+            "class_mean": (Marginal(joint, "mu"), ("class", "feature")),
+            "cov": (Marginal(joint, "cov"), self._cov_dims()),
+        }
 
     def pymc_trace(self, idata):
         """``idata`` for PyMC's forward sampling and log likelihood: a copy whose posterior holds too
         the PyMC model's free variables, the Bartlett coordinates ``precision_c`` and ``precision_z``
-        of each draw of ``cov`` (``bartlett_coordinates``); without them PyMC would draw Σ from the prior."""
+        of each draw of ``cov`` (``bartlett_coordinates``); without them PyMC would draw Σ from the prior.
+        """
         posterior = idata.posterior
         if "cov" not in posterior or "precision_c" in posterior:
             return idata
-        c, z = bartlett_coordinates(posterior["cov"].transpose("chain", "draw", *self._cov_dims()).values, self._prior.psi)
+        c, z = bartlett_coordinates(
+            posterior["cov"].transpose("chain", "draw", *self._cov_dims()).values, self._prior.psi
+        )
         batch = self._cov_dims()[:-2]
         trace = idata.copy()
-        trace.posterior = posterior.assign(precision_c=(("chain", "draw", *batch, "precision_c_dim"), c),
-                                           precision_z=(("chain", "draw", *batch, "precision_z_dim"), z))
+        trace.posterior = posterior.assign(
+            precision_c=(("chain", "draw", *batch, "precision_c_dim"), c),
+            precision_z=(("chain", "draw", *batch, "precision_z_dim"), z),
+        )
         return trace
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
         nu = np.atleast_1d(self._prior.nu)
         if np.any(nu <= self.n_features_in_ - 1):
-            raise ValueError(f"cov_strength={self.cov_strength!r} must exceed p − 1 = {self.n_features_in_ - 1} for a proper prior")
+            raise ValueError(
+                f"cov_strength={self.cov_strength!r} must exceed p − 1 = {self.n_features_in_ - 1} for a proper prior"
+            )
 
     def _feature_priors(self):
         """(class means (K, p), Bartlett factor F of the precision(s): (p, p) for LDA, (K, p, p)
-        for QDA) of the PyMC model; ``cov`` = (F Fᵀ)⁻¹ is a deterministic."""
+        for QDA) of the PyMC model; ``cov`` = (F Fᵀ)⁻¹ is a deterministic.
+        """
         import pymc as pm
         import pytensor.tensor as pt
 
         prior = self._prior
         factor, log_root_det = bartlett_factor("precision", prior.nu, prior.psi)
         cov = pm.Deterministic("cov", pt.linalg.inv(pt.matmul(factor, factor.mT)), dims=self._cov_dims())
-        means = pm.CustomDist("class_mean", prior.m, prior.kappa, factor, log_root_det, logp=normal_logp, random=normal_random,
-                              support_point=lambda rv, size, mu, *_: pt.broadcast_to(mu, rv.shape),
-                              signature="(p),(),(p,p),()->(p)", dims=("class", "feature"))
+        means = pm.CustomDist(
+            "class_mean",
+            prior.m,
+            prior.kappa,
+            factor,
+            log_root_det,
+            logp=normal_logp,
+            random=normal_random,
+            support_point=lambda rv, size, mu, *_: pt.broadcast_to(mu, rv.shape),
+            signature="(p),(),(p,p),()->(p)",
+            dims=("class", "feature"),
+        )
         return means, cov, (factor, log_root_det)
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); x̄_k ~ N(μ_k, Σ_k/n_k); scatter ~ Wishart(n − 1, Σ) per class
         of two or more rows (QDA) or pooled Σ_k S_k ~ Wishart(N − K, Σ) (LDA). A scatter with no
         Wishart density (n − 1 < p, or a feature constant within a class) is observed through its
-        likelihood kernel in Σ (``wishart_data_term``): the same posterior as the rows form's."""
+        likelihood kernel in Σ (``wishart_data_term``): the same posterior as the rows form's.
+        """
         import pymc as pm
 
         self._class_model(model, observe_counts=True)
@@ -401,17 +489,43 @@ class _DiscriminantAnalysis(GaussianClassifier):
         n = integer_counts(self.class_count_, "class counts")
         seen = _selection(n >= 1)
         precision = (factor, log_root_det) if self.shared_covariance else (factor[seen], log_root_det[seen])
-        pm.CustomDist("sample_mean", means[seen], n[seen].astype(float), *precision, logp=normal_logp, random=normal_random,
-                      signature="(p),(),(p,p),()->(p)", observed=self.feature_mean_[seen])
+        pm.CustomDist(
+            "sample_mean",
+            means[seen],
+            n[seen].astype(float),
+            *precision,
+            logp=normal_logp,
+            random=normal_random,
+            signature="(p),(),(p,p),()->(p)",
+            observed=self.feature_mean_[seen],
+        )
         if self.shared_covariance:
             pooled, nu = self.feature_scatter_.sum(axis=0), float(n.sum() - np.count_nonzero(n))
-            pm.CustomDist("pooled_scatter", nu, factor, log_root_det, wishart_data_term(pooled, nu),
-                          logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=pooled)
+            pm.CustomDist(
+                "pooled_scatter",
+                nu,
+                factor,
+                log_root_det,
+                wishart_data_term(pooled, nu),
+                logp=wishart_logp,
+                random=wishart_random,
+                signature="(),(p,p),(),()->(p,p)",
+                observed=pooled,
+            )
         else:  # a class of one row has a scatter of 0 with ν = 0: nothing to observe
             several = _selection(n >= 2)
             scatter, nu = self.feature_scatter_[several], (n[several] - 1).astype(float)
-            pm.CustomDist("scatter", nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu),
-                          logp=wishart_logp, random=wishart_random, signature="(),(p,p),(),()->(p,p)", observed=scatter)
+            pm.CustomDist(
+                "scatter",
+                nu,
+                factor[several],
+                log_root_det[several],
+                wishart_data_term(scatter, nu),
+                logp=wishart_logp,
+                random=wishart_random,
+                signature="(),(p,p),(),()->(p,p)",
+                observed=scatter,
+            )
 
     def _sampling_model(self):
         """The counts form with NUTS's coordinates in the closed-form posterior's frame: the
@@ -422,7 +536,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
         whitened residuals are Fᵀ(μ − a) = Fᵀ(m' − a) ± e/√κ', with no inverse in the gradient.
         Under the NIW posterior the free variables are independent, e standard normal: NUTS
         meets neither the funnel of μ given Σ nor the correlations of the prior's Bartlett
-        coordinates, which on a few rows per class (heights-weights) gave divergent transitions."""
+        coordinates, which on a few rows per class (heights-weights) gave divergent transitions.
+        """
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -430,15 +545,25 @@ class _DiscriminantAnalysis(GaussianClassifier):
         p = self.n_features_in_
         with pm.Model(coords=self._coords()) as model:
             self._class_model(model, observe_counts=True)
-            factor, log_root_det, log_density = posterior_frame_factor("precision", prior.nu, prior.psi, posterior.nu, posterior.psi)
+            factor, log_root_det, log_density = posterior_frame_factor(
+                "precision", prior.nu, prior.psi, posterior.nu, posterior.psi
+            )
             pm.Deterministic("cov", pt.linalg.inv(pt.matmul(factor, factor.mT)), dims=self._cov_dims())
             whitened = pm.Flat("class_mean_whitened", dims=("class", "feature"))
             shift = whitened / np.sqrt(posterior.kappa)[:, None]  # Fᵀ(μ − m')
             if self.shared_covariance:
-                factor, log_root_det = pt.broadcast_to(factor, (len(self.classes_), p, p)), pt.broadcast_to(log_root_det, (len(self.classes_),))
-            pm.Deterministic("class_mean", posterior.m + _transpose_times(pt.linalg.inv(factor), shift), dims=("class", "feature"))
-            log_density += (whitened_normal_logp(_transpose_times(factor, posterior.m - prior.m) + shift, prior.kappa, log_root_det)
-                            - log_root_det - 0.5 * p * np.log(posterior.kappa)).sum()
+                factor, log_root_det = (
+                    pt.broadcast_to(factor, (len(self.classes_), p, p)),
+                    pt.broadcast_to(log_root_det, (len(self.classes_),)),
+                )
+            pm.Deterministic(
+                "class_mean", posterior.m + _transpose_times(pt.linalg.inv(factor), shift), dims=("class", "feature")
+            )
+            log_density += (
+                whitened_normal_logp(_transpose_times(factor, posterior.m - prior.m) + shift, prior.kappa, log_root_det)
+                - log_root_det
+                - 0.5 * p * np.log(posterior.kappa)
+            ).sum()
             n = integer_counts(self.class_count_, "class counts")
             seen = _selection(n >= 1)
             residual = _transpose_times(factor[seen], self.feature_mean_[seen] - posterior.m[seen]) - shift[seen]
@@ -449,13 +574,16 @@ class _DiscriminantAnalysis(GaussianClassifier):
             else:
                 several = _selection(n >= 2)
                 scatter, nu = self.feature_scatter_[several], (n[several] - 1).astype(float)
-                log_density += wishart_logp(scatter, nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu)).sum()
+                log_density += wishart_logp(
+                    scatter, nu, factor[several], log_root_det[several], wishart_data_term(scatter, nu)
+                ).sum()
             pm.Potential("log_density", log_density)
         return model
 
     def _without_auxiliary_draws(self, posterior):
         """The draws without ``_sampling_model``'s free coordinates (its Bartlett variables
-        ``precision_c``/``precision_z`` stay, as the counts form's forward sampling reads them)."""
+        ``precision_c``/``precision_z`` stay, as the counts form's forward sampling reads them).
+        """
         posterior = super()._without_auxiliary_draws(posterior)
         names = [name for name in SAMPLING_COORDINATES if name in posterior.data_vars]
         dims = {dim for name in names for dim in posterior[name].dims[2:]} - {"class", "feature"}
@@ -627,12 +755,32 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
 
     shared_covariance = True
 
-    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01, prior_cov=None,
-                 cov_strength=None, reg_param=0.0, shrinkage=None, covariance_estimator=None, n_components=None,
-                 class_prior=None):
-        super().__init__(class_alpha=class_alpha, estimate=estimate, prior_mean=prior_mean, mean_strength=mean_strength,
-                         prior_cov=prior_cov, cov_strength=cov_strength, reg_param=reg_param, shrinkage=shrinkage,
-                         covariance_estimator=covariance_estimator, class_prior=class_prior)
+    def __init__(
+        self,
+        class_alpha=1.0,
+        estimate="mean",
+        prior_mean=None,
+        mean_strength=0.01,
+        prior_cov=None,
+        cov_strength=None,
+        reg_param=0.0,
+        shrinkage=None,
+        covariance_estimator=None,
+        n_components=None,
+        class_prior=None,
+    ):
+        super().__init__(
+            class_alpha=class_alpha,
+            estimate=estimate,
+            prior_mean=prior_mean,
+            mean_strength=mean_strength,
+            prior_cov=prior_cov,
+            cov_strength=cov_strength,
+            reg_param=reg_param,
+            shrinkage=shrinkage,
+            covariance_estimator=covariance_estimator,
+            class_prior=class_prior,
+        )
         self.n_components = n_components
 
     @single_blas_thread  # the (N × p)(p × K) product: slower on two OpenBLAS threads (BENCHMARKS.md, "Against scikit-learn")
@@ -640,7 +788,8 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         """Under a plug-in estimate, the linear discriminants (x − c)ᵀ Σ⁻¹(μ_k − c) − ½‖L⁻¹(μ_k − c)‖²
         + log π_k, c the mean of the class means: log p(x, y = k) less −½‖L⁻¹(x − c)‖² and the
         normalising constant, the same for every class. One (N × p)(p × K) product instead of
-        every row's whitening; ``predict_joint_log_proba`` keeps the exact density."""
+        every row's whitening; ``predict_joint_log_proba`` keeps the exact density.
+        """
         check_is_fitted(self, "classes_")
         estimate = self._estimate(estimate)
         if estimate not in ("mean", "map", "mle"):
@@ -661,7 +810,9 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
     def _linear_rule(self):
         estimate = self.estimate if self.estimate != "predictive" else None
         if estimate is None:
-            raise ValueError("coef_/intercept_ describe a plug-in rule; estimate='predictive' (Student-t) is not linear")
+            raise ValueError(
+                "coef_/intercept_ describe a plug-in rule; estimate='predictive' (Student-t) is not linear"
+            )
         means, cov = self._point(estimate)
         class_prob = self._class_probabilities(estimate)
         weights = np.linalg.solve(cov, means.T).T  # Σ⁻¹ μ_k
@@ -704,13 +855,16 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
             return limit
         n = self.n_components
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
-            raise ValueError(f"n_components must be an integer from 1 to min(K − 1, p) = {limit} "
-                             f"({len(self.classes_)} classes, {self.n_features_in_} features), got {n!r}")
+            raise ValueError(
+                f"n_components must be an integer from 1 to min(K − 1, p) = {limit} "
+                f"({len(self.classes_)} classes, {self.n_features_in_} features), got {n!r}"
+            )
         return int(n)
 
     def _projection(self, means, cov):
         """(x̄, eigenvalues, eigenvectors) of B w = λ Σ w, B = Σ_k (n_k/N)(μ_k − x̄)(μ_k − x̄)ᵀ,
-        x̄ = Σ_k (n_k/N) μ_k, the eigenvectors scaled to wᵀ Σ w = 1, the largest λ first."""
+        x̄ = Σ_k (n_k/N) μ_k, the eigenvectors scaled to wᵀ Σ w = 1, the largest λ first.
+        """
         weights = self.class_count_ / self.class_count_.sum()
         overall = weights @ means
         deviation = means - overall
@@ -744,7 +898,8 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         means of the estimate in use, "mean" for "predictive", and B their weighted scatter about
         x̄), so the classes' common covariance becomes I. With estimate="mle", Σ̂ = S_W / N and
         the directions are Fisher's, W ∝ S_W⁻¹(m_1 − m_2) for two classes; under a proper prior
-        Σ̂ is positive definite even where S_W is singular."""
+        Σ̂ is positive definite even where S_W is singular.
+        """
         X = self._encode(as_array_like(X), reset=False, training=False)
         overall, _, vectors = self._plug_in_projection()
         return (X - overall) @ vectors[:, : self._n_components()]
@@ -754,7 +909,8 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         (μ_1..μ_K, Σ) of the Normal–Inverse-Wishart posterior: draw s projects by
         (x − x̄_s) W_s. Each column's sign is chosen so that it points the way of the plug-in
         direction (wᵀ Σ̂ w_s ≥ 0), which eigenvectors leave free: their mean and spread then
-        show how well the data determine each direction."""
+        show how well the data determine each direction.
+        """
         check_is_fitted(self, "classes_")
         n_draws = check_n_draws(n_draws, "n_draws")
         d = self._n_components()

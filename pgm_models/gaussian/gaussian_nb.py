@@ -37,10 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.base import Marginal, integer_counts
-from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows, plug_in_moments
-from pgm_models.model_selection.evidence import EVIDENCE, check_option
 from pgm_models.gaussian._base import GaussianClassifier
+from pgm_models.model_selection.evidence import EVIDENCE, check_option
 
 
 class GaussianNB(GaussianClassifier):
@@ -162,9 +161,18 @@ class GaussianNB(GaussianClassifier):
 
     evidence_parameters = ("mean_strength", "var_strength", "prior_var")
 
-    def __init__(self, class_alpha=1.0, estimate="mean", prior_mean=None, mean_strength=0.01,
-                 prior_var=None, var_strength=3.0, ddof=0,
-                 var_smoothing=0.0, class_prior=None):
+    def __init__(
+        self,
+        class_alpha=1.0,
+        estimate="mean",
+        prior_mean=None,
+        mean_strength=0.01,
+        prior_var=None,
+        var_strength=3.0,
+        ddof=0,
+        var_smoothing=0.0,
+        class_prior=None,
+    ):
         self.class_alpha = class_alpha
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -176,38 +184,58 @@ class GaussianNB(GaussianClassifier):
         self.class_prior = class_prior
 
     def _set_prior(self, data_mean, data_var):
-        values = {"mean_strength": self._hyperparameter("mean_strength", 0.01),
-                  "var_strength": self._hyperparameter("var_strength", 3.0), "prior_var": np.ones(len(data_var))}
+        values = {
+            "mean_strength": self._hyperparameter("mean_strength", 0.01),
+            "var_strength": self._hyperparameter("var_strength", 3.0),
+            "prior_var": np.ones(len(data_var)),
+        }
         if isinstance(self.prior_var, str):
             check_option(self.prior_var, "prior_var", (EVIDENCE,), "numbers > 0, or None")
-        guess = data_var if self.prior_var is None or isinstance(self.prior_var, str) else (
-            np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape))
+        guess = (
+            data_var
+            if self.prior_var is None or isinstance(self.prior_var, str)
+            else (np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape))
+        )
         if not np.all(np.isfinite(guess)) or np.any(guess <= 0):
             raise ValueError(f"prior_var must be > 0, got {self.prior_var!r}")
         if not np.isscalar(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
         self.epsilon_ = self.var_smoothing * data_var.max()
-        self._prior_reference = np.broadcast_to(self._prior_location(data_mean), (len(self.classes_), len(data_mean))), guess
+        self._prior_reference = (
+            np.broadcast_to(self._prior_location(data_mean), (len(self.classes_), len(data_mean))),
+            guess,
+        )
         self._start_prior(values)
 
     def _prior_from(self, values) -> NormalInverseGamma:
         """NIG(m0, κ0, ν0/2, ν0 c_j v_j/2): ``values`` holds κ0, ν0 and c (s0² relative to the
-        data-scaled guess v)."""
+        data-scaled guess v).
+        """
         location, guess = self._prior_reference
         nu = values["var_strength"]
-        return NormalInverseGamma(location, values["mean_strength"], nu / 2, np.broadcast_to(nu * values["prior_var"] * guess / 2, location.shape))
+        return NormalInverseGamma(
+            location,
+            values["mean_strength"],
+            nu / 2,
+            np.broadcast_to(nu * values["prior_var"] * guess / 2, location.shape),
+        )
 
     def _prior_gradient(self, values, gradient) -> dict:
         """NIG (κ, a, b) gradients → (κ0, ν0, c): a0 = ν0/2 and b0_j = ν0 c_j v_j/2."""
         guess = self._prior_reference[1]
-        return {"mean_strength": gradient["kappa"].sum(),
-                "var_strength": (gradient["a"] / 2 + gradient["b"] * values["prior_var"] * guess / 2).sum(),
-                "prior_var": (gradient["b"] * values["var_strength"] * guess / 2).sum(axis=0)}
+        return {
+            "mean_strength": gradient["kappa"].sum(),
+            "var_strength": (gradient["a"] / 2 + gradient["b"] * values["prior_var"] * guess / 2).sum(),
+            "prior_var": (gradient["b"] * values["var_strength"] * guess / 2).sum(axis=0),
+        }
 
     def _learned_attributes(self) -> dict:
         values = self._prior_values
-        return {"mean_strength": float(values["mean_strength"]), "var_strength": float(values["var_strength"]),
-                "prior_var": values["prior_var"] * self._prior_reference[1]}
+        return {
+            "mean_strength": float(values["mean_strength"]),
+            "var_strength": float(values["var_strength"]),
+            "prior_var": values["prior_var"] * self._prior_reference[1],
+        }
 
     def _moments(self):
         """(n, x̄, S) as the NIG posterior takes them: counts (K, 1), means and scatters (K, F)."""
@@ -221,8 +249,15 @@ class GaussianNB(GaussianClassifier):
     def _point(self, estimate):
         """(μ, σ²) of shape (K, F) under a plug-in estimate."""
         return plug_in_moments(
-            estimate, self.posterior_, self.class_count_[:, None], self.feature_mean_, self.feature_scatter_,
-            self.ddof, self.epsilon_, self.classes_, self._feature_names_or_index(),
+            estimate,
+            self.posterior_,
+            self.class_count_[:, None],
+            self.feature_mean_,
+            self.feature_scatter_,
+            self.ddof,
+            self.epsilon_,
+            self.classes_,
+            self._feature_names_or_index(),
         )
 
     def _floats_per_row(self) -> int:
@@ -262,8 +297,18 @@ class GaussianNB(GaussianClassifier):
         mean, var = self._feature_priors()
         n = integer_counts(self.class_count_, "class counts")
         seen, several = np.flatnonzero(n >= 1), np.flatnonzero(n >= 2)
-        pm.Normal("sample_mean", mu=mean[seen], sigma=pm.math.sqrt(var[seen] / n[seen, None]), observed=self.feature_mean_[seen])
-        pm.Gamma("sample_scatter", alpha=(n[several, None] - 1) / 2, beta=1 / (2 * var[several]), observed=self.feature_scatter_[several])
+        pm.Normal(
+            "sample_mean",
+            mu=mean[seen],
+            sigma=pm.math.sqrt(var[seen] / n[seen, None]),
+            observed=self.feature_mean_[seen],
+        )
+        pm.Gamma(
+            "sample_scatter",
+            alpha=(n[several, None] - 1) / 2,
+            beta=1 / (2 * var[several]),
+            observed=self.feature_scatter_[several],
+        )
 
     def _rows_model(self, model, X, class_index):
         """y_i ~ Categorical(π); x_ij ~ N(μ[y_i, j], σ²[y_i, j])."""

@@ -27,7 +27,8 @@ import numpy as np
 def numba_rewrites() -> list[tuple]:
     """(rewriter, position in PyTensor's rewrite sequence) pairs for ``Mode.register``: the checks
     go before "canonicalize" (position 1), which would turn them into switches to -inf; the
-    Allocs before elemwise fusion (49), on the specialised graph."""
+    Allocs before elemwise fusion (49), on the specialised graph.
+    """
     from pymc.logprob.utils import CheckParameterValue
     from pytensor.graph.rewriting.basic import GraphRewriter, in2out, node_rewriter
 
@@ -48,7 +49,8 @@ _MAX_FOLDED = 10_000
 
 def fold_constant_allocs(fgraph) -> None:
     """Replace each ``Alloc(constant, *constant shape)`` of at most ``_MAX_FOLDED`` elements
-    that nothing overwrites in place by the constant array it computes."""
+    that nothing overwrites in place by the constant array it computes.
+    """
     from pytensor.graph.basic import Constant
     from pytensor.tensor.basic import Alloc, constant
 

@@ -46,9 +46,9 @@ import functools
 import math
 import threading
 import time
-from hashlib import sha256
 from collections.abc import Callable
 from dataclasses import dataclass
+from hashlib import sha256
 
 import numpy as np
 from nutpie import _lib
@@ -66,7 +66,8 @@ _LOGP_RETURN = """    if not np.all(np.isfinite(out)):
 # slice of it and shape, and each data array's address and shape. The sources hold only ranks,
 # dtypes and the number of arguments, so one source (and one cache entry) serves every model of the
 # same structure, whatever its sizes.
-_LOGP_SOURCE = """
+_LOGP_SOURCE = (
+    """
 def nutpie_logp(dim, x_, out_, logp_, user_data_):
     meta = numba.carray(user_data_, ({n_meta},), np.int64)
     if dim != meta[0]:
@@ -76,7 +77,9 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
     logp = numba.carray(logp_, ())
 {values}{data}    value, {gradients} = jit_fn({arguments})
     logp[()] = value
-{store}""" + _LOGP_RETURN
+{store}"""
+    + _LOGP_RETURN
+)
 _EXPAND_SOURCE = """
 def nutpie_expand(dim, expanded, x_, out_, user_data_):
     meta = numba.carray(user_data_, ({n_meta},), np.int64)
@@ -92,7 +95,8 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
 # source for every such model, so one compilation per machine. ``meta`` (``_groups_user_data``):
 # [n_dim, n_expanded, len(meta), n_groups, n_source, address of the expand index], then per group
 # [start in x, rows, V, addresses of α, N and n]. ``jit_fn`` is one of ``_group_functions``.
-_GROUPS_LOGP_SOURCE = """
+_GROUPS_LOGP_SOURCE = (
+    """
 def nutpie_logp(dim, x_, out_, logp_, user_data_):
     head = numba.carray(user_data_, (3,), np.int64)
     meta = numba.carray(user_data_, (head[2],), np.int64)
@@ -113,7 +117,9 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
         total += value[()]
         out[start:stop].reshape((rows, values - 1))[...] = gradient
     logp[()] = total
-""" + _LOGP_RETURN
+"""
+    + _LOGP_RETURN
+)
 _GROUPS_EXPAND_SOURCE = """
 def nutpie_expand(dim, expanded, x_, out_, user_data_):
     head = numba.carray(user_data_, (3,), np.int64)
@@ -147,7 +153,7 @@ _OPT_LOCK = threading.RLock()
 
 @contextlib.contextmanager
 def _numba_opt(level: int | None):
-    """numba's LLVM optimisation level for the compilations inside the block only."""
+    """Numba's LLVM optimisation level for the compilations inside the block only."""
     if level is None:
         yield
         return
@@ -164,7 +170,8 @@ def _numba_opt(level: int | None):
 
 def _contiguous_constants_mode():
     """PyTensor's NUMBA mode with a last rewrite that replaces every constant array that is
-    neither C- nor F-contiguous by a contiguous copy (same type, same values)."""
+    neither C- nor F-contiguous by a contiguous copy (same type, same values).
+    """
     from pytensor.compile.mode import get_mode
     from pytensor.graph.basic import Constant
     from pytensor.graph.rewriting.basic import GraphRewriter
@@ -173,8 +180,11 @@ def _contiguous_constants_mode():
         def apply(self, fgraph):
             for var in list(fgraph.variables):
                 data = getattr(var, "data", None)
-                if (isinstance(var, Constant) and isinstance(data, np.ndarray)
-                        and not (data.flags.c_contiguous or data.flags.f_contiguous)):
+                if (
+                    isinstance(var, Constant)
+                    and isinstance(data, np.ndarray)
+                    and not (data.flags.c_contiguous or data.flags.f_contiguous)
+                ):
                     fgraph.replace(var, type(var)(var.type, np.ascontiguousarray(data)), reason="contiguous_constants")
 
     from pgm_models.inference._numba_rewrites import numba_rewrites
@@ -186,7 +196,8 @@ def _jitable(function):
     """(PyTensor's compiled graph of ``function``, its key in PyTensor's numba cache or None where numba
     cannot cache it). The C callbacks call that graph itself, not the star-args wrapper that
     PyTensor's linker jits around it (numba would compile that wrapper too, for
-    every function: BENCHMARKS.md, "Compiling the models for nutpie-numba")."""
+    every function: BENCHMARKS.md, "Compiling the models for nutpie-numba").
+    """
     from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
     jit_fn = function.vm.jit_fn
@@ -194,24 +205,32 @@ def _jitable(function):
 
 
 def _signatures() -> tuple:
-    """numba's signatures of nutpie's C callbacks: (log density + gradient, expand)."""
+    """Numba's signatures of nutpie's C callbacks: (log density + gradient, expand)."""
     from numba import types
 
     double = types.CPointer(types.double)
-    return (types.int64(types.uint64, double, double, double, types.voidptr),
-            types.int64(types.uint64, types.uint64, double, double, types.voidptr))
+    return (
+        types.int64(types.uint64, double, double, double, types.voidptr),
+        types.int64(types.uint64, types.uint64, double, double, types.voidptr),
+    )
 
 
 def _cached_cfunc(source: str, name: str, signature, jitable):
     """``numba.cfunc`` of ``source`` calling ``jit_fn`` (``jitable``: it and its PyTensor key), cached
-    under PyTensor's numba folder when ``jit_fn`` is itself cached there."""
+    under PyTensor's numba folder when ``jit_fn`` is itself cached there.
+    """
     import numba
     from pytensor.link.numba.cache import compile_numba_function_src
 
     jit_fn, pytensor_key = jitable
     # __name__: numba's cache rebuilds a function's environment by importing its module
-    environment = {"__name__": __name__, "numba": numba, "np": np, "jit_fn": jit_fn,
-                   "address_as_void_pointer": address_as_void_pointer}
+    environment = {
+        "__name__": __name__,
+        "numba": numba,
+        "np": np,
+        "jit_fn": jit_fn,
+        "address_as_void_pointer": address_as_void_pointer,
+    }
     # the source too: it holds the data's ranks and dtypes, which PyTensor's key of jit_fn may leave out
     key = None if pytensor_key is None else f"{name}_{sha256(source.encode()).hexdigest()}_{pytensor_key}"
     function = compile_numba_function_src(source, name, environment, cache_key=key)
@@ -231,7 +250,8 @@ def _data_as_shared(model):
     compiled function. What stays constant is the model's structure: the sizes, which the rewrites
     use, and numbers such as 0.5, 1 or 2 written in its formulas, on which they specialise (x ** 2
     becomes x * x). A data value among those only costs a compilation, never a wrong answer: PyTensor's
-    cache key holds every constant."""
+    cache key holds every constant.
+    """
     import pytensor
     from pymc.distributions.distribution import SymbolicRandomVariable
     from pymc.model.fgraph import ModelObservedRV, fgraph_from_model, model_from_fgraph
@@ -250,25 +270,35 @@ def _data_as_shared(model):
     def is_data(var) -> bool:
         if not isinstance(var, TensorConstant) or var in sizes:
             return False
-        return (var.type.ndim > 0 or var in arguments
-                or (var.type.dtype.startswith("float") and not float(2 * var.data).is_integer()))
+        return (
+            var.type.ndim > 0
+            or var in arguments
+            or (var.type.dtype.startswith("float") and not float(2 * var.data).is_integer())
+        )
 
-    fgraph.replace_all([(var, pytensor.shared(np.array(var.data, order="C"), shape=var.type.shape))
-                        for var in fgraph.variables if is_data(var)], import_missing=True, reason="data_as_shared")
+    fgraph.replace_all(
+        [
+            (var, pytensor.shared(np.array(var.data, order="C"), shape=var.type.shape))
+            for var in fgraph.variables
+            if is_data(var)
+        ],
+        import_missing=True,
+        reason="data_as_shared",
+    )
     return model_from_fgraph(fgraph, mutate_fgraph=True)
 
 
 def _functions(model, mode, order: list[str]):
-    """nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
+    """Nutpie's ``_make_functions`` (``join_expanded=True``), except that the log density + gradient
     and the expand function take each free variable's unconstrained value (not the flat vector) and
     the model's data (not shared variables) as arguments, of the values' own types: (logp function,
     expand function, their arguments (value variables, then data), the data's values, nutpie's
     shape_info (names, slices and shapes in the expanded vector: the free variables' values first,
     then the named values in the order of ``order``)). The flat vector's slices and the values'
-    shapes are read by the C callbacks from ``user_data`` (``_user_data``)."""
+    shapes are read by the C callbacks from ``user_data`` (``_user_data``).
+    """
     import pytensor
     from nutpie.compile_pymc import _compute_shapes
-
     from pymc.pytensorf import compile as compile_pymc
     from pytensor.compile.sharedvalue import SharedVariable
     from pytensor.graph.traversal import graph_inputs
@@ -280,15 +310,19 @@ def _functions(model, mode, order: list[str]):
     gradients = pytensor.gradient.grad(logp, value_vars)
     names = [var.name for var in value_vars]
     # the named values in the order of ``order`` (the model's; its copy's may differ)
-    remaining = sorted((var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name))
+    remaining = sorted(
+        (var for var in model.unobserved_value_vars if var.name not in names), key=lambda var: order.index(var.name)
+    )
     expanded = pytensor.tensor.concatenate([var.ravel() for var in [*value_vars, *remaining]])
     data = [var for var in graph_inputs([logp, *gradients, expanded]) if isinstance(var, SharedVariable)]
     # of their own types: with unknown sizes PyTensor added broadcast checks whose form varied from
     # process to process (LDA, QDA), and with it the cache key (LDA compiled again in every process)
     arguments = [var.type(name=var.name) for var in [*value_vars, *data]]
     replace = dict(zip([*value_vars, *data], arguments))
-    (logp, *gradients), expanded = (pytensor.clone_replace(outputs, replace=replace, rebuild_strict=False)
-                                    for outputs in ([logp, *gradients], expanded))
+    (logp, *gradients), expanded = (
+        pytensor.clone_replace(outputs, replace=replace, rebuild_strict=False)
+        for outputs in ([logp, *gradients], expanded)
+    )
     with model:
         logp_fn = compile_pymc(arguments, [logp, *gradients], mode=mode, on_unused_input="ignore")
         expand_fn = compile_pymc(arguments, [expanded], mode=mode, on_unused_input="ignore")
@@ -296,8 +330,13 @@ def _functions(model, mode, order: list[str]):
     all_shapes = [tuple(shapes[name]) for name in all_names]
     stops = np.cumsum([math.prod(shape) for shape in all_shapes]).tolist()
     all_slices = [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, all_shapes)]
-    return (logp_fn, expand_fn, arguments, [np.array(var.get_value(borrow=True), order="C") for var in data],
-            (all_names, all_slices, all_shapes))
+    return (
+        logp_fn,
+        expand_fn,
+        arguments,
+        [np.array(var.get_value(borrow=True), order="C") for var in data],
+        (all_names, all_slices, all_shapes),
+    )
 
 
 @functools.cache
@@ -313,7 +352,8 @@ def _group_functions():
     the Jacobian being log V + Σ_v log Θ_rv (the transform is the additive log-ratio's, whose
     Jacobian is Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v of determinant V). The first gives
     (log p, ∂ log p / ∂z), the second Θ of z. Written in this form rather than as PyMC's three terms,
-    the log density has far fewer nodes for numba to compile."""
+    the log density has far fewer nodes for numba to compile.
+    """
     import pytensor
     import pytensor.tensor as pt
     from pymc.pytensorf import compile as compile_pymc
@@ -322,16 +362,23 @@ def _group_functions():
     counts, totals = pt.matrix("counts", dtype="int64"), pt.vector("totals", dtype="int64")
     # PyMC's SimplexTransform.backward before its normalisation
     logits = pt.concatenate([value, -value.sum(-1, keepdims=True)], axis=-1)
-    logp = (pt.gammaln(concentration.sum(-1)) - pt.gammaln(concentration).sum(-1) + pt.gammaln(totals + 1)
-            - pt.gammaln(counts + 1).sum(-1) + pt.log(concentration.shape[-1])
-            + ((concentration + counts) * pt.special.log_softmax(logits, axis=-1)).sum(-1)).sum()
+    logp = (
+        pt.gammaln(concentration.sum(-1))
+        - pt.gammaln(concentration).sum(-1)
+        + pt.gammaln(totals + 1)
+        - pt.gammaln(counts + 1).sum(-1)
+        + pt.log(concentration.shape[-1])
+        + ((concentration + counts) * pt.special.log_softmax(logits, axis=-1)).sum(-1)
+    ).sum()
     mode = _contiguous_constants_mode()
-    return (compile_pymc([value, concentration, counts, totals], [logp, pytensor.gradient.grad(logp, value)], mode=mode),
-            compile_pymc([value], [pt.special.softmax(logits, axis=-1)], mode=mode))
+    return (
+        compile_pymc([value, concentration, counts, totals], [logp, pytensor.gradient.grad(logp, value)], mode=mode),
+        compile_pymc([value], [pt.special.softmax(logits, axis=-1)], mode=mode),
+    )
 
 
 def _groups_layout(model, groups):
-    """nutpie's shape_info of a Dirichlet-only counts model (the groups' unconstrained values, then
+    """Nutpie's shape_info of a Dirichlet-only counts model (the groups' unconstrained values, then
     every other named value in the model's order) and the expand index: the named values as
     entries of the source vector [x, Θ_1.ravel(), Θ_2.ravel(), ...] that the expand callback fills
     (x: nutpie's flat vector, Θ_g: group g's constrained value); None unless every named value
@@ -340,7 +387,8 @@ def _groups_layout(model, groups):
     A named value is an index map when every operation between the groups and it selects or
     rearranges entries (``_picks_entries``); the index is then found by evaluating the named values
     with each Θ_g holding its entries' numbers k in the source (exact: no arithmetic touches them),
-    and checked again with 2k + 1."""
+    and checked again with 2k + 1.
+    """
     import pytensor
 
     names = [g.value for g in groups]
@@ -350,26 +398,44 @@ def _groups_layout(model, groups):
         return None
     n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
     starts = np.cumsum([n_dim] + [g.concentration.size for g in groups]).tolist()
-    numbers = [np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
-               for start, g in zip(starts, groups)]
-    found = [pytensor.function([], pytensor.clone_replace(outputs, replace={g.rv: pytensor.tensor.constant(k * scale + shift)
-                                                                            for g, k in zip(groups, numbers)}),
-                               mode="FAST_COMPILE")()
-             for scale, shift in ((1, 0), (2, 1))]
-    if not all(np.array_equal(second, 2 * first + 1) and np.all((first >= 0) & (first < starts[-1]) & (first == np.round(first)))
-               for first, second in zip(*found)):
+    numbers = [
+        np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
+        for start, g in zip(starts, groups)
+    ]
+    found = [
+        pytensor.function(
+            [],
+            pytensor.clone_replace(
+                outputs, replace={g.rv: pytensor.tensor.constant(k * scale + shift) for g, k in zip(groups, numbers)}
+            ),
+            mode="FAST_COMPILE",
+        )()
+        for scale, shift in ((1, 0), (2, 1))
+    ]
+    if not all(
+        np.array_equal(second, 2 * first + 1)
+        and np.all((first >= 0) & (first < starts[-1]) & (first == np.round(first)))
+        for first, second in zip(*found)
+    ):
         return None
-    shapes = [(g.concentration.shape[0], g.concentration.shape[1] - 1) for g in groups] + [np.shape(v) for v in found[0]]
+    shapes = [(g.concentration.shape[0], g.concentration.shape[1] - 1) for g in groups] + [
+        np.shape(v) for v in found[0]
+    ]
     stops = np.cumsum([math.prod(shape) for shape in shapes]).tolist()
     index = np.concatenate([np.arange(n_dim)] + [np.ravel(v) for v in found[0]]).astype(np.int64)
-    return (names + remaining, [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, shapes)], shapes), index, starts[-1]
+    return (
+        (names + remaining, [slice(stop - math.prod(shape), stop) for stop, shape in zip(stops, shapes)], shapes),
+        index,
+        starts[-1],
+    )
 
 
 def _picks_entries(inputs: list, outputs: list) -> bool:
     """Whether every operation on a path from ``inputs`` to ``outputs`` only selects or rearranges
     entries (indexing, reshapes, transposes, joins), so that each output entry is one input entry:
     a rounding or an affine map of an entry can map the numbers an index is read from onto
-    numbers again, so the structure is checked, not values."""
+    numbers again, so the structure is checked, not values.
+    """
     from pytensor.compile.ops import DeepCopyOp, ViewOp
     from pytensor.graph.traversal import graph_inputs, io_toposort
     from pytensor.tensor.basic import Join
@@ -377,7 +443,17 @@ def _picks_entries(inputs: list, outputs: list) -> bool:
     from pytensor.tensor.shape import Reshape, SpecifyShape
     from pytensor.tensor.subtensor import AdvancedSubtensor, AdvancedSubtensor1, Subtensor
 
-    picks = (Subtensor, AdvancedSubtensor, AdvancedSubtensor1, Reshape, DimShuffle, Join, SpecifyShape, DeepCopyOp, ViewOp)
+    picks = (
+        Subtensor,
+        AdvancedSubtensor,
+        AdvancedSubtensor1,
+        Reshape,
+        DimShuffle,
+        Join,
+        SpecifyShape,
+        DeepCopyOp,
+        ViewOp,
+    )
     dependent = set(inputs)
     for node in io_toposort(list(graph_inputs(outputs)), outputs):
         if any(var in dependent for var in node.inputs):
@@ -401,18 +477,21 @@ def _groups_user_data(groups, n_dim: int, index: np.ndarray, n_source: int) -> n
 def _user_data(n_dim: int, n_expanded: int, slices: list[slice], shapes: list[tuple], arrays: list[np.ndarray]):
     """What nutpie hands the C callbacks as ``user_data_``: one int64 vector of the flat vector's
     length, the expanded vector's, each free variable's start, stop and shape in the flat vector,
-    and each data array's address and shape; and where each variable's and array's entry starts."""
+    and each data array's address and shape; and where each variable's and array's entry starts.
+    """
     entries = [[n_dim, n_expanded]] + [[s.start, s.stop, *shape] for s, shape in zip(slices, shapes)]
     entries += [[array.ctypes.data, *array.shape] for array in arrays]
     starts = np.cumsum([0] + [len(entry) for entry in entries]).tolist()
     return np.array([number for entry in entries for number in entry], dtype=np.int64), starts[1:-1]
 
 
-def _callback_source(template: str, arguments: list, arrays: list[np.ndarray], starts: list[int], n_meta: int,
-                     n_gradients: int = 0) -> str:
+def _callback_source(
+    template: str, arguments: list, arrays: list[np.ndarray], starts: list[int], n_meta: int, n_gradients: int = 0
+) -> str:
     """``template`` with the lines that read the function's arguments from ``user_data_`` (``meta``):
     each free variable's value as its slice of ``x`` (and its gradient as that of ``out``) in its
-    shape, each data array at its address as an array of its dtype and rank."""
+    shape, each data array at its address as an array of its dtype and rank.
+    """
     n_values = len(arguments) - len(arrays)
     values, data, store = [], [], []
     for i, (var, start) in enumerate(zip(arguments[:n_values], starts)):
@@ -423,9 +502,14 @@ def _callback_source(template: str, arguments: list, arrays: list[np.ndarray], s
         shape = "".join(f"meta[{start + 1 + axis}], " for axis in range(array.ndim))
         dtype = "bool_" if array.dtype == bool else array.dtype.name
         data.append(f"    d{i} = numba.carray(address_as_void_pointer(meta[{start}]), ({shape}), np.{dtype})\n")
-    return template.format(n_meta=n_meta, values="".join(values), data="".join(data), store="".join(store[:n_gradients]),
-                           gradients="".join(f"g{i}, " for i in range(n_gradients)),
-                           arguments=", ".join([f"v{i}" for i in range(n_values)] + [f"d{i}" for i in range(len(arrays))]))
+    return template.format(
+        n_meta=n_meta,
+        values="".join(values),
+        data="".join(data),
+        store="".join(store[:n_gradients]),
+        gradients="".join(f"g{i}, " for i in range(n_gradients)),
+        arguments=", ".join([f"v{i}" for i in range(n_values)] + [f"d{i}" for i in range(len(arrays))]),
+    )
 
 
 def compile_model(model, *, progress=None, numba_opt: int | None = None):
@@ -439,15 +523,17 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     Dirichlet-only counts model (``conjugate.blocks.counts_groups``: CategoricalNB, SPODE, TAN)
     is compiled as functions of one group's arrays (``_group_functions``) called per group, the
     same for all of them. ``progress(done, total)`` is told nutpie's count of
-    draws done over all chains (tuning included) every 0.1 s while it samples."""
+    draws done over all chains (tuning included) every 0.1 s while it samples.
+    """
     from nutpie.compile_pymc import _prepare_dims_and_coords, _rv_dict_to_flat_array_wrapper, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
 
     from pgm_models.conjugate.blocks import counts_groups
 
     # what nutpie.compile_pymc_model starts from: PyMC's support points, jittered
-    initial_point_fn = _wrap_with_lock(make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs),
-                                                             return_transformed=True))
+    initial_point_fn = _wrap_with_lock(
+        make_initial_point_fn(model=model, jitter_rvs=set(model.free_RVs), return_transformed=True)
+    )
     logp_signature, expand_signature = _signatures()
     with _numba_opt(numba_opt):
         groups = counts_groups(model)
@@ -461,32 +547,57 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
             expand_c = _cached_cfunc(_GROUPS_EXPAND_SOURCE, "nutpie_expand", expand_signature, _jitable(expand_pt))
             data = (index, *(array for g in groups for array in (g.concentration, g.counts, g.totals)))
         else:
-            logp_pt, expand_pt, arguments, arrays, shape_info = _functions(_data_as_shared(model), _contiguous_constants_mode(),
-                                                                            [var.name for var in model.unobserved_value_vars])
+            logp_pt, expand_pt, arguments, arrays, shape_info = _functions(
+                _data_as_shared(model), _contiguous_constants_mode(), [var.name for var in model.unobserved_value_vars]
+            )
             n_values = len(arguments) - len(arrays)
             slices, shapes = shape_info[1:]
             n_dim = slices[n_values - 1].stop if n_values else 0
-            user_data, starts = _user_data(n_dim, slices[-1].stop if slices else 0, slices[:n_values], shapes[:n_values], arrays)
-            logp_c = _cached_cfunc(_callback_source(_LOGP_SOURCE, arguments, arrays, starts, len(user_data), n_gradients=n_values),
-                                   "nutpie_logp", logp_signature, _jitable(logp_pt))
-            expand_c = _cached_cfunc(_callback_source(_EXPAND_SOURCE, arguments, arrays, starts, len(user_data)),
-                                     "nutpie_expand", expand_signature, _jitable(expand_pt))
+            user_data, starts = _user_data(
+                n_dim, slices[-1].stop if slices else 0, slices[:n_values], shapes[:n_values], arrays
+            )
+            logp_c = _cached_cfunc(
+                _callback_source(_LOGP_SOURCE, arguments, arrays, starts, len(user_data), n_gradients=n_values),
+                "nutpie_logp",
+                logp_signature,
+                _jitable(logp_pt),
+            )
+            expand_c = _cached_cfunc(
+                _callback_source(_EXPAND_SOURCE, arguments, arrays, starts, len(user_data)),
+                "nutpie_expand",
+                expand_signature,
+                _jitable(expand_pt),
+            )
             data = tuple(arrays)
     names, slices, shapes = shape_info
     n_values = len(model.free_RVs)
-    flat_initial_point = _rv_dict_to_flat_array_wrapper(initial_point_fn, names=names[:n_values], shapes=shapes[:n_values])
+    flat_initial_point = _rv_dict_to_flat_array_wrapper(
+        initial_point_fn, names=names[:n_values], shapes=shapes[:n_values]
+    )
     dims, coords = _prepare_dims_and_coords(model, shape_info)
-    return _CompiledModel(_n_dim=n_dim, dims=dims, _coords=coords,
-                          _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
-                          compiled_logp_func=logp_c, compiled_expand_func=expand_c,
-                          initial_point_func=flat_initial_point, shared_data={}, user_data=user_data,
-                          n_expanded=slices[-1].stop if slices else 0, shape_info=shape_info, logp_func=logp_pt,
-                          expand_func=expand_pt, progress=progress, data=data)
+    return _CompiledModel(
+        _n_dim=n_dim,
+        dims=dims,
+        _coords=coords,
+        _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
+        compiled_logp_func=logp_c,
+        compiled_expand_func=expand_c,
+        initial_point_func=flat_initial_point,
+        shared_data={},
+        user_data=user_data,
+        n_expanded=slices[-1].stop if slices else 0,
+        shape_info=shape_info,
+        logp_func=logp_pt,
+        expand_func=expand_pt,
+        progress=progress,
+        data=data,
+    )
 
 
 def _nutpie_settings(low_rank: bool) -> list[str]:
     """The keyword arguments ``nutpie.sample`` takes besides the model: its own parameters and
-    the settings of the mass matrix's kind, which it sets from its ``**kwargs``."""
+    the settings of the mass matrix's kind, which it sets from its ``**kwargs``.
+    """
     import inspect
 
     import nutpie
@@ -506,6 +617,7 @@ class _CompiledModel(CompiledPyMCModel):
 
     def _make_sampler(self, settings, init_mean, cores, progress_type, store):
         if self.progress is not None:
+
             def report(formatted):
                 self.progress(*map(int, formatted.split()))
 
@@ -513,14 +625,30 @@ class _CompiledModel(CompiledPyMCModel):
         return super()._make_sampler(settings, init_mean, cores, progress_type, store)
 
 
-def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, random_seed, progress=None,
-           numba_opt: int | None = 1, **nutpie_kwargs):
+def sample(
+    model,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int | None,
+    random_seed,
+    progress=None,
+    numba_opt: int | None = 1,
+    **nutpie_kwargs,
+):
     """NUTS draws of ``model`` by nutpie on the cached numba functions, as InferenceData with
     the model's names, coords and dims, its constant and observed data, and
-    ``posterior.attrs["sampling_time"]`` (seconds of nutpie's sampling alone)."""
+    ``posterior.attrs["sampling_time"]`` (seconds of nutpie's sampling alone).
+    """
     import nutpie
     import pymc as pm
-    from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, find_observations
+    from pymc.backends.arviz import (
+        coords_and_dims_for_inferencedata,
+        dict_to_dataset,
+        find_constants,
+        find_observations,
+    )
 
     # nutpie's mass matrix adapted as a diagonal plus a low-rank part from the draws' and gradients'
     # leading directions unless the caller asks for the diagonal alone (the model classes that
@@ -543,8 +671,17 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     # The tuning draws are not converted (save_warmup=False): pm.sample drops them too
     nutpie_kwargs.setdefault("save_warmup", False)
     start = time.perf_counter()
-    background = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=seed, progress_bar=False,
-                               blocking=False, **({"cores": cores} if cores is not None else {}), **nutpie_kwargs)
+    background = nutpie.sample(
+        compiled,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        progress_bar=False,
+        blocking=False,
+        **({"cores": cores} if cores is not None else {}),
+        **nutpie_kwargs,
+    )
     try:
         background._sampler.wait(None)
     except BaseException:
@@ -558,6 +695,10 @@ def sample(model, *, draws: int, tune: int, chains: int, cores: int | None, rand
     idata.posterior.attrs["tuning_steps"] = tune
     # what pm.sample(nuts_sampler="nutpie") adds: nutpie has no access to the model's data
     coords, dims = coords_and_dims_for_inferencedata(model)
-    idata.add_groups({group: dict_to_dataset(find(model), library=pm, coords=coords, dims=dims, default_dims=[])
-                      for group, find in (("constant_data", find_constants), ("observed_data", find_observations))})
+    idata.add_groups(
+        {
+            group: dict_to_dataset(find(model), library=pm, coords=coords, dims=dims, default_dims=[])
+            for group, find in (("constant_data", find_constants), ("observed_data", find_observations))
+        }
+    )
     return idata

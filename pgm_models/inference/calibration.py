@@ -97,7 +97,9 @@ class SBCResult:
         return axes
 
 
-def simulation_based_calibration(simulate, posterior, n_replications=200, n_draws=99, n_bins=20, random_seed=None) -> SBCResult:
+def simulation_based_calibration(
+    simulate, posterior, n_replications=200, n_draws=99, n_bins=20, random_seed=None
+) -> SBCResult:
     """Simulation-based calibration of a posterior sampler: the rank statistics of simulated datasets.
 
     For a model with no closed form to compare against, check the *procedure*: draw parameters θ̃

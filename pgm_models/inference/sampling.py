@@ -43,23 +43,33 @@ DEFAULT_SAMPLER = "nutpie-numba"
 # matrices and tuning steps"); 300 rather than the 200 measured fastest keeps nutpie's
 # margin for models and data sets not measured here
 DEFAULT_TUNE = {"nutpie-numba": 300}
-_PACKAGES = {"pymc": ("pymc",), "nutpie-numba": ("nutpie",), "nutpie": ("nutpie", "jax"), "numpyro": ("numpyro", "jax"), "blackjax": ("blackjax", "jax")}
+_PACKAGES = {
+    "pymc": ("pymc",),
+    "nutpie-numba": ("nutpie",),
+    "nutpie": ("nutpie", "jax"),
+    "numpyro": ("numpyro", "jax"),
+    "blackjax": ("blackjax", "jax"),
+}
 
 
 class SamplerNotInstalled(ImportError, ValueError):
     """A known NUTS backend whose package is missing (a ValueError too, so that the command
-    line reports it in one line like any bad argument)."""
+    line reports it in one line like any bad argument).
+    """
 
 
 def check_sampler_name(sampler: str) -> str:
     """``sampler`` if it is a known and installed NUTS backend; a ValueError naming the valid
-    ones, or :class:`SamplerNotInstalled` saying what to install."""
+    ones, or :class:`SamplerNotInstalled` saying what to install.
+    """
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler={sampler!r} is not one of {', '.join(map(repr, SAMPLERS))}")
     missing = _missing_packages(sampler)
     if missing:
-        raise SamplerNotInstalled(f"sampler={sampler!r} needs the {' and '.join(map(repr, missing))} package(s), which are not "
-                                  f"installed (pip install {' '.join(missing)})")
+        raise SamplerNotInstalled(
+            f"sampler={sampler!r} needs the {' and '.join(map(repr, missing))} package(s), which are not "
+            f"installed (pip install {' '.join(missing)})"
+        )
     return sampler
 
 
@@ -102,7 +112,8 @@ def usable_cores() -> int:
 
 def _default_cores(chains: int | None) -> int:
     """Chain processes for PyMC: one per usable CPU up to ``chains``, and 1 inside a daemonic
-    process (a multiprocessing pool's worker), which may not start processes of its own."""
+    process (a multiprocessing pool's worker), which may not start processes of its own.
+    """
     import multiprocessing
 
     if multiprocessing.current_process().daemon:
@@ -110,8 +121,19 @@ def _default_cores(chains: int | None) -> int:
     return usable_cores() if chains is None else min(chains, usable_cores())
 
 
-def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: int | None = None, chains: int = 4,
-           cores: int | None = None, random_seed=None, progress=None, auxiliary=None, **pm_sample_kwargs):
+def sample(
+    model,
+    *,
+    sampler: str = DEFAULT_SAMPLER,
+    draws: int = 1000,
+    tune: int | None = None,
+    chains: int = 4,
+    cores: int | None = None,
+    random_seed=None,
+    progress=None,
+    auxiliary=None,
+    **pm_sample_kwargs,
+):
     """NUTS draws of ``model`` (a ``pm.Model``) with the chosen backend, as InferenceData.
 
     ``tune`` defaults to the backend's :data:`DEFAULT_TUNE` (1000, ``pm.sample``'s, but for "nutpie-numba").
@@ -119,7 +141,8 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
     ``chains``, one inside a daemonic process; PyMC's own default assumes half the CPUs are
     hyper-threads and ran the four chains one after another on a 2-core machine); the JAX samplers vectorise the chains in one process
     instead. ``auxiliary`` removes the model's auxiliary variables from a draws' Dataset (the
-    estimator's ``_without_auxiliary_draws``; default: the stacked Dirichlet groups)."""
+    estimator's ``_without_auxiliary_draws``; default: the stacked Dirichlet groups).
+    """
     import pymc as pm
 
     check_sampler_name(sampler)
@@ -147,13 +170,26 @@ def sample(model, *, sampler: str = DEFAULT_SAMPLER, draws: int = 1000, tune: in
         # nutpie computes no convergence checks and shows no bar of its own (``progress`` gets its counts)
         unused = set(pm_sample_kwargs) - {"progressbar", "compute_convergence_checks"}
         if unused:
-            raise TypeError(f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
-                            "(nutpie's own settings go in nuts_sampler_kwargs)")
+            raise TypeError(
+                f"sampler='nutpie-numba' does not take pm.sample's {', '.join(sorted(unused))} "
+                "(nutpie's own settings go in nuts_sampler_kwargs)"
+            )
         if chains is None:  # pm.sample's meaning: as many as the cores, at least 2
             chains = max(2, usable_cores() if cores is None else cores)
-        return _model_variables_only(_nutpie_numba.sample(model, draws=draws, tune=tune, chains=chains, cores=cores,
-                                                          random_seed=random_seed, progress=progress, **nutpie_kwargs),
-                                     keep_tuning=False, auxiliary=auxiliary)
+        return _model_variables_only(
+            _nutpie_numba.sample(
+                model,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=random_seed,
+                progress=progress,
+                **nutpie_kwargs,
+            ),
+            keep_tuning=False,
+            auxiliary=auxiliary,
+        )
     else:
         if sampler == "nutpie":
             defaults = {"backend": "jax", "gradient_backend": "jax", **({"cores": cores} if cores is not None else {})}
@@ -173,7 +209,8 @@ def _model_variables_only(idata, keep_tuning: bool, auxiliary=None):
     (nutpie keeps them; ``check_sampler`` would judge them too), nor the stacked Dirichlet groups
     (``pgm_models.conjugate.blocks``: their blocks are there by name, and ``az.summary`` would
     list every probability twice), nor what ``auxiliary`` removes (an estimator's own auxiliary
-    variables); the tuning draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to)."""
+    variables); the tuning draws only if ``keep_tuning`` (as PyMC's own NUTS, when asked to).
+    """
     from pgm_models.conjugate.blocks import without_groups
 
     auxiliary = auxiliary or without_groups

@@ -19,7 +19,8 @@ import xarray as xr
 def _shown_entries(shapes: dict, max_rows: int | None):
     """(name, index arrays) of the first ``max_rows`` scalars of variables of these ``shapes``
     (all with None), variable by variable in C order: the cost is the rows shown. A scalar variable
-    is indexed as an array of one entry (``_entries`` reads it so)."""
+    is indexed as an array of one entry (``_entries`` reads it so).
+    """
     left = max_rows
     for name, shape in shapes.items():
         if left == 0:
@@ -39,7 +40,8 @@ def _entries(values, index) -> np.ndarray:
 
 def _labels(name: str, coords: list, index) -> list[str]:
     """``name[coord, coord]`` of each entry, as arviz's BaseLabeller writes them, from the
-    coordinate values of the variable's dims."""
+    coordinate values of the variable's dims.
+    """
     if not coords:
         return [name]
     values = [np.asarray(c)[i] for c, i in zip(coords, index)]
@@ -53,7 +55,8 @@ def _table(blocks: list, columns) -> pd.DataFrame:
 def labelled_table(max_rows: int | None = None, **datasets: xr.Dataset) -> pd.DataFrame:
     """Columns ``variable``, ``parameter`` and one per keyword, from datasets that share their
     variables and dims: one row per scalar, or for the first ``max_rows`` scalars only (each
-    dataset is read in the first one's dim order, by name)."""
+    dataset is read in the first one's dim order, by name).
+    """
     first, *_ = datasets.values()
     blocks = []
     for name, index in _shown_entries({name: v.shape for name, v in first.data_vars.items()}, max_rows):
@@ -67,7 +70,10 @@ def labelled_table(max_rows: int | None = None, **datasets: xr.Dataset) -> pd.Da
 def _interval_columns(posterior: xr.Dataset, prob: float) -> dict:
     low, high = (1 - prob) / 2, (1 + prob) / 2
     quantiles = posterior.quantile([low, high], dim=("chain", "draw"))
-    return {f"q{low:.1%}": quantiles.sel(quantile=low, drop=True), f"q{high:.1%}": quantiles.sel(quantile=high, drop=True)}
+    return {
+        f"q{low:.1%}": quantiles.sel(quantile=low, drop=True),
+        f"q{high:.1%}": quantiles.sel(quantile=high, drop=True),
+    }
 
 
 def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) -> tuple[pd.DataFrame, int]:
@@ -75,7 +81,8 @@ def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) 
     are, read off the posteriors of the variables shown (no xarray dataset of every one): each shown
     entry's central ``prob`` interval is its exact marginal's quantiles, or, where the marginal
     has no standard form (an off-diagonal covariance), the quantiles of ``n_draws`` exact draws
-    of that entry alone."""
+    of that entry alone.
+    """
     low, high = (1 - prob) / 2, (1 + prob) / 2
     parameters, coords = model._parameters(), model._coords()
     shapes = {name: tuple(len(coords[dim]) for dim in dims) for name, (_, dims) in parameters.items()}
@@ -91,16 +98,24 @@ def _closed_form_table(model, max_rows, prob: float, n_draws: int, random_seed) 
             draws = posterior.sample_entry(entry, n_draws, rng) if marginal is None else None
             bounds.append(marginal.ppf([low, high]) if marginal is not None else np.quantile(draws, [low, high]))
         bounds = np.reshape(bounds, (-1, 2))
-        blocks.append(pd.DataFrame({
-            "variable": name, "parameter": _labels(name, [coords[dim] for dim in dims], index),
-            **statistics,
-            f"q{low:.1%}": bounds[:, 0], f"q{high:.1%}": bounds[:, 1],
-        }))
+        blocks.append(
+            pd.DataFrame(
+                {
+                    "variable": name,
+                    "parameter": _labels(name, [coords[dim] for dim in dims], index),
+                    **statistics,
+                    f"q{low:.1%}": bounds[:, 0],
+                    f"q{high:.1%}": bounds[:, 1],
+                }
+            )
+        )
     columns = ["mean", "sd", "mode", f"q{low:.1%}", f"q{high:.1%}"]
     return _table(blocks, columns), sum(int(np.prod(shape)) for shape in shapes.values())
 
 
-def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None) -> pd.DataFrame:
+def posterior_summary(
+    model, prob: float = 0.94, n_draws: int = 2000, random_seed=0, max_rows: int | None = None
+) -> pd.DataFrame:
     """A table of every parameter's posterior: mean, sd, mode and a central credible interval.
 
     For a model with a closed form, the analytic posterior mean, sd and mode and the exact central
@@ -164,24 +179,34 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
     if not 0 < prob < 1:
         raise ValueError(f"prob must be in (0, 1), got {prob!r}")
     if not (isinstance(n_draws, (int, np.integer)) and n_draws >= 1):
-        raise ValueError(f"n_draws must be a whole number ≥ 1 (the intervals of an entry with no standard marginal are read off "
-                         f"that many exact draws), got {n_draws!r}")
+        raise ValueError(
+            f"n_draws must be a whole number ≥ 1 (the intervals of an entry with no standard marginal are read off "
+            f"that many exact draws), got {n_draws!r}"
+        )
     if max_rows is not None and not (isinstance(max_rows, (int, np.integer)) and max_rows >= 0):
         raise ValueError(f"max_rows must be a whole number ≥ 0 or None (all), got {max_rows!r}")
     check_is_fitted(model, "classes_")
-    components = model._components() if hasattr(model, "_components") else None  # an estimator outside the template has none
+    components = (
+        model._components() if hasattr(model, "_components") else None
+    )  # an estimator outside the template has none
     if components is not None:
         return _mixture_summary(components, prob, n_draws, random_seed, max_rows)
     if getattr(model, "_closed_form", False):
         table, n_parameters = _closed_form_table(model, max_rows, prob, n_draws, random_seed)
     else:
         if not hasattr(model, "idata_"):
-            raise ValueError(f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior")
+            raise ValueError(
+                f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior"
+            )
         posterior = model.idata_.posterior
         shapes = {name: v.shape[2:] for name, v in posterior.data_vars.items()}
         posterior = posterior[[name for name, _ in _shown_entries(shapes, max_rows)]]  # the variables shown
-        table = labelled_table(max_rows, mean=posterior.mean(("chain", "draw")), sd=posterior.std(("chain", "draw")),
-                               **_interval_columns(posterior, prob))
+        table = labelled_table(
+            max_rows,
+            mean=posterior.mean(("chain", "draw")),
+            sd=posterior.std(("chain", "draw")),
+            **_interval_columns(posterior, prob),
+        )
         n_parameters = sum(int(np.prod(shape)) for shape in shapes.values())
     table.attrs["n_parameters"] = n_parameters
     return table
@@ -190,7 +215,8 @@ def posterior_summary(model, prob: float = 0.94, n_draws: int = 2000, random_see
 def _mixture_summary(components, prob, n_draws, random_seed, max_rows) -> pd.DataFrame:
     """The summaries of an average of models (``_components()``: the column that names a
     component, then each component's name, weight and maker), one block per component, until
-    ``max_rows``."""
+    ``max_rows``.
+    """
     column, components = components
     tables, n_parameters = [], 0
     for name, weight, make in components:
@@ -201,7 +227,11 @@ def _mixture_summary(components, prob, n_draws, random_seed, max_rows) -> pd.Dat
             summary = posterior_summary(component, prob, n_draws, random_seed, left)
             tables.append(summary.assign(**{column: name, "weight": weight}))
         n_parameters += size
-    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=[column, "weight", "variable", "parameter"])
+    table = (
+        pd.concat(tables, ignore_index=True)
+        if tables
+        else pd.DataFrame(columns=[column, "weight", "variable", "parameter"])
+    )
     table = table[[column, "weight"] + [c for c in table.columns if c not in (column, "weight")]]
     table.attrs["n_parameters"] = n_parameters
     return table

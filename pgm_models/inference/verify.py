@@ -84,8 +84,21 @@ from pgm_models.inference.calibration import SBCResult, simulation_based_calibra
 from pgm_models.inference.summary import labelled_table
 
 COLUMNS = [
-    "variable", "parameter", "analytic_mean", "sampled_mean", "mcse_mean", "z_mean",
-    "analytic_sd", "sampled_sd", "mcse_sd", "z_sd", "r_hat", "r_hat_max", "ess_bulk", "ess_tail", "ok",
+    "variable",
+    "parameter",
+    "analytic_mean",
+    "sampled_mean",
+    "mcse_mean",
+    "z_mean",
+    "analytic_sd",
+    "sampled_sd",
+    "mcse_sd",
+    "z_sd",
+    "r_hat",
+    "r_hat_max",
+    "ess_bulk",
+    "ess_tail",
+    "ok",
 ]
 
 
@@ -183,7 +196,7 @@ class Verification:
 
 
 def _z(difference, mcse):
-    """difference / mcse; a parameter with no spread (mcse 0) is 0 when it matches exactly."""
+    """Difference / mcse; a parameter with no spread (mcse 0) is 0 when it matches exactly."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(mcse > 0, difference / mcse, np.where(difference == 0, 0.0, np.inf))
 
@@ -304,11 +317,17 @@ def check_posterior(
 
     mean, sd = table["analytic_mean"].to_numpy(), table["analytic_sd"].to_numpy()
     squared = (values - mean[:, None, None]) ** 2
-    kurtosis, tail = (np.concatenate([np.broadcast_to(getattr(posteriors[n], statistic)(), analytic_mean[n].shape).ravel() for n in names])
-                      for statistic in ("excess_kurtosis", "tail_index"))
+    kurtosis, tail = (
+        np.concatenate(
+            [np.broadcast_to(getattr(posteriors[n], statistic)(), analytic_mean[n].shape).ravel() for n in names]
+        )
+        for statistic in ("excess_kurtosis", "tail_index")
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         # entries with no standard marginal (off-diagonal covariances) use their draws' own
-        kurtosis = np.where(np.isnan(kurtosis), (squared**2).mean(axis=(1, 2)) / squared.mean(axis=(1, 2)) ** 2 - 3, kurtosis)
+        kurtosis = np.where(
+            np.isnan(kurtosis), (squared**2).mean(axis=(1, 2)) / squared.mean(axis=(1, 2)) ** 2 - 3, kurtosis
+        )
         # an ESS above the number of draws (antithetic chains, or an i.i.d. sample's estimate
         # by chance) is capped: an overestimate would shrink the MCSE and raise false alarms
         n_draws = values.shape[1] * values.shape[2]
@@ -337,8 +356,14 @@ def check_posterior(
             f"joint: the mean z-scores' chi-square is {statistic:.1f} on {df} degrees of freedom "
             f"(p = {joint_p:.2g} < {joint_level:.2g})"
         )
-    outside = {name: int((~posteriors[name].in_support(_flat_draws(d), _support_atol(d))).sum()) for name, d in draws.items()}
-    reasons += [f"{name}: {count} of {n_draws} draws outside the posterior's support" for name, count in outside.items() if count]
+    outside = {
+        name: int((~posteriors[name].in_support(_flat_draws(d), _support_atol(d))).sum()) for name, d in draws.items()
+    }
+    reasons += [
+        f"{name}: {count} of {n_draws} draws outside the posterior's support"
+        for name, count in outside.items()
+        if count
+    ]
     coupling_z, coupling_df = mean_spread_coupling(posteriors, draws)
     coupling_max = float(norm.isf(family_error / 6))  # the last third, two-sided
     if abs(coupling_z) > coupling_max:
@@ -347,8 +372,18 @@ def check_posterior(
             f"of freedom, is off by z = {coupling_z:.1f}; |z| must be ≤ {coupling_max:.2f}"
         )
     thresholds = {"z_max": z_max, "joint_level": joint_level, "coupling_z_max": coupling_max}
-    result = _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max,
-                      family_error if rhat_level is None else rhat_level, ess_min, max_divergences)
+    result = _verdict(
+        table,
+        values,
+        z_ok,
+        reasons,
+        idata,
+        thresholds,
+        rhat_max,
+        family_error if rhat_level is None else rhat_level,
+        ess_min,
+        max_divergences,
+    )
     result.joint_statistic, result.joint_df, result.joint_p, result.outside_support = statistic, df, joint_p, outside
     result.coupling_z, result.coupling_df = coupling_z, coupling_df
     result.untested = int(table[["z_mean", "z_sd"]].isna().to_numpy().sum())
@@ -358,7 +393,8 @@ def check_posterior(
 def _joint_chi_square(posteriors, table) -> tuple[float, int]:
     """Σ zᵀR⁺z over the groups of correlated parameters (R their exact correlation), and its
     degrees of freedom Σ rank(R); parameters outside any group count as groups of one. Entries
-    with no spread or an infinite variance are left out."""
+    with no spread or an infinite variance are left out.
+    """
     statistic, df = 0.0, 0
     for name, posterior in posteriors.items():
         rows = table[table["variable"] == name]
@@ -370,7 +406,9 @@ def _joint_chi_square(posteriors, table) -> tuple[float, int]:
             keep = usable[cells]
             sd_cells = np.where(keep, sd[cells], 1.0)
             # the unusable cells' rows and columns are zeroed, which removes them from R⁺ and the rank
-            correlation = covariance * keep[:, :, None] * keep[:, None, :] / (sd_cells[:, :, None] * sd_cells[:, None, :])
+            correlation = (
+                covariance * keep[:, :, None] * keep[:, None, :] / (sd_cells[:, :, None] * sd_cells[:, None, :])
+            )
             z_cells = np.where(keep, z[cells], 0.0)
             inverse = np.linalg.pinv(correlation, rcond=1e-10, hermitian=True)
             statistic += float(np.einsum("gi,gij,gj->", z_cells, inverse, z_cells))
@@ -391,7 +429,8 @@ def mean_spread_coupling(posteriors, draws) -> tuple[float, int]:
     (D the number of mean entries; σ²_kj for Σ_k with per-feature variances), whatever Σ's
     own distribution: Q is independent of Σ, so it is χ² only if each μ draw goes with its own
     Σ draw. z = (mean Q − D) / √(2D / ESS(Q)), ESS capped at the number of draws; (0.0, 0)
-    when the model has no such pair of parameters."""
+    when the model has no such pair of parameters.
+    """
     from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
 
     joints = {}
@@ -427,12 +466,20 @@ def _flat_draws(values: np.ndarray) -> np.ndarray:
 
 def _support_atol(values: np.ndarray) -> float:
     """How far a draw may stray from its support by rounding alone: 1e4 machine epsilons of its
-    dtype (a float32 sampler's simplex sums are good to about 1e-7 per cell, float64's to 1e-16)."""
+    dtype (a float32 sampler's simplex sums are good to about 1e-7 per cell, float64's to 1e-16).
+    """
     return 1e4 * float(np.finfo(values.dtype if values.dtype.kind == "f" else float).eps)
 
 
-def check_sampler(idata, var_names=None, *, rhat_max: float | None = None, rhat_level: float = 0.01, ess_min: float = 400,
-                  max_divergences: int = 0) -> Verification:
+def check_sampler(
+    idata,
+    var_names=None,
+    *,
+    rhat_max: float | None = None,
+    rhat_level: float = 0.01,
+    ess_min: float = 400,
+    max_divergences: int = 0,
+) -> Verification:
     """Check the health of MCMC draws: R-hat, bulk ESS and divergences.
 
     The sampler-health half of :func:`check_posterior`, for a model with no closed form (Bayesian
@@ -493,7 +540,9 @@ def check_sampler(idata, var_names=None, *, rhat_max: float | None = None, rhat_
     table["mcse_mean"] = table["sampled_sd"] / np.sqrt(_ess(_split_chains(values)))
     for column in ("analytic_mean", "analytic_sd", "z_mean", "z_sd", "mcse_sd"):
         table[column] = np.nan
-    return _verdict(table, values, pd.Series(True, index=table.index), [], idata, {}, rhat_max, rhat_level, ess_min, max_divergences)
+    return _verdict(
+        table, values, pd.Series(True, index=table.index), [], idata, {}, rhat_max, rhat_level, ess_min, max_divergences
+    )
 
 
 def rhat_thresholds(values: np.ndarray, level: float = 0.01) -> np.ndarray:
@@ -505,7 +554,8 @@ def rhat_thresholds(values: np.ndarray, level: float = 0.01) -> np.ndarray:
     within-chain autocorrelations, capped at m n (module docstring). Returned as one bound on
     ``_rhat_rank`` per parameter: its R-hat divided by the larger of the two R-hats' ratios to
     their bounds (so R-hat ≤ bound exactly when both pass); ∞ for a constant parameter, NaN with
-    fewer than 2 chains or 4 draws."""
+    fewer than 2 chains or 4 draws.
+    """
     from scipy.stats import chi2 as chi_square
 
     if values.shape[1] < 2 or values.shape[2] < 4:
@@ -524,9 +574,15 @@ def rhat_thresholds(values: np.ndarray, level: float = 0.01) -> np.ndarray:
     return np.where(np.ptp(values.reshape(len(values), -1), axis=1) == 0, np.inf, bound)
 
 
-def _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max, rhat_level, ess_min, max_divergences) -> Verification:
+def _verdict(
+    table, values, z_ok, reasons, idata, thresholds, rhat_max, rhat_level, ess_min, max_divergences
+) -> Verification:
     """Add the sampler's health (R-hat, bulk ESS, divergences) to the z verdict."""
-    divergences = int(idata.sample_stats["diverging"].sum()) if "sample_stats" in idata and "diverging" in idata.sample_stats else 0
+    divergences = (
+        int(idata.sample_stats["diverging"].sum())
+        if "sample_stats" in idata and "diverging" in idata.sample_stats
+        else 0
+    )
     table["r_hat_max"] = rhat_thresholds(values, rhat_level) if rhat_max is None else float(rhat_max)
     rhat_ok = table["r_hat"] <= table["r_hat_max"]  # NaN fails
     described = f"calibrated at level {rhat_level:g} over {len(table)} parameters" if rhat_max is None else "fixed"
@@ -540,8 +596,13 @@ def _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max, rhat_lev
     if divergences > max_divergences:
         reasons.append(f"{divergences} divergent transitions (at most {max_divergences} allowed)")
     # rhat_max None: each parameter's threshold is the table's r_hat_max
-    thresholds = {**thresholds, "rhat_max": rhat_max, "rhat_level": rhat_level if rhat_max is None else None, "ess_min": ess_min,
-                  "max_divergences": max_divergences}
+    thresholds = {
+        **thresholds,
+        "rhat_max": rhat_max,
+        "rhat_level": rhat_level if rhat_max is None else None,
+        "ess_min": ess_min,
+        "max_divergences": max_divergences,
+    }
     return Verification(table[COLUMNS], not reasons, reasons, thresholds, divergences)
 
 
@@ -551,26 +612,35 @@ def _verdict(table, values, z_ok, reasons, idata, thresholds, rhat_max, rhat_lev
 # Python, slow for a check of a few hundred parameters). Arrays are
 # (parameter, chain, draw); tests/test_verify.py checks them against ArviZ.
 
+
 def _parameter_major(arrays) -> np.ndarray:
     """(chain, draw, ...) arrays → one float (parameter, chain, draw) array, parameters in the
-    C order of each array, arrays one after another."""
+    C order of each array, arrays one after another.
+    """
     arrays = list(arrays)
     chains, draws = arrays[0].shape[:2]
-    return np.moveaxis(np.concatenate([np.asarray(a, dtype=float).reshape(chains, draws, -1) for a in arrays], axis=-1), -1, 0)
+    return np.moveaxis(
+        np.concatenate([np.asarray(a, dtype=float).reshape(chains, draws, -1) for a in arrays], axis=-1), -1, 0
+    )
 
 
 def _sampled_statistics(values: np.ndarray) -> dict:
     """Sampled mean and sd, rank-normalised split R-hat, bulk and tail ESS of each parameter."""
     flat = values.reshape(len(values), -1)
     z_split = _z_scale(_split_chains(values))  # ranking is most of the cost: done once for R-hat and bulk ESS
-    return {"sampled_mean": flat.mean(axis=1), "sampled_sd": flat.std(axis=1, ddof=1), "r_hat": _rhat_rank(values, z_split),
-            "ess_bulk": _ess(z_split), "ess_tail": _ess_tail(values)}
+    return {
+        "sampled_mean": flat.mean(axis=1),
+        "sampled_sd": flat.std(axis=1, ddof=1),
+        "r_hat": _rhat_rank(values, z_split),
+        "ess_bulk": _ess(z_split),
+        "ess_tail": _ess_tail(values),
+    }
 
 
 def _split_chains(values: np.ndarray) -> np.ndarray:
     """Each chain's first and last halves as two chains (the middle draw of an odd count dropped)."""
     half = values.shape[2] // 2
-    return np.concatenate([values[:, :, :half], values[:, :, values.shape[2] - half:]], axis=1)
+    return np.concatenate([values[:, :, :half], values[:, :, values.shape[2] - half :]], axis=1)
 
 
 def _z_scale(values: np.ndarray) -> np.ndarray:
@@ -594,7 +664,8 @@ def _rhat_rank(values: np.ndarray, z_split: np.ndarray | None = None) -> np.ndar
     """max(split R-hat of the rank-normalised draws, of the rank-normalised |draw − median|).
     A parameter whose draws are all identical (the probability of an attribute's only value,
     fixed at 1) has R-hat 1, where ArviZ gives NaN: its chains agree exactly. ``z_split``:
-    ``_z_scale(_split_chains(values))`` when the caller has it already."""
+    ``_z_scale(_split_chains(values))`` when the caller has it already.
+    """
     if values.shape[1] < 2 or values.shape[2] < 4:
         return np.full(len(values), np.nan)
     split = _split_chains(values)
@@ -608,7 +679,8 @@ def _ess(values: np.ndarray, within: bool = False) -> np.ndarray:
     """Effective sample size of each parameter's (chain, draw) array, by Geyer's initial monotone
     sequence on the chains' FFT autocovariances (ArviZ's ``_ess``); ``within``: the
     autocorrelations relative to the within-chain variance alone, blind to the chains'
-    disagreement (what ``rhat_thresholds`` needs)."""
+    disagreement (what ``rhat_thresholds`` needs).
+    """
     from scipy.fft import irfft, next_fast_len, rfft
 
     n_params, n_chains, n = values.shape
@@ -647,7 +719,7 @@ def _ess(values: np.ndarray, within: bool = False) -> np.ndarray:
 
 
 def _ess_tail(values: np.ndarray) -> np.ndarray:
-    """min of the ESS of the indicators draw ≤ 5 % and ≤ 95 % quantile (type-7 quantiles)."""
+    """Min of the ESS of the indicators draw ≤ 5 % and ≤ 95 % quantile (type-7 quantiles)."""
     flat = values.reshape(len(values), -1)
     quantiles = np.quantile(flat, [0.05, 0.95], axis=1)  # (2, parameters)
     return np.minimum(*(_ess(_split_chains((values <= q[:, None, None]).astype(float))) for q in quantiles))

@@ -40,7 +40,8 @@ DATA_GROUPS = ("observed_data", "constant_data")
 def model_graph(model):
     """``pm.model_to_graphviz(model)``: a ``graphviz.Digraph``, which Jupyter renders (its ``.source``
     is the DOT text). Rendering runs Graphviz's ``dot``; without it on PATH a warning says how to
-    render the source."""
+    render the source.
+    """
     import shutil
     import warnings
 
@@ -48,15 +49,20 @@ def model_graph(model):
 
     graph = pm.model_to_graphviz(model)
     if shutil.which("dot") is None:
-        warnings.warn("Graphviz's dot program is not on PATH, so the graph cannot be rendered here: its DOT text is the "
-                      "returned graph's .source (install Graphviz, e.g. apt install graphviz, to render it, or paste the "
-                      "source into any DOT viewer)", UserWarning, stacklevel=3)
+        warnings.warn(
+            "Graphviz's dot program is not on PATH, so the graph cannot be rendered here: its DOT text is the "
+            "returned graph's .source (install Graphviz, e.g. apt install graphviz, to render it, or paste the "
+            "source into any DOT viewer)",
+            UserWarning,
+            stacklevel=3,
+        )
     return graph
 
 
 def merge_groups(estimator, idata) -> None:
     """``idata``'s groups into ``estimator.idata_`` (created if absent): a group of draws already
-    there is replaced, the data groups gain the new variables."""
+    there is replaced, the data groups gain the new variables.
+    """
     existing = getattr(estimator, "idata_", None)
     if existing is None:
         estimator.idata_ = idata
@@ -69,18 +75,31 @@ def merge_groups(estimator, idata) -> None:
 
 def training_data(estimator) -> dict:
     """The ``observed_data`` and ``constant_data`` every fitted model has: its class counts and
-    the class prior's concentration."""
+    the class prior's concentration.
+    """
     classes = {"class": estimator.classes_}
     observed = xr.Dataset({"class_count": ("class", np.asarray(estimator.class_count_))}, coords=classes)
-    constant = xr.Dataset({"class_concentration": ("class", np.broadcast_to(estimator._class_prior.concentration, len(estimator.classes_)))},
-                          coords=classes) if hasattr(estimator, "_class_prior") else None
+    constant = (
+        xr.Dataset(
+            {
+                "class_concentration": (
+                    "class",
+                    np.broadcast_to(estimator._class_prior.concentration, len(estimator.classes_)),
+                )
+            },
+            coords=classes,
+        )
+        if hasattr(estimator, "_class_prior")
+        else None
+    )
     return {"observed_data": observed, **({"constant_data": constant} if constant is not None else {})}
 
 
 def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: np.ndarray) -> xr.DataArray:
-    """log p(x_i, y_i = class_index[i] | θ_s) for every draw s of ``posterior`` and row i: (chain,
+    """Log p(x_i, y_i = class_index[i] | θ_s) for every draw s of ``posterior`` and row i: (chain,
     draw, row), the rows-form model's observed variables summed per row (a variable covers the rows
-    where it is observed, the row numbers its ``row`` or ``<column>_row`` coordinate)."""
+    where it is observed, the row numbers its ``row`` or ``<column>_row`` coordinate).
+    """
     import arviz as az
     import pymc as pm
 
@@ -88,8 +107,10 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
     trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
     absent = [rv.name for rv in model.free_RVs if rv.name not in trace.posterior]
     if absent:
-        raise ValueError(f"the draws lack the rows-form model's free variables {absent}: the pointwise log likelihood of "
-                         f"{type(estimator).__name__} needs draws of them")
+        raise ValueError(
+            f"the draws lack the rows-form model's free variables {absent}: the pointwise log likelihood of "
+            f"{type(estimator).__name__} needs draws of them"
+        )
     pointwise = pm.compute_log_likelihood(trace, model=model, extend_inferencedata=False, progressbar=False)
     n_rows = len(class_index)
     total = np.zeros((posterior.sizes["chain"], posterior.sizes["draw"], n_rows))
@@ -101,18 +122,29 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
         row_dim = row_dims[0]
         other = [dim for dim in values.dims if dim not in (*SAMPLE_DIMS, row_dim)]
         per_row = values.sum(other).transpose(*SAMPLE_DIMS, row_dim)
-        rows = np.asarray(values[row_dim].values, dtype=np.intp)  # the rows it observes (a SPODE's "row": those with the parent)
+        rows = np.asarray(
+            values[row_dim].values, dtype=np.intp
+        )  # the rows it observes (a SPODE's "row": those with the parent)
         np.add.at(total, (slice(None), slice(None), rows), per_row.values)
-    return xr.DataArray(total, dims=(*SAMPLE_DIMS, "row"),
-                        coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, "row": np.arange(n_rows)})
+    return xr.DataArray(
+        total,
+        dims=(*SAMPLE_DIMS, "row"),
+        coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, "row": np.arange(n_rows)},
+    )
 
 
 def class_probability_draws(estimator, posterior: xr.Dataset, X) -> np.ndarray:
     """P(y = k | x_n, θ_s) for every draw of ``posterior``: (chain, draw, N, K), from the rows-form
-    log likelihood of each row labelled with each class in turn, normalised over the classes."""
+    log likelihood of each row labelled with each class in turn, normalised over the classes.
+    """
     n_rows = len(X) if hasattr(X, "__len__") else np.shape(X)[0]
-    joint = np.stack([pointwise_log_likelihood(estimator, posterior, X, np.full(n_rows, k)).values
-                      for k in range(len(estimator.classes_))], axis=-1)
+    joint = np.stack(
+        [
+            pointwise_log_likelihood(estimator, posterior, X, np.full(n_rows, k)).values
+            for k in range(len(estimator.classes_))
+        ],
+        axis=-1,
+    )
     joint -= joint.max(axis=-1, keepdims=True)
     probabilities = np.exp(joint)
     return probabilities / probabilities.sum(axis=-1, keepdims=True)
@@ -130,14 +162,22 @@ def label_predictive(estimator, labels: np.ndarray) -> xr.Dataset:
     n_classes = len(estimator.classes_)
     counts = (labels[..., None] == np.arange(n_classes)).sum(axis=-2)
     chains, draws, n_rows = labels.shape
-    return xr.Dataset({"y": ((*SAMPLE_DIMS, "row"), labels), "class_count": ((*SAMPLE_DIMS, "class"), counts)},
-                      coords={"chain": np.arange(chains), "draw": np.arange(draws), "row": np.arange(n_rows), "class": estimator.classes_})
+    return xr.Dataset(
+        {"y": ((*SAMPLE_DIMS, "row"), labels), "class_count": ((*SAMPLE_DIMS, "class"), counts)},
+        coords={
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "row": np.arange(n_rows),
+            "class": estimator.classes_,
+        },
+    )
 
 
 def synthetic_rows_model(estimator):
     """The rows-form PyMC model over as many placeholder rows as were fitted (``_placeholder_rows``),
     whose observed variables forward sampling replaces by synthetic rows; None for a model without
-    placeholder rows."""
+    placeholder rows.
+    """
     import pymc as pm
 
     n_rows = round(float(np.sum(estimator.class_count_)))
@@ -157,31 +197,42 @@ def with_class_count(estimator, replicated: xr.Dataset) -> xr.Dataset:
 
 def rows_predictive(estimator, model, posterior: xr.Dataset, rng) -> xr.Dataset:
     """Synthetic rows (``y`` and the attributes' ``x`` variables, as the rows form names them) of
-    ``model`` (``synthetic_rows_model``), one dataset per draw of ``posterior``, with their ``class_count``."""
+    ``model`` (``synthetic_rows_model``), one dataset per draw of ``posterior``, with their ``class_count``.
+    """
     import arviz as az
     import pymc as pm
 
     trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
-    replicated = pm.sample_posterior_predictive(trace, model=model, random_seed=rng, progressbar=False).posterior_predictive
+    replicated = pm.sample_posterior_predictive(
+        trace, model=model, random_seed=rng, progressbar=False
+    ).posterior_predictive
     return with_class_count(estimator, replicated)
 
 
 def counts_predictive(estimator, posterior: xr.Dataset, rng, group: str):
     """The counts-form model's observed statistics forward-sampled at the draws of ``posterior``
     (a synthetic dataset of the training size per draw), with ``class_count`` ~ Multinomial(N, π_s)
-    added where the counts form stacks the class counts with others (``pgm_models.conjugate.blocks``)."""
+    added where the counts form stacks the class counts with others (``pgm_models.conjugate.blocks``).
+    """
     import arviz as az
     import pymc as pm
 
     model = estimator.pymc_model("counts")
     trace = estimator.pymc_trace(az.InferenceData(posterior=posterior))
-    replicated = pm.sample_posterior_predictive(trace, model=model, random_seed=rng, progressbar=False,
-                                                return_inferencedata=True).posterior_predictive
+    replicated = pm.sample_posterior_predictive(
+        trace, model=model, random_seed=rng, progressbar=False, return_inferencedata=True
+    ).posterior_predictive
     if "class_count" not in replicated:
         class_prob = posterior["class_prob"].transpose(*SAMPLE_DIMS, "class").values
         n = round(float(np.sum(estimator.class_count_)))
         counts = rng.multinomial(n, class_prob / class_prob.sum(axis=-1, keepdims=True))
-        replicated["class_count"] = xr.DataArray(counts, dims=(*SAMPLE_DIMS, "class"),
-                                                 coords={"chain": replicated["chain"].values, "draw": replicated["draw"].values,
-                                                         "class": estimator.classes_})
+        replicated["class_count"] = xr.DataArray(
+            counts,
+            dims=(*SAMPLE_DIMS, "class"),
+            coords={
+                "chain": replicated["chain"].values,
+                "draw": replicated["draw"].values,
+                "class": estimator.classes_,
+            },
+        )
     return az.InferenceData(**{group: replicated})

@@ -1,2 +1,3 @@
 """Model selection: exact leave-one-out cross-validation, evidence (marginal-likelihood)
-maximisation of hyperparameters, and the comparison of estimates and models."""
+maximisation of hyperparameters, and the comparison of estimates and models.
+"""

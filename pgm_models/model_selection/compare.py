@@ -211,8 +211,13 @@ def score_estimates(fitted, X_test, y_test, estimates=ESTIMATES, n_bins: int = 1
     true_index = _true_index(fitted.classes_, y_test)
     available = getattr(fitted, "_estimates", ESTIMATES)
     unscored = dict.fromkeys(("accuracy", "log_loss", "brier", "ece"), float("nan"))
-    rows = [{"estimate": e, **(scores(true_index, fitted.predict_proba(X_test, estimate=e), n_bins) if e in available else unscored)}
-            for e in estimates]
+    rows = [
+        {
+            "estimate": e,
+            **(scores(true_index, fitted.predict_proba(X_test, estimate=e), n_bins) if e in available else unscored),
+        }
+        for e in estimates
+    ]
     return pd.DataFrame(rows)
 
 
@@ -264,7 +269,9 @@ def compare_estimates(model, X_train, y_train, X_test, y_test, estimates=ESTIMAT
     return score_estimates(clone(model).fit(X_train, y_train), X_test, y_test, estimates, n_bins)
 
 
-def compare_models(models: dict, X_train, y_train, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10) -> pd.DataFrame:
+def compare_models(
+    models: dict, X_train, y_train, X_test, y_test, estimates=ESTIMATES, n_bins: int = 10
+) -> pd.DataFrame:
     """Fit several models and score each of their point estimates on a test set.
 
     :func:`compare_estimates` for every named model, in one table.
@@ -306,6 +313,9 @@ def compare_models(models: dict, X_train, y_train, X_test, y_test, estimates=EST
     0    nb     mean     0.929
     1  aode     mean     1.000
     """
-    tables = [compare_estimates(m, X_train, y_train, X_test, y_test, estimates, n_bins).assign(model=name) for name, m in models.items()]
+    tables = [
+        compare_estimates(m, X_train, y_train, X_test, y_test, estimates, n_bins).assign(model=name)
+        for name, m in models.items()
+    ]
     table = pd.concat(tables, ignore_index=True)
     return table[["model"] + [c for c in table.columns if c != "model"]]

@@ -45,7 +45,8 @@ LOG_BOUNDS = (np.log(1e-6), np.log(1e6))
 @single_blas_thread  # L-BFGS-B on a few parameters: BLAS threads only oversubscribe (much slower under load)
 def maximize_log_evidence(log_evidence_and_gradient, n_params: int, start=None):
     """Maximise ``f(λ)`` over λ > 0 given ``log_evidence_and_gradient(λ) -> (f, ∂f/∂λ)``:
-    L-BFGS-B on log λ from ``start`` (default 1). Returns (λ̂, f(λ̂))."""
+    L-BFGS-B on log λ from ``start`` (default 1). Returns (λ̂, f(λ̂)).
+    """
     x0 = np.zeros(n_params) if start is None else np.log(np.broadcast_to(np.asarray(start, float), (n_params,)))
 
     def negative(log_params):
@@ -53,8 +54,14 @@ def maximize_log_evidence(log_evidence_and_gradient, n_params: int, start=None):
         value, gradient = log_evidence_and_gradient(params)
         return -value, -gradient * params  # chain rule: ∂f/∂log λ = λ ∂f/∂λ
 
-    result = minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=[LOG_BOUNDS] * n_params,
-                      options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 1000})
+    result = minimize(
+        negative,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[LOG_BOUNDS] * n_params,
+        options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 1000},
+    )
     if not result.success and "ABNORMAL" not in str(result.message):
         raise RuntimeError(f"evidence maximisation did not converge: {result.message}")
     return np.exp(result.x), -result.fun
@@ -64,7 +71,8 @@ def maximize_log_evidence_of(log_evidence_and_gradient, values: dict, learned) -
     """``maximize_log_evidence`` over the blocks of ``values`` (a dict of positive numbers or
     arrays) named in ``learned``, the others held fixed, starting from ``values``;
     ``log_evidence_and_gradient(values) -> (f, {name: ∂f/∂values[name]})``. Returns the values
-    at the optimum."""
+    at the optimum.
+    """
     ends = np.cumsum([np.size(values[name]) for name in learned])
 
     def unpack(params):
@@ -108,7 +116,8 @@ class EmpiricalBayes:
     in ``evidence_parameters``, when equal to an option above, are learned by type-II maximum
     likelihood after each batch is counted. The estimator reads its starting class concentration
     through ``_concentration_parameter``; the feature part is learned by
-    ``_learn_feature_prior(learned)``, given the names set to an option."""
+    ``_learn_feature_prior(learned)``, given the names set to an option.
+    """
 
     evidence_parameters: tuple = ()
 
@@ -128,7 +137,8 @@ class EmpiricalBayes:
 
     def _learn_hyperparameters(self):
         """Maximise the evidence of the statistics counted so far over the learned parameters
-        (after every batch; the dask engine calls it once its blocks' statistics are merged)."""
+        (after every batch; the dask engine calls it once its blocks' statistics are merged).
+        """
         if is_learned(getattr(self, "class_alpha", None)):  # the semi-naive SPODE and AODE have none
             learn, n_params = dirichlet_evidence(self.class_count_, None, np.zeros(len(self.classes_), dtype=np.intp))
             (self.class_alpha_,), _ = maximize_log_evidence(learn, n_params)
@@ -148,7 +158,8 @@ class EmpiricalBayes:
 class DirichletEvidence(EmpiricalBayes):
     """Type-II ML of ``alpha`` for the discrete naive Bayes models: their prior concentration is
     ``_prior_concentration(alpha)`` with alpha one number or one per attribute, so evaluating it
-    at the attribute indices 0..F−1 tells which free value every cell takes."""
+    at the attribute indices 0..F−1 tells which free value every cell takes.
+    """
 
     evidence_parameters = ("alpha",)
 
@@ -202,8 +213,10 @@ class DirichletEvidence(EmpiricalBayes):
         >>> round(model.log_evidence(), 4)  # the class term is 0; Beta(1, 1): 2! 1! / 4! = 1/12
         -2.4849
         """
-        return float(self._class_prior.log_evidence(self.class_count_).sum()
-                     + self._feature_prior.log_evidence(self._feature_counts()).sum())
+        return float(
+            self._class_prior.log_evidence(self.class_count_).sum()
+            + self._feature_prior.log_evidence(self._feature_counts()).sum()
+        )
 
 
 class GaussianEvidence(EmpiricalBayes):
@@ -214,7 +227,8 @@ class GaussianEvidence(EmpiricalBayes):
     (``_prior_gradient``); the names set to "evidence" are re-learned from the total
     (n_k, x̄_k, S_k) after every batch, the model first re-deriving its data-scaled references
     and starting values from those totals (so the optimum does not depend on the chunking).
-    The learned values are exposed as ``<name>_`` (``_learned_attributes``)."""
+    The learned values are exposed as ``<name>_`` (``_learned_attributes``).
+    """
 
     def _hyperparameter(self, name: str, start: float, minimum: float = 0.0) -> float:
         """The checked strength, or the optimiser's ``start`` when it is "evidence"."""
@@ -226,7 +240,8 @@ class GaussianEvidence(EmpiricalBayes):
 
     def _start_prior(self, values: dict):
         """Set the prior at its starting hyperparameters (the first batch), forgetting the values
-        a previous fit learned."""
+        a previous fit learned.
+        """
         for name in self.evidence_parameters:
             self.__dict__.pop(f"{name}_", None)
         self._prior_values = values
@@ -237,7 +252,9 @@ class GaussianEvidence(EmpiricalBayes):
 
         def value_and_gradient(values):
             prior = self._prior_from(values)
-            return prior.log_evidence(*moments).sum(), self._prior_gradient(values, prior.log_evidence_gradient(*moments))
+            return prior.log_evidence(*moments).sum(), self._prior_gradient(
+                values, prior.log_evidence_gradient(*moments)
+            )
 
         self._prior_values = maximize_log_evidence_of(value_and_gradient, self._prior_values, learned)
         self._prior = self._prior_from(self._prior_values)
@@ -272,7 +289,9 @@ class GaussianEvidence(EmpiricalBayes):
         >>> bool(learned.log_evidence() >= fixed.log_evidence())
         True
         """
-        return float(self._class_prior.log_evidence(self.class_count_).sum() + self._prior.log_evidence(*self._moments()).sum())
+        return float(
+            self._class_prior.log_evidence(self.class_count_).sum() + self._prior.log_evidence(*self._moments()).sum()
+        )
 
 
 def describe_prior(classifier) -> str:
@@ -310,7 +329,11 @@ def describe_prior(classifier) -> str:
         value = getattr(classifier, f"{name}_", None)
         if value is not None:
             value = np.atleast_1d(np.diagonal(value) if np.ndim(value) == 2 else value)  # a covariance: its variances
-            parts.append(f"{name}={value[0]:.3g}" if value.size == 1 else f"{name}={value.min():.3g}…{value.max():.3g} ({value.size})")
+            parts.append(
+                f"{name}={value[0]:.3g}"
+                if value.size == 1
+                else f"{name}={value.min():.3g}…{value.max():.3g} ({value.size})"
+            )
     return ", ".join(parts)
 
 
@@ -367,5 +390,7 @@ def use_evidence_priors(classifier) -> bool:
     if not isinstance(classifier, EmpiricalBayes):
         return False
     present = classifier.get_params()
-    classifier.set_params(**{name: EVIDENCE for name in ("class_alpha", *classifier.evidence_parameters) if name in present})
+    classifier.set_params(
+        **{name: EVIDENCE for name in ("class_alpha", *classifier.evidence_parameters) if name in present}
+    )
     return True

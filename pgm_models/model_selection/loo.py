@@ -36,10 +36,11 @@ from pgm_models.conjugate import log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import downdated_log_evidence, one_hot_log_predictive
 from pgm_models.conjugate.normal import NormalInverseGamma, NormalInverseWishart
 
-
 _WEIGHTED = " (weighted counts: a fit with sample_weight other than 1)"
-_NEEDS_FITTED_ROWS = ("leave-one-out needs the very rows of the fit, each with weight 1 (leaving out a row of a fit with "
-                      "sample_weight would remove its weight, which this exact LOO does not do: refit without sample_weight)")
+_NEEDS_FITTED_ROWS = (
+    "leave-one-out needs the very rows of the fit, each with weight 1 (leaving out a row of a fit with "
+    "sample_weight would remove its weight, which this exact LOO does not do: refit without sample_weight)"
+)
 
 
 def _whole(counts) -> bool:
@@ -51,7 +52,8 @@ def check_fitted_statistics(model, encoded, class_index):
     fitted ones: the exact LOO downdates the fitted posterior by each row, which is the LOO of
     these rows only if they are what was counted. The statistics are the model's own
     (``_statistics()``), so the check holds for any chunking, ``partial_fit`` or Dask fit; a
-    fit with ``sample_weight`` other than 1 counts other statistics and is refused."""
+    fit with ``sample_weight`` other than 1 counts other statistics and is refused.
+    """
     counter = copy.copy(model)  # the fitted priors and domains, fresh statistics
     for name in model._statistics():
         if hasattr(counter, name):
@@ -76,7 +78,8 @@ def check_fitted_statistics(model, encoded, class_index):
 class ExactLOO:
     """Mixin adding ``loo`` to a conjugate estimator. The estimator provides
     ``_loo_own_class(encoded, class_index)``: (N,) log p(x_i | y_i, D₋ᵢ), or overrides
-    ``_loo_features``."""
+    ``_loo_features``.
+    """
 
     def loo(self, X, y, conditional=True):
         r"""Exact leave-one-out cross-validation of the rows the model was fitted on.
@@ -171,12 +174,14 @@ class ExactLOO:
     def _loo_log_joint(self, encoded, class_index, all_classes):
         """(log p(y = k, x_i | D), log p(y = k, x_i | D₋ᵢ)): each (N, K) over the classes, or (N,)
         at k = y_i when not ``all_classes``. The class term of the left-out row is
-        log (N_k − δ_k + c_k)/(N − 1 + Σc)."""
+        log (N_k − δ_k + c_k)/(N − 1 + Σc).
+        """
         return self._with_class_terms(*self._loo_features(encoded, class_index, all_classes), class_index, all_classes)
 
     def _with_class_terms(self, features, left_features, class_index, all_classes):
         """``_loo_log_joint`` from the features' full-data and leave-one-out log predictives
-        (``features`` and ``left_features`` are overwritten)."""
+        (``features`` and ``left_features`` are overwritten).
+        """
         class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
         concentration = self.class_concentration_
         rest = np.log(concentration.sum() - 1)
@@ -193,15 +198,20 @@ class ExactLOO:
     def _loo_features(self, encoded, class_index, all_classes):
         """(log p(x_i | y = k, D), log p(x_i | y = k, D₋ᵢ)), shaped as ``_loo_log_joint``'s.
         Features with a parameter per class: only class y_i's predictive changes, to the
-        downdated ``_loo_own_class``."""
+        downdated ``_loo_own_class``.
+        """
         features = self._feature_log_likelihood(encoded, "predictive")
-        return left_out_own_class(features if all_classes else own_column(features, class_index),
-                                   self._loo_own_class(encoded, class_index), class_index)
+        return left_out_own_class(
+            features if all_classes else own_column(features, class_index),
+            self._loo_own_class(encoded, class_index),
+            class_index,
+        )
 
 
 def left_out_own_class(features, own, class_index):
     """(features, features with column y_i of each row replaced by ``own``); (N,) features are
-    column y_i already, replaced whole."""
+    column y_i already, replaced whole.
+    """
     if features.ndim == 1:
         return features, own
     left_out = features.copy(order="K")
@@ -215,23 +225,33 @@ def own_column(scores, class_index):
 
 
 def own_conditional(joint, class_index):
-    """log p(y_i | x_i) = log p(y_i, x_i) − log Σ_k p(k, x_i), from (N, K) joint log scores."""
+    """Log p(y_i | x_i) = log p(y_i, x_i) − log Σ_k p(k, x_i), from (N, K) joint log scores."""
     return own_column(joint, class_index) - log_sum_exp(joint, axis=1)
 
 
 def elpd_data(pointwise, lppd, n_samples=0, pareto_k=None, good_k=None):
     """``arviz.ELPDData`` as ``az.loo(pointwise=True)`` builds it: elpd_loo = Σ loo_i, se =
     √(N Var(loo_i)), p_loo = lppd − elpd_loo; ``pareto_k`` (and the warning when a k exceeds
-    ``good_k``) only where importance weights were used."""
+    ``good_k``) only where importance weights were used.
+    """
     from arviz.stats.stats_utils import ELPDData
 
     elpd, n = pointwise.sum(), len(pointwise)
     rows = {"row": np.arange(n)}
-    data = {"elpd_loo": elpd, "se": np.sqrt(n * np.var(pointwise)), "p_loo": lppd - elpd, "n_samples": n_samples,
-            "n_data_points": n, "warning": False, "loo_i": xr.DataArray(pointwise, dims="row", coords=rows, name="loo_i")}
+    data = {
+        "elpd_loo": elpd,
+        "se": np.sqrt(n * np.var(pointwise)),
+        "p_loo": lppd - elpd,
+        "n_samples": n_samples,
+        "n_data_points": n,
+        "warning": False,
+        "loo_i": xr.DataArray(pointwise, dims="row", coords=rows, name="loo_i"),
+    }
     if pareto_k is not None:
-        data.update(warning=bool(np.any(pareto_k > good_k)),
-                    pareto_k=xr.DataArray(pareto_k, dims="row", coords=rows, name="pareto_shape"))
+        data.update(
+            warning=bool(np.any(pareto_k > good_k)),
+            pareto_k=xr.DataArray(pareto_k, dims="row", coords=rows, name="pareto_shape"),
+        )
     data["scale"] = "log"
     if pareto_k is not None:
         data["good_k"] = good_k
@@ -244,7 +264,8 @@ class DirichletLOO(ExactLOO):
     block (categorical attributes) gives ``_loo_codes``: each row's position in every block, −1
     where unobserved, scored by ``one_hot_log_predictive`` in one pass. Otherwise the row's
     counts in that layout (``_loo_design``) are taken off its own class and its
-    Dirichlet–multinomial evidence is the downdated predictive."""
+    Dirichlet–multinomial evidence is the downdated predictive.
+    """
 
     def _loo_blocks(self):
         return self._feature_blocks()
@@ -264,17 +285,21 @@ class DirichletLOO(ExactLOO):
         if codes is None:
             return super()._loo_features(encoded, class_index, all_classes)
         return left_out_own_class(
-            *one_hot_log_predictive(self._loo_concentration(), self._loo_blocks(), codes, class_index, all_classes), class_index
+            *one_hot_log_predictive(self._loo_concentration(), self._loo_blocks(), codes, class_index, all_classes),
+            class_index,
         )
 
     def _loo_own_class(self, encoded, class_index):
-        return downdated_log_evidence(self._loo_concentration(), self._loo_blocks(), self._loo_design(encoded), class_index)
+        return downdated_log_evidence(
+            self._loo_concentration(), self._loo_blocks(), self._loo_design(encoded), class_index
+        )
 
 
 class GaussianLOO(ExactLOO):
     """Exact LOO of the Gaussian models: the one-row downdate of the Normal–Inverse-Gamma
     posterior of the row's class (naive Bayes) or of the Normal–Inverse-Wishart posterior (LDA's
-    shared Σ moves every class's predictive, so all K columns are recomputed)."""
+    shared Σ moves every class's predictive, so all K columns are recomputed).
+    """
 
     def _loo_features(self, X, class_index, all_classes):
         posterior = self.posterior_
@@ -282,7 +307,11 @@ class GaussianLOO(ExactLOO):
             return super()._loo_features(X, class_index, all_classes)
         features = self._feature_log_likelihood(X, "predictive")
         left_out = posterior.leave_one_out_log_predictive(X, class_index)
-        return (features, left_out) if all_classes else (own_column(features, class_index), own_column(left_out, class_index))
+        return (
+            (features, left_out)
+            if all_classes
+            else (own_column(features, class_index), own_column(left_out, class_index))
+        )
 
     def _loo_own_class(self, X, class_index):
         posterior = self.posterior_

@@ -22,7 +22,7 @@ from pgm_models.model_selection.loo import DirichletLOO
 
 
 def log_linear(design, log_table: np.ndarray) -> np.ndarray:
-    """design (N, T) @ log_table(K, T)ᵀ with 0 · log 0 = 0.
+    """Design (N, T) @ log_table(K, T)ᵀ with 0 · log 0 = 0.
 
     The finite part is a plain product; a row gets −inf for class k exactly where a positive
     design entry meets log θ = −inf (so α = 0 gives −inf, never NaN).
@@ -74,9 +74,16 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         blocks = self._feature_blocks()
         # the prior depends on the model, the classes, the layout and alpha only: every fit with
         # these has it (the folds of a cross-validation), made once (pgm_models._utils.shared_priors)
-        layout = (self.n_features_in_, self._n_design_columns(), None if blocks is None else tuple(np.asarray(blocks).tolist()))
-        self._feature_prior = shared_prior(("feature", type(self), len(self.classes_), *layout, alpha.shape, alpha.tobytes()),
-                                           lambda: Dirichlet(self._prior_concentration(alpha.copy()), blocks), self)
+        layout = (
+            self.n_features_in_,
+            self._n_design_columns(),
+            None if blocks is None else tuple(np.asarray(blocks).tolist()),
+        )
+        self._feature_prior = shared_prior(
+            ("feature", type(self), len(self.classes_), *layout, alpha.shape, alpha.tobytes()),
+            lambda: Dirichlet(self._prior_concentration(alpha.copy()), blocks),
+            self,
+        )
         self.feature_count_ = np.zeros((len(self.classes_), self._n_design_columns()))
 
     def _count(self, encoded, class_index, weight):

@@ -21,7 +21,8 @@ def add_value_counts(codes, offsets, class_index, weight, counts):
     attribute j whose code is not −1 (missing): ``counts`` (K, T). Row by row, so that the F additions
     of a row go to F different cells and need not wait on each other (attribute by attribute, rows that
     share a cell come one after another and wait on each other); each cell belongs to one
-    attribute, so its weights are still added in row order."""
+    attribute, so its weights are still added in row order.
+    """
     for n in range(codes.shape[0]):
         row, w = counts[class_index[n]], weight[n]
         for j in range(codes.shape[1]):
@@ -33,7 +34,8 @@ def add_value_counts(codes, offsets, class_index, weight, counts):
 def log_sums(log_table, codes, offsets, class_column):
     """Σ_j log_table[k, offsets[j] + codes[n, j]] for every row n and class k, a missing code (−1)
     adding nothing, and then, if ``class_column`` ≥ 0, log_table[k, class_column] (the class prior's
-    log, added last as the template adds it to the features' sum): (N, K)."""
+    log, added last as the template adds it to the features' sum): (N, K).
+    """
     n_rows, n_features = codes.shape
     scores = np.zeros((n_rows, log_table.shape[0]))
     for n in range(n_rows):
@@ -56,7 +58,8 @@ PAIRWISE_BLOCK = 128
 @compiled
 def _pairwise(values, start, stop):
     """Σ values[start:stop] (at most ``PAIRWISE_BLOCK`` numbers) in ``pairwise_sum``'s order: one after
-    another from 0 below 8 numbers, else eight running partial sums added as a tree, then the rest."""
+    another from 0 below 8 numbers, else eight running partial sums added as a tree, then the rest.
+    """
     n = stop - start
     total = 0.0
     if n < 8:
@@ -69,7 +72,9 @@ def _pairwise(values, start, stop):
         for j in range(8):
             partial[j] += values[i + j]
         i += 8
-    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
+        (partial[4] + partial[5]) + (partial[6] + partial[7])
+    )
     while i < stop:
         total += values[i]
         i += 1
@@ -84,7 +89,8 @@ def mean_tables(class_concentration, feature_concentration, starts, sizes):
     ``np.add.reduceat`` sum (the first cell, then the others' pairwise sum), an empty block or no class
     mass uniform; and whether that is what this returns: False if a concentration is negative or not
     finite (the caller takes the NumPy path, which names the problem) or a sum is longer than
-    ``PAIRWISE_BLOCK`` (NumPy then splits it in halves)."""
+    ``PAIRWISE_BLOCK`` (NumPy then splits it in halves).
+    """
     n_classes, n_cells = feature_concentration.shape
     table = np.empty((n_classes, n_cells + 1))
     valid = n_classes <= PAIRWISE_BLOCK

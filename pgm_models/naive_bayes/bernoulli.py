@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils.validation import check_numeric_matrix, reject_entries
-from pgm_models.conjugate import Beta
 from pgm_models.base import integer_counts
+from pgm_models.conjugate import Beta
 from pgm_models.naive_bayes._discrete import DiscreteNB
 
 
@@ -134,18 +134,26 @@ class BernoulliNB(DiscreteNB):
         names = getattr(self, "feature_names_in_", None)
         matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")
         if self.binarize is not None:
-            if isinstance(self.binarize, (bool, np.bool_)) or not (np.isscalar(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)):
+            if isinstance(self.binarize, (bool, np.bool_)) or not (
+                np.isscalar(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)
+            ):
                 raise ValueError(f"binarize must be a finite number (the threshold) or None, got {self.binarize!r}")
             if sp.issparse(matrix):  # duplicates summed, but possibly sharing the caller's arrays
                 if self.binarize < 0:
                     raise ValueError(f"binarize={self.binarize} < 0 would mark the implicit zeros of sparse X present")
-                present = sp.csr_array(((matrix.data > self.binarize).astype(float), matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
+                present = sp.csr_array(
+                    ((matrix.data > self.binarize).astype(float), matrix.indices.copy(), matrix.indptr.copy()),
+                    shape=matrix.shape,
+                )
                 present.eliminate_zeros()
                 return present
             return (matrix > self.binarize).astype(float)
         if not _is_binary(matrix.data if sp.issparse(matrix) else matrix):
             reject_entries(
-                matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value",
+                matrix,
+                lambda v: (v != 0) & (v != 1),
+                names,
+                "the non-binary value",
                 "binarize=None expects 0/1 input; set binarize to a threshold",
             )
         return matrix
@@ -160,7 +168,8 @@ class BernoulliNB(DiscreteNB):
 
     def _feature_log_likelihood(self, X, estimate):
         """Σ_j x_j log θ_kj + (1 − x_j) log(1 − θ_kj), linear in X; log 0 terms are −inf only
-        where they are actually used (0 · log 0 = 0)."""
+        where they are actually used (0 · log 0 = 0).
+        """
         log_prob = self._feature_log_prob(estimate)
         log_absent, log_present = log_prob[..., 0], log_prob[..., 1]
         if np.all(np.isfinite(log_prob)):
@@ -211,7 +220,7 @@ class BernoulliNB(DiscreteNB):
         )
 
     def _placeholder_rows(self, n: int):
-        """n rows of absent features (the template's hook)."""
+        """N rows of absent features (the template's hook)."""
         return np.zeros((n, self.n_features_in_))
 
     def _rows_model(self, model, X, class_index):
@@ -228,7 +237,11 @@ class BernoulliNB(DiscreteNB):
 
 def _is_binary(values: np.ndarray) -> bool:
     """All values in {0, 1}, checked a block of 2^16 values at a time: the masks of a block stay
-    in cache, where full-size masks cost more than scoring the rows."""
+    in cache, where full-size masks cost more than scoring the rows.
+    """
     flat = np.ravel(values, order="K")  # a view of any contiguous layout
     block = 1 << 16
-    return all(bool(((part == 0) | (part == 1)).all()) for part in (flat[start : start + block] for start in range(0, flat.size, block)))
+    return all(
+        bool(((part == 0) | (part == 1)).all())
+        for part in (flat[start : start + block] for start in range(0, flat.size, block))
+    )

@@ -29,14 +29,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils import jit
-from pgm_models.conjugate.blocks import DirichletBlocks, class_block
-from pgm_models.discrete.one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models._utils.weights import is_unit_weight
-from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.base import integer_counts
+from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.discrete.attributes import CategoricalAttributes
-from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
+from pgm_models.discrete.one_hot import LOOKUP_VALUES, one_hot_log_sums
 from pgm_models.discrete.pairs import PairLayout
+from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: stays in cache)
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
@@ -51,7 +51,8 @@ COMPILED_LOOPS = True
 
 def _attribute_runs(n_classes: int, radix, limit: int) -> list:
     """Consecutive runs of attributes whose joint table with the class, n_classes × Π radix_j
-    cells, stays within ``limit`` cells (an attribute alone may exceed it)."""
+    cells, stays within ``limit`` cells (an attribute alone may exceed it).
+    """
     runs, cells = [], limit + 1
     for j, size in enumerate(int(r) for r in radix):
         if cells * size <= limit:
@@ -205,7 +206,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
     # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self, alpha=1.0, class_alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None
+    ):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.estimate = estimate
@@ -221,7 +224,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _value_layout(self) -> PairLayout:
         """The attributes' cells (``PairLayout.of_sizes`` of ``n_categories_``: shared, read-only), looked
-        up once per fit (the tuple of sizes and its hash are a cost on every look-up, several a small fold)."""
+        up once per fit (the tuple of sizes and its hash are a cost on every look-up, several a small fold).
+        """
         known = getattr(self, "_layout_of", None)
         if known is None or known[0] is not self.n_categories_:  # a new fit has a new n_categories_
             known = self._layout_of = (self.n_categories_, PairLayout.of_sizes(tuple(self.n_categories_.tolist())))
@@ -252,9 +256,12 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attributes' value-and-missing layout (``PairLayout``) shifted by one, so that code −1 of
         attribute j lands, with no mask, in the missing cell before it (of attribute j − 1, or
         for j = 0 the slot before the class's cells), and only the value cells are read off. Unit
-        weights are counted unweighted (no weight to repeat per key)."""
+        weights are counted unweighted (no weight to repeat per key).
+        """
         layout = self._value_layout()
-        if COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and jit.loaded():  # one slice of rows below: the same sums, in the same order
+        if (
+            COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and jit.loaded()
+        ):  # one slice of rows below: the same sums, in the same order
             add_value_counts = jit.kernels("pgm_models.naive_bayes._kernels").add_value_counts
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
             add_value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
@@ -285,7 +292,8 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         attribute's counts are the margins of its group's table. Groups are runs of attributes
         whose table has at most ``JOINT_CELLS`` cells (a single attribute may have more). The
         keys are made a slice of rows at a time in one buffer that stays in cache, reading the
-        codes in their own dtype (int8 for small domains). Integer counts: exact."""
+        codes in their own dtype (int8 for small domains). Integer counts: exact.
+        """
         n_classes, radix = len(self.classes_), self.n_categories_ + 1
         groups = _attribute_runs(n_classes, radix, JOINT_CELLS)
         tables = [np.zeros(n_classes * int(np.prod(radix[g])), dtype=np.int64) for g in groups]
@@ -320,21 +328,31 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         (``_kernels.mean_tables``, ``Dirichlet.mean``'s sums in its order), logged by one NumPy call,
         and the class prior's log is added after each row's attribute terms: the template's
         numbers to the bit, without its two posteriors, two normalisations and three more logs and sums
-        (BENCHMARKS.md, "Compiled kernels for small folds")."""
-        if not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()) \
-                or self.class_prior is not None:  # the kernel reads the class posterior's tables
+        (BENCHMARKS.md, "Compiled kernels for small folds").
+        """
+        if (
+            not (COMPILED_LOOPS and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded())
+            or self.class_prior is not None
+        ):  # the kernel reads the class posterior's tables
             return super()._joint_log_likelihood(codes, estimate)
         kernels = jit.kernels("pgm_models.naive_bayes._kernels")
         layout = self._value_layout()
-        tables, valid = kernels.mean_tables(self._class_prior.concentration + self.class_count_,
-                                    self._feature_prior.concentration + self._feature_counts(), layout.value_starts, layout.sizes)
+        tables, valid = kernels.mean_tables(
+            self._class_prior.concentration + self.class_count_,
+            self._feature_prior.concentration + self._feature_counts(),
+            layout.value_starts,
+            layout.sizes,
+        )
         if not valid:  # a concentration the posterior refuses (the template's path names it), or very long sums
             return super()._joint_log_likelihood(codes, estimate)
-        return kernels.log_sums(log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1)
+        return kernels.log_sums(
+            log_probabilities(tables), np.asarray(codes, dtype=np.intp), layout.value_starts, tables.shape[1] - 1
+        )
 
     def _feature_log_likelihood(self, codes, estimate):
         """Σ_j log θ̂[k, x_j], a missing x_j skipped: the one-hot design's log-linear score, for a
-        few rows by looking their cells up (the same numbers; ``pgm_models.discrete.one_hot``)."""
+        few rows by looking their cells up (the same numbers; ``pgm_models.discrete.one_hot``).
+        """
         if COMPILED_LOOPS and jit.loaded():
             log_sums = jit.kernels("pgm_models.naive_bayes._kernels").log_sums
             offsets = self._value_layout().value_starts
@@ -367,16 +385,28 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and θ_jk ~ Dirichlet(alpha_j) for each attribute, stacked by
-        their numbers of values (``pgm_models.conjugate.blocks``)."""
+        their numbers of values (``pgm_models.conjugate.blocks``).
+        """
         prior = self._feature_prior.concentration
-        return DirichletBlocks([class_block(self), *((f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value"))
-                                                     for name, block in self._blocks())])
+        return DirichletBlocks(
+            [
+                class_block(self),
+                *(
+                    (f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value"))
+                    for name, block in self._blocks()
+                ),
+            ]
+        )
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); (N_kjs)_s ~ Multinomial(N_kj, θ_jk) for each class and attribute."""
         counts = integer_counts(self.feature_count_, "attribute counts")
-        self._priors().observe({"class_prob": integer_counts(self.class_count_, "class counts"),
-                                **{f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()}})
+        self._priors().observe(
+            {
+                "class_prob": integer_counts(self.class_count_, "class counts"),
+                **{f"feature_prob_{name}": counts[:, block] for name, block in self._blocks()},
+            }
+        )
 
     def _rows_model(self, model, codes, class_index):
         """y_i ~ Categorical(π); x_ij ~ Categorical(θ_j[y_i]) for every observed x_ij."""
@@ -388,4 +418,6 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         for (name, _), column in zip(self._blocks(), codes.T):
             rows = np.flatnonzero(column >= 0)
             model.add_coord(f"{name}_row", rows)
-            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row")
+            pm.Categorical(
+                f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row"
+            )

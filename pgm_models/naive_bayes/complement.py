@@ -148,8 +148,10 @@ class ComplementNB(MultinomialNB):
         if not isinstance(self.norm, (bool, np.bool_)):
             raise ValueError(f"norm must be True or False, got {self.norm!r}")
         if self.norm and isinstance(estimate, str) and estimate == "predictive":
-            raise ValueError("norm=True normalises the weights of a point estimate; estimate='predictive' has none "
-                             "(its score is the document's exact complement predictive): use norm=False")
+            raise ValueError(
+                "norm=True normalises the weights of a point estimate; estimate='predictive' has none "
+                "(its score is the document's exact complement predictive): use norm=False"
+            )
 
     def _feature_log_likelihood(self, X, estimate):
         """(N, K) scores Σ_v x_v w_kv, or −log p(x | not k, D) for "predictive"."""
@@ -170,7 +172,8 @@ class ComplementNB(MultinomialNB):
 
     def _joint_log_likelihood(self, encoded, estimate):
         """The scores alone (Rennie et al.'s classifier has no class-prior term), plus log
-        ``class_prior`` when one is fixed: a prevalence shift of the scores."""
+        ``class_prior`` when one is fixed: a prevalence shift of the scores.
+        """
         scores = self._feature_log_likelihood(encoded, estimate)
         prior = self._fixed_class_prior()
         if prior is None:
@@ -250,7 +253,9 @@ class ComplementNB(MultinomialNB):
         self._class_model(model, observe_counts=True)
         complement_prob = self._feature_prior_variable()
         counts = integer_counts(self._feature_counts(), "complement word counts")
-        pm.Multinomial("complement_count", n=counts.sum(axis=1), p=complement_prob, observed=counts, dims=("class", "feature"))
+        pm.Multinomial(
+            "complement_count", n=counts.sum(axis=1), p=complement_prob, observed=counts, dims=("class", "feature")
+        )
 
     def _rows_model(self, model, X, class_index):
         """y_d ~ Categorical(π); x_d ~ Multinomial(n_d, θ̃_k) for every class k ≠ y_d."""
@@ -263,4 +268,10 @@ class ComplementNB(MultinomialNB):
         pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         row, other = np.nonzero(class_index[:, None] != np.arange(len(self.classes_)))
         model.add_coord("complement_row", np.arange(len(row)))
-        pm.Multinomial("x", n=dense.sum(axis=1)[row], p=complement_prob[other], observed=dense[row], dims=("complement_row", "feature"))
+        pm.Multinomial(
+            "x",
+            n=dense.sum(axis=1)[row],
+            p=complement_prob[other],
+            observed=dense[row],
+            dims=("complement_row", "feature"),
+        )

@@ -141,8 +141,19 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
            [0.8, 0.2]])
     """
 
-    def __init__(self, model=None, hyperprior="gamma", hyperprior_params=(1.0, 1.0), per_attribute=False,
-                 draws=1000, tune=1000, chains=4, random_seed=None, prediction_draws=200, class_prior=None):
+    def __init__(
+        self,
+        model=None,
+        hyperprior="gamma",
+        hyperprior_params=(1.0, 1.0),
+        per_attribute=False,
+        draws=1000,
+        tune=1000,
+        chains=4,
+        random_seed=None,
+        prediction_draws=200,
+        class_prior=None,
+    ):
         self.model = model
         self.hyperprior = hyperprior
         self.hyperprior_params = hyperprior_params
@@ -165,20 +176,29 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         import pymc as pm
 
         self.fit_counts(X, y, sample_weight)
-        self.idata_ = pm.sample(draws=self.draws, tune=self.tune, chains=self.chains, random_seed=self.random_seed,
-                                model=self.pymc_model(), progressbar=False)
+        self.idata_ = pm.sample(
+            draws=self.draws,
+            tune=self.tune,
+            chains=self.chains,
+            random_seed=self.random_seed,
+            model=self.pymc_model(),
+            progressbar=False,
+        )
         alpha = self.idata_.posterior["alpha"].values
         self.alpha_draws_ = alpha.reshape(-1, self._n_params())
         return self
 
     def fit_counts(self, X, y, sample_weight=None):
         """Only the counting step of ``fit`` (no sampling): what ``pymc_model``, ``simulate`` and
-        the SBC samplers need."""
+        the SBC samplers need.
+        """
         self._check_hyperprior()
         template = CategoricalNB() if self.model is None else self.model
         if not hasattr(template, "_concentration_index"):
-            raise ValueError(f"model={template!r}: HierarchicalNB needs a discrete naive Bayes model "
-                             "(CategoricalNB, BernoulliNB or MultinomialNB)")
+            raise ValueError(
+                f"model={template!r}: HierarchicalNB needs a discrete naive Bayes model "
+                "(CategoricalNB, BernoulliNB or MultinomialNB)"
+            )
         self.model_ = clone(template).set_params(alpha=1.0, class_prior=self.class_prior).fit(X, y, sample_weight)
         self.classes_ = self.model_.classes_
         self.n_features_in_ = self.model_.n_features_in_
@@ -187,7 +207,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
 
     def __getstate__(self):
         """The state less ``posterior_alpha``'s compiled PyMC model and NUTS step: a cache (made
-        again on the next call), and not picklable."""
+        again on the next call), and not picklable.
+        """
         state = {name: value for name, value in super().__getstate__().items() if name != "_simulation_step"}
         if "_simulation_model" in state:
             state["_simulation_model"] = None  # as fit_counts leaves it
@@ -212,21 +233,32 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         if self.hyperprior not in HYPERPRIORS:
             raise ValueError(f"hyperprior={self.hyperprior!r} is not one of {HYPERPRIORS}")
         params = np.asarray(self.hyperprior_params, dtype=float)
-        if params.shape != (2,) or not np.all(np.isfinite(params)) or (self.hyperprior == "gamma" and np.any(params <= 0)) \
-                or params[1] <= 0:
-            raise ValueError(f"hyperprior_params={self.hyperprior_params!r}: expected two finite numbers, "
-                             "(shape > 0, rate > 0) for gamma or (μ, σ > 0) for lognormal")
+        if (
+            params.shape != (2,)
+            or not np.all(np.isfinite(params))
+            or (self.hyperprior == "gamma" and np.any(params <= 0))
+            or params[1] <= 0
+        ):
+            raise ValueError(
+                f"hyperprior_params={self.hyperprior_params!r}: expected two finite numbers, "
+                "(shape > 0, rate > 0) for gamma or (μ, σ > 0) for lognormal"
+            )
 
     def pymc_model(self, counts=None):
         """The counts-form PyMC model: λ ~ hyperprior; the fitted counts (or ``counts``, same
         layout) ~ Dirichlet–multinomial(λ) per class and block, as a Potential. The counts are a
-        ``pm.Data`` named "feature_count", so ``pm.set_data`` swaps in simulated ones."""
+        ``pm.Data`` named "feature_count", so ``pm.set_data`` swaps in simulated ones.
+        """
         import pymc as pm
         import pytensor.tensor as pt
 
         check_is_fitted(self, "model_")
         index, indicator, fitted_counts = self._layout()
-        coords = {"attribute": self.model_._feature_names()} if self.per_attribute and hasattr(self.model_, "_feature_names") else {}
+        coords = (
+            {"attribute": self.model_._feature_names()}
+            if self.per_attribute and hasattr(self.model_, "_feature_names")
+            else {}
+        )
         with pm.Model(coords=coords) as model:
             counts = pm.Data("feature_count", fitted_counts if counts is None else counts)
             first, second = self.hyperprior_params
@@ -249,7 +281,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _at(self, alpha):
         """A copy of the fitted model with the feature prior at λ = ``alpha`` (its posterior
-        updated in closed form)."""
+        updated in closed form).
+        """
         model = copy.copy(self.model_)
         model.class_prior = self.class_prior  # set_class_prior may have changed it since the fit
         model._set_feature_prior(np.asarray(alpha, dtype=float)[model._concentration_index(self.per_attribute)])
@@ -257,7 +290,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
 
     def set_class_prior(self, prior):
         """As ``BayesianClassifier.set_class_prior``: predictions use ``prior`` in place of the
-        class-probability posterior (None restores it), without refitting. Returns self."""
+        class-probability posterior (None restores it), without refitting. Returns self.
+        """
         check_is_fitted(self, "model_")
         self.model_.set_class_prior(prior)
         self.class_prior = prior
@@ -269,13 +303,15 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         return draws[keep]
 
     def predict_joint_log_proba(self, X):
-        """log p(y = k, x_n | D): the closed-form predictive given λ, averaged over λ's draws."""
+        """Log p(y = k, x_n | D): the closed-form predictive given λ, averaged over λ's draws."""
         check_is_fitted(self, "alpha_draws_")
-        joint = np.stack([self._at(alpha).predict_joint_log_proba(X, estimate="predictive") for alpha in self._prediction_draws()])
+        joint = np.stack(
+            [self._at(alpha).predict_joint_log_proba(X, estimate="predictive") for alpha in self._prediction_draws()]
+        )
         return log_sum_exp(joint, axis=0) - np.log(len(joint))
 
     def predict_log_proba(self, X):
-        """log P(y = k | x_n), averaged over the hyperparameter's posterior."""
+        """Log P(y = k | x_n), averaged over the hyperparameter's posterior."""
         joint = self.predict_joint_log_proba(X)
         return joint - log_sum_exp(joint, axis=1)[:, None]
 
@@ -375,17 +411,27 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         if conditional:
             pointwise -= log_sum_exp(log_weights + np.array(left_out_x).T, axis=1)
             lppd -= log_sum_exp(np.array(full_x), axis=0) - np.log(len(draws))
-        return elpd_data(pointwise, lppd.sum(), n_samples=len(draws), pareto_k=np.asarray(pareto_k),
-                         good_k=min(1 - 1 / np.log10(len(draws)), 0.7))
+        return elpd_data(
+            pointwise,
+            lppd.sum(),
+            n_samples=len(draws),
+            pareto_k=np.asarray(pareto_k),
+            good_k=min(1 - 1 / np.log10(len(draws)), 0.7),
+        )
 
     # ------------------------------------------------------------------ simulation-based calibration
     def simulate(self, rng):
         """(λ, counts) drawn from the model with the fitted block totals N_kb held fixed:
-        λ from the hyperprior, θ_kb ~ Dirichlet(λ), counts ~ Multinomial(N_kb, θ_kb)."""
+        λ from the hyperprior, θ_kb ~ Dirichlet(λ), counts ~ Multinomial(N_kb, θ_kb).
+        """
         index, indicator, counts = self._layout()
         first, second = self.hyperprior_params
         size = self._n_params()
-        alpha = rng.gamma(first, 1 / second, size) if self.hyperprior == "gamma" else np.exp(rng.normal(first, second, size))
+        alpha = (
+            rng.gamma(first, 1 / second, size)
+            if self.hyperprior == "gamma"
+            else np.exp(rng.normal(first, second, size))
+        )
         cells = alpha[index]
         totals = np.rint(counts @ indicator).astype(np.int64)  # (K, B)
         simulated = np.zeros_like(counts)
@@ -400,7 +446,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
 
         For many simulated datasets one model and one compiled NUTS step are reused (the counts
         are swapped with ``pm.set_data``; each call tunes afresh for ``tune`` steps), which
-        makes a replication several times cheaper than a fresh ``pm.sample``."""
+        makes a replication several times cheaper than a fresh ``pm.sample``.
+        """
         import pymc as pm
 
         if getattr(self, "_simulation_model", None) is None:
@@ -409,8 +456,16 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
                 self._simulation_step = pm.NUTS()
         with self._simulation_model:
             pm.set_data({"feature_count": counts})
-            idata = pm.sample(draws=self.draws, tune=self.tune, chains=self.chains, cores=1, step=self._simulation_step,
-                              progressbar=False, random_seed=int(rng.integers(2**31)), compute_convergence_checks=False)
+            idata = pm.sample(
+                draws=self.draws,
+                tune=self.tune,
+                chains=self.chains,
+                cores=1,
+                step=self._simulation_step,
+                progressbar=False,
+                random_seed=int(rng.integers(2**31)),
+                compute_convergence_checks=False,
+            )
         draws = idata.posterior["alpha"].values.reshape(-1, self._n_params())
         return draws[np.linspace(0, len(draws) - 1, n_draws).round().astype(int)]
 
@@ -418,7 +473,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         """An exact sampler of a shared λ | counts: the PyMC model's own log density on a fine
         grid of log λ (its Jacobian included), drawn from by inverse CDF. Returns
         ``posterior(counts, n_draws, rng)`` for ``simulation_based_calibration``; the model is
-        compiled once."""
+        compiled once.
+        """
         import pymc as pm
 
         if self.per_attribute:

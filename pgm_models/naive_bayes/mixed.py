@@ -44,13 +44,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
+from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models.conjugate.gamma import MAX_COUNT, GammaPoisson, poisson_log_density_rows
-from pgm_models.conjugate.normal import (MAX_ABS_VALUE, NormalInverseGamma, batch_moments, floored_variance, merge_moments,
-                                         normal_log_density_rows, overall_moments, plug_in_moments)
+from pgm_models.conjugate.normal import (
+    MAX_ABS_VALUE,
+    NormalInverseGamma,
+    batch_moments,
+    floored_variance,
+    merge_moments,
+    normal_log_density_rows,
+    overall_moments,
+    plug_in_moments,
+)
 from pgm_models.discrete.attributes import CategoricalAttributes, _codes_in, _domain, check_values_to_model
 from pgm_models.naive_bayes._discrete import class_weights, log_linear
 
@@ -59,14 +67,15 @@ COLUMN_TYPES = ("categorical", "gaussian", "bernoulli", "poisson")
 
 class _Table:
     """An encoded table: one 2-D array per column type, the same rows in each (sliceable by
-    rows, as the base class scores rows in blocks)."""
+    rows, as the base class scores rows in blocks).
+    """
 
     ndim = 2
 
     def __init__(self, parts: dict, n_rows: int):
         self.parts, self.shape = parts, (n_rows, sum(a.shape[1] for a in parts.values()))
 
-    def __getitem__(self, rows: slice) -> "_Table":
+    def __getitem__(self, rows: slice) -> _Table:
         parts = {kind: values[rows] for kind, values in self.parts.items()}
         return _Table(parts, len(range(*rows.indices(self.shape[0]))))
 
@@ -203,9 +212,22 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     # Dask engine checks are known); numeric columns need none
     _needs_declared_domains = False
 
-    def __init__(self, column_types=None, alpha=1.0, class_alpha=1.0, estimate="mean", mean_strength=0.01,
-                 var_strength=3.0, var_smoothing=0.0, count_strength=1.0, handle_unknown="missing", prior_mean=None,
-                 prior_var=None, prior_rate=None, class_prior=None):
+    def __init__(
+        self,
+        column_types=None,
+        alpha=1.0,
+        class_alpha=1.0,
+        estimate="mean",
+        mean_strength=0.01,
+        var_strength=3.0,
+        var_smoothing=0.0,
+        count_strength=1.0,
+        handle_unknown="missing",
+        prior_mean=None,
+        prior_var=None,
+        prior_rate=None,
+        class_prior=None,
+    ):
         self.column_types = column_types
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -229,7 +251,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             weight = getattr(self, "_fit_weight", None)
             self.categories_ = [_domain(columns[j], None, where[j], weight) for j in self._of_type("categorical")]
             self.n_categories_ = np.array([len(c) for c in self.categories_], dtype=int)
-            check_values_to_model(self.n_categories_, [where[j] for j in self._of_type("categorical")], "a pandas Categorical")
+            check_values_to_model(
+                self.n_categories_, [where[j] for j in self._of_type("categorical")], "a pandas Categorical"
+            )
         parts = {}
         for kind in COLUMN_TYPES:
             index = self._of_type(kind)
@@ -244,9 +268,12 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         return _Table(parts, len(columns[0]))
 
     def _placeholder_rows(self, n: int):
-        """n rows of zeros (the first value of a categorical column) in every block (the template's hook)."""
-        parts = {kind: np.zeros((n, len(self._of_type(kind))), dtype=np.intp if kind == "categorical" else float)
-                 for kind in COLUMN_TYPES if self._of_type(kind)}
+        """N rows of zeros (the first value of a categorical column) in every block (the template's hook)."""
+        parts = {
+            kind: np.zeros((n, len(self._of_type(kind))), dtype=np.intp if kind == "categorical" else float)
+            for kind in COLUMN_TYPES
+            if self._of_type(kind)
+        }
         return _Table(parts, n)
 
     def _of_type(self, kind) -> list[int]:
@@ -254,7 +281,8 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     def _pinned_prior(self, parameter: str, kind: str, reference: np.ndarray, positive: bool) -> np.ndarray:
         """The data-scaled ``reference`` of the ``kind`` columns (in column order), with the values
-        the dict ``parameter`` pins."""
+        the dict ``parameter`` pins.
+        """
         given = getattr(self, parameter)
         if given is None:
             return reference
@@ -263,13 +291,17 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             raise ValueError(f"{parameter} must be a dict {{column: value}} of {kind} columns {columns}, got {given!r}")
         unknown = [key for key in given if key not in columns]
         if unknown:
-            raise ValueError(f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; the {kind} columns are {columns}")
+            raise ValueError(
+                f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; the {kind} columns are {columns}"
+            )
         values = np.array(reference, dtype=float)
         for i, key in enumerate(columns):
             if key in given:
                 value = given[key]
                 if not (np.isscalar(value) and np.isreal(value) and np.isfinite(value) and (value > 0 or not positive)):
-                    raise ValueError(f"{parameter}[{key!r}] must be a finite number{' > 0' if positive else ''}, got {value!r}")
+                    raise ValueError(
+                        f"{parameter}[{key!r}] must be a finite number{' > 0' if positive else ''}, got {value!r}"
+                    )
                 values[i] = float(value)
         return values
 
@@ -281,7 +313,10 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
                 raise ValueError(f"column_types names column {key!r}, which X does not have; columns are {keys}")
             if kind not in COLUMN_TYPES:
                 raise ValueError(f"column_types[{key!r}] = {kind!r} is not one of {COLUMN_TYPES}")
-        return {key: given[key] if key in given else _inferred_type(column, where[j]) for j, (key, column) in enumerate(zip(keys, columns))}
+        return {
+            key: given[key] if key in given else _inferred_type(column, where[j])
+            for j, (key, column) in enumerate(zip(keys, columns))
+        }
 
     def _categorical_codes(self, columns, where, training):
         codes = np.column_stack([_codes_in(c, self.categories_[j], where[j]) for j, c in enumerate(columns)])
@@ -295,10 +330,16 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     # ------------------------------------------------------------------ counting and scoring
     def _init_counts(self, table, class_index, weight):
-        blocks = {"categorical": _CategoricalBlock, "gaussian": _GaussianBlock, "bernoulli": _BernoulliBlock, "poisson": _PoissonBlock}
+        blocks = {
+            "categorical": _CategoricalBlock,
+            "gaussian": _GaussianBlock,
+            "bernoulli": _BernoulliBlock,
+            "poisson": _PoissonBlock,
+        }
         features = np.asarray(list(self.column_types_))
         self._blocks = {
-            kind: blocks[kind](self, features[self._of_type(kind)], values, weight) for kind, values in table.parts.items()
+            kind: blocks[kind](self, features[self._of_type(kind)], values, weight)
+            for kind, values in table.parts.items()
         }
 
     def _count(self, table, class_index, weight):
@@ -340,9 +381,13 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
-        if any(kind in self._blocks for kind in ("categorical", "bernoulli")) and np.any(np.asarray(self.alpha, float) <= 0):
-            raise ValueError(f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0); "
-                             "with 0 only the closed-form posterior is available")
+        if any(kind in self._blocks for kind in ("categorical", "bernoulli")) and np.any(
+            np.asarray(self.alpha, float) <= 0
+        ):
+            raise ValueError(
+                f"alpha={self.alpha!r}: the PyMC model needs a proper prior (alpha > 0); "
+                "with 0 only the closed-form posterior is available"
+            )
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π), then each block's sufficient statistics (see the blocks)."""
@@ -357,10 +402,16 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         class_prob = self._class_model(model, observe_counts=False)
         categorical = self._blocks.get("categorical")
         # a categorical column's observed variable x_<column> and a numeric kind's x_<kind> share one namespace
-        clashes = [] if categorical is None else [name for name, _ in categorical._blocks() if name in self._blocks.keys() - {"categorical"}]
+        clashes = (
+            []
+            if categorical is None
+            else [name for name, _ in categorical._blocks() if name in self._blocks.keys() - {"categorical"}]
+        )
         if clashes:
-            raise ValueError(f"the categorical column {clashes[0]!r} would be observed by the PyMC variable 'x_{clashes[0]}', the name of "
-                             f"the {clashes[0]} columns' observed variable: rename the column for form='rows'")
+            raise ValueError(
+                f"the categorical column {clashes[0]!r} would be observed by the PyMC variable 'x_{clashes[0]}', the name of "
+                f"the {clashes[0]} columns' observed variable: rename the column for form='rows'"
+            )
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         for kind, block in self._blocks.items():
@@ -378,7 +429,8 @@ def merged_statistics(a: dict, b: dict) -> dict:
 
 class _Statistic:
     """A block's sufficient statistic, kept on the model as ``{kind}_{name}_`` (the attributes
-    the engines read and merge through ``_statistics``)."""
+    the engines read and merge through ``_statistics``).
+    """
 
     def __init__(self, name: str):
         self.name = name
@@ -416,16 +468,23 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
     checks = {
         # as GaussianNB's: squared deviations of larger values overflow, and one class's inf scatter became
         # NaN in every class's (the moments' one product over the classes, 0 · inf)
-        "gaussian": (lambda v: np.abs(v) > MAX_ABS_VALUE, f"a value beyond ±{MAX_ABS_VALUE:g} (infinite, or too large for "
-                     "its squared deviations to stay finite: rescale the column)"),
+        "gaussian": (
+            lambda v: np.abs(v) > MAX_ABS_VALUE,
+            f"a value beyond ±{MAX_ABS_VALUE:g} (infinite, or too large for "
+            "its squared deviations to stay finite: rescale the column)",
+        ),
         "bernoulli": (lambda v: (v != 0) & (v != 1) & ~np.isnan(v), "a value other than 0/1"),
-        "poisson": (lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & (v <= MAX_COUNT)),
-                    f"a value that is not a count ≥ 0 and ≤ {MAX_COUNT:g} (log x! of a larger count overflows: rescale the column)"),
+        "poisson": (
+            lambda v: ~np.isnan(v) & ~((v >= 0) & (v == np.floor(v)) & (v <= MAX_COUNT)),
+            f"a value that is not a count ≥ 0 and ≤ {MAX_COUNT:g} (log x! of a larger count overflows: rescale the column)",
+        ),
     }
     bad, problem = checks[kind]
     flagged = bad(values)
     if flagged.any():
-        raise ValueError(f"{where} is a {kind} column and has {problem}: {values[flagged][0]} (column_types sets another type)")
+        raise ValueError(
+            f"{where} is a {kind} column and has {problem}: {values[flagged][0]} (column_types sets another type)"
+        )
     return values
 
 
@@ -435,7 +494,8 @@ def _kind_coord(kind: str) -> str:
 
 class _CategoricalBlock:
     """Categorical columns: θ_kj ~ Dirichlet(alpha), counts N_kjs of the observed values (the
-    layout and formulas of ``CategoricalNB``)."""
+    layout and formulas of ``CategoricalNB``).
+    """
 
     kind = "categorical"
     count = _Statistic("count")
@@ -461,7 +521,9 @@ class _CategoricalBlock:
             size = block.stop - block.start
             seen = column >= 0
             cells = class_index * size + column if seen.all() else (class_index * size + column)[seen]
-            counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(n_classes, size)
+            counts[:, block] += np.bincount(cells, weight if seen.all() else weight[seen], n_classes * size).reshape(
+                n_classes, size
+            )
         self.count = counts
 
     def log_likelihood(self, codes, estimate):
@@ -482,12 +544,17 @@ class _CategoricalBlock:
 
     def posterior(self):
         concentration = self.prior.posterior(self.count).concentration
-        return {f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value")) for name, block in self._blocks()}
+        return {
+            f"feature_prob_{name}": (Dirichlet(concentration[:, block]), ("class", f"{name}_value"))
+            for name, block in self._blocks()
+        }
 
     def _priors(self):
         prior = self.prior.concentration
         # columns with as many values share one stacked PyMC variable (pgm_models.conjugate.blocks)
-        return DirichletBlocks([(f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()])
+        return DirichletBlocks(
+            [(f"feature_prob_{name}", prior[:, block], ("class", f"{name}_value")) for name, block in self._blocks()]
+        )
 
     def counts_model(self):
         """(N_kjs)_s ~ Multinomial(N_kj, θ_kj) for each class and column."""
@@ -502,7 +569,9 @@ class _CategoricalBlock:
         for (name, _), column in zip(self._blocks(), codes.T):
             rows = np.flatnonzero(column >= 0)
             model.add_coord(f"{name}_row", rows)
-            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row")
+            pm.Categorical(
+                f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows]], observed=column[rows], dims=f"{name}_row"
+            )
 
 
 class _NumericBlock:
@@ -534,7 +603,8 @@ class _NumericBlock:
 
 class _SummedBlock(_NumericBlock):
     """Columns whose sufficient statistics are the count n and the sum Σx of the observed
-    entries per (class, column): Bernoulli (Σx = the ones) and Poisson."""
+    entries per (class, column): Bernoulli (Σx = the ones) and Poisson.
+    """
 
     total = _Statistic("total")
     _statistics = ("count", "total")
@@ -569,14 +639,18 @@ class _GaussianBlock(_NumericBlock):
         data_mean = self.model._pinned_prior("prior_mean", "gaussian", data_mean, positive=False)
         data_var = self.model._pinned_prior("prior_var", "gaussian", data_var, positive=True)
         self.epsilon = self.model.var_smoothing * data_var.max()
-        self.prior = NormalInverseGamma(np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape))
+        self.prior = NormalInverseGamma(
+            np.broadcast_to(data_mean, self.n.shape), kappa, nu / 2, np.broadcast_to(nu * data_var / 2, self.n.shape)
+        )
 
     def set_prior_from_statistics(self):
         """The prior of the columns' overall moments pooled from the classes' (n_kj, x̄_kj, S_kj)."""
         total = self.n.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(total > 0, (self.n * self.mean).sum(axis=0) / total, 0.0)
-            var = np.where(total > 0, (self.scatter.sum(axis=0) + (self.n * (self.mean - mean) ** 2).sum(axis=0)) / total, 0.0)
+            var = np.where(
+                total > 0, (self.scatter.sum(axis=0) + (self.n * (self.mean - mean) ** 2).sum(axis=0)) / total, 0.0
+            )
         self._set_prior(mean, floored_variance(var))
 
     def add(self, values, class_index, weight, weights):
@@ -591,12 +665,17 @@ class _GaussianBlock(_NumericBlock):
         posterior = self.posterior_()
         if estimate == "predictive":
             return posterior.log_predictive_rows(values)
-        point = plug_in_moments(estimate, posterior, self.n, self.mean, self.scatter, 0, self.epsilon, self.model.classes_, self.features)
+        point = plug_in_moments(
+            estimate, posterior, self.n, self.mean, self.scatter, 0, self.epsilon, self.model.classes_, self.features
+        )
         return normal_log_density_rows(values, *point)
 
     def posterior(self):
         joint = self.posterior_()
-        return {"feature_mean": (Marginal(joint, "mu"), self._dims()), "feature_var": (Marginal(joint, "var"), self._dims())}
+        return {
+            "feature_mean": (Marginal(joint, "mu"), self._dims()),
+            "feature_var": (Marginal(joint, "var"), self._dims()),
+        }
 
     def _priors(self):
         import pymc as pm
@@ -613,7 +692,9 @@ class _GaussianBlock(_NumericBlock):
         n = integer_counts(self.n, "Gaussian column counts")
         seen, several = np.nonzero(n >= 1), np.nonzero(n >= 2)
         pm.Normal("sample_mean", mu=mean[seen], sigma=pm.math.sqrt(var[seen] / n[seen]), observed=self.mean[seen])
-        pm.Gamma("sample_scatter", alpha=(n[several] - 1) / 2, beta=1 / (2 * var[several]), observed=self.scatter[several])
+        pm.Gamma(
+            "sample_scatter", alpha=(n[several] - 1) / 2, beta=1 / (2 * var[several]), observed=self.scatter[several]
+        )
 
     def rows_model(self, model, values, y):
         """x_ij ~ N(μ[y_i, j], σ²[y_i, j]) for every observed x_ij."""
@@ -621,7 +702,13 @@ class _GaussianBlock(_NumericBlock):
 
         mean, var = self._priors()
         classes, columns, observed = self._entries(model, values, y)
-        pm.Normal("x_gaussian", mu=mean[classes, columns], sigma=pm.math.sqrt(var[classes, columns]), observed=observed, dims="gaussian_entry")
+        pm.Normal(
+            "x_gaussian",
+            mu=mean[classes, columns],
+            sigma=pm.math.sqrt(var[classes, columns]),
+            observed=observed,
+            dims="gaussian_entry",
+        )
 
 
 class _BernoulliBlock(_SummedBlock):
@@ -660,8 +747,13 @@ class _BernoulliBlock(_SummedBlock):
         import pymc as pm
 
         prob = self._priors()
-        pm.Binomial("bernoulli_count", n=integer_counts(self.n, "binary column counts"), p=prob,
-                    observed=integer_counts(self.total, "binary column counts"), dims=self._dims())
+        pm.Binomial(
+            "bernoulli_count",
+            n=integer_counts(self.n, "binary column counts"),
+            p=prob,
+            observed=integer_counts(self.total, "binary column counts"),
+            dims=self._dims(),
+        )
 
     def rows_model(self, model, values, y):
         """x_ij ~ Bernoulli(θ[y_i, j]) for every observed x_ij."""
@@ -669,7 +761,9 @@ class _BernoulliBlock(_SummedBlock):
 
         prob = self._priors()
         classes, columns, observed = self._entries(model, values, y)
-        pm.Bernoulli("x_bernoulli", p=prob[classes, columns], observed=observed.astype(np.int64), dims="bernoulli_entry")
+        pm.Bernoulli(
+            "x_bernoulli", p=prob[classes, columns], observed=observed.astype(np.int64), dims="bernoulli_entry"
+        )
 
 
 class _PoissonBlock(_SummedBlock):
@@ -706,8 +800,10 @@ class _PoissonBlock(_SummedBlock):
                 rate = np.where(self.n > 0, self.total / self.n, np.nan)
             if np.isnan(rate).any():
                 k, j = np.argwhere(np.isnan(rate))[0]
-                raise ValueError(f"class {self.model.classes_[k:k + 1].tolist()[0]!r}, count column {self.features[j:j + 1].tolist()[0]!r}: the mle rate is "
-                                 "undefined (no observed value); use estimate='mean', 'map' or 'predictive'")
+                raise ValueError(
+                    f"class {self.model.classes_[k : k + 1].tolist()[0]!r}, count column {self.features[j : j + 1].tolist()[0]!r}: the mle rate is "
+                    "undefined (no observed value); use estimate='mean', 'map' or 'predictive'"
+                )
         else:
             rate = posterior.mode() if estimate == "map" else posterior.mean()
         return poisson_log_density_rows(values, rate)

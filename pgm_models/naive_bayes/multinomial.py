@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils.validation import check_numeric_matrix
-from pgm_models.conjugate import Dirichlet
 from pgm_models.base import integer_counts
+from pgm_models.conjugate import Dirichlet
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
 
 
@@ -172,7 +172,9 @@ class MultinomialNB(DiscreteNB):
         self._class_model(model, observe_counts=True)
         feature_prob = self._feature_prior_variable()
         counts = integer_counts(self.feature_count_, "word counts")
-        pm.Multinomial("feature_count", n=counts.sum(axis=1), p=feature_prob, observed=counts, dims=("class", "feature"))
+        pm.Multinomial(
+            "feature_count", n=counts.sum(axis=1), p=feature_prob, observed=counts, dims=("class", "feature")
+        )
 
     def _rows_model(self, model, X, class_index):
         """y_d ~ Categorical(π); x_d ~ Multinomial(n_d, θ[y_d])."""

@@ -31,7 +31,8 @@ def interval_codes(values, cuts, cut_ends, codes):
     """Write into ``codes`` (F, N) each value's interval among its column's cut points: the number
     of cut points below it (a value on a cut point goes left, as NumPy's ``searchsorted`` with
     side="left"), −1 where it is missing (NaN). Column j (a row of ``values``) has the ascending
-    cut points ``cuts[cut_ends[j − 1]:cut_ends[j]]``."""
+    cut points ``cuts[cut_ends[j − 1]:cut_ends[j]]``.
+    """
     for j in range(values.shape[0]):
         first, last = cut_ends[j - 1] if j else 0, cut_ends[j]
         row, out = values[j], codes[j]
@@ -70,7 +71,8 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
     cut between two distinct values, the first cut with strictly the lowest conditional entropy
     (n_L H(L) + n_R H(R)) / n, kept when its gain over H(subset) exceeds
     (log2(n − 1) + log2(3^k − 2) − [k H − k_R H(R) − k_L H(L)]) / n (k counting the classes
-    present); a kept cut puts both its sides on the stack."""
+    present); a kept cut puts both its sides on the stack.
+    """
     n_columns, n_rows = by_class.shape
     n_classes = len(class_ends)
     cuts = np.empty(max(16, n_columns), np.float64)
@@ -182,7 +184,9 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
             grown = np.empty(max(2 * len(cuts), total + kept), np.float64)
             grown[:total] = cuts[:total]
             cuts = grown
-        for c in range(1, kept):  # ascending (insertion: a column keeps few cuts; numba's sort doubles the compile time)
+        for c in range(
+            1, kept
+        ):  # ascending (insertion: a column keeps few cuts; numba's sort doubles the compile time)
             cut, place = after[c], c
             while place and after[place - 1] > cut:
                 after[place] = after[place - 1]

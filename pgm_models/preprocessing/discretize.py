@@ -40,7 +40,8 @@ from pgm_models._utils.validation import check_fitted
 def _interval_labels(cuts) -> list[str]:
     """Weka's interval names, cut points rounded to 6 decimals — unless that merges two cut
     points or rounds one to 0 (small-scale data), then each cut point's shortest exact decimal,
-    so that the labels stay distinct and true (Python's shortest repr of the float)."""
+    so that the labels stay distinct and true (Python's shortest repr of the float).
+    """
     text = [np.format_float_positional(round(c, 6), trim="-") for c in cuts]
     if len(set(text)) < len(text) or any(c != 0 and round(c, 6) == 0 for c in cuts):
         text = [repr(float(c)) for c in cuts]
@@ -55,14 +56,16 @@ def _intervals_template(cuts: bytes) -> pd.Categorical:
     0.0 stay apart); a transform's column is made from it with its codes. Its dtype is shared by
     every fit that finds the same cut points: dtypes are immutable, building one from strings
     costs more than finding a fold's cut points, and cross-validation finds the same intervals
-    again (a column without a cut, refits of a fold)."""
+    again (a column without a cut, refits of a fold).
+    """
     dtype = pd.CategoricalDtype(_interval_labels(np.frombuffer(cuts).tolist()))
     return pd.Categorical._simple_new(np.empty(0, dtype=np.int8), dtype)  # codes of pandas' width for these categories
 
 
 class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
     """Fit cut points per numeric column (``_cut_points``, or ``_cut_points_of`` for all
-    columns at once), then map values to intervals."""
+    columns at once), then map values to intervals.
+    """
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -105,7 +108,11 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         # for the most intervals (int8 below 127: no copy into the Categoricals)
         self._cuts = np.concatenate(found) if found else np.empty(0)
         self._cut_ends = np.array([len(cuts) for cuts in found], dtype=np.intp).cumsum()
-        self._codes_dtype = max((categorical_codes(empty).dtype for empty in self._templates), key=lambda dtype: dtype.itemsize, default=np.dtype(np.int8))
+        self._codes_dtype = max(
+            (categorical_codes(empty).dtype for empty in self._templates),
+            key=lambda dtype: dtype.itemsize,
+            default=np.dtype(np.int8),
+        )
         return frame, columns, values
 
     def _cut_points_of(self, values: np.ndarray, y) -> list[np.ndarray]:
@@ -116,7 +123,9 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         check_fitted(self, "cut_points_")
         frame = self._by_name(X) if isinstance(X, pd.DataFrame) else _as_frame(X)
         if frame.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input")
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input"
+            )
         columns = column_arrays(frame)
         return self._intervals(frame, columns, _numbers(columns, self._numeric, frame.columns))
 
@@ -124,18 +133,29 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         """``frame``'s columns in the fitted order, matched by name when fit read a DataFrame (the
         cut points belong to names, not to positions): the fitted names in another order are
         reordered, as the models match them; a name unseen in fit or a fitted one missing is an
-        error that names it. An array, or a frame after a fit on an array, goes by position."""
+        error that names it. An array, or a frame after a fit on an array, goes by position.
+        """
         fitted = self._fitted_columns
         if fitted is None or frame.columns.is_(fitted) or frame.columns.equals(fitted):
             return frame
         unseen = [name for name in frame.columns if name not in fitted]
         missing = [name for name in fitted if name not in frame.columns]
         if unseen or missing:
-            raise ValueError("The feature names should match those that were passed during fit: "
-                             + "; ".join(f"{what} {names}" for what, names in
-                                         (("unseen at fit time:", unseen), ("seen at fit time, yet now missing:", missing)) if names))
+            raise ValueError(
+                "The feature names should match those that were passed during fit: "
+                + "; ".join(
+                    f"{what} {names}"
+                    for what, names in (
+                        ("unseen at fit time:", unseen),
+                        ("seen at fit time, yet now missing:", missing),
+                    )
+                    if names
+                )
+            )
         if not (fitted.is_unique and frame.columns.is_unique):
-            raise ValueError(f"columns that share a name cannot be matched by name: pass them in the fitted order {list(fitted)}")
+            raise ValueError(
+                f"columns that share a name cannot be matched by name: pass them in the fitted order {list(fitted)}"
+            )
         return frame[list(fitted)]
 
     def _intervals(self, frame, columns, values):
@@ -151,7 +171,8 @@ class _Discretizer(ParamNamesOnce, TransformerMixin, BaseEstimator):
         """Each value's interval (a row of ``values`` per numeric column): the number of its
         column's cut points below it (the first cut ≥ x: x ≤ c goes left), −1 where missing.
         Compiled once numba is loaded in the process (``pgm_models._utils.jit.loaded``), else NumPy's
-        searchsorted column by column: the same codes."""
+        searchsorted column by column: the same codes.
+        """
         codes = np.empty(values.shape, dtype=self._codes_dtype)
         if jit.loaded() and len(values):
             from pgm_models.preprocessing._kernels import interval_codes
@@ -172,11 +193,16 @@ def _frame(arrays, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
     """A DataFrame of these 1-D column arrays, one block each, built straight from its blocks:
     ``DataFrame(dict)`` checks every column again and builds a new Index of the names, and even
     ``DataFrame._from_arrays`` sorts the arrays into blocks by dtype (together as long as
-    discretising a small fold)."""
+    discretising a small fold).
+    """
     # a NumPy column passes through from the input: copied, since a block built here holds no
     # copy-on-write reference to the input's (writing to either frame would change the other)
-    blocks = tuple(ExtensionBlock(array, place, 2) if isinstance(array, pd.Categorical) else new_block_2d(ensure_block_shape(array.copy(), ndim=2), place)
-                   for array, place in zip(arrays, _placements(len(arrays))))
+    blocks = tuple(
+        ExtensionBlock(array, place, 2)
+        if isinstance(array, pd.Categorical)
+        else new_block_2d(ensure_block_shape(array.copy(), ndim=2), place)
+        for array, place in zip(arrays, _placements(len(arrays)))
+    )
     manager = BlockManager(blocks, [columns, index], verify_integrity=False)
     return pd.DataFrame._from_mgr(manager, axes=manager.axes)
 
@@ -189,7 +215,8 @@ def _placements(n_columns: int) -> tuple:
 
 def _is_numeric(dtype) -> bool:
     """A column that is discretised: numbers, not booleans (a NumPy dtype by its kind, cheaper
-    than pandas' check of any dtype)."""
+    than pandas' check of any dtype).
+    """
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iufc"
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
@@ -210,7 +237,9 @@ def _as_frame(X) -> pd.DataFrame:
         try:
             array = array.astype(float)
         except TypeError as error:
-            raise TypeError(f"X has a value that is neither a number nor a label ({error}): argument must be a string or a number") from None
+            raise TypeError(
+                f"X has a value that is neither a number nor a label ({error}): argument must be a string or a number"
+            ) from None
         except ValueError:
             pass  # labels: the columns pass through unchanged
     return pd.DataFrame(array)
@@ -218,14 +247,17 @@ def _as_frame(X) -> pd.DataFrame:
 
 def _numbers(columns, numeric: list[int], names: pd.Index) -> np.ndarray:
     """The ``numeric`` columns as the rows of one float array, NaN where missing; ±inf is an error
-    that names the column (checked once for all the columns, looked up only then)."""
+    that names the column (checked once for all the columns, looked up only then).
+    """
     values = np.empty((len(numeric), len(columns[0]) if columns else 0))
     for row, j in enumerate(numeric):
         column = columns[j]
         values[row] = column if isinstance(column, np.ndarray) else column.to_numpy(dtype=float)
     infinite = np.isinf(values)
     if infinite.any():
-        raise ValueError(f"column {names[numeric[infinite.any(axis=1).argmax()]]!r} has an infinite value (NaN or inf): a missing value must be NaN")
+        raise ValueError(
+            f"column {names[numeric[infinite.any(axis=1).argmax()]]!r} has an infinite value (NaN or inf): a missing value must be NaN"
+        )
     return values
 
 
@@ -357,9 +389,10 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
 
 @functools.lru_cache(maxsize=8)
 def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """m ln m (0 ln 0 = 0) and log2 m for every count m = 0..n, the terms of Weka's entropy of
+    """M ln m (0 ln 0 = 0) and log2 m for every count m = 0..n, the terms of Weka's entropy of
     counts and of its MDL cost: the search looks every one up instead of taking a logarithm. Made
-    once per number of rows (a cross-validation's folds have one or two) and read-only."""
+    once per number of rows (a cross-validation's folds have one or two) and read-only.
+    """
     m = np.arange(n + 1.0)
     tables = m * np.log(np.where(m < 1, 1.0, m)), np.log2(np.where(m < 1, 1.0, m))
     for table in tables:
@@ -373,7 +406,8 @@ def _log2_class_cost(n_classes: int) -> np.ndarray:
     (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53). From k = 600
     it is k log2 3, equal to double precision: 3.0**k overflows at k = 647, where Weka's
     ``Math.pow`` becomes infinite and so does its cost (Weka then keeps no cut); here the cost
-    stays the finite number it is."""
+    stays the finite number it is.
+    """
     cost = np.array([0.0] + [np.log2(3.0**k - 2) if k < 600 else k * np.log2(3.0) for k in range(1, n_classes + 1)])
     cost.flags.writeable = False
     return cost
@@ -462,7 +496,9 @@ class MDLDiscretizer(_Discretizer):
         # in NumPy, the columns searched together, as many at a time as make about _BATCH_VALUES
         # values: the search's arrays stay that size however wide the data
         per_batch, y = max(1, _BATCH_VALUES // len(y)), y.astype(np.intp, copy=False)
-        return [cuts for i in range(0, len(values), per_batch) for cuts in _mdl_cut_points(values[i : i + per_batch], y)]
+        return [
+            cuts for i in range(0, len(values), per_batch) for cuts in _mdl_cut_points(values[i : i + per_batch], y)
+        ]
 
 
 def _compiled_mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
@@ -487,7 +523,8 @@ _BATCH_VALUES = 1 << 20
 def _mdl_cut_points(values: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
     """Each column's (row of ``values``) MDL cut points, ascending, in NumPy: rounds of
     ``_best_mdl_cuts`` on the open subsets of all the columns' distinct values until no subset is
-    left to split."""
+    left to split.
+    """
     distinct, cum, segments, offsets = _distinct_class_counts(values, y)
     x_ln_x, class_cost = _mdl_tables(len(y))[0], _log2_class_cost(len(cum) - 1)
     cuts = [np.array([], dtype=np.intp)]  # the distinct value right of each kept cut
@@ -512,7 +549,8 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
     the groups of all columns numbered in one sequence. Returns the distinct values; ``cum``, the
     class counts (one row per class, then a row counting rows) before each group; the [first, end)
     groups of each column with at least two distinct values; the first group of each column and
-    the end."""
+    the end.
+    """
     n_classes = int(y.max()) + 1
     order = np.argsort(values, axis=1)  # NaN sorts last: a column's present values come first
     # one take at flat positions (take_along_axis builds broadcast index arrays, which is slower)
@@ -534,7 +572,8 @@ def _distinct_class_counts(values: np.ndarray, y: np.ndarray):
 
 def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
     """Weka's cutPointsForSubset on each subset [g0, g1) of distinct values (rows of
-    ``segments``, each with ≥ 2 values): the group right of its accepted cut, or −1."""
+    ``segments``, each with ≥ 2 values): the group right of its accepted cut, or −1.
+    """
     g0, g1 = segments.T
     n_candidates = g1 - g0 - 1
     owner = np.repeat(np.arange(len(segments)), n_candidates)
@@ -544,7 +583,9 @@ def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
     m = len(cut)
     # class and row counts of every cut's left and right side and of every whole subset (the
     # columns), and their entropies in one operation; the classes' terms summed in order, as Weka
-    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(cum, np.concatenate((g0_owner, cut, g0)), axis=1)
+    sides = np.take(cum, np.concatenate((cut, g1[owner], g1)), axis=1) - np.take(
+        cum, np.concatenate((g0_owner, cut, g0)), axis=1
+    )
     terms = x_ln_x[sides]
     class_terms = terms[0]
     for row in terms[1:-1]:
@@ -556,7 +597,9 @@ def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
     smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start)[owner])
     best = smallest[np.concatenate(([True], owner[smallest[1:]] != owner[smallest[:-1]]))]
     best_entropy, prior_entropy = conditional[best], entropy[2 * m :]
-    k, k_left, k_right = np.count_nonzero(sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))], axis=0).reshape(3, -1)
+    k, k_left, k_right = np.count_nonzero(
+        sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))], axis=0
+    ).reshape(3, -1)
     delta = class_cost[k] - (k * prior_entropy - k_right * entropy[m + best] - k_left * entropy[best])
     accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n)
     return np.where(accepted, cut[best], -1)

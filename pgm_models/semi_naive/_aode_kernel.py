@@ -36,7 +36,8 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_o
     ``pair_count`` (K, T', T') the pair counts; ``value_cells`` (T,) the value cells among the T'
     cells; ``value_starts`` and ``sizes`` (F,) each attribute's first value cell and number of
     values; ``attribute_of_value_cell`` (T,); ``joint_alpha`` (T, K) the concentration of each (value cell, class) of P(y, x_a);
-    ``child_alpha`` (T, T) of each (parent value cell, child value cell) of P(x_j | y, x_a)."""
+    ``child_alpha`` (T, T) of each (parent value cell, child value cell) of P(x_j | y, x_a).
+    """
     n_classes = pair_count.shape[0]
     n_values, n_features = len(value_cells), len(sizes)
     # each attribute's K·r_a cells one block, summed value cell by value cell, class by class
@@ -75,8 +76,11 @@ def aode_log_scores(log_joint, log_child, frequency, codes, value_starts, freque
     ``aode_probabilities``, and whether row n has no eligible parent (its score is 0, left to the
     fallback). ``codes`` (N, F) the rows' codes (−1 missing), ``value_starts`` (F,) each attribute's
     first value cell, ``log_weights`` (F,) log w_a. Two loops around one NumPy exp of every (row,
-    class, parent) term: a compiled loop's scalar exp per term costs more."""
-    terms, peaks, normalisers, fallback = _parent_terms(log_joint, log_child, frequency, codes, value_starts, frequency_limit, log_weights)
+    class, parent) term: a compiled loop's scalar exp per term costs more.
+    """
+    terms, peaks, normalisers, fallback = _parent_terms(
+        log_joint, log_child, frequency, codes, value_starts, frequency_limit, log_weights
+    )
     return _averages(np.exp(terms, out=terms), peaks, normalisers, fallback), fallback
 
 
@@ -86,7 +90,8 @@ def _parent_terms(log_joint, log_child, frequency, codes, value_starts, frequenc
     term of row n, class k and parent a is s[n, k, a] + log w_a less the peak over the eligible parents
     (−∞ for a parent that is not eligible, and for every parent where the peak is −∞: a class of zero
     probability, whose exp(−∞ − −∞) would be NaN); the normaliser log Σ_a w_a over the eligible
-    parents; a row with none is a fallback row (its terms −∞)."""
+    parents; a row with none is a fallback row (its terms −∞).
+    """
     n_rows, n_features = codes.shape
     n_classes, n_values = log_joint.shape
     uniform = not np.any(log_weights)
@@ -159,7 +164,8 @@ def _parent_terms(log_joint, log_child, frequency, codes, value_starts, frequenc
 @compiled
 def _averages(exp_terms, peaks, normalisers, fallback):
     """``aode_log_scores``' scores from the exp of ``_parent_terms``' terms: log Σ_a (in attribute order)
-    + peak − normaliser; −∞ where the peak is, 0 in a fallback row."""
+    + peak − normaliser; −∞ where the peak is, 0 in a fallback row.
+    """
     n_rows, n_classes, n_features = exp_terms.shape
     scores = np.zeros((n_rows, n_classes))
     for n in range(n_rows):

@@ -26,11 +26,11 @@ from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.threads import one_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.model_selection.evidence import is_learned
 from pgm_models.discrete.attributes import CategoricalAttributes
+from pgm_models.discrete.pairs import PairLayout, check_memory, counted_by_bit_sets, one_hot, pair_counts
+from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
-from pgm_models.discrete.pairs import PairLayout, check_memory, counted_by_bit_sets, one_hot, pair_counts
 
 ESTIMATORS = ("laplace", "m-estimate")
 # Above this many value cells per attribute (T/F), rows are scored by a sparse one-hot product
@@ -46,7 +46,8 @@ _OPERANDS_OF_CALL = contextvars.ContextVar("operands_of_call", default=(None, No
 
 def _added(counts, batch):
     """``counts + batch``, or the first batch (``counts`` None: ``_init_counts`` made no tensor) as a
-    contiguous array of its own (the bit sets' counts of a SPODE are a view of some of their rows)."""
+    contiguous array of its own (the bit sets' counts of a SPODE are a view of some of their rows).
+    """
     return np.ascontiguousarray(batch) if counts is None else counts + batch
 
 
@@ -75,8 +76,10 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         copies = self._tensor_copies + self._needs_complete_counts
         check_memory(
             copies * math.prod(shape),
-            lambda: f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
-                    f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,",
+            lambda: (
+                f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+                f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,"
+            ),
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         # no zero tensors (a fit starts without counts, ``_start_fit``): ``_count`` keeps the first batch's
@@ -84,7 +87,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _blas_threads(self):
         """Context of the products: one BLAS thread up to ``SINGLE_THREAD_CELLS`` cells, else the
-        caller's setting (unfitted: no products; the call raises NotFittedError)."""
+        caller's setting (unfitted: no products; the call raises NotFittedError).
+        """
         layout = getattr(self, "_layout", None)
         return one_blas_thread() if layout is not None and layout.n_cells <= SINGLE_THREAD_CELLS else nullcontext()
 
@@ -93,30 +97,41 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         bit_sets = counted_by_bit_sets(self._layout, len(codes), n_classes, weight)
         # the compiled bit sets call no BLAS (setting its threads is a cost for nothing)
         with nullcontext() if bit_sets else self._blas_threads():
-            self.pair_count_ = _added(getattr(self, "pair_count_", None),
-                                      pair_counts(self._layout, codes, class_index, weight, n_classes, rows, bit_sets))
+            self.pair_count_ = _added(
+                getattr(self, "pair_count_", None),
+                pair_counts(self._layout, codes, class_index, weight, n_classes, rows, bit_sets),
+            )
             if self._needs_complete_counts:
                 complete = (codes >= 0).all(axis=1)
-                self.complete_pair_count_ = _added(getattr(self, "complete_pair_count_", None), pair_counts(
-                    self._layout, codes[complete], class_index[complete], weight[complete], n_classes, rows
-                ))
+                self.complete_pair_count_ = _added(
+                    getattr(self, "complete_pair_count_", None),
+                    pair_counts(
+                        self._layout, codes[complete], class_index[complete], weight[complete], n_classes, rows
+                    ),
+                )
 
     def _attribute_index(self, parameter: str) -> int:
         """The attribute a parameter (``parent``, ``root``) names, by index or column name,
-        with an error that names a bad one."""
+        with an error that names a bad one.
+        """
         value = getattr(self, parameter)
         names = getattr(self, "feature_names_in_", None)
         if isinstance(value, str):
             if names is None or value not in list(names):
-                raise ValueError(f"{parameter}={value!r} is not an attribute name; attributes are {None if names is None else list(names)}")
+                raise ValueError(
+                    f"{parameter}={value!r} is not an attribute name; attributes are {None if names is None else list(names)}"
+                )
             return list(names).index(value)
         if not (isinstance(value, (int, np.integer)) and 0 <= value < self.n_features_in_):
-            raise ValueError(f"{parameter}={value!r} is out of range: there are {self.n_features_in_} attributes (0..{self.n_features_in_ - 1})")
+            raise ValueError(
+                f"{parameter}={value!r} is out of range: there are {self.n_features_in_} attributes (0..{self.n_features_in_ - 1})"
+            )
         return int(value)
 
     def _floats_per_row(self):
         """Per row: its one-hot value cells, every class's sums over the T parent cells, and its
-        F SPODE scores."""
+        F SPODE scores.
+        """
         n_values = int(self.n_categories_.sum())
         return n_values + 2 + len(self.classes_) * (n_values + self.n_features_in_)
 
@@ -124,14 +139,16 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _value_counts(pairs, layout):
         """Counts between value cells only: (K, T, T). Two takes (indexing by two broadcast index
         arrays is slower); the first one's (K, T, T') is freed on return, before the
-        tables that scoring makes of these counts."""
+        tables that scoring makes of these counts.
+        """
         cells = layout.value_cells
         return pairs.take(cells, axis=1).take(cells, axis=2)
 
     def _spode_counts(self, pairs):
         """The counts of the SPODEs whose parent rows ``pairs`` (K, rows, T') holds: (joint
         N(y = k, x_a = parent cell) (K, P), child counts (K, P, T), the P parent cells among the T
-        value cells)."""
+        value cells).
+        """
         layout = self._layout
         cells = np.arange(layout.n_cells)[self._pair_rows()]
         is_value = ~np.isin(cells, layout.missing_cells)
@@ -150,7 +167,9 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         if is_learned(self.alpha):
             self._check_alpha_option()
             if self.estimator != "laplace":
-                raise ValueError(f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)")
+                raise ValueError(
+                    f"alpha={self.alpha!r} is learned for estimator='laplace' only (the m-estimate's m is fixed)"
+                )
         for name in ("m",) if is_learned(self.alpha) else ("alpha", "m"):
             value = getattr(self, name)
             if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): no NumPy call on it
@@ -161,14 +180,16 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _per_cell(self, n_cells):
         """Dirichlet concentration of each cell of a block of ``n_cells`` cells: Laplace's
         ``alpha`` (learned: ``alpha_``, a number or one per attribute), or the m-estimate's ``m``
-        pseudo-rows spread evenly, m / n_cells."""
+        pseudo-rows spread evenly, m / n_cells.
+        """
         if self.estimator == "m-estimate":
             return self.m / np.asarray(n_cells, dtype=float)
         return self.alpha_ if is_learned(self.alpha) else self.alpha
 
     def _attribute_alpha(self, block_cells) -> np.ndarray:
         """``_per_cell`` of each attribute's block (``block_cells`` cells, one count per
-        attribute): (F,)."""
+        attribute): (F,).
+        """
         return np.broadcast_to(self._per_cell(block_cells), self._layout.sizes.shape)
 
     def _per_value_cell(self, block_cells) -> np.ndarray:
@@ -184,27 +205,36 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
     def _shared_prior(self, name: str, make):
         """The prior ``make()`` of these fitted attributes, shared by every fit with the same layout,
         classes and hyperparameters; a learned ``alpha_`` (re-learned from each fit's counts) is
-        made afresh. Its concentration is read-only."""
+        made afresh. Its concentration is read-only.
+        """
         if is_learned(self.alpha):
             return make()
         # building the two priors is a noticeable share of a small fold's predict_proba
         # (BENCHMARKS.md, "Against a warm Weka, per CV fold")
-        return shared_prior((name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)), make, self)
+        return shared_prior(
+            (name, type(self), self._layout, len(self.classes_), self.estimator, float(self.alpha), float(self.m)),
+            make,
+            self,
+        )
 
     def _joint_prior(self):
         """Dirichlet over (class, parent value) for every attribute as parent, laid out as
-        (T, K) value-cell-major so each attribute's K·r_a cells form one block."""
+        (T, K) value-cell-major so each attribute's K·r_a cells form one block.
+        """
         sizes, n_classes = self._layout.sizes, len(self.classes_)
 
         def make():
             per_cell = self._per_value_cell(n_classes * sizes)
-            return Dirichlet(np.broadcast_to(per_cell[:, None], (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes)
+            return Dirichlet(
+                np.broadcast_to(per_cell[:, None], (int(sizes.sum()), n_classes)).ravel(), sizes * n_classes
+            )
 
         return self._shared_prior("joint", make)
 
     def _child_alpha(self, parent_cells) -> np.ndarray:
         """Concentration of every child value cell (T) in the tables of the given parent value
-        cells: (P, T)."""
+        cells: (P, T).
+        """
         per_child = self._per_value_cell(self._layout.sizes)
         return np.broadcast_to(per_child, (len(parent_cells), len(per_child)))
 
@@ -214,33 +244,41 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
         def make():  # the sizes' sum only when made: a shared prior is looked up at every prediction
             n_values = int(sizes.sum())
-            return Dirichlet(np.broadcast_to(self._child_alpha(np.arange(n_values)), (n_classes, n_values, n_values)), sizes)
+            return Dirichlet(
+                np.broadcast_to(self._child_alpha(np.arange(n_values)), (n_classes, n_values, n_values)), sizes
+            )
 
         return self._shared_prior("child", make)
 
     # ------------------------------------------------------------------ estimates
     def _log_joint(self, estimate):
-        """log P(y = k, x_a = cell) for every value cell: (K, T)."""
+        """Log P(y = k, x_a = cell) for every value cell: (K, T)."""
         diagonal = self._diagonal_counts()
         flat = self._joint_prior().estimate(diagonal.T.ravel(), estimate)
-        return self._shifted_to_class_prior(log_probabilities(flat.reshape(diagonal.shape[1], -1).T), self._layout.sizes)
+        return self._shifted_to_class_prior(
+            log_probabilities(flat.reshape(diagonal.shape[1], -1).T), self._layout.sizes
+        )
 
     def _shifted_to_class_prior(self, log_joint, sizes):
-        """log P(y = k, x_a = v) (K, T), each attribute's block of ``sizes`` cells a joint table,
+        """Log P(y = k, x_a = v) (K, T), each attribute's block of ``sizes`` cells a joint table,
         with its class marginal Σ_v P(k, v) replaced by ``class_prior`` (P(x_a | y) kept); unchanged
-        without one."""
+        without one.
+        """
         prior = self._fixed_class_prior()
         if prior is None:
             return log_joint
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         with np.errstate(divide="ignore"):
             marginal = np.log(np.add.reduceat(np.exp(log_joint), starts, axis=1))
-            shift = np.where(np.isfinite(marginal), np.log(prior)[:, None] - marginal, -np.inf)  # a class with no mass keeps none
+            shift = np.where(
+                np.isfinite(marginal), np.log(prior)[:, None] - marginal, -np.inf
+            )  # a class with no mass keeps none
         return log_joint + np.repeat(shift, sizes, axis=1)
 
     def _log_child(self, estimate):
-        """log P(x_j = child cell | y = k, x_a = parent cell): (K, T, T), 0 where the child is
-        the parent's own attribute (a parent is not its own child)."""
+        """Log P(x_j = child cell | y = k, x_a = parent cell): (K, T, T), 0 where the child is
+        the parent's own attribute (a parent is not its own child).
+        """
         values = self._value_counts(self.pair_count_, self._layout)
         log_child = log_probabilities(self._child_prior().estimate(values, estimate))
         self._layout.clear_same_attribute(log_child)  # the estimate is this call's own array
@@ -267,8 +305,9 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         return self._layout.value_index(codes)
 
     def predict_joint_log_proba(self, X, estimate=None):
-        """log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
-        one reading of the SPODE tables (reading them, K·T² entries, costs more than a block)."""
+        """Log p(x_n, y = k | estimate), shape (N, K); the rows are scored in blocks that share
+        one reading of the SPODE tables (reading them, K·T² entries, costs more than a block).
+        """
         token = _OPERANDS_OF_CALL.set((self, {}))
         try:
             with self._scoring_threads(self._estimate(estimate)):
@@ -286,7 +325,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
 
     def _spode_operands(self, estimate):
         """``_stack`` of the ``_spode_tables``, made once per prediction call (a PosteriorDraw,
-        whose rows form one block, draws each parameter once)."""
+        whose rows form one block, draws each parameter once).
+        """
         model, cache = _OPERANDS_OF_CALL.get()
         if model is not self or isinstance(estimate, PosteriorDraw):
             return self._stack(*self._spode_tables(estimate))
@@ -299,7 +339,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """The right operand [L; J] of ``_parent_cell_products`` from the log joint (K, P) and log
         child (K, P, T) tables of P parent cells: L[t, (k, s)] the log probability of child cell
         t under class k and parent cell s, J the log joint as one more row; returned as (its
-        finite part, where it is −inf or None, K, P)."""
+        finite part, where it is −inf or None, K, P).
+        """
         n_classes, n_parent_cells = log_joint.shape
         n_values = log_child.shape[2]
         # laid out (class, parent cell, child cell) in memory, seen as (child cell, (class, parent
@@ -315,12 +356,13 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         return np.where(impossible, 0.0, stacked), impossible.astype(float), n_classes, n_parent_cells
 
     def _spode_scores(self, cells, operands):
-        """log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
+        """Log P(y = k, x | parent a) for every row, class and attribute a as parent, from the
         ``_spode_operands``: (N, K, F); −inf where x_a is missing. ``cells`` the rows'
         ``_value_index``; each row's own parent cells gathered from ``_parent_cell_scores``, laid
         out parent by parent and class by class (an (F, K, N) array seen as (N, K, F)): averaging
         over the parents then reduces whole contiguous slices, and no operation runs along the
-        short class axis (NumPy loops once per row over a short last axis)."""
+        short class axis (NumPy loops once per row over a short last axis).
+        """
         n_values = operands[0].shape[0] - 1
         per_parent_cell = self._parent_cell_scores(cells, operands)  # a view of rows or of columns of one array
         n_rows, n_classes, n_parent_cells = per_parent_cell.shape
@@ -336,9 +378,10 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         return scores.transpose(2, 1, 0)
 
     def _parent_cell_scores(self, cells, operands):
-        """log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
+        """Log P(y = k, x_a = s) + Σ_j log P(x_j | k, s) for every row, class and each of the P
         parent cells s of the ``_stack``ed tables: (N, K, P), a view of ``_parent_cell_products``;
-        ``cells`` the rows' ``_value_index``."""
+        ``cells`` the rows' ``_value_index``.
+        """
         return self._parent_cell_products(cells, operands).reshape(len(cells), operands[2], operands[3])
 
     def _parent_cell_products(self, cells, operands):
@@ -349,7 +392,8 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         product as (N, K·P) slower) and returned as a view by
         columns; sparse when the attributes have many values (the dense product would spend T/F
         multiplications by 0 for each useful one). A zero probability (log −inf) is counted by a
-        second product over where they are, since 0 · (−inf) is NaN in the first."""
+        second product over where they are, since 0 · (−inf) is NaN in the first.
+        """
         finite, impossible, n_classes, n_parent_cells = operands
         n_values = finite.shape[0] - 1  # the cell of a missing value
         if n_values > SPARSE_DESIGN_RATIO * cells.shape[1]:

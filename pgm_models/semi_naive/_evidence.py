@@ -30,12 +30,21 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models.conjugate import Dirichlet
-from pgm_models.model_selection.evidence import EVIDENCE, EVIDENCE_OPTIONS, EmpiricalBayes, check_option, is_learned, dirichlet_evidence, maximize_log_evidence
+from pgm_models.model_selection.evidence import (
+    EVIDENCE,
+    EVIDENCE_OPTIONS,
+    EmpiricalBayes,
+    check_option,
+    dirichlet_evidence,
+    is_learned,
+    maximize_log_evidence,
+)
 
 
 class SemiNaiveEvidence(EmpiricalBayes):
     """Type-II ML of ``alpha``. A model lists its evidence's Dirichlet cells in
-    ``_evidence_cells``: (counts, block sizes, the attribute whose per-attribute α each cell takes)."""
+    ``_evidence_cells``: (counts, block sizes, the attribute whose per-attribute α each cell takes).
+    """
 
     evidence_parameters = ("alpha",)
     _alpha_options = EVIDENCE_OPTIONS
@@ -53,7 +62,9 @@ class SemiNaiveEvidence(EmpiricalBayes):
 
     def _learned_alpha(self):
         """α per attribute (F,) under the learned or fixed ``alpha``."""
-        return np.broadcast_to(self.alpha_ if is_learned(self.alpha) else self.alpha, (self.n_features_in_,)).astype(float)
+        return np.broadcast_to(self.alpha_ if is_learned(self.alpha) else self.alpha, (self.n_features_in_,)).astype(
+            float
+        )
 
     def log_evidence(self) -> float:
         """The log marginal likelihood of the fitted counts, log p(D | alpha).
@@ -89,7 +100,8 @@ class SemiNaiveEvidence(EmpiricalBayes):
         """The SPODE tables of the parent cells the pair tensor holds, flattened: the joint
         blocks (K·r_a cells each) then the child blocks (r_j cells each); a parent's own
         attribute as child has its counts zeroed, which adds exactly 0 to the evidence and to its
-        gradient."""
+        gradient.
+        """
         layout, n_classes = self._layout, len(self.classes_)
         joint, values, parent_cell = self._spode_counts(self.pair_count_)
         parent_attribute = layout.attribute_of_value_cell[parent_cell]
@@ -99,6 +111,14 @@ class SemiNaiveEvidence(EmpiricalBayes):
         joint_blocks = n_classes * layout.sizes[held]
         child_blocks = np.tile(layout.sizes, n_classes * len(parent_cell))
         owner = parent_attribute[:, None] if self._evidence_per_parent else child_attribute[None, :]
-        attribute = np.concatenate([np.repeat(parent_attribute, n_classes),
-                                    np.broadcast_to(owner, values.shape[1:])[None].repeat(n_classes, axis=0).ravel()])
-        return np.concatenate([joint.T.ravel(), values.ravel()]), np.concatenate([joint_blocks, child_blocks]), attribute
+        attribute = np.concatenate(
+            [
+                np.repeat(parent_attribute, n_classes),
+                np.broadcast_to(owner, values.shape[1:])[None].repeat(n_classes, axis=0).ravel(),
+            ]
+        )
+        return (
+            np.concatenate([joint.T.ravel(), values.ravel()]),
+            np.concatenate([joint_blocks, child_blocks]),
+            attribute,
+        )

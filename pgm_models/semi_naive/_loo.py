@@ -30,9 +30,10 @@ from pgm_models.model_selection.loo import ExactLOO, own_column
 
 
 def downdated_log_mean(concentration, total, size, removed):
-    """log (c − removed)/(A − 1): a posterior-mean cell after one draw left its block (the
+    """Log (c − removed)/(A − 1): a posterior-mean cell after one draw left its block (the
     draw was in this cell when ``removed`` is 1, elsewhere in the block when 0); an emptied
-    block (A − 1 = 0) is uniform, −log S."""
+    block (A − 1 = 0) is uniform, −log S.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.log(np.maximum(concentration - removed, 0.0)) - np.log(total - 1)
     return np.where(total - 1 > 0, value, -np.log(size))
@@ -47,9 +48,12 @@ class SemiNaiveLOO(ExactLOO):
 
     def _full_and_loo_joint(self, codes, class_index):
         """(N, K) full-data and leave-one-out log p(y = k, x_i): the rows in blocks, as
-        prediction scores them, so the per-row tables stay bounded."""
+        prediction scores them, so the per-row tables stay bounded.
+        """
         size = max(256, FLOATS_PER_BLOCK // self._floats_per_row())
-        blocks = [self._loo_block(codes[s : s + size], class_index[s : s + size]) for s in range(0, len(class_index), size)]
+        blocks = [
+            self._loo_block(codes[s : s + size], class_index[s : s + size]) for s in range(0, len(class_index), size)
+        ]
         return tuple(np.concatenate(part) for part in zip(*blocks))
 
     def _loo_block(self, codes, class_index):
@@ -59,7 +63,8 @@ class SemiNaiveLOO(ExactLOO):
     def _spode_posteriors(self, pairs):
         """Posterior Dirichlet cells of the SPODE tables read off ``pairs`` for the P parent
         value cells it holds: (joint (c, A, S) each (K, P), child posterior Dirichlet (K, P, T),
-        the parent cells (P,) among the T value cells)."""
+        the parent cells (P,) among the T value cells).
+        """
         layout, n_classes = self._layout, len(self.classes_)
         sizes = layout.sizes
         joint, values, parent_cell = self._spode_counts(pairs)
@@ -73,7 +78,8 @@ class SemiNaiveLOO(ExactLOO):
 
     def _loo_cell_scores(self, codes, class_index, pairs):
         """(N, K, P) log p(y = k, x_i | SPODE of parent cell p, D₋ᵢ), for rows counted in parent
-        cell p of ``pairs`` (other columns are not leave-one-out scores and are not read)."""
+        cell p of ``pairs`` (other columns are not leave-one-out scores and are not read).
+        """
         (joint, joint_total, joint_size), child, parent_cell = self._spode_posteriors(pairs)
         layout = self._layout
         not_child = layout.attribute_of_value_cell[None, :] == layout.attribute_of_value_cell[parent_cell][:, None]
@@ -81,9 +87,13 @@ class SemiNaiveLOO(ExactLOO):
         child_size = np.repeat(layout.sizes, layout.sizes)
 
         def scores(log_joint, log_child):
-            return self._parent_cell_scores(self._value_index(codes), self._stack(log_joint, np.where(not_child, 0.0, log_child)))
+            return self._parent_cell_scores(
+                self._value_index(codes), self._stack(log_joint, np.where(not_child, 0.0, log_child))
+            )
 
         other = scores(downdated_log_mean(joint, joint_total, joint_size, 0), log_probabilities(child.mean()))
-        own = scores(downdated_log_mean(joint, joint_total, joint_size, 1),
-                     downdated_log_mean(child.concentration, child_total, child_size, 1))
+        own = scores(
+            downdated_log_mean(joint, joint_total, joint_size, 1),
+            downdated_log_mean(child.concentration, child_total, child_size, 1),
+        )
         return np.where(np.arange(len(self.classes_))[None, :, None] == class_index[:, None, None], own, other)

@@ -145,8 +145,18 @@ class A2DE(AODE):
     weights = "uniform"  # AODE's options that A2DE does not take
     temperature = 1.0
 
-    def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, estimate="mean", max_triple_cells=2**26,
-                 n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        frequency_limit=1,
+        estimator="laplace",
+        m=1.0,
+        estimate="mean",
+        max_triple_cells=2**26,
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.alpha = alpha
         self.max_triple_cells = max_triple_cells
         self.frequency_limit = frequency_limit
@@ -169,14 +179,18 @@ class A2DE(AODE):
         if not (isinstance(self.max_triple_cells, (int, np.integer)) and self.max_triple_cells > 0):
             raise ValueError(f"max_triple_cells must be a whole number > 0, got {self.max_triple_cells!r}")
         if math.prod(shape) > self.max_triple_cells:
-            raise ValueError(f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
-                             f"{len(self._layout.sizes)} attributes), {math.prod(shape):,} cells, more than max_triple_cells="
-                             f"{self.max_triple_cells:,}; use fewer attributes or values (merge rare values, discretise into fewer "
-                             "bins), raise max_triple_cells, or use AODE")
+            raise ValueError(
+                f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
+                f"{len(self._layout.sizes)} attributes), {math.prod(shape):,} cells, more than max_triple_cells="
+                f"{self.max_triple_cells:,}; use fewer attributes or values (merge rare values, discretise into fewer "
+                "bins), raise max_triple_cells, or use AODE"
+            )
         check_memory(
             4 * math.prod(shape),  # the counts, the child estimates, their logs, a padded copy
-            lambda: f"A2DE's triple counts, a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
-                    f"{len(self._layout.sizes)} attributes) held about 4 times,",
+            lambda: (
+                f"A2DE's triple counts, a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
+                f"{len(self._layout.sizes)} attributes) held about 4 times,"
+            ),
             "use fewer attributes or values (merge rare values, discretise into fewer bins), or AODE",
         )
 
@@ -191,13 +205,16 @@ class A2DE(AODE):
                 of_class = class_index[rows] == k
                 rows_k = design[of_class]
                 pairs = (rows_k * weight[rows][of_class, None])[:, :, None] * rows_k[:, None, :]
-                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(n_values, n_values, n_values)
+                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(
+                    n_values, n_values, n_values
+                )
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
     # ------------------------------------------------------------------ estimates
     def _log_pair_joint(self, estimate):
-        """log P(y = k, x_a = s, x_b = t) for value cells s, t of different attributes (K, T, T),
-        each attribute pair's K·r_a·r_b cells one Dirichlet block; 0 elsewhere (never read)."""
+        """Log P(y = k, x_a = s, x_b = t) for value cells s, t of different attributes (K, T, T),
+        each attribute pair's K·r_a·r_b cells one Dirichlet block; 0 elsewhere (never read).
+        """
         layout, n_classes = self._layout, len(self.classes_)
         joint = np.diagonal(self.triple_count_, axis1=2, axis2=3)  # (K, T, T): n(k, s, t)
         starts, sizes = layout.value_starts, layout.sizes
@@ -215,8 +232,9 @@ class A2DE(AODE):
         return result
 
     def _log_pair_child(self, estimate):
-        """log P(x_j = u | y = k, x_a = s, x_b = t) (K, T, T, T); 0 where u's attribute is s's or t's
-        (a parent is not a child)."""
+        """Log P(x_j = u | y = k, x_a = s, x_b = t) (K, T, T, T); 0 where u's attribute is s's or t's
+        (a parent is not a child).
+        """
         layout = self._layout
         alpha = np.broadcast_to(self._per_value_cell(layout.sizes), self.triple_count_.shape)
         log_child = log_probabilities(Dirichlet(alpha, layout.sizes).estimate(self.triple_count_, estimate))
@@ -226,13 +244,14 @@ class A2DE(AODE):
 
     def _components(self):
         """None: A2DE averages two-parent models that it does not expose one by one (AODE's
-        SPODEs are not its members)."""
+        SPODEs are not its members).
+        """
         return None
 
     def _floats_per_row(self):
         """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
         n_classes, n_features = len(self.classes_), self.n_features_in_
-        return super()._floats_per_row() + 2 * n_classes * n_features ** 3 + 3 * n_classes * n_features ** 2
+        return super()._floats_per_row() + 2 * n_classes * n_features**3 + 3 * n_classes * n_features**2
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
@@ -242,11 +261,20 @@ class A2DE(AODE):
         log_child = np.pad(self._log_pair_child(estimate), ((0, 0), (0, 1), (0, 1), (0, 1)))  # a missing child adds 0
         log_joint = np.pad(self._log_pair_joint(estimate), ((0, 0), (0, 1), (0, 1)))
         by_parent, by_other = cells[:, :, None], cells[:, None, :]
-        children = log_child[:, by_parent[:, :, :, None], by_other[:, :, :, None], cells[:, None, None, :]].sum(axis=4)  # (K, N, F, F)
+        children = log_child[:, by_parent[:, :, :, None], by_other[:, :, :, None], cells[:, None, None, :]].sum(
+            axis=4
+        )  # (K, N, F, F)
         scores = log_joint[:, by_parent, by_other] + children
-        pair_frequency = np.pad(np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0), ((0, 1), (0, 1)), constant_values=-np.inf)
+        pair_frequency = np.pad(
+            np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0), ((0, 1), (0, 1)), constant_values=-np.inf
+        )
         upper = np.triu(np.ones((n_features, n_features), dtype=bool), 1)
-        eligible = (pair_frequency[by_parent, by_other] >= self.frequency_limit) & upper & (by_parent < n_values) & (by_other < n_values)
+        eligible = (
+            (pair_frequency[by_parent, by_other] >= self.frequency_limit)
+            & upper
+            & (by_parent < n_values)
+            & (by_other < n_values)
+        )
         scores = np.where(eligible[None], scores, -np.inf).reshape(len(self.classes_), len(codes), -1)
         count = eligible.sum(axis=(1, 2))
         with np.errstate(divide="ignore", invalid="ignore"):  # a row with no eligible pair: the fallback's
@@ -257,5 +285,7 @@ class A2DE(AODE):
         return averaged
 
     def _loo_block(self, codes, class_index):
-        raise NotImplementedError("A2DE has no exact leave-one-out (its pair counts' downdates are not implemented); "
-                                  "refit without each row, or use AODE, whose loo is exact")
+        raise NotImplementedError(
+            "A2DE has no exact leave-one-out (its pair counts' downdates are not implemented); "
+            "refit without each row, or use AODE, whose loo is exact"
+        )

@@ -41,13 +41,12 @@ import functools
 from contextlib import nullcontext
 
 import numpy as np
-import scipy.sparse as sp
 
 from pgm_models._utils import jit
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
+from pgm_models.model_selection.evidence import EVIDENCE, dirichlet_evidence, is_learned, maximize_log_evidence
 from pgm_models.model_selection.loo import left_out_own_class
-from pgm_models.model_selection.evidence import EVIDENCE, is_learned, dirichlet_evidence, maximize_log_evidence
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
 WEIGHTS = ("uniform", "bma", "tempered")
@@ -171,8 +170,19 @@ class AODE(SemiNaiveBayes):
     _closed_form = False  # an average of models: see spode(a) for each one's posterior
     _pymc_model = False
 
-    def __init__(self, alpha=1.0, frequency_limit=1, estimator="laplace", m=1.0, weights="uniform",
-                 temperature=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        frequency_limit=1,
+        estimator="laplace",
+        m=1.0,
+        weights="uniform",
+        temperature=1.0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.alpha = alpha
         self.frequency_limit = frequency_limit
         self.estimator = estimator
@@ -189,8 +199,9 @@ class AODE(SemiNaiveBayes):
         return self.weights != "uniform"
 
     def spode_log_evidence(self):
-        """log p(D | a) of each SPODE (F,), on the rows with no missing attribute (kept by ``fit``
-        when ``weights`` is "bma" or "tempered")."""
+        """Log p(D | a) of each SPODE (F,), on the rows with no missing attribute (kept by ``fit``
+        when ``weights`` is "bma" or "tempered").
+        """
         if not hasattr(self, "complete_pair_count_"):
             raise ValueError("spode_log_evidence needs the complete-row counts: fit with weights='bma' or 'tempered'")
         values = self._value_counts(self.complete_pair_count_, self._layout)
@@ -198,7 +209,9 @@ class AODE(SemiNaiveBayes):
         joint = self._joint_prior().log_evidence(diagonal.T.ravel())  # one value per parent attribute
         children = self._child_prior().log_evidence(values)  # (K, T, F): class, parent cell, child
         attribute = self._layout.attribute_of_value_cell
-        children = np.where(attribute[None, :, None] == np.arange(len(self._layout.sizes))[None, None, :], 0.0, children)
+        children = np.where(
+            attribute[None, :, None] == np.arange(len(self._layout.sizes))[None, None, :], 0.0, children
+        )
         per_parent_cell = children.sum(axis=(0, 2))  # (T,)
         return joint + np.bincount(attribute, per_parent_cell, len(self._layout.sizes))
 
@@ -213,7 +226,7 @@ class AODE(SemiNaiveBayes):
         return self._tempered(self.spode_log_evidence())
 
     def _tempered(self, log_evidence):
-        """log w_a = τ (log p(D | a) − max) for the SPODEs' log evidences (F,)."""
+        """Log w_a = τ (log p(D | a) − max) for the SPODEs' log evidences (F,)."""
         temperature = 1.0 if self.weights == "bma" else self.temperature
         if temperature == 0 or np.isneginf(log_evidence).all():
             # τ = 0 is uniform by definition (0 · −inf is not); evidence 0 for every SPODE
@@ -234,7 +247,8 @@ class AODE(SemiNaiveBayes):
 
     def _parent_codes(self, codes, removed):
         """The codes the SPODEs average over (each observed value a parent and a child): the rows'
-        own (AODEsr removes generalisations; ``removed`` 1: each row left out of the counts)."""
+        own (AODEsr removes generalisations; ``removed`` 1: each row left out of the counts).
+        """
         return codes
 
     def _joint_log_likelihood(self, codes, estimate):
@@ -243,16 +257,33 @@ class AODE(SemiNaiveBayes):
         if self._compiled_scoring(estimate):
             kernels = jit.kernels("pgm_models.semi_naive._aode_kernel")
             layout, n_values = self._layout, len(self._layout.value_cells)
-            joint_alpha = self._joint_prior().concentration.reshape(n_values, len(self.classes_))  # (value cell, class), a view
+            joint_alpha = self._joint_prior().concentration.reshape(
+                n_values, len(self.classes_)
+            )  # (value cell, class), a view
             child_alpha = self._child_prior().concentration[0]  # (parent cell, child cell), the same for every class
-            joint, child, frequency = kernels.aode_probabilities(self.pair_count_, layout.value_cells, layout.value_starts, layout.sizes,
-                                                         layout.attribute_of_value_cell, joint_alpha, child_alpha)
-            with np.errstate(divide="ignore"):  # a probability of 0 (a class of weight 0) is log 0 = -inf, as NumPy's path scores it
+            joint, child, frequency = kernels.aode_probabilities(
+                self.pair_count_,
+                layout.value_cells,
+                layout.value_starts,
+                layout.sizes,
+                layout.attribute_of_value_cell,
+                joint_alpha,
+                child_alpha,
+            )
+            with np.errstate(
+                divide="ignore"
+            ):  # a probability of 0 (a class of weight 0) is log 0 = -inf, as NumPy's path scores it
                 np.log(joint, out=joint), np.log(child, out=child)
             # every integer dtype widened to intp: one compiled signature
-            averaged, fallback = kernels.aode_log_scores(joint, child, frequency,
-                                                 np.asarray(parent_codes, dtype=np.intp), layout.value_starts, float(self.frequency_limit),
-                                                 self._log_weights())
+            averaged, fallback = kernels.aode_log_scores(
+                joint,
+                child,
+                frequency,
+                np.asarray(parent_codes, dtype=np.intp),
+                layout.value_starts,
+                float(self.frequency_limit),
+                self._log_weights(),
+            )
         else:
             cells = self._value_index(parent_codes)
             scores = self._spode_scores(cells, self._spode_operands(estimate))  # (N, K, F)
@@ -264,13 +295,16 @@ class AODE(SemiNaiveBayes):
     def _compiled_scoring(self, estimate) -> bool:
         """Whether the rows are scored by the kernels of ``_aode_kernel``: ``COMPILED_SCORING`` is on, numba is loaded,
         the estimate (a name, not a PosteriorDraw) is the posterior mean and every concentration is
-        > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells)."""
+        > 0 (no zero probability, no empty block; the m-estimate's is m over a block's cells).
+        """
         if not (COMPILED_SCORING and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()):
             return False
         if self.class_prior is not None:  # the kernel reads the joint tables' own class marginals
             return False
         per_cell = self._per_cell(1)  # a number, or a learned one per attribute
-        return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)  # np.min of a plain number is slow
+        return (
+            per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)
+        )  # np.min of a plain number is slow
 
     def _scoring_threads(self, estimate):
         if getattr(self, "_layout", None) is not None and self._compiled_scoring(estimate):
@@ -280,7 +314,8 @@ class AODE(SemiNaiveBayes):
     def _eligible(self, cells, removed):
         """(N, F) whether each row's parent value (``cells``: the rows' ``_value_index``) occurs
         at least ``frequency_limit`` times in training, less ``removed`` (1: the row itself left
-        out); a missing parent never does."""
+        out); a missing parent never does.
+        """
         frequency = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)[self._layout.value_cells]
         padded = np.append(frequency - removed, -np.inf)
         return padded[cells] >= self.frequency_limit
@@ -289,7 +324,8 @@ class AODE(SemiNaiveBayes):
     def _average(scores, eligible, log_weights):
         """(log Σ_a w_a p(y, x | a) / Σ_a w_a over the eligible parents (N, K), rows with no
         eligible parent of positive weight (N,), whose average is left to the fallback).
-        ``scores`` (N, K, F) is overwritten."""
+        ``scores`` (N, K, F) is overwritten.
+        """
         uniform = not np.any(log_weights)
         log_weights = np.where(eligible, log_weights, -np.inf)  # (N, F)
         fallback = ~np.isfinite(log_weights).any(axis=1)
@@ -318,15 +354,18 @@ class AODE(SemiNaiveBayes):
         cells = self._value_index(parent_codes)
         observed = cells < len(self._layout.value_cells)
         own_cells = np.where(observed, cells, 0)[:, None, :]
-        scores = np.take_along_axis(self._loo_cell_scores(parent_codes, class_index, self.pair_count_), own_cells, axis=2)
+        scores = np.take_along_axis(
+            self._loo_cell_scores(parent_codes, class_index, self.pair_count_), own_cells, axis=2
+        )
         scores[np.broadcast_to(~observed[:, None, :], scores.shape)] = -np.inf
         left_out, fallback = self._average(scores, self._eligible(cells, 1), self._loo_log_weights(codes, class_index))
         if fallback.any():
             class_log = log_probabilities(self._class_prior.estimate(self.class_count_, "predictive"))
             features = self._log_naive_bayes(codes[fallback], "predictive") - class_log
             own = self._loo_own_class(codes[fallback], class_index[fallback])
-            left_out[fallback] = self._with_class_terms(*left_out_own_class(features, own, class_index[fallback]),
-                                                        class_index[fallback], all_classes=True)[1]
+            left_out[fallback] = self._with_class_terms(
+                *left_out_own_class(features, own, class_index[fallback]), class_index[fallback], all_classes=True
+            )[1]
         return full, left_out
 
     def _loo_log_weights(self, codes, class_index):
@@ -347,7 +386,9 @@ class AODE(SemiNaiveBayes):
     def _loo_own_class(self, codes, class_index):
         """The naive Bayes fallback's features of the row's own class, downdated by the row."""
         posterior = self._naive_bayes_prior().posterior(self._diagonal_counts())
-        return one_hot_log_predictive(posterior.concentration, self._layout.sizes, codes, class_index, all_classes=False)[1]
+        return one_hot_log_predictive(
+            posterior.concentration, self._layout.sizes, codes, class_index, all_classes=False
+        )[1]
 
     # ------------------------------------------------------------------ empirical Bayes (semi_naive._evidence)
     _alpha_options = (EVIDENCE,)
@@ -364,18 +405,22 @@ class AODE(SemiNaiveBayes):
 
     def _learn_feature_prior(self, learned):
         """One α per SPODE, then the naive Bayes fallback's own α (its class and attribute
-        blocks), which is also the class prior's."""
+        blocks), which is also the class prior's.
+        """
         super()._learn_feature_prior(learned)
         sizes, n_classes = self._layout.sizes, len(self.classes_)
         counts = np.concatenate([self.class_count_, self._diagonal_counts().ravel()])
-        learn, n_params = dirichlet_evidence(counts, np.concatenate([[n_classes], np.tile(sizes, n_classes)]), np.zeros(len(counts), np.intp))
+        learn, n_params = dirichlet_evidence(
+            counts, np.concatenate([[n_classes], np.tile(sizes, n_classes)]), np.zeros(len(counts), np.intp)
+        )
         (self.fallback_alpha_,), _ = maximize_log_evidence(learn, n_params)
         self._class_prior = Dirichlet(np.full(n_classes, self.fallback_alpha_))
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
 
     def _components(self):
         """The SPODEs averaged, for ``posterior_summary``: each one's super-parent, weight in the
-        average (before a row's missing or rare parents drop out of it) and the SPODE itself."""
+        average (before a row's missing or rare parents drop out of it) and the SPODE itself.
+        """
         log_weights = self._log_weights()
         weights = np.exp(log_weights - log_weights.max())
         weights /= weights.sum()
@@ -384,7 +429,8 @@ class AODE(SemiNaiveBayes):
 
     def spode(self, parent):
         """The fitted SPODE with super-parent ``parent`` (index or attribute name), sharing
-        these counts: its closed-form posterior, PyMC model and verification."""
+        these counts: its closed-form posterior, PyMC model and verification.
+        """
         from pgm_models.semi_naive.spode import SPODE
 
         return SPODE.from_counts(self, parent)

@@ -137,8 +137,18 @@ class AODEsr(AODE):
     weights = "uniform"  # AODE's options that AODEsr does not take
     temperature = 1.0
 
-    def __init__(self, critical_value=50, frequency_limit=1, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean",
-                 n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        critical_value=50,
+        frequency_limit=1,
+        estimator="m-estimate",
+        m=1.0,
+        alpha=1.0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.critical_value = critical_value
         self.frequency_limit = frequency_limit
         self.estimator = estimator
@@ -161,15 +171,20 @@ class AODEsr(AODE):
     def _subsumes(self, removed):
         """(T + 1, T + 1) whether value cell t is a generalisation removed by cell s: N(s) −
         ``removed`` > C, N(t, s) = N(s), t and s of different attributes, and not (N(t) = N(s)
-        and t's attribute first); the last row and column, a missing value, never."""
+        and t's attribute first); the last row and column, a missing value, never.
+        """
         self._check_critical_value()
         layout = self._layout
         pairs = self._value_counts(self.pair_count_, layout).sum(axis=0)  # (T, T) class-free N(t, s)
         frequency = np.diagonal(pairs)
         attribute = layout.attribute_of_value_cell
         mutual = (frequency[:, None] == frequency[None, :]) & (attribute[:, None] < attribute[None, :])
-        subsumes = ((frequency - removed > self.critical_value)[None, :] & (pairs == frequency[None, :])
-                    & ~layout.same_attribute_mask() & ~mutual)
+        subsumes = (
+            (frequency - removed > self.critical_value)[None, :]
+            & (pairs == frequency[None, :])
+            & ~layout.same_attribute_mask()
+            & ~mutual
+        )
         return np.pad(subsumes, ((0, 1), (0, 1)))
 
     def generalisations(self, X):
@@ -186,4 +201,4 @@ class AODEsr(AODE):
 
     def _floats_per_row(self):
         """AODE's, and the F × F subsumption test of each row (booleans)."""
-        return super()._floats_per_row() + self.n_features_in_ ** 2 // 8 + 1
+        return super()._floats_per_row() + self.n_features_in_**2 // 8 + 1

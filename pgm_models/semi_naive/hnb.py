@@ -149,7 +149,16 @@ class HNB(SemiNaiveBayes):
     array([[0.9356, 0.0644]])
     """
 
-    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        estimator="m-estimate",
+        m=1.0,
+        alpha=1.0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.estimator = estimator
         self.m = m
         self.alpha = alpha
@@ -160,7 +169,8 @@ class HNB(SemiNaiveBayes):
 
     def conditional_mutual_information(self):
         """I(X_j; X_p | Y) in nats for every pair of attributes (F, F), 0 on the diagonal, each on
-        the rows that observe both."""
+        the rows that observe both.
+        """
         layout = self._layout
         values = self._value_counts(self.pair_count_, layout)  # (K, T, T): n(k, u, v)
         starts = layout.value_starts
@@ -169,8 +179,11 @@ class HNB(SemiNaiveBayes):
         by_class = np.add.reduceat(by_parent_value, starts, axis=1)  # (K, F, F): n(k)
         attribute = layout.attribute_of_value_cell
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = (values * by_class[:, attribute][:, :, attribute]
-                     / (by_parent_value[:, :, attribute] * by_child_value[:, attribute, :]))
+            ratio = (
+                values
+                * by_class[:, attribute][:, :, attribute]
+                / (by_parent_value[:, :, attribute] * by_child_value[:, attribute, :])
+            )
         terms = xlogy(values, np.where(values > 0, ratio, 1.0)).sum(axis=0)  # (T, T)
         information = np.add.reduceat(np.add.reduceat(terms, starts, axis=0), starts, axis=1)
         total = by_class.sum(axis=0)
@@ -187,7 +200,9 @@ class HNB(SemiNaiveBayes):
     def _joint_log_likelihood(self, codes, estimate):
         layout = self._layout
         n_values = len(layout.value_cells)
-        child = self._child_prior().estimate(self._value_counts(self.pair_count_, layout), estimate)  # (K, T, T) P(v | k, u)
+        child = self._child_prior().estimate(
+            self._value_counts(self.pair_count_, layout), estimate
+        )  # (K, T, T) P(v | k, u)
         naive_bayes = self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate)  # (K, T) P(v | k)
         class_prob = self._class_probabilities(estimate)
         cells = self._value_index(codes)  # (N, F), T where missing
@@ -195,7 +210,9 @@ class HNB(SemiNaiveBayes):
         padded = np.pad(child, ((0, 0), (0, 1), (0, 1)))
         # [k, n, p, j] = P(x_j | y = k, x_p): parent p's value against child j's
         gathered = padded[:, cells[:, :, None], cells[:, None, :]]
-        weights = self.conditional_mutual_information().T[None, :, :] * observed[:, :, None]  # (N, p, j): W_jp for observed p
+        weights = (
+            self.conditional_mutual_information().T[None, :, :] * observed[:, :, None]
+        )  # (N, p, j): W_jp for observed p
         total = weights.sum(axis=1)  # (N, j)
         with np.errstate(invalid="ignore", divide="ignore"):
             mixed = np.einsum("knpj,npj->knj", gathered, weights) / total[None]
@@ -208,15 +225,21 @@ class HNB(SemiNaiveBayes):
     # ------------------------------------------------------------------ posterior and PyMC
     def _pairs(self):
         """(child j, parent p, table name) of every one-dependence table, then (j, None, name) of
-        every naive Bayes table."""
+        every naive Bayes table.
+        """
         names = self._feature_names()
-        pairs = [(j, p, f"feature_prob_{names[j]}_given_{names[p]}") for j in range(self.n_features_in_)
-                 for p in range(self.n_features_in_) if p != j]
+        pairs = [
+            (j, p, f"feature_prob_{names[j]}_given_{names[p]}")
+            for j in range(self.n_features_in_)
+            for p in range(self.n_features_in_)
+            if p != j
+        ]
         return pairs + [(j, None, f"feature_prob_{names[j]}") for j in range(self.n_features_in_)]
 
     def _block(self, j, p):
         """(counts, concentration, dims) of P(x_j | y, x_p) ((K, r_p, r_j); p None: P(x_j | y),
-        (K, r_j)), on the available cases."""
+        (K, r_j)), on the available cases.
+        """
         layout, names = self._layout, self._feature_names()
         child = slice(layout.value_starts[j], layout.value_starts[j] + layout.sizes[j])
         if p is None:
@@ -245,12 +268,15 @@ class HNB(SemiNaiveBayes):
 
     def _priors(self):
         """π ~ Dirichlet and every table's Dirichlet blocks, stacked by their numbers of values
-        (``pgm_models.conjugate.blocks``)."""
+        (``pgm_models.conjugate.blocks``).
+        """
         return DirichletBlocks([class_block(self), *((name, *self._block(j, p)[1:]) for j, p, name in self._pairs())])
 
     def _check_proper_prior(self):
         if np.min(self._per_cell(1)) <= 0:
-            raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
+            raise ValueError(
+                f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0"
+            )
 
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); each table's counts given (class, parent value) ~ Multinomial."""
@@ -259,7 +285,8 @@ class HNB(SemiNaiveBayes):
 
     def _rows_model(self, model, codes, class_index):
         """y_i ~ Categorical(π); x_ij ~ Categorical(φ_{j|p}[y_i, x_ip]) for every other attribute p,
-        and ~ Categorical(φ_j[y_i]), on the rows observing the attributes involved."""
+        and ~ Categorical(φ_j[y_i]), on the rows observing the attributes involved.
+        """
         import pymc as pm
 
         prob = self._priors().prob
@@ -273,5 +300,7 @@ class HNB(SemiNaiveBayes):
             pm.Categorical(f"x_{name.removeprefix('feature_prob_')}", p=table, observed=codes[rows, j], dims=row_dim)
 
     def _loo_block(self, codes, class_index):
-        raise NotImplementedError("HNB has no exact leave-one-out: without a row its conditional mutual information weights change "
-                                  "(refit without each row, or use AODE, WAODE or AODEsr, whose loo is exact)")
+        raise NotImplementedError(
+            "HNB has no exact leave-one-out: without a row its conditional mutual information weights change "
+            "(refit without each row, or use AODE, WAODE or AODEsr, whose loo is exact)"
+        )

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
+from pgm_models.conjugate.blocks import DirichletBlocks
 from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._base import SemiNaiveBayes
 
@@ -134,8 +134,17 @@ class SPODE(SemiNaiveBayes):
     array([0.4, 0.1, 0.1, 0.4])
     """
 
-    def __init__(self, parent=0, alpha=1.0, estimator="laplace", m=1.0, estimate="mean", n_categories=None,
-                 handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        parent=0,
+        alpha=1.0,
+        estimator="laplace",
+        m=1.0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.parent = parent
         self.alpha = alpha
         self.estimator = estimator
@@ -150,10 +159,23 @@ class SPODE(SemiNaiveBayes):
     @classmethod
     def from_counts(cls, fitted, parent):
         """A SPODE sharing the counts of another fitted semi-naive model (e.g. an AODE): a view
-        of its super-parent's rows of their pair tensor."""
-        spode = cls(parent=parent, **{k: v for k, v in fitted.get_params().items() if k in cls._get_param_names() and k != "parent"})
-        for name in ("classes_", "n_features_in_", "feature_names_in_", "categories_", "n_categories_", "class_count_",
-                     "class_concentration_", "_layout", "_class_prior"):
+        of its super-parent's rows of their pair tensor.
+        """
+        spode = cls(
+            parent=parent,
+            **{k: v for k, v in fitted.get_params().items() if k in cls._get_param_names() and k != "parent"},
+        )
+        for name in (
+            "classes_",
+            "n_features_in_",
+            "feature_names_in_",
+            "categories_",
+            "n_categories_",
+            "class_count_",
+            "class_concentration_",
+            "_layout",
+            "_class_prior",
+        ):
             if hasattr(fitted, name):
                 setattr(spode, name, getattr(fitted, name))
         spode._counted_parent = spode._attribute_index("parent")
@@ -165,7 +187,9 @@ class SPODE(SemiNaiveBayes):
         if isinstance(fitted, SPODE):
             fitted._parent_index()
             if fitted._counted_parent != spode._counted_parent:
-                raise ValueError(f"a SPODE fitted with super-parent {fitted.parent!r} has no counts for parent={parent!r}")
+                raise ValueError(
+                    f"a SPODE fitted with super-parent {fitted.parent!r} has no counts for parent={parent!r}"
+                )
             spode.pair_count_ = fitted.pair_count_
         else:
             spode.pair_count_ = fitted.pair_count_[:, spode._pair_rows()]
@@ -189,16 +213,21 @@ class SPODE(SemiNaiveBayes):
 
     def _floats_per_row(self):
         """Per row: its one-hot value cells and every class's score for every parent value."""
-        return int(self.n_categories_.sum()) + 2 + 2 * len(self.classes_) * int(self.n_categories_[self._counted_parent])
+        return (
+            int(self.n_categories_.sum()) + 2 + 2 * len(self.classes_) * int(self.n_categories_[self._counted_parent])
+        )
 
     # ------------------------------------------------------------------ scoring
     def _joint_log_likelihood(self, codes, estimate):
-        """log P(y = k, x_a = v) + Σ_j log P(x_j | k, v) for every parent value v in one product,
-        then the row's own v, or the sum over v where x_a is missing (summed out exactly)."""
+        """Log P(y = k, x_a = v) + Σ_j log P(x_j | k, v) for every parent value v in one product,
+        then the row's own v, or the sum over v where x_a is missing (summed out exactly).
+        """
         parent = self._parent_index()
         joint, _ = self._counts()
         n_classes, size = len(self.classes_), self.n_categories_[parent]
-        log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(n_classes, size)
+        log_joint = log_probabilities(Dirichlet(self._joint_concentration()).estimate(joint, estimate)).reshape(
+            n_classes, size
+        )
         log_joint = self._shifted_to_class_prior(log_joint, [size])
         values = self.pair_count_[:, :, self._layout.value_cells]  # (K, r_a, T)
         sizes = self._layout.sizes
@@ -216,7 +245,8 @@ class SPODE(SemiNaiveBayes):
     def _loo_block(self, codes, class_index):
         """Exact leave-one-out (``pgm_models.semi_naive._loo``): the row's own parent value read
         off the downdated scores of every parent value; a row with x_a missing was not counted,
-        so it keeps its full-data predictive (x_a summed out)."""
+        so it keeps its full-data predictive (x_a summed out).
+        """
         full = self._joint_log_likelihood(codes, "predictive")
         per_value = self._loo_cell_scores(codes, class_index, self.pair_count_)  # (N, K, r_a)
         value = codes[:, self._parent_index()]
@@ -242,7 +272,8 @@ class SPODE(SemiNaiveBayes):
 
     def _counts(self):
         """(joint counts (K·r_a,), {child: counts (K, r_a, r_j)}) on the available cases, read
-        off the super-parent's rows of the pair tensor (K, r_a, T')."""
+        off the super-parent's rows of the pair tensor (K, r_a, T').
+        """
         parent = self._parent_index()
         own = self.pair_count_[:, :, self._layout.pair_cells(parent)]  # (K, r_a, r_a): N(y, v) on the diagonal
         joint = np.diagonal(own, axis1=1, axis2=2).ravel()
@@ -256,11 +287,15 @@ class SPODE(SemiNaiveBayes):
             coords[f"{name}_value"] = np.asarray(self.categories_[j])
         pairs = [(k, v) for k in self.classes_.tolist() for v in self.categories_[parent].tolist()]
         coords["class_parent"] = [f"{k}, {v}" for k, v in pairs]
-        if len(set(coords["class_parent"])) < len(pairs):  # a label or value holding ", ": one label, two cells of joint_prob
+        if len(set(coords["class_parent"])) < len(
+            pairs
+        ):  # a label or value holding ", ": one label, two cells of joint_prob
             label = next(label for i, label in enumerate(coords["class_parent"]) if label in coords["class_parent"][:i])
-            raise ValueError(f"joint_prob's cells are labelled 'class, {names[parent]} value', and {label!r} would label both "
-                             f"{[pair for pair, other in zip(pairs, coords['class_parent']) if other == label]}: "
-                             "rename the class labels or the values")
+            raise ValueError(
+                f"joint_prob's cells are labelled 'class, {names[parent]} value', and {label!r} would label both "
+                f"{[pair for pair, other in zip(pairs, coords['class_parent']) if other == label]}: "
+                "rename the class labels or the values"
+            )
         return coords
 
     def _parameters(self):
@@ -283,18 +318,34 @@ class SPODE(SemiNaiveBayes):
         parent = self._parent_index()
         parent_name = self._feature_names()[parent]
         # stacked by their numbers of values into few PyMC variables (pgm_models.conjugate.blocks)
-        return DirichletBlocks([("joint_prob", self._joint_concentration(), ("class_parent",)),
-                                *((f"feature_prob_{name}", self._child_concentration(j), ("class", f"{parent_name}_value", f"{name}_value"))
-                                  for j, name in self._children())])
+        return DirichletBlocks(
+            [
+                ("joint_prob", self._joint_concentration(), ("class_parent",)),
+                *(
+                    (
+                        f"feature_prob_{name}",
+                        self._child_concentration(j),
+                        ("class", f"{parent_name}_value", f"{name}_value"),
+                    )
+                    for j, name in self._children()
+                ),
+            ]
+        )
 
     def _check_proper_prior(self):
         if np.min(self._per_cell(1)) <= 0:
-            raise ValueError(f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0")
+            raise ValueError(
+                f"the PyMC model needs a proper prior: {'alpha' if self.estimator == 'laplace' else 'm'} > 0"
+            )
 
     def _counts_model(self, model):
         joint, children = self._counts()
-        self._priors().observe({"joint_prob": integer_counts(joint, "counts"),
-                                **{f"feature_prob_{name}": integer_counts(children[j], "counts") for j, name in self._children()}})
+        self._priors().observe(
+            {
+                "joint_prob": integer_counts(joint, "counts"),
+                **{f"feature_prob_{name}": integer_counts(children[j], "counts") for j, name in self._children()},
+            }
+        )
 
     def _rows_model(self, model, codes, class_index):
         import pymc as pm
@@ -304,9 +355,16 @@ class SPODE(SemiNaiveBayes):
         known = np.flatnonzero(codes[:, parent] >= 0)
         model.add_coord("row", known)
         size = self.n_categories_[parent]
-        cell = pm.Categorical("y_parent", p=prob["joint_prob"], observed=class_index[known] * size + codes[known, parent], dims="row")
+        cell = pm.Categorical(
+            "y_parent", p=prob["joint_prob"], observed=class_index[known] * size + codes[known, parent], dims="row"
+        )
         y, x_parent = cell // size, cell % size
         for j, name in self._children():
             rows = np.flatnonzero(codes[known, j] >= 0)
             model.add_coord(f"{name}_row", known[rows])
-            pm.Categorical(f"x_{name}", p=prob[f"feature_prob_{name}"][y[rows], x_parent[rows]], observed=codes[known[rows], j], dims=f"{name}_row")
+            pm.Categorical(
+                f"x_{name}",
+                p=prob[f"feature_prob_{name}"][y[rows], x_parent[rows]],
+                observed=codes[known[rows], j],
+                dims=f"{name}_row",
+            )

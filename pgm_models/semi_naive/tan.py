@@ -23,18 +23,19 @@ import copy
 
 import numpy as np
 
-from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.model_selection.evidence import is_learned
-from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.model_selection.loo import own_column
+from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.semi_naive._loo import downdated_log_mean
 
 
 def conditional_mutual_information(pairs: np.ndarray, layout) -> np.ndarray:
     """(F, F) I(X_i; X_j | C) from the pair tensor (K, T', T') of ``layout``; 0 on the diagonal.
-    Each pair's table is a view of the tensor (no copy of it)."""
+    Each pair's table is a view of the tensor (no copy of it).
+    """
     n_attributes = len(layout.sizes)
     information = np.zeros((n_attributes, n_attributes))
     for i in range(n_attributes):
@@ -46,7 +47,8 @@ def conditional_mutual_information(pairs: np.ndarray, layout) -> np.ndarray:
 
 def pair_information(tables: np.ndarray) -> np.ndarray:
     """I(X_i; X_j | C) of each (K, r_i, r_j) count table of a batch (B, K, r_i, r_j): (B,); 0 for
-    an empty table. The full fit is a batch of one, so leave-one-out tables are summed alike."""
+    an empty table. The full fit is a batch of one, so leave-one-out tables are summed alike.
+    """
     total = tables.sum(axis=(1, 2, 3), keepdims=True)
     joint = tables / np.where(total > 0, total, 1.0)
     row, column = joint.sum(axis=3, keepdims=True), joint.sum(axis=2, keepdims=True)
@@ -58,7 +60,8 @@ def pair_information(tables: np.ndarray) -> np.ndarray:
 
 def maximum_spanning_tree(weights: np.ndarray, root: int) -> np.ndarray:
     """Prim's algorithm from ``root``: tree parent of every node (−1 for the root). ``weights``
-    (F, F), or a batch (B, F, F) of graphs grown side by side: (B, F)."""
+    (F, F), or a batch (B, F, F) of graphs grown side by side: (B, F).
+    """
     batch = np.asarray(weights, dtype=float).reshape((-1,) + np.shape(weights)[-2:])
     n_graphs, n_nodes = batch.shape[:2]
     graphs = np.arange(n_graphs)
@@ -178,7 +181,16 @@ class TAN(SemiNaiveBayes):
     # (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = False
 
-    def __init__(self, alpha=1.0, class_alpha=1.0, root=0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        class_alpha=1.0,
+        root=0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.root = root
@@ -207,7 +219,8 @@ class TAN(SemiNaiveBayes):
     # ------------------------------------------------------------------ closed form
     def _conditional_counts(self, j):
         """Counts of attribute j given (class, tree parent): (K, r_p, r_j), or (K, r_j) for the root;
-        a view of the pair tensor, never a copy of it."""
+        a view of the pair tensor, never a copy of it.
+        """
         own = self._layout.pair_cells(j)
         if self.tree_parent_[j] < 0:
             return np.diagonal(self.pair_count_[:, own, own], axis1=1, axis2=2)
@@ -222,9 +235,11 @@ class TAN(SemiNaiveBayes):
         """Every attribute's table given (class, tree parent), flattened, blocks of r_j cells."""
         tables = [self._conditional_counts(j) for j in range(self.n_features_in_)]
         sizes = self.n_categories_
-        return (np.concatenate([t.ravel() for t in tables]),
-                np.concatenate([np.full(t.size // sizes[j], sizes[j]) for j, t in enumerate(tables)]),
-                np.concatenate([np.full(t.size, j) for j, t in enumerate(tables)]))
+        return (
+            np.concatenate([t.ravel() for t in tables]),
+            np.concatenate([np.full(t.size // sizes[j], sizes[j]) for j, t in enumerate(tables)]),
+            np.concatenate([np.full(t.size, j) for j, t in enumerate(tables)]),
+        )
 
     def log_evidence(self) -> float:
         """The log marginal likelihood of the fitted counts, log p(D | alpha, class_alpha).
@@ -281,8 +296,9 @@ class TAN(SemiNaiveBayes):
         return order
 
     def _feature_log_likelihood(self, codes, estimate):
-        """log p(observed x | y = k): an upward sum-product pass, missing attributes summed out,
-        each message rescaled (its log scale accumulated) so nothing underflows."""
+        """Log p(observed x | y = k): an upward sum-product pass, missing attributes summed out,
+        each message rescaled (its log scale accumulated) so nothing underflows.
+        """
         n_rows, n_classes = len(codes), len(self.classes_)
         log_scale = np.zeros((n_rows, n_classes))
         belief = {}  # λ_j(x_j): (N, K, r_j), evidence of j's subtree given x_j
@@ -313,7 +329,8 @@ class TAN(SemiNaiveBayes):
         then the spanning tree, for all rows at once). Every row is then scored by the downdate
         below (``_loo_features``) under its own leave-one-out tree: the full-data
         tree for most rows, another for some (on vote, 196 of 435 rows: under the full-data tree
-        their elpd_loo would be 49 nats too high), each distinct tree once for all its rows."""
+        their elpd_loo would be 49 nats too high), each distinct tree once for all its rows.
+        """
         full, left_out = super()._full_and_loo_joint(codes, class_index)
         trees = maximum_spanning_tree(self._left_out_information(codes, class_index), self._root_index())
         moved = np.flatnonzero((trees != self.tree_parent_).any(axis=1))
@@ -327,12 +344,15 @@ class TAN(SemiNaiveBayes):
 
     def _left_out_information(self, codes, class_index):
         """(N, F, F) the edge weights I(X_i; X_j | C) without each row: the row's count is taken
-        off the pair's table where both its values are observed."""
+        off the pair's table where both its values are observed.
+        """
         layout, rows = self._layout, np.arange(len(class_index))
         information = np.zeros((len(rows), self.n_features_in_, self.n_features_in_))
         for i in range(self.n_features_in_):
             for j in range(i + 1, self.n_features_in_):
-                tables = np.repeat(self.pair_count_[None, :, layout.pair_cells(i), layout.pair_cells(j)], len(rows), axis=0)
+                tables = np.repeat(
+                    self.pair_count_[None, :, layout.pair_cells(i), layout.pair_cells(j)], len(rows), axis=0
+                )
                 both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
                 tables[rows[both], class_index[both], codes[both, i], codes[both, j]] -= 1
                 information[:, i, j] = information[:, j, i] = pair_information(tables)
@@ -343,7 +363,8 @@ class TAN(SemiNaiveBayes):
         where x_j and its tree parent are both observed, and there the table is read at that one
         entry in every term of the sum over the missing attributes, so the downdate multiplies
         the row's own-class likelihood by (n − 1 + α)/(N − 1 + A) ÷ (n + α)/(N + A) per such
-        attribute."""
+        attribute.
+        """
         full = self._feature_log_likelihood(codes, "predictive")
         features = full.copy()
         for j in range(self.n_features_in_):
@@ -364,10 +385,22 @@ class TAN(SemiNaiveBayes):
 
     def _priors(self):
         """π ~ Dirichlet(class_alpha) and φ_j ~ Dirichlet(alpha) given (class, tree parent) for each
-        attribute, stacked by their numbers of values (``pgm_models.conjugate.blocks``)."""
+        attribute, stacked by their numbers of values (``pgm_models.conjugate.blocks``).
+        """
         names = self._feature_names()
-        return DirichletBlocks([class_block(self), *((f"feature_prob_{names[j]}", np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]),
-                                                      self._dims(j)) for j in range(self.n_features_in_))])
+        return DirichletBlocks(
+            [
+                class_block(self),
+                *(
+                    (
+                        f"feature_prob_{names[j]}",
+                        np.full(self._conditional_counts(j).shape, self._learned_alpha()[j]),
+                        self._dims(j),
+                    )
+                    for j in range(self.n_features_in_)
+                ),
+            ]
+        )
 
     def _check_proper_prior(self):
         super()._check_proper_prior()
@@ -377,7 +410,10 @@ class TAN(SemiNaiveBayes):
     def _counts_model(self, model):
         """N_k ~ Multinomial(N, π); each attribute's counts given (class, tree parent) ~ Multinomial."""
         names = self._feature_names()
-        counts = {f"feature_prob_{names[j]}": integer_counts(self._conditional_counts(j), "counts") for j in range(self.n_features_in_)}
+        counts = {
+            f"feature_prob_{names[j]}": integer_counts(self._conditional_counts(j), "counts")
+            for j in range(self.n_features_in_)
+        }
         self._priors().observe({"class_prob": integer_counts(self.class_count_, "class counts"), **counts})
 
     def _rows_model(self, model, codes, class_index):

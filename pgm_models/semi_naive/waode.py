@@ -137,7 +137,16 @@ class WAODE(AODE):
     temperature = 1.0
     frequency_limit = 0  # every observed parent, as Weka
 
-    def __init__(self, estimator="m-estimate", m=1.0, alpha=1.0, estimate="mean", n_categories=None, handle_unknown="missing", class_prior=None):
+    def __init__(
+        self,
+        estimator="m-estimate",
+        m=1.0,
+        alpha=1.0,
+        estimate="mean",
+        n_categories=None,
+        handle_unknown="missing",
+        class_prior=None,
+    ):
         self.estimator = estimator
         self.m = m
         self.alpha = alpha
@@ -153,7 +162,8 @@ class WAODE(AODE):
     def mutual_information(self):
         """I(X_a; Y) in nats for every attribute a (F,), on the rows with x_a observed: Σ_kv
         n_kv log(n_kv N_a / (n_k n_v)) / N_a, term by term (the entropies' difference cancels to
-        rounding for a nearly independent attribute)."""
+        rounding for a nearly independent attribute).
+        """
         diagonal = self._class_value_tables()  # (K, T)
         attribute, n_features = self._layout.attribute_of_value_cell, len(self._layout.sizes)
         by_class = np.stack([np.bincount(attribute, row, n_features) for row in diagonal])  # (K, F) n_k of each table
@@ -166,7 +176,8 @@ class WAODE(AODE):
 
     def _attribute_sums(self, diagonal):
         """Per attribute (F,): Σ n log n of its cells, of its class totals, of its value totals,
-        and N_a; ``diagonal`` (K, T) its tables."""
+        and N_a; ``diagonal`` (K, T) its tables.
+        """
         attribute = self._layout.attribute_of_value_cell
         n_features = len(self._layout.sizes)
         cells = np.bincount(attribute, xlogy(diagonal, diagonal).sum(axis=0), n_features)
@@ -178,7 +189,8 @@ class WAODE(AODE):
     @staticmethod
     def _information(cells, classes, values, total_log_total, total):
         """I = (Σ n log n − Σ n_k log n_k − Σ n_v log n_v + N log N) / N, 0 for an empty table and
-        never below 0 (the four sums cancel to rounding where X_a and Y are independent)."""
+        never below 0 (the four sums cancel to rounding where X_a and Y are independent).
+        """
         with np.errstate(divide="ignore", invalid="ignore"):
             information = (cells - classes - values + total_log_total) / total
         return np.where(total > 0, np.maximum(information, 0.0), 0.0)
@@ -189,13 +201,14 @@ class WAODE(AODE):
 
     @staticmethod
     def _uniform_if_none(log_weights):
-        """log w (..., F); where every weight of a set is 0 (log −inf), uniform weights instead."""
+        """Log w (..., F); where every weight of a set is 0 (log −inf), uniform weights instead."""
         none = np.isneginf(log_weights).all(axis=-1, keepdims=True)
         return np.where(none, 0.0, log_weights)
 
     def _loo_log_weights(self, codes, class_index):
-        """log I(X_a; Y) without each row (N, F): the row's own cell, class total, value total and
-        total of each table one less, where it observes x_a."""
+        """Log I(X_a; Y) without each row (N, F): the row's own cell, class total, value total and
+        total of each table one less, where it observes x_a.
+        """
         diagonal = self._class_value_tables()
         cells_sum, classes_sum, values_sum, total = self._attribute_sums(diagonal)
         layout = self._layout
@@ -204,13 +217,20 @@ class WAODE(AODE):
         cell = np.where(observed, cells, 0)
         own = diagonal[class_index[:, None], cell]  # n(y_i, x_ia)
         value_total = diagonal.sum(axis=0)[cell]
-        class_total = np.stack([np.bincount(layout.attribute_of_value_cell, row, len(layout.sizes)) for row in diagonal])[class_index]
+        class_total = np.stack(
+            [np.bincount(layout.attribute_of_value_cell, row, len(layout.sizes)) for row in diagonal]
+        )[class_index]
 
         def less_one(n):  # (n − 1) log (n − 1) − n log n: one count fewer
             return xlogy(n - 1, n - 1) - xlogy(n, n)
 
-        downdated = self._information(cells_sum + less_one(own), classes_sum + less_one(class_total), values_sum + less_one(value_total),
-                                      xlogy(total - 1, total - 1), total - 1.0)
+        downdated = self._information(
+            cells_sum + less_one(own),
+            classes_sum + less_one(class_total),
+            values_sum + less_one(value_total),
+            xlogy(total - 1, total - 1),
+            total - 1.0,
+        )
         full = np.broadcast_to(self.mutual_information(), observed.shape)
         with np.errstate(divide="ignore"):
             return self._uniform_if_none(np.log(np.where(observed, downdated, full)))
