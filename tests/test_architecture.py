@@ -98,9 +98,10 @@ class _CountsOfOnes(BayesianClassifier):
     """A minimal new family: Bernoulli features with a Beta prior per class, its statistic a
     ``*count_`` table; nothing of the engines knows it."""
 
-    def __init__(self, class_alpha=1.0, estimate="mean"):
+    def __init__(self, class_alpha=1.0, estimate="mean", class_prior=None):
         self.class_alpha = class_alpha
         self.estimate = estimate
+        self.class_prior = class_prior
 
     def _encode(self, X, reset, training=False):
         X = self._check_feature_names(X, reset)
