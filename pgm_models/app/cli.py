@@ -150,6 +150,8 @@ def zoo(args) -> int:
             *_read_table(args.data, args.target, args.sep, args.na_values),
             os.path.splitext(os.path.basename(args.data))[0],
         )
+        _check_target(y, args.max_classes)
+        _warn_single_class(y)
     with Progress() as progress:
         result = run_zoo(
             X,
@@ -196,16 +198,22 @@ def datasets(args) -> int:
 
 def _read_table(path: str, target: str | None, sep: str | None, na_values) -> tuple:
     """(X, y) of a user's .arff or .csv file (``pgm_models.load_table``), as ``fit`` and ``zoo``
-    read it: a column with no observed value is refused, a single class is warned about.
+    read it: a column with no observed value is refused.
     """
     from pgm_models.datasets import load_table
 
     X, y = load_table(path, target, sep=sep, na_values=na_values)  # a bad path fails before pandas loads
+
+    empty = X.columns[X.isna().all().to_numpy()]  # one pass over the frame
+    if len(empty):
+        raise ValueError(f"column {empty[0]!r} has no observed value (every cell is missing): drop it, or fill it in")
+    return X, y
+
+
+def _warn_single_class(y) -> None:
+    """A target of one class is warned about, once the checks that refuse the data have passed."""
     import pandas as pd
 
-    empty = [c for c in X.columns if X[c].isna().all()]
-    if empty:
-        raise ValueError(f"column {empty[0]!r} has no observed value (every cell is missing): drop it, or fill it in")
     counts = pd.Series(y).value_counts(sort=False)
     counts = counts[counts > 0]
     if len(counts) == 1:
@@ -213,7 +221,6 @@ def _read_table(path: str, target: str | None, sep: str | None, na_values) -> tu
             f"warning: the target {y.name!r} has a single class ({counts.index[0]!r} in {counts.iloc[0]} rows): "
             "every prediction will be that class"
         )
-    return X, y
 
 
 def _prepare(X, y, model_name: str):
@@ -308,6 +315,7 @@ def fit(args) -> int:
 
         _check_target(y, args.max_classes)
         X = _prepare(X, y, args.model)
+        _warn_single_class(y)
         model = getattr(pgm_models, MODELS[args.model])()
         model.fit(X, y)
     from pgm_models.inference.summary import posterior_summary
@@ -378,6 +386,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TEXT",
         default=(),
         help="CSV cells that mean missing besides empty ones (e.g. NA ?); by default only empty cells",
+    )
+    zoo_parser.add_argument(
+        "--max-classes",
+        type=int,
+        default=50,
+        help="with --data: a numeric target with more distinct values than this, most rows a value of their own, is "
+        "refused as continuous (default 50)",
     )
     zoo_parser.add_argument(
         "--draws", type=_at_least_one, default=1000, help="NUTS draws per chain (default 1000; as many tuning steps)"
