@@ -26,10 +26,10 @@ def test_a_stopped_run_resumes_and_runs_elsewhere_merge(tmp_path, monkeypatch):
         false_alarm, "record", lambda model, *a, **k: calls.append(type(model).__name__) or record(model, *a, **k)
     )
     assert _run(results, "--seeds", "2") == 0
-    assert len(calls) == 2 * 3  # 2 seeds × CategoricalNB, SPODE, TAN
+    assert len(calls) == 2 * 6  # 2 seeds × CategoricalNB, SPODE, TAN, HNB, KDB, BayesNet-K2
     first = json.loads((results / "exact" / "textbook-15.json").read_text())
     assert _run(results, "--seeds", "3") == 0
-    assert len(calls) == 3 * 3  # only seed 2 is new: the stored seeds are not drawn again
+    assert len(calls) == 3 * 6  # only seed 2 is new: the stored seeds are not drawn again
     second = json.loads((results / "exact" / "textbook-15.json").read_text())
     for model in ("CategoricalNB", "SPODE", "TAN"):
         assert sorted(second["models"][model]["seeds"], key=int) == ["0", "1", "2"]
@@ -40,12 +40,12 @@ def test_a_stopped_run_resumes_and_runs_elsewhere_merge(tmp_path, monkeypatch):
     assert (results / "exact" / "textbook-15.elsewhere.json").exists()
     doc = tmp_path / "doc.md"
     assert _run(results, "--seeds", "0", "--doc", str(doc)) == 0  # assemble only
-    assert len(calls) == 5 * 3
+    assert len(calls) == 5 * 6
     text = doc.read_text()
     assert text.startswith("# False alarms")
     for model, parameters in (("CategoricalNB", 14), ("SPODE", 24), ("TAN", 26)):
-        assert f"| textbook-15 | {model} | {parameters} | exact | 5 | 0.3 % | 0.02 |" in text  # 5 seeds × 1 % / 3
-    assert "| textbook-15 | exact | 3 | 5 |" in text  # five zoo runs of three models
+        assert f"| textbook-15 | {model} | {parameters} | exact | 5 | 0.2 % |" in text  # 5 seeds × 1 % / 6
+    assert "| textbook-15 | exact | 6 | 5 |" in text  # five zoo runs of six models
     assert "--first-seed 3 --tag .elsewhere" in text  # every command that made the results is listed
 
 
