@@ -209,6 +209,7 @@ def test_parameter_names_read_once_per_class_are_scikit_learns():
         assert names == BaseEstimator._get_param_names.__func__(cls) and names is not cls._get_param_names()
     assert AODE._get_param_names() == [
         "alpha",
+        "class_prior",
         "estimate",
         "estimator",
         "frequency_limit",
