@@ -305,18 +305,13 @@ def run_zoo(
     if not 0 < test_size < 1:
         raise ValueError(f"--test-size must be in (0, 1), got {test_size}")
     sampler = check_sampler_name(sampler or DEFAULT_SAMPLER)
-    models_from_catalogue = models is None
+    unsampled = NOT_SAMPLED if models is None else {}  # the catalogue's choices; models given are all sampled
     models = applicable_models(X) if models is None else models
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
-    closed_forms = sum(
-        _verifiable(model) and not (name in NOT_SAMPLED and models_from_catalogue) for name, model in models
-    )
+    closed_forms = sum(_verifiable(model) and name not in unsampled for name, model in models)
     # R-hat's calibrated thresholds share the family error among every model NUTS samples, as the
     # closed-form tests share it among those with a closed form
-    sampled = sum(
-        hasattr(_classifier(model), "sample_posterior") and not (name in NOT_SAMPLED and models_from_catalogue)
-        for name, model in models
-    )
+    sampled = sum(hasattr(_classifier(model), "sample_posterior") and name not in unsampled for name, model in models)
     progress = progress or (lambda done, total, message: None)
     runs = []
     for index, (name, model) in enumerate(models):
@@ -335,8 +330,8 @@ def run_zoo(
                 run.loo = classifier.loo(run.features(X_train), y_train)
             except NotImplementedError as reason:  # a model whose leave-one-out is not exact says why
                 run.note = str(reason)
-        if name in NOT_SAMPLED and models_from_catalogue:
-            run.note = NOT_SAMPLED[name]
+        if name in unsampled:
+            run.note = unsampled[name]
         elif hasattr(classifier, "sample_posterior"):
             progress(index, len(models), f"{name}: NUTS ({sampler}), {chains} × {draws} draws")
             start = time.perf_counter()
