@@ -462,3 +462,24 @@ def test_each_section_records_its_machine_date_and_load_under_its_command(tmp_pa
     assert lines[lines.index("Command: `python -m benchmarks.a`") + 1].startswith("Machine: ")
     assert re.search(r"Machine: .*cores.*; \d\d \w{3} \d{4} \d\d:\d\d UTC; load average", out.read_text())
     assert lines[lines.index("## B") + 2].startswith("Machine: ") and out.read_text().count("Machine: ") == 2
+
+
+def test_fold_versions_reads_the_warm_weka_lines_and_counts_calls_of_a_checkout():
+    from pathlib import Path
+
+    from benchmarks import fold_versions
+
+    line = (
+        "breast-cancer            AODE           pgm_models     0.51 ms  warm Weka     0.23 ms  ratio  2.21  "
+        "max |Δp| 6.7e-16  (least work 0.77 ms, empty estimator 0.65 ms, scikit-learn CategoricalNB 3.58 ms)\n"
+        "diabetes                 MDL + AODE     pgm_models     1.68 ms  warm Weka     2.32 ms  ratio  0.72  max |Δp| 5e-16\n"
+        "Stages of a fold (every tenth row), vote / CategoricalNB:\n"
+    )
+    assert fold_versions.parse_folds(line) == {
+        ("breast-cancer", "AODE"): (0.51, 0.23),
+        ("diabetes", "MDL + AODE"): (1.68, 2.32),
+    }
+    calls = fold_versions.calls_per_fold(Path(__file__).resolve().parents[1], datasets=("vote",))
+    # AODE does everything CategoricalNB does plus its pair counts and the average over parents
+    assert set(calls) == {("vote", "CategoricalNB"), ("vote", "AODE")}
+    assert 0 < calls["vote", "CategoricalNB"] < calls["vote", "AODE"]
