@@ -303,6 +303,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             len(self.classes_),
             getattr(self, "score_type", "bayes"),
             float(self.prior_count),
+            compress=False,  # distinct already, but where a mode replaced a missing value
         )
         parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
