@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import gammaln
+from sklearn.base import clone
 
-from pgm_models import BayesNetClassifier, check_posterior
+from pgm_models import KDB, BayesNetClassifier, check_posterior
 from pgm_models.bayes_net._search import MAX_TABLE_CELLS, FamilyCounter, family_score
 from pgm_models.datasets import load_dataset
 
@@ -111,7 +112,7 @@ def test_k2_and_hill_climbing_stop_where_no_single_step_helps(score_type):
         model = BayesNetClassifier(search=search, score_type=score_type, max_parents=3).fit(X, y)
         parents = [p.tolist() for p in model.parents_]
         counter = FamilyCounter(
-            model._encode(X, reset=False, training=True),
+            model._encode(X, reset=False, training=False),  # missing values replaced by the modes
             model._class_index(y),
             np.ones(len(y)),
             model.n_categories_,
@@ -161,7 +162,7 @@ def test_exact_loo_with_the_structure_fixed():
     X, y = X.iloc[:30], y.iloc[:30]
     model = BayesNetClassifier(search="tan").fit(X, y)
     loo = model.loo(X, y).loo_i.to_numpy()
-    codes = model._encode(X, reset=False, training=True)
+    codes = model._encode(X, reset=False, training=False)  # missing values replaced by the modes
     labels = model._class_index(y)
     for i in range(len(y)):
         left = copy.deepcopy(model)
@@ -172,25 +173,80 @@ def test_exact_loo_with_the_structure_fixed():
         assert loo[i] == pytest.approx(joint[labels[i]] - np.logaddexp.reduce(joint), abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        BayesNetClassifier(search="k2"),
+        BayesNetClassifier(search="hill-climb", max_parents=3, score_type="bic"),
+        BayesNetClassifier(search="tan"),
+        KDB(k=2),
+    ],
+    ids=["k2", "hill-climb", "tan", "kdb"],
+)
+def test_chunked_fit_gives_the_one_fits_structure_and_loo(model):
+    """partial_fit in uneven batches (the first of one row) on vote, whose missing values' modes and
+    structure differ between the first rows and all: the same distinct rows, modes, structure,
+    tables and exact LOO as one fit, to the last bit (counts are whole numbers)."""
+    X, y = load_dataset("vote")
+    one = clone(model).fit(X, y)
+    chunked = clone(model)
+    for start, stop in [(0, 1), (1, 150), (150, 151), (151, len(y))]:
+        chunked.partial_fit(X.iloc[start:stop], y.iloc[start:stop], classes=one.classes_)
+    np.testing.assert_array_equal(chunked.distinct_rows_, one.distinct_rows_)
+    np.testing.assert_array_equal(chunked.distinct_row_count_, one.distinct_row_count_)
+    np.testing.assert_array_equal(chunked.modes_, one.modes_)
+    assert [p.tolist() for p in chunked.parents_] == [p.tolist() for p in one.parents_]
+    assert chunked.structure_score_ == one.structure_score_
+    for conditional in (True, False):
+        np.testing.assert_array_equal(
+            chunked.loo(X, y, conditional=conditional).loo_i, one.loo(X, y, conditional=conditional).loo_i
+        )
+    first = clone(model).fit(X.iloc[:150], y.iloc[:150])  # what the chunked fit would be had it kept the first batch
+    assert [p.tolist() for p in first.parents_] != [p.tolist() for p in one.parents_] or not np.array_equal(
+        first.modes_, one.modes_
+    )
+
+
+def test_loo_refuses_rows_other_than_the_fitted_ones():
+    """The same class counts with one value changed, or another row in place of one, are not the
+    fitted distinct rows; the fitted rows in another order are, and give the same pointwise LOO."""
+    X, y = load_dataset("breast-cancer")
+    model = BayesNetClassifier(search="tan").fit(X, y)
+    changed = X.copy()
+    changed.iloc[0, 0] = next(v for v in X.iloc[:, 0].cat.categories if v != X.iloc[0, 0])
+    with pytest.raises(ValueError, match="do not give the fitted distinct_rows_ .other rows than the fit"):
+        model.loo(changed, y)
+    twin = int(np.flatnonzero((y == y.iloc[0]).to_numpy() & (X != X.iloc[0]).any(axis=1).to_numpy())[0])
+    swapped = pd.concat([X.iloc[twin : twin + 1], X.iloc[1:]])  # row 0 replaced by another row of its class
+    with pytest.raises(ValueError, match="distinct_rows_"):
+        model.loo(swapped, y)
+    with pytest.raises(ValueError, match="class counts"):
+        model.loo(X.iloc[1:], y.iloc[1:])
+    order = np.random.default_rng(0).permutation(len(y))
+    np.testing.assert_array_equal(
+        model.loo(X.iloc[order], y.iloc[order]).loo_i.to_numpy(), model.loo(X, y).loo_i.to_numpy()[order]
+    )
+
+
 def test_weights_partial_fit_and_missing_values():
     X, y = load_dataset("vote")
     twice = BayesNetClassifier().fit(pd.concat([X, X.iloc[:20]]), pd.concat([y, y.iloc[:20]]))
     weighted = BayesNetClassifier().fit(X, y, sample_weight=np.r_[np.full(20, 2.0), np.ones(len(y) - 20)])
     assert [p.tolist() for p in weighted.parents_] == [p.tolist() for p in twice.parents_]
     np.testing.assert_allclose(weighted.predict_proba(X), twice.predict_proba(X), atol=1e-12)
+    # the modes and structure of the whole data, whatever the batches saw: vote's first 200 rows alone give another
+    one = BayesNetClassifier().fit(X, y)
     first = BayesNetClassifier().fit(X.iloc[:200], y.iloc[:200])
+    assert [p.tolist() for p in first.parents_] != [p.tolist() for p in one.parents_]
     batches = (
         BayesNetClassifier()
         .partial_fit(X.iloc[:200], y.iloc[:200], classes=first.classes_)
         .partial_fit(X.iloc[200:], y.iloc[200:])
     )
-    assert [p.tolist() for p in batches.parents_] == [
-        p.tolist() for p in first.parents_
-    ]  # the first batch's structure, kept
-    codes = batches._encode(X, reset=False, training=True)  # the first batch's modes
-    counter = FamilyCounter(codes, batches._class_index(y), np.ones(len(y)), batches.n_categories_, 2, "bayes", 0.5)
-    for j, p in enumerate(batches.parents_):
-        np.testing.assert_array_equal(batches.family_counts_[j], counter.table(j, list(p)))
+    assert [p.tolist() for p in batches.parents_] == [p.tolist() for p in one.parents_]
+    np.testing.assert_array_equal(batches.modes_, one.modes_)
+    for mine, theirs in zip(batches.family_counts_, one.family_counts_):
+        np.testing.assert_array_equal(mine, theirs)
     with pytest.raises(ValueError, match="missing"):
         BayesNetClassifier(missing="error").fit(X, y)
 

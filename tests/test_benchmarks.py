@@ -252,6 +252,48 @@ def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
     assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
 
 
+def test_structure_search_benchmark_runs_at_tiny_size(tmp_path):
+    """Every search's row per dataset, the rows table and BMATAN's ratios; with Weka, K2 and TAN
+    give Weka's class probabilities on Weka's folds (the two sides time the same model)."""
+    from benchmarks import structure_search
+
+    out = tmp_path / "s.md"
+    arguments = ["--repeats", "1", "--warmup", "0", "--rounds", "1", "--rows", "300", "600", "--bmatan-rounds", "1"]
+    arguments += ["--datasets", "breast-cancer", "--bmatan-data", "breast-cancer"]
+    assert structure_search.main(arguments + ["--write", str(out)]) == 0
+    text = out.read_text()
+    assert f"Command: `python -m benchmarks.structure_search {' '.join(arguments)}`" in text
+    lines = text.splitlines()
+    assert all(f"| {n} | {search} |" in text for n in (300, 600) for search in ("k2", "hill-climb"))
+    for search in ("k2", "hill-climb", "tan"):
+        assert sum(line.startswith(f"| breast-cancer | {search} |") for line in lines) == 1
+    assert "| BMATAN / TAN |" in text and "BMATAN against TAN on breast-cancer" in text
+    if not vs_warm_weka_available():
+        pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
+    for line in text.splitlines():
+        if line.startswith(("| breast-cancer | k2 |", "| breast-cancer | tan |")):
+            assert float(line.split(" | ")[-1].rstrip(" |")) < 1e-12
+
+
+def test_structure_search_synthetic_network_is_the_stated_chain():
+    """Each attribute equals (class + previous attribute) mod 3 on about 0.7 + 0.3/3 of the rows
+    (20,000 rows: the share is within 0.02 of 0.8 but with chance below 1e-9)."""
+    from benchmarks.structure_search import network_data
+
+    X, y = network_data(20_000, n_attributes=4, seed=5)
+    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+    labels = y.cat.codes.to_numpy()
+    previous = np.column_stack([np.zeros(len(y), dtype=codes.dtype), codes[:, :-1]])
+    share = ((labels[:, None] + previous) % 3 == codes).mean(axis=0)
+    assert np.all(np.abs(share - 0.8) < 0.02), share
+
+
+def vs_warm_weka_available() -> bool:
+    from benchmarks import vs_warm_weka
+
+    return vs_warm_weka.weka_available()
+
+
 def test_warm_weka_harness_prints_weka_folds(tmp_path):
     """Weka's stratified folds partition the rows: each row is tested exactly once."""
     from benchmarks import vs_warm_weka

@@ -123,19 +123,20 @@ def test_a_bad_k_is_named(k):
         KDB(k=k).fit(X, y)
 
 
-def test_partial_fit_keeps_the_first_batchs_structure_and_adds_the_counts():
-    """On vote the first 200 rows give another structure than all 435: the batches keep it, and
-    their tables are the whole data's counts for that structure."""
+def test_partial_fit_gives_the_whole_datas_structure_and_counts():
+    """On vote the first 200 rows give another structure than all 435: the batches search again on
+    the distinct rows of both, so they end with the whole data's structure, and its tables are the
+    whole data's counts."""
     X, y = load_dataset("vote")
-    X = X.apply(lambda column: column.fillna(column.mode()[0]))  # no missing values: no mode to differ between batches
+    X = X.apply(lambda column: column.fillna(column.mode()[0]))  # no missing values: the codes are the counted ones
     batched = KDB(k=2).partial_fit(X.iloc[:200], y.iloc[:200], classes=np.unique(y))
-    first = [p.tolist() for p in batched.parents_]
-    assert first != [p.tolist() for p in KDB(k=2).fit(X, y).parents_]
+    whole = [p.tolist() for p in KDB(k=2).fit(X, y).parents_]
+    assert [p.tolist() for p in batched.parents_] != whole
     batched.partial_fit(X.iloc[200:], y.iloc[200:])
-    assert [p.tolist() for p in batched.parents_] == first
+    assert [p.tolist() for p in batched.parents_] == whole
     codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
     labels = np.searchsorted(batched.classes_, y.to_numpy())
-    for j, parents in enumerate(first):
+    for j, parents in enumerate(whole):
         expected = np.zeros(batched.family_counts_[j].shape)
         np.add.at(expected, (labels, *(codes[:, p] for p in parents), codes[:, j]), 1.0)
         np.testing.assert_array_equal(batched.family_counts_[j], expected)

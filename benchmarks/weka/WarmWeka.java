@@ -5,25 +5,40 @@
 //
 // Build: javac -cp /usr/share/java/weka.jar -d BUILD benchmarks/weka/WarmWeka.java
 // Run:   java -cp /usr/share/java/weka.jar:BUILD WarmWeka data.arff MODEL warmup rounds [folds seed]
-//        MODEL: nb (NaiveBayes), aode (AODE), mdl-aode (FilteredClassifier: supervised Discretize + AODE)
+//        MODEL: nb (NaiveBayes), aode (AODE), mdl-aode (FilteredClassifier: supervised Discretize + AODE),
+//        bn-k2, bn-hc, bn-tan (BayesNet, SimpleEstimator -A 0.5, score BAYES; K2 -P 2, HillClimber -P 2 -R, TAN)
 // Output (stdout), one line each:
 //   test FOLD ROW ROW ...        0-based rows of the file in the fold's test set
 //   ms FOLD BUILD_MS PREDICT_MS  one line per fold per measured round
 //   p FOLD P0 P1 ...             the class distribution of each test row (last round), in test order
 import weka.classifiers.Classifier;
 import weka.classifiers.bayes.AODE;
+import weka.classifiers.bayes.BayesNet;
 import weka.classifiers.bayes.NaiveBayes;
 import weka.classifiers.meta.FilteredClassifier;
 import weka.core.Attribute;
 import weka.core.Instances;
+import weka.core.Utils;
 import weka.filters.supervised.attribute.Discretize;
 import java.io.BufferedReader;
 import java.io.FileReader;
 import java.util.Random;
 
 public class WarmWeka {
-    static Classifier make(String model) {
+    static final String LOCAL = "weka.classifiers.bayes.net.search.local.";
+
+    static Classifier make(String model) throws Exception {
         if (model.equals("nb")) return new NaiveBayes();
+        if (model.startsWith("bn-")) {
+            String search = model.equals("bn-k2") ? "K2 -- -P 2 -S BAYES"
+                : model.equals("bn-hc") ? "HillClimber -- -P 2 -R -S BAYES"
+                : model.equals("bn-tan") ? "TAN -- -S BAYES" : null;
+            if (search == null) throw new IllegalArgumentException("unknown model " + model + " (bn-k2, bn-hc, bn-tan)");
+            BayesNet net = new BayesNet();
+            net.setOptions(Utils.splitOptions(
+                "-Q " + LOCAL + search + " -E weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A 0.5"));
+            return net;
+        }
         if (model.equals("aode")) return new AODE();
         if (model.equals("mdl-aode")) {
             FilteredClassifier filtered = new FilteredClassifier();
@@ -31,7 +46,7 @@ public class WarmWeka {
             filtered.setClassifier(new AODE());
             return filtered;
         }
-        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode)");
+        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode, bn-k2, bn-hc, bn-tan)");
     }
 
     public static void main(String[] args) throws Exception {

@@ -37,8 +37,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from pgm_models.conjugate import Dirichlet
+from scipy.special import gammaln
 
 SEARCHES = ("k2", "hill-climb", "tan")
 SCORES = ("bayes", "bdeu", "bic", "aic", "loglik")
@@ -49,40 +48,99 @@ MAX_TABLE_CELLS = 1_000_000
 class FamilyCounter:
     """Family count tables and scores from the distinct rows of (class, codes)."""
 
-    def __init__(self, codes, class_index, weight, sizes, n_classes: int, score: str, prior_count: float):
+    def __init__(
+        self, codes, class_index, weight, sizes, n_classes: int, score: str, prior_count: float, compress=True
+    ):
         rows = np.column_stack([class_index, codes]).astype(np.intp)
-        self.rows, inverse = np.unique(rows, axis=0, return_inverse=True)
-        self.weight = np.bincount(inverse.ravel(), weight, len(self.rows))
+        if compress:
+            self.rows, inverse = np.unique(rows, axis=0, return_inverse=True)
+            self.weight = np.bincount(inverse.ravel(), weight, len(self.rows))
+        else:  # rows nearly distinct already: a repeated row only costs its own term in each count
+            self.rows, self.weight = rows, np.asarray(weight, dtype=float)
+        self._columns = np.ascontiguousarray(self.rows.T)  # one contiguous array per column
         self.sizes, self.n_classes = np.asarray(sizes), n_classes
         self.score_name, self.prior_count = score, prior_count
         self.n_rows = float(weight.sum())
         self._scores = {}
 
+    def _keys(self, child: int, parents) -> np.ndarray:
+        """Each row's cell of the family's (K, r_p1, .., r_child) table, flattened."""
+        shape = (self.n_classes, *(int(self.sizes[p]) for p in parents), int(self.sizes[child]))
+        key = self._columns[0]
+        for size, column in zip(shape[1:], [p + 1 for p in parents] + [child + 1]):
+            key = key * size + self._columns[column]  # ravel_multi_index's keys without its checks
+        return key
+
     def table(self, child: int, parents) -> np.ndarray:
         """(K, r_p1, .., r_child) weighted counts of the family, parents in the given order."""
         shape = (self.n_classes, *(int(self.sizes[p]) for p in parents), int(self.sizes[child]))
-        columns = [0, *(p + 1 for p in parents), child + 1]
-        key = np.ravel_multi_index(tuple(self.rows[:, c] for c in columns), shape)
-        return np.bincount(key, self.weight, math.prod(shape)).reshape(shape)
+        return np.bincount(self._keys(child, parents), self.weight, math.prod(shape)).reshape(shape)
 
     def score(self, child: int, parents) -> float:
-        key = (child, frozenset(parents))
-        if key not in self._scores:
-            self._scores[key] = family_score(
-                self.table(child, sorted(parents)).reshape(-1, int(self.sizes[child])),
-                self.score_name,
-                self.prior_count,
-                self.n_rows,
-            )
-        return self._scores[key]
+        return self.scores(child, [parents])[0]
+
+    def scores(self, child: int, parent_sets) -> list[float]:
+        """``score(child, parents)`` of each parent set: those not scored before are counted by one
+        ``bincount`` (each family's cells after the previous family's) and scored together, since a
+        family's table is small and numpy's fixed cost per call would dominate one at a time.
+        """
+        keys = [(child, frozenset(parents)) for parents in parent_sets]
+        new = list(dict.fromkeys(key for key in keys if key not in self._scores))
+        if new:
+            r = int(self.sizes[child])
+            families = [sorted(parents) for _, parents in new]
+            configurations = [self.n_classes * math.prod(int(self.sizes[p]) for p in f) for f in families]
+            offsets = np.concatenate(([0], np.cumsum(configurations)[:-1])) * r
+            cells = np.concatenate([self._keys(child, f) + offset for f, offset in zip(families, offsets)])
+            counts = np.bincount(cells, np.tile(self.weight, len(new)), sum(configurations) * r).reshape(-1, r)
+            values = family_scores(counts, configurations, self.score_name, self.prior_count, self.n_rows)
+            self._scores.update(zip(new, values))
+        return [self._scores[key] for key in keys]
+
+
+def family_scores(counts, configurations, score: str, prior_count: float, n_rows: float) -> list[float]:
+    """``family_score`` of consecutive families of one child: ``counts`` (Σ q, r) stacks their
+    tables, q = ``configurations`` rows each; the same arithmetic on each family's rows, so the
+    same bits as scoring each alone.
+    """
+    q = np.asarray(configurations)
+    r = counts.shape[1]
+    bounds = np.concatenate(([0], np.cumsum(q)))
+    if score in ("bayes", "bdeu"):
+        alpha = (
+            np.full(len(q), float(prior_count)) if score == "bayes" else np.array([1.0 / (n * r) for n in q.tolist()])
+        )
+        block = np.repeat(np.full((len(q), r), alpha[:, None]).sum(axis=-1, keepdims=True), q, axis=0)
+        alpha = np.repeat(alpha, q)[:, None]
+        cells = (gammaln(alpha + counts) - gammaln(alpha)).sum(axis=-1, keepdims=True)
+        rows = gammaln(block) - gammaln(block + counts.sum(axis=-1, keepdims=True)) + cells
+        return [float(rows[a:b].sum()) for a, b in zip(bounds[:-1], bounds[1:])]
+    totals = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(counts > 0, counts * np.log(counts / totals), 0.0)
+    values = []
+    for n, a, b in zip(q.tolist(), bounds[:-1], bounds[1:]):
+        loglik = float(terms[a:b].sum())
+        values.append(
+            loglik - 0.5 * n * (r - 1) * math.log(n_rows)
+            if score == "bic"
+            else loglik - n * (r - 1)
+            if score == "aic"
+            else loglik
+        )
+    return values
 
 
 def family_score(counts, score: str, prior_count: float, n_rows: float) -> float:
     """The score of one family from its (q, r) count table."""
     q, r = counts.shape
     if score in ("bayes", "bdeu"):
+        # Dirichlet.log_evidence's arithmetic in its order (the same bits) without its checks, the
+        # search's hot path; a cell or row without counts adds exactly 0
         alpha = prior_count if score == "bayes" else 1.0 / (q * r)
-        return float(Dirichlet(np.full(counts.shape, alpha)).log_evidence(counts).sum())
+        block = np.full((1, r), alpha).sum(axis=-1, keepdims=True)
+        cells = (gammaln(alpha + counts) - gammaln(alpha)).sum(axis=-1, keepdims=True)
+        return float((gammaln(block) - gammaln(block + counts.sum(axis=-1, keepdims=True)) + cells).sum())
     totals = counts.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         loglik = float(np.where(counts > 0, counts * np.log(counts / totals), 0.0).sum())
@@ -116,10 +174,8 @@ def k2(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
         chosen, best = [], counter.score(j, [])
         while len(chosen) + 1 < max_parents:
             pick = -1
-            for candidate in range(j):
-                if candidate in chosen:
-                    continue
-                score = counter.score(j, chosen + [candidate])
+            candidates = [c for c in range(j) if c not in chosen]
+            for candidate, score in zip(candidates, counter.scores(j, [chosen + [c] for c in candidates])):
                 if score > best:
                     best, pick = score, candidate
             if pick < 0:
@@ -135,7 +191,10 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     if n < 2:
         return parents
     base = [counter.score(j, []) for j in range(n)]
-    gain = np.array([[counter.score(h, [t]) - base[h] if h != t else -np.inf for t in range(n)] for h in range(n)])
+    gain = np.full((n, n), -np.inf)
+    for h in range(n):
+        tails = [t for t in range(n) if t != h]
+        gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
     linked = np.zeros(n, dtype=bool)
     links = []
     for step in range(n - 1):
@@ -180,11 +239,11 @@ def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
         for head in range(n):
             if len(parents[head]) + 1 >= max_parents:
                 continue
-            for tail in range(n):
-                # an arc tail → head makes a cycle when head is already an ancestor of tail
-                if tail == head or tail in parents[head] or _reaches(parents, tail, head):
-                    continue
-                delta = counter.score(head, parents[head] + [tail]) - counter.score(head, parents[head])
+            # an arc tail → head makes a cycle when head is already an ancestor of tail
+            tails = [t for t in range(n) if t != head and t not in parents[head] and not _reaches(parents, t, head)]
+            current = counter.score(head, parents[head])
+            for tail, score in zip(tails, counter.scores(head, [parents[head] + [t] for t in tails])):
+                delta = score - current
                 if delta > best:
                     best, operation = delta, ("add", tail, head)
         for head in range(n):

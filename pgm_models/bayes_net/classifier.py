@@ -17,21 +17,24 @@ posterior-mean entries it reads, normalised over the classes. The learned struct
 Missing values: replaced by the attribute's mode in training and at prediction (``missing="mode"``,
 as Weka's ``BayesNet``, which applies ``ReplaceMissingValues`` before it learns), or refused.
 
-Structure and batches: the search reads the rows of the first batch of a fit (compressed once
-into distinct rows, ``pgm_models.bayes_net._search``); ``partial_fit`` keeps that structure
-fixed and adds later batches to its tables (their posterior stays exact for that structure), and
-``loo`` is exact leave-one-out with the structure held fixed. A Dask collection is refused: the
-search needs the rows in memory.
+Structure and batches: the sufficient statistic is the rows themselves, compressed into their
+distinct (class, x_1..x_F) combinations with summed weights (missing values kept as such); every
+batch merges into it, and the modes, the search (``pgm_models.bayes_net._search``) and the tables
+are recomputed from it, so ``partial_fit`` in any chunks gives the one fit's structure, tables and
+``loo`` exactly. ``loo`` is exact leave-one-out with the learned structure held fixed, and refuses
+rows other than the fitted ones (their distinct rows differ). A Dask collection is refused: the
+search needs the distinct rows in memory.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
 
 from pgm_models.base import integer_counts
-from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation
+from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
 from pgm_models.bayes_net._search import (
     SCORES,
     SEARCHES,
@@ -45,6 +48,21 @@ from pgm_models.bayes_net._search import (
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.model_selection.loo import ExactLOO
+
+
+def distinct_rows(rows, radices):
+    """(the distinct rows sorted, each row's index among them), as ``np.unique(rows, axis=0,
+    return_inverse=True)``: rows of (class, codes ≥ −1) as one integer each, mixed radix with
+    ``radices`` (K, r_1 + 1, ...), where they fit in 63 bits (sorting integers is many times
+    faster than sorting rows as byte strings), and the same order: lexicographic, −1 first.
+    """
+    if math.prod(radices) >= 2**63:
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return unique, inverse.ravel()
+    shift = np.r_[0, np.ones(len(radices) - 1, dtype=np.intp)]  # a code −1 (missing) becomes digit 0
+    keys = np.ravel_multi_index(tuple((rows + shift).T), radices)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    return np.column_stack(np.unravel_index(unique, radices)).astype(np.intp) - shift, inverse.ravel()
 
 
 class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
@@ -110,10 +128,15 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         parents p1..pm: one table per configuration u = (class, parents' values).
     structure_score_ : float
         The attributes' part of the found structure's score under ``score_type``,
-        Σ_j score(x_j | C, parents_j), on the rows the search read (the first batch).
+        Σ_j score(x_j | C, parents_j), on all the fitted rows.
     modes_ : ndarray of shape (n_features,)
         The code of each attribute's most frequent value in training, which replaces its missing
         values.
+    distinct_rows_ : ndarray of shape (n_distinct, 1 + n_features)
+        The sufficient statistic the search reads: each distinct training row as (class index,
+        attribute codes), −1 for a missing value, sorted.
+    distinct_row_count_ : ndarray of shape (n_distinct,)
+        The (weighted) number of training rows equal to each distinct row.
     n_features_in_ : int
         The number of attributes seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -144,9 +167,12 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     ``prior_count=0.5``, ``class_alpha=0.5`` it gives Weka 3.6's BayesNet class distributions
     (``-Q ...K2 -- -P 2 -S BAYES -E ...SimpleEstimator -- -A 0.5``).
 
-    The search reads the rows of the first batch of a fit; ``partial_fit`` keeps that structure
-    and adds later batches to its tables, and ``loo`` is exact leave-one-out with the structure
-    held fixed. A Dask collection is refused: the search needs the rows in memory.
+    The search reads the distinct rows of every batch so far (``distinct_rows_``, with their
+    counts): each ``partial_fit`` merges its batch into them and searches again, so batches give
+    the structure, tables and ``loo`` of one fit on all of them, at the cost of a search per
+    batch. ``loo`` is exact leave-one-out with the learned structure held fixed (the structure
+    was learned on all rows, the left-out one included). A Dask collection is refused: the search
+    needs the distinct rows in memory.
 
     References
     ----------
@@ -224,19 +250,20 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def fit(self, X, y, sample_weight=None):
         """Search the structure on (X, y), then fit its tables' closed-form posterior."""
-        if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
-            raise ValueError(
-                "BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first"
-            )
+        self._refuse_dask(X)
         return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """The first batch searches the structure; later batches add to its tables, the structure fixed."""
+        """Merge the batch into the distinct rows so far, then search and fit again from all of them."""
+        self._refuse_dask(X)
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    def _refuse_dask(self, X):
         if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
             raise ValueError(
-                "BayesNetClassifier searches its structure over the rows in memory: compute the dask collection first"
+                f"{type(self).__name__} searches its structure over the distinct rows of all the data in memory: "
+                "compute the dask collection first"
             )
-        return super().partial_fit(X, y, classes, sample_weight)
 
     # ------------------------------------------------------------------ structure and counts
     def _max_parents(self) -> int:
@@ -251,32 +278,62 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             return tan(counter)
         return hill_climb(counter, self._max_parents())
 
+    _counts_missing = True  # the modes are those of all batches: missing values are kept until the search
+
     def _init_counts(self, codes, class_index, weight):
         check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
+        self.distinct_rows_ = np.zeros((0, 1 + codes.shape[1]), dtype=np.intp)
+        self.distinct_row_count_ = np.zeros(0)
+
+    def _statistics(self) -> dict:
+        return {
+            "class_count_": self.class_count_,
+            "distinct_rows_": self.distinct_rows_,
+            "distinct_row_count_": self.distinct_row_count_,
+        }
+
+    def _count(self, codes, class_index, weight):
+        """Merge the batch's rows into ``distinct_rows_``, then the modes, structure and tables from all of them."""
+        kept = weight > 0  # a row without weight adds nothing, so chunkings that drop it compare equal
+        rows = np.concatenate([self.distinct_rows_, np.column_stack([class_index, codes]).astype(np.intp)[kept]])
+        self.distinct_rows_, inverse = distinct_rows(rows, (len(self.classes_), *(self.n_categories_ + 1).tolist()))
+        self.distinct_row_count_ = np.bincount(
+            inverse, np.concatenate([self.distinct_row_count_, weight[kept]]), len(self.distinct_rows_)
+        )
+        self._fit_structure()
+
+    def _fit_structure(self):
+        """Modes, search and family tables from the distinct rows and their counts."""
+        class_index, codes = self.distinct_rows_[:, 0], self.distinct_rows_[:, 1:]
+        weight = self.distinct_row_count_
+        index = self._layout().value_index(codes)  # T where missing
+        n_values = int(self.n_categories_.sum())
+        self.modes_ = first_modes(
+            np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_
+        )
         counter = FamilyCounter(
-            codes,
+            np.where(codes < 0, self.modes_[None, :], codes),
             class_index,
             weight,
             self.n_categories_,
             len(self.classes_),
             getattr(self, "score_type", "bayes"),
             float(self.prior_count),
+            compress=False,  # distinct already, but where a mode replaced a missing value
         )
         parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
         self.structure_score_ = structure_log_score(counter, parents)
-        self.family_counts_ = [
-            np.zeros((len(self.classes_), *self.n_categories_[p], self.n_categories_[j]))
-            for j, p in enumerate(self.parents_)
-        ]
+        self.family_counts_ = [counter.table(j, list(p)) for j, p in enumerate(parents)]
 
-    def _count(self, codes, class_index, weight):
-        for j, parents in enumerate(self.parents_):
-            shape = self.family_counts_[j].shape
-            key = np.ravel_multi_index((class_index, *(codes[:, p] for p in parents), codes[:, j]), shape)
-            self.family_counts_[j] = self.family_counts_[j] + np.bincount(key, weight, int(np.prod(shape))).reshape(
-                shape
-            )
+    def _imputed(self, codes):
+        """Training codes with each missing value replaced by its attribute's mode."""
+        codes = np.asarray(codes, dtype=np.intp)
+        return np.where(codes < 0, self.modes_[None, :], codes)
+
+    def _loo_rows(self, X, y):
+        encoded, class_index = super()._loo_rows(X, y)
+        return self._imputed(encoded), class_index
 
     def _prior(self, j):
         return Dirichlet(np.full(self.family_counts_[j].shape, float(self.prior_count)))
@@ -383,7 +440,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
         prob = self._priors().prob
         names = self._feature_names()
-        codes = np.asarray(codes, dtype=np.intp)
+        codes = self._imputed(codes)
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=prob["class_prob"], observed=class_index, dims="row")
         for j in range(self.n_features_in_):

@@ -6,14 +6,15 @@ I(X_i; C), highest first (ties: the earlier attribute). Each attribute in turn t
 class and the min(k, number placed before it) attributes already placed with the highest
 conditional mutual information I(X_i; X_j | C) (ties: the earlier-placed attribute). k = 0 is naive
 Bayes, k = 1 a tree-like network. The information is computed from the weighted relative
-frequencies of the first batch (maximum likelihood, natural logarithms):
+frequencies of all the fitted rows (maximum likelihood, natural logarithms):
 
     I(X_i; C)       = Σ_{k,v} p̂(k, v) log p̂(k, v) / (p̂(k) p̂(v)),
     I(X_i; X_j | C) = Σ_{k,u,v} p̂(k, u, v) log p̂(k, u, v) p̂(k) / (p̂(k, u) p̂(k, v)).
 
 Given the structure, the model is ``BayesNetClassifier``'s: Dirichlet(``prior_count``) tables
 for every (class, parents) configuration, their closed-form posterior, the PyMC model and the
-four estimates; ``partial_fit`` keeps the first batch's structure.
+four estimates; ``partial_fit`` in batches gives one fit's structure (it searches again on the
+distinct rows of all batches so far).
 """
 
 from __future__ import annotations
@@ -112,10 +113,15 @@ class KDB(BayesNetClassifier):
         parents p1..pm: one table per configuration u = (class, parents' values).
     structure_score_ : float
         The attributes' part of the structure's Bayesian (Cooper–Herskovits) score with
-        ``prior_count`` per cell, Σ_j log ML(x_j | C, parents_j), on the rows of the first batch.
+        ``prior_count`` per cell, Σ_j log ML(x_j | C, parents_j), on all the fitted rows.
     modes_ : ndarray of shape (n_features,)
         The code of each attribute's most frequent value in training, which replaces its missing
         values.
+    distinct_rows_ : ndarray of shape (n_distinct, 1 + n_features)
+        The sufficient statistic the structure is set from: each distinct training row as (class
+        index, attribute codes), −1 for a missing value, sorted.
+    distinct_row_count_ : ndarray of shape (n_distinct,)
+        The (weighted) number of training rows equal to each distinct row.
     n_features_in_ : int
         The number of attributes seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -134,7 +140,7 @@ class KDB(BayesNetClassifier):
     Order the attributes by I(X_i; C), highest first (ties: the earlier attribute). Each attribute
     in turn takes as parents the class and the min(k, number placed before it) attributes already
     placed with the highest I(X_i; X_j | C) (ties: the earlier-placed attribute). The information
-    is computed from the weighted relative frequencies p̂ of the first batch (natural logarithms):
+    is computed from the weighted relative frequencies p̂ of all the fitted rows (natural logarithms):
 
     .. math::
 
@@ -144,7 +150,8 @@ class KDB(BayesNetClassifier):
 
     Given the structure, θ_{j,u} ~ Dirichlet(prior_count) for every configuration
     u = (class, parents), whose posterior is Dirichlet(prior_count + n_{j,u,v}); ``partial_fit``
-    keeps the first batch's structure, and ``loo`` is exact leave-one-out with it held fixed.
+    in batches gives one fit's structure (each batch merges into ``distinct_rows_`` and the
+    structure is set again from them), and ``loo`` is exact leave-one-out with it held fixed.
 
     References
     ----------
