@@ -1198,8 +1198,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         >>> from pgm_models import CategoricalNB
         >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
         >>> y = np.array([0, 0, 1, 1, 1, 1])
-        >>> idata = CategoricalNB().fit(X, y).sample_prior_predictive(100, random_seed=0)  # doctest: +ELLIPSIS
-        Sampling: ...
+        >>> idata = CategoricalNB().fit(X, y).sample_prior_predictive(100, random_seed=0)
         >>> idata.prior_predictive["y"].shape  # (chain, draw, row)
         (1, 100, 6)
         >>> int(idata.prior_predictive["class_count"].sum("class").max())  # every dataset has 6 rows
@@ -1286,8 +1285,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         >>> y = np.array([0, 0, 1, 1, 1, 0])
         >>> model = AODE().fit(X, y)
         >>> labels = model.sample_posterior_predictive(X[:1], n=4000, random_seed=0).posterior_predictive["y"]
-        >>> float((labels == 0).mean().round(2)), model.predict_proba(X[:1])[0, 0].round(2)
-        (0.74, 0.74)
+        >>> float((labels == 0).mean().round(2)), float(model.predict_proba(X[:1])[0, 0].round(2))
+        (0.85, 0.84)
         """
         import arviz as az
 
