@@ -45,7 +45,12 @@ teaching them its name:
     the mass matrix NUTS adapts;
 ``_placeholder_rows(n)``
     n rows in the encoded form the rows-form model observes, over which PyMC forward-samples
-    synthetic datasets (``pgm_models.inference.workflow``).
+    synthetic datasets (``pgm_models.inference.workflow``);
+``_synthetic_variables(replicated)``
+    those forward-sampled rows as ``y`` (the class indices) and the attributes' variables;
+``_synthetic_rows(n_datasets, n_rows, rng, prior)`` / ``_structure_edges()``
+    for an average of models (``_averaged``): synthetic datasets drawn from the average's joint,
+    a structure and its parameters per dataset, and the averaged structure ``graph`` draws.
 
 The Bayesian workflow's methods (``sample_prior_predictive``, ``sample_posterior`` with the
 training rows' ``log_likelihood``, ``sample_posterior_predictive``, ``graph``, ``save`` / ``load``)
@@ -159,6 +164,10 @@ def _has_pymc_model(estimator) -> bool:
     return estimator._pymc_model
 
 
+def _has_workflow(estimator) -> bool:
+    return estimator._pymc_model or estimator._averaged
+
+
 def _dask_aware(method):
     """Hand a dask collection X to the same-named function of ``pgm_models.dask_engine``
     (imported only when dask already is: otherwise X cannot be a dask collection).
@@ -211,6 +220,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     # which is cheaper per step, in tuning most (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = True
     _needs_declared_domains = False
+    # an average of models (AODE's SPODEs, MANB's and BMATAN's structures): no PyMC model of its
+    # own, its workflow methods read the hooks _synthetic_rows and _structure_edges
+    _averaged = False
     _estimates = ESTIMATES  # the estimates the model defines (an average over structures may lack one)
     _template = True
 
@@ -256,6 +268,13 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         the model (a document's length), and synthetic data are then the counts form's.
         """
         return None
+
+    def _synthetic_variables(self, replicated):
+        """Hook: forward-sampled rows of the rows-form model (chain, draw, ...) as ``y``, the class
+        indices, and the attributes' variables; the rows form's own variables by default (a model
+        whose rows form observes the class jointly with an attribute splits them here).
+        """
+        return replicated
 
     def _without_auxiliary_draws(self, posterior):
         """The draws of the model's named variables, each once (the stacked Dirichlet groups left out)."""
@@ -1146,16 +1165,44 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             )
         return class_index
 
-    @available_if(_has_pymc_model)
+    @available_if(_has_workflow)
     def sample_prior_predictive(self, n=500, random_seed=None):
-        """``n`` draws from the prior and, for each, a synthetic dataset of the training size: rows
-        (x, y) from the joint model, PyMC's forward sampling of the rows form (``y`` the class
-        indices, the attributes as the rows form names them, ``class_count`` the labels' counts);
-        for MultinomialNB, whose rows have no fixed length, the statistics its counts form
-        observes. Merged into ``idata_`` as ``prior`` and ``prior_predictive`` (with
-        ``observed_data``, so that ``az.plot_ppc(model.idata_, group="prior",
-        var_names=["class_count"])`` sets the observed class counts against the replicates);
-        returns ``idata_``.
+        """Draws from the prior and, for each, a synthetic dataset of the training size.
+
+        The rows (x, y) of each dataset come from the joint model: PyMC's forward sampling of the
+        rows form (``y`` the class indices, the attributes as the rows form names them, e.g.
+        ``x_<attribute>``, ``class_count`` the labels' counts); for MultinomialNB, whose rows have
+        no fixed length, the statistics its counts form observes. An average of models
+        (AODE, AODEsr, WAODE, A2DE, MANB, BMATAN) draws a structure from its prior (a super-parent
+        or pair of them uniformly; MANB's arcs, each present with ``arc_prior``; BMATAN's tree from
+        ``edge_prior``), then that structure's parameters from their prior and the rows, and keeps
+        the structure in ``prior`` (``parent``, ``parents``, ``arc`` or ``edge``).
+
+        Parameters
+        ----------
+        n : int, default=500
+            The number of prior draws, each with its synthetic dataset.
+        random_seed : int or numpy Generator, default=None
+            The seed of the draws.
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``idata_``, with the groups ``prior``, ``prior_predictive`` and ``observed_data``
+            merged in, so that ``az.plot_ppc(model.idata_, group="prior",
+            var_names=["class_count"])`` sets the observed class counts against the replicates.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> idata = CategoricalNB().fit(X, y).sample_prior_predictive(100, random_seed=0)
+        >>> idata.prior_predictive["y"].shape  # (chain, draw, row)
+        (1, 100, 6)
+        >>> int(idata.prior_predictive["class_count"].sum("class").max())  # every dataset has 6 rows
+        6
         """
         import arviz as az
         import pymc as pm
@@ -1165,26 +1212,30 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         check_fitted(self, "classes_")
         n = check_n_draws(n, "n")
         rng = np.random.default_rng(random_seed)
-        rows_model = workflow.synthetic_rows_model(self)
-        if rows_model is not None:
-            drawn = pm.sample_prior_predictive(draws=n, model=rows_model, random_seed=rng)
-            prior, replicated = (
-                self._without_auxiliary_draws(drawn.prior),
-                workflow.with_class_count(self, drawn.prior_predictive),
-            )
+        if self._averaged:
+            prior, replicated = workflow.averaged_rows(self, n, rng, prior=True)
         else:
-            prior = self._without_auxiliary_draws(
-                pm.sample_prior_predictive(draws=n, model=self.pymc_model("counts"), random_seed=rng).prior
-            )
-            replicated = workflow.counts_predictive(self, prior, rng, "prior_predictive").prior_predictive
+            rows_model = workflow.synthetic_rows_model(self)
+            if rows_model is not None:
+                drawn = pm.sample_prior_predictive(draws=n, model=rows_model, random_seed=rng)
+                prior, replicated = (
+                    self._without_auxiliary_draws(drawn.prior),
+                    workflow.with_class_count(self, drawn.prior_predictive),
+                )
+            else:
+                whole = self._with_whole_counts()
+                prior = self._without_auxiliary_draws(
+                    pm.sample_prior_predictive(draws=n, model=whole.pymc_model("counts"), random_seed=rng).prior
+                )
+                replicated = workflow.counts_predictive(whole, prior, rng, "prior_predictive").prior_predictive
         workflow.merge_groups(
             self, az.InferenceData(prior=prior, prior_predictive=replicated, **workflow.training_data(self))
         )
         return self.idata_
 
-    @available_if(_has_pymc_model)
+    @available_if(_has_workflow)
     def sample_posterior_predictive(self, X=None, n=500, random_seed=None):
-        """Posterior predictive draws, merged into ``idata_`` as ``posterior_predictive``; returns ``idata_``.
+        """Posterior predictive draws, merged into ``idata_`` as ``posterior_predictive``.
 
         Given rows ``X``: class labels y ~ P(y | x, θ_s) (the classifier's predictive; a fixed
         ``class_prior`` is not applied: the check is of the fitted posterior), as ``y`` (class
@@ -1198,6 +1249,44 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         of them; ``n`` is then unused), else ``n`` exact draws of the closed-form posterior
         (``posterior_draws``, no NUTS). The exact path's labels come from ``predict_proba_draws``,
         the NUTS path's from the rows-form model's likelihood of each row under each class.
+
+        An average of models has no parameter posterior of its own: its labels for given X are
+        drawn row by row from its own predictive, ``predict_proba(X, estimate="predictive")``
+        (which averages the members exactly as the classifier does), and its synthetic datasets
+        from the average's joint: per dataset a structure by its posterior weight (a SPODE or
+        pair of super-parents by its weight in the average, MANB's arcs by their posterior
+        probabilities, a BMATAN tree from the posterior over spanning trees), that structure's
+        parameters from their conjugate posterior, then the rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            The rows whose labels to replicate; None: synthetic datasets of (x, y).
+        n : int, default=500
+            The number of draws (without NUTS draws, or for an average of models).
+        random_seed : int or numpy Generator, default=None
+            The seed of the draws.
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``idata_``, with ``posterior_predictive`` and ``observed_data`` merged in.
+
+        Raises
+        ------
+        ValueError
+            If X has columns or categories the model was not fitted on, or ``n`` < 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import AODE
+        >>> X = np.array([[0, 1, 0], [0, 0, 0], [1, 1, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 0])
+        >>> model = AODE().fit(X, y)
+        >>> labels = model.sample_posterior_predictive(X[:1], n=4000, random_seed=0).posterior_predictive["y"]
+        >>> float((labels == 0).mean().round(2)), float(model.predict_proba(X[:1])[0, 0].round(2))
+        (0.85, 0.84)
         """
         import arviz as az
 
@@ -1207,7 +1296,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         n = check_n_draws(n, "n")
         rng = np.random.default_rng(random_seed)
         sampled = getattr(self, "idata_", None) is not None and "posterior" in self.idata_.groups()
-        if X is None:
+        if X is None and self._averaged:
+            replicated = az.InferenceData(posterior_predictive=workflow.averaged_rows(self, n, rng, prior=False)[1])
+        elif X is None:
             if not (sampled or self._closed_form):
                 raise ValueError(
                     f"{type(self).__name__} has no closed form to draw from: call sample_posterior() first"
@@ -1221,14 +1312,19 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
                     posterior_predictive=workflow.rows_predictive(self, rows_model, posterior, rng)
                 )
             else:
-                replicated = workflow.counts_predictive(self, posterior, rng, "posterior_predictive")
+                replicated = workflow.counts_predictive(
+                    self._with_whole_counts(), posterior, rng, "posterior_predictive"
+                )
         else:
             X = as_array_like(X)
             self._encode(
                 X, reset=False, training=True
             )  # an unseen column or category is an error here, not a missing value
             posterior_model = copy.copy(self).set_params(class_prior=None)
-            if sampled and self._closed_form:
+            if self._averaged:  # the average's own predictive, row by row
+                predictive = posterior_model.predict_proba(X, estimate="predictive")
+                probabilities = np.broadcast_to(predictive, (1, n, *predictive.shape))
+            elif sampled and self._closed_form:
                 probabilities = workflow.class_probability_draws(posterior_model, self.idata_.posterior, X)
             else:  # exact draws, or a model without a closed form, whose predict_proba_draws reads the NUTS draws
                 probabilities = posterior_model.predict_proba_draws(X, n_draws=n, random_seed=rng)[None]
@@ -1239,15 +1335,75 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         )
         return self.idata_
 
-    @available_if(_has_pymc_model)
+    @available_if(_has_workflow)
     def graph(self, form="counts", X=None, y=None):
-        """The PyMC model of ``form`` (:meth:`pymc_model`; "rows" needs X and y) drawn by
-        ``pm.model_to_graphviz``: a ``graphviz.Digraph``, rendered by Jupyter when Graphviz's
-        ``dot`` is installed; without it, a warning, and the DOT text is the graph's ``.source``.
-        """
-        from pgm_models.inference.workflow import model_graph
+        """The model's graph: a ``graphviz.Digraph``, rendered by Jupyter when Graphviz's ``dot``
+        is installed; without it, a warning, and the DOT text is the graph's ``.source``.
 
-        return model_graph(self.pymc_model(form, X, y))
+        A model with a PyMC model draws it (:meth:`pymc_model` of ``form``; "rows" needs X and y)
+        by ``pm.model_to_graphviz``; a model fitted with fractional ``sample_weight``, whose counts
+        form cannot observe its non-integer counts, is drawn with them rounded (the graph shows
+        the variables, their shapes and distributions, not the counts). An average of models has
+        no PyMC model: it draws its averaged structure whatever ``form`` (the class and the
+        attributes, each dependence an edge labelled with its weight or posterior probability:
+        AODE's super-parents by their weights in the average, MANB's arcs and BMATAN's tree edges
+        by their posterior probabilities).
+
+        Parameters
+        ----------
+        form : {"counts", "rows"}, default="counts"
+            The PyMC model's form.
+        X, y : array-like, default=None
+            The rows and labels the rows form observes.
+
+        Returns
+        -------
+        graphviz.Digraph
+            The graph; its ``.source`` is the DOT text.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> with warnings.catch_warnings():  # no dot on PATH: the source is still there
+        ...     warnings.simplefilter("ignore")
+        ...     graph = CategoricalNB().fit(X, y).graph()
+        >>> "class_prob" in graph.source
+        True
+        """
+        from pgm_models.inference import workflow
+
+        check_fitted(self, "classes_")
+        if form not in FORMS:
+            raise ValueError(f"form={form!r} is not one of {FORMS}")
+        if self._averaged:
+            return workflow.structure_graph(self)
+        if form == "counts":
+            return workflow.model_graph(self._with_whole_counts().pymc_model(form))
+        return workflow.model_graph(self.pymc_model(form, X, y))
+
+    def _with_whole_counts(self):
+        """The model itself, or where fractional ``sample_weight`` left non-integer counts (which the
+        counts form's Multinomials cannot observe) a shallow copy with them rounded: what the
+        graph and the synthetic datasets of a weighted fit read.
+        """
+        rounded = {}
+        for name, value in vars(self).items():
+            if not name.endswith(("count_", "counts_", "total_")):
+                continue
+            values = value if isinstance(value, list) else [value]
+            if all(isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.number) for v in values) and not all(
+                np.allclose(v, np.round(v), rtol=0, atol=1e-9) for v in values
+            ):
+                rounded[name] = [np.round(v) for v in values] if isinstance(value, list) else np.round(value)
+        if not rounded:
+            return self
+        shown = copy.copy(self)
+        vars(shown).update(rounded)
+        return shown
 
     def _sampling_model(self):
         """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""

@@ -84,3 +84,61 @@ def edge_probabilities(log_weight: np.ndarray) -> np.ndarray:
         contracted = np.take_along_axis(np.take_along_axis(merged, keep[:, :, None], axis=1), keep[:, None, :], axis=2)
         probability[u, v] = np.exp(log_weight[u, v] + log_tree_sum(contracted) - total)
     return np.minimum(probability + probability.T, 1.0)
+
+
+def random_spanning_tree(log_weight: np.ndarray, rng) -> np.ndarray:
+    """A spanning tree T drawn with probability ∝ Π_{uv ∈ T} w_uv, as the parent of each node when
+    rooted at node 0 (−1 for the root): (n,). Edge by edge, each is kept with its probability given
+    the decisions before it, w_uv τ(G/uv) / τ(G), G the graph contracted along the edges kept and
+    without those left out (every τ by ``log_tree_sum``): exact, O(n⁵) at most. The weights are
+    scaled by the largest and floored at e⁻⁷⁰⁰ of it (an edge that light is never drawn, but the
+    graph stays connected).
+    """
+    log_weight = np.array(log_weight, dtype=float)
+    n = len(log_weight)
+    np.fill_diagonal(log_weight, -np.inf)
+    off = ~np.eye(n, dtype=bool)
+    peak = np.max(log_weight[off], initial=0.0)
+    weight = np.where(off, np.exp(np.maximum(log_weight - peak, -700.0)), 0.0)
+    current = weight.copy()  # the contracted graph's weights, one row per contracted node
+    where = np.arange(n)  # each node's row in ``current``
+
+    def log_tau(matrix):
+        with np.errstate(divide="ignore"):
+            return log_tree_sum(np.log(matrix))
+
+    total, kept = log_tau(current), []
+    for u, v in zip(*np.triu_indices(n, 1)):
+        if len(kept) == n - 1:
+            break
+        a, b = sorted((int(where[u]), int(where[v])))
+        if a == b:
+            continue
+        merged = current.copy()
+        merged[a] += merged[b]
+        merged[:, a] += merged[:, b]
+        merged[a, a] = 0.0
+        merged = np.delete(np.delete(merged, b, axis=0), b, axis=1)
+        log_through = log_tau(merged)
+        if rng.random() < np.exp(min(0.0, np.log(weight[u, v]) + log_through - total)):
+            kept.append((u, v))
+            current, total = merged, log_through
+            where = np.where(where == b, a, where)
+            where = np.where(where > b, where - 1, where)
+        else:  # left out: its weight leaves the contracted pair's (a lone edge's exactly)
+            current[a, b] = current[b, a] = max(0.0, current[a, b] - weight[u, v])
+            total = log_tau(current)
+    parent = np.full(n, -1, dtype=np.intp)
+    neighbours = {node: [] for node in range(n)}
+    for u, v in kept:
+        neighbours[u].append(v)
+        neighbours[v].append(u)
+    seen, frontier = {0}, [0]
+    while frontier:
+        node = frontier.pop()
+        for other in neighbours[node]:
+            if other not in seen:
+                seen.add(other)
+                parent[other] = node
+                frontier.append(other)
+    return parent

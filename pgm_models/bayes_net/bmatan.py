@@ -369,6 +369,63 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         left[np.arange(len(codes)), class_index] = own
         return (full, left) if all_classes else (own_column(full, class_index), own)
 
+    # ------------------------------------------------------------------ the workflow of an average
+    _averaged = True
+
+    def _synthetic_rows(self, n_datasets, n_rows, rng, prior):
+        """Per dataset a tree from the prior over spanning trees (``edge_prior``) or the posterior
+        (``log_edge_weight_``), rooted at the first attribute, π and the tree's tables (the root's
+        given the class, each other attribute's given the class and its parent) from their BDeu
+        prior or posterior, then the rows (the imputed counts: missing values at their modes).
+        """
+        from pgm_models.bayes_net._trees import random_spanning_tree
+        from pgm_models.inference.workflow import dirichlet_draws, sampled_labels
+
+        sizes, n_classes = self.n_categories_, len(self.classes_)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        log_weight = self._log_edge_prior() if prior else self.log_edge_weight_
+        pairs = np.zeros_like(self._imputed) if prior else self._imputed  # (K, T, T)
+        class_concentration = self._class_prior.concentration + (0.0 if prior else self.class_count_)
+        parents = np.zeros((n_datasets, len(sizes)), dtype=np.intp)
+        labels = np.zeros((n_datasets, n_rows), dtype=np.intp)
+        codes = np.zeros((n_datasets, n_rows, len(sizes)), dtype=np.intp)
+        for d in range(n_datasets):
+            parent = parents[d] = random_spanning_tree(log_weight, rng)
+            class_prob = dirichlet_draws(rng, np.broadcast_to(class_concentration, (n_classes,)).copy())
+            labels[d] = sampled_labels(np.broadcast_to(class_prob, (n_rows, n_classes)), rng)
+            order, placed = [int(np.flatnonzero(parent < 0)[0])], set()
+            while order:  # parents before children
+                v = order.pop(0)
+                placed.add(v)
+                order += [int(c) for c in np.flatnonzero(parent == v) if c not in placed]
+                own = slice(starts[v], starts[v] + sizes[v])
+                if parent[v] < 0:
+                    table = dirichlet_draws(
+                        rng, np.diagonal(pairs, axis1=1, axis2=2)[:, own] + self.ess / (n_classes * sizes[v])
+                    )
+                    codes[d, :, v] = sampled_labels(table[labels[d]], rng)
+                    continue
+                u = parent[v]
+                block = pairs[:, starts[u] : starts[u] + sizes[u], own] + self.ess / (n_classes * sizes[u] * sizes[v])
+                table = dirichlet_draws(rng, block)  # (K, r_u, r_v)
+                codes[d, :, v] = sampled_labels(table[labels[d], codes[d, :, u]], rng)
+        return {"parent": (("attribute",), parents)}, labels, codes
+
+    def _structure_edges(self):
+        """The class → every attribute, and every tree edge u — v with ``edge_posterior_``."""
+        names = self._feature_names()
+        edges = [("class", f"x_{name}", 1.0, False) for name in names]
+        edges += [
+            (f"x_{names[u]}", f"x_{names[v]}", float(self.edge_posterior_[u, v]), True)
+            for u in range(len(names))
+            for v in range(u + 1, len(names))
+        ]
+        return (
+            "BMATAN: the average over the spanning trees of the attributes; an undirected edge is labelled with "
+            "its posterior probability of being in the tree",
+            edges,
+        )
+
     # ------------------------------------------------------------------ plot
     def plot_tree(self, ax=None, threshold=0.05):
         """Draw the attributes on a circle and every edge whose posterior probability is at least

@@ -212,6 +212,44 @@ class MANB(ExactLOO, DiscreteNetwork):
             self.arc_prior_ = float(self.arc_prior)
         self.arc_posterior_ = expit(np.log(self.arc_prior_) - np.log1p(-self.arc_prior_) + log_with - log_without)
 
+    _averaged = True
+
+    def _synthetic_rows(self, n_datasets, n_rows, rng, prior):
+        """Per dataset the arcs (each present with ``arc_prior_``, or its posterior
+        ``arc_posterior_``), π and the tables of the drawn structure from their prior or posterior
+        (an attribute with its arc given the class, one without it alone), then the rows.
+        """
+        from pgm_models.inference.workflow import dirichlet_draws, sampled_labels
+
+        arcs = rng.random((n_datasets, self.n_features_in_)) < (self.arc_prior_ if prior else self.arc_posterior_)
+        counts = np.zeros_like(self.feature_count_) if prior else self.feature_count_
+        class_concentration = self._class_prior.concentration + (0.0 if prior else self.class_count_)
+        n_classes = len(self.classes_)
+        class_prob = dirichlet_draws(rng, np.broadcast_to(class_concentration, (n_datasets, n_classes)))
+        labels = sampled_labels(np.broadcast_to(class_prob[:, None, :], (n_datasets, n_rows, n_classes)), rng)
+        codes = np.zeros((n_datasets, n_rows, self.n_features_in_), dtype=np.intp)
+        starts = np.concatenate(([0], np.cumsum(self.n_categories_)[:-1]))
+        datasets = np.arange(n_datasets)[:, None]
+        for j, (start, size) in enumerate(zip(starts, self.n_categories_)):
+            block = counts[:, start : start + size] + float(self.alpha)  # (K, r_j)
+            given_class = dirichlet_draws(rng, np.broadcast_to(block, (n_datasets, *block.shape)))
+            alone = dirichlet_draws(
+                rng, np.broadcast_to(block.sum(axis=0) - (n_classes - 1) * float(self.alpha), (n_datasets, size))
+            )
+            probabilities = np.where(
+                arcs[:, j, None, None], given_class[datasets, labels], alone[:, None, :]
+            )  # (datasets, rows, r_j)
+            codes[:, :, j] = sampled_labels(probabilities, rng)
+        return {"arc": (("attribute",), arcs)}, labels, codes
+
+    def _structure_edges(self):
+        """The arcs class → x_j, each labelled with its posterior probability ``arc_posterior_``."""
+        return (
+            "MANB: the average over the naive Bayes arc sets; an arc class → x_j is labelled with its posterior "
+            "probability (an attribute without its arc is modelled alone)",
+            [("class", f"x_{name}", float(p), False) for name, p in zip(self._feature_names(), self.arc_posterior_)],
+        )
+
     def _with_prior(self):
         return Dirichlet(np.full(self.feature_count_.shape, float(self.alpha)), self.n_categories_)
 

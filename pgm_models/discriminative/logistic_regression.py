@@ -367,7 +367,9 @@ class LogisticRegression(BayesianClassifier):
                     "class_count",
                     class_logits,
                     normaliser,
+                    counts.sum(axis=1, keepdims=True),
                     logp=_counts_logp,
+                    random=_counts_random,
                     observed=counts,
                     dims=("distinct_row", "class"),
                 )
@@ -476,6 +478,86 @@ class LogisticRegression(BayesianClassifier):
         self.idata_ = super().sample_posterior(draws, chains, random_seed, sampler, **pm_sample_kwargs)
         return self.idata_
 
+    # ------------------------------------------------------------------ the Bayesian workflow
+    def _label_replicates(self, W, b, rng, group: str):
+        """Labels of the training rows drawn from p(y | x, W_s, b_s) for each draw s (no
+        ``class_prior``: the check is of the model), with the training labels as ``observed_data``.
+        """
+        import arviz as az
+
+        from pgm_models.inference import workflow
+
+        X, index, _ = self._training
+        probabilities = np.exp(self._log_proba(X, W, b))  # (S, N, K)
+        labels = workflow.sampled_labels(probabilities[None], rng)
+        observed = workflow.training_data(self)
+        observed["observed_data"] = (
+            observed["observed_data"]
+            .assign(y=("row", index), class_count=("class", np.bincount(index, minlength=len(self.classes_))))
+            .assign_coords(row=np.arange(len(index)))
+        )  # the rows' own class counts, unweighted like their replicates
+        return az.InferenceData(**{group: workflow.label_predictive(self, labels)}, **observed)
+
+    def sample_prior_predictive(self, n=500, random_seed=None):
+        """``n`` draws of the weights and intercepts from their Normal priors and, for each, the
+        labels of the training rows from p(y | x, w) (a discriminative model has no p(x): the rows
+        are the training X), as ``prior`` and ``prior_predictive`` (``y``, ``class_count``) merged
+        into ``idata_`` with the training labels as ``observed_data``; returns ``idata_``.
+        """
+        from pgm_models.inference import workflow
+
+        check_is_fitted(self, "classes_")
+        n = check_n_draws(n, "n")
+        if self.intercept_prior_sd is None:
+            raise ValueError(
+                "intercept_prior_sd=None is a flat prior, which has no prior predictive: give intercept_prior_sd a value"
+            )
+        rng = np.random.default_rng(random_seed)
+        m, p = self._n_vectors, self.n_features_in_
+        W = rng.normal(0.0, float(self.prior_sd), (n, m, p))
+        b = rng.normal(0.0, float(self.intercept_prior_sd), (n, m))
+        coords = self._coords()
+        prior = xr.Dataset(
+            {
+                "weights": (("chain", "draw", "vector", "feature"), W[None]),
+                "intercept": (("chain", "draw", "vector"), b[None]),
+            },
+            coords={"chain": [0], "draw": np.arange(n), "vector": coords["vector"], "feature": coords["feature"]},
+        )
+        replicated = self._label_replicates(W, b, rng, "prior_predictive")
+        replicated.add_groups(prior=prior)
+        workflow.merge_groups(self, replicated)
+        return self.idata_
+
+    def sample_posterior_predictive(self, X=None, n=500, random_seed=None):
+        """Labels from p(y | x, w_s) under every NUTS draw w_s (``sample_posterior`` first; ``n``
+        is unused: a discriminative model has no closed form to draw from), for the rows X or,
+        without X, the training rows (with their labels as ``observed_data``), merged into
+        ``idata_`` as ``posterior_predictive`` (``y``, ``class_count``); returns ``idata_``.
+        """
+        from pgm_models.inference import workflow
+
+        check_is_fitted(self, "classes_")
+        check_n_draws(n, "n")
+        if getattr(self, "idata_", None) is None or "posterior" not in self.idata_.groups():
+            raise ValueError("sample_posterior_predictive reads the NUTS draws: call sample_posterior() first")
+        rng = np.random.default_rng(random_seed)
+        W, b = self._draws()
+        if X is None:
+            replicated = self._label_replicates(W, b, rng, "posterior_predictive")
+        else:
+            import arviz as az
+
+            encoded = self._encode(as_array_like(X), reset=False)
+            chains, draws = self.idata_.posterior.sizes["chain"], self.idata_.posterior.sizes["draw"]
+            probabilities = np.exp(self._log_proba(encoded, W, b)).reshape(chains, draws, encoded.shape[0], -1)
+            replicated = az.InferenceData(
+                posterior_predictive=workflow.label_predictive(self, workflow.sampled_labels(probabilities, rng)),
+                **workflow.training_data(self),
+            )
+        workflow.merge_groups(self, replicated)
+        return self.idata_
+
     def find_map(self, **find_map_kwargs) -> xr.Dataset:
         """``pm.find_MAP`` of the PyMC model (a check on the optimiser used by ``fit``)."""
         import pymc as pm
@@ -519,6 +601,19 @@ def _whitenable(X) -> bool:
     return X.shape[0] * d + d * d <= WHITENING_LIMIT
 
 
-def _counts_logp(counts, class_logits, normaliser):
+def _counts_logp(counts, class_logits, normaliser, totals):
     """c_k log p(k | x) = c_k (t_k − log Σ_j exp(t_j)), each (distinct row, class) cell."""
     return counts * (class_logits - normaliser)
+
+
+def _counts_random(class_logits, normaliser, totals, rng=None, size=None):
+    """Forward sampling of the counts form: each distinct row's classes ~ Multinomial(its rows,
+    p(k | x)), the rows its (weighted) count rounded.
+    """
+    probabilities = np.exp(np.asarray(class_logits) - np.asarray(normaliser))
+    probabilities = probabilities / probabilities.sum(axis=-1, keepdims=True)
+    n = np.rint(np.asarray(totals)[..., 0]).astype(np.int64)
+    if size is not None:
+        probabilities = np.broadcast_to(probabilities, tuple(size))
+        n = np.broadcast_to(n, tuple(size)[:-1])
+    return rng.multinomial(n, probabilities).astype(float)

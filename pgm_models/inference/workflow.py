@@ -16,6 +16,14 @@ them (a group computed again replaces the old one):
 - ``posterior_predictive``: ``y`` (class indices) and ``class_count`` replicated for given rows
   X, or a synthetic dataset of the training size per draw.
 
+An average of models (``_averaged``: AODE, AODEsr, WAODE, A2DE, MANB, BMATAN) has no PyMC model
+and no parameter posterior of its own. Its labels for given rows are drawn from its own predictive
+``predict_proba(X, estimate="predictive")``, row by row; its synthetic datasets
+(``averaged_rows``) from the average's joint, read as Bayesian model averaging: per dataset one
+structure by its weight (prior or posterior), that structure's parameters from their conjugate
+prior or posterior, then the rows (the model's ``_synthetic_rows``); ``structure_graph`` draws the
+averaged structure (``_structure_edges``).
+
 A synthetic dataset is rows (x, y) drawn from the joint model by PyMC's forward sampling of the
 rows form over placeholder rows (``_placeholder_rows``: the observed values are replaced, only
 their number and layout are read); for a model whose rows have no fixed size (MultinomialNB's
@@ -42,21 +50,25 @@ def model_graph(model):
     is the DOT text). Rendering runs Graphviz's ``dot``; without it on PATH a warning says how to
     render the source.
     """
-    import shutil
-    import warnings
-
     import pymc as pm
 
     graph = pm.model_to_graphviz(model)
+    _warn_without_dot()
+    return graph
+
+
+def _warn_without_dot() -> None:
+    import shutil
+    import warnings
+
     if shutil.which("dot") is None:
         warnings.warn(
             "Graphviz's dot program is not on PATH, so the graph cannot be rendered here: its DOT text is the "
             "returned graph's .source (install Graphviz, e.g. apt install graphviz, to render it, or paste the "
             "source into any DOT viewer)",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    return graph
 
 
 def merge_groups(estimator, idata) -> None:
@@ -190,7 +202,10 @@ def synthetic_rows_model(estimator):
 
 
 def with_class_count(estimator, replicated: xr.Dataset) -> xr.Dataset:
-    """``replicated`` with ``class_count`` (chain, draw, class), the counts of its synthetic labels ``y``."""
+    """``replicated`` in the model's own variables (``_synthetic_variables``: ``y``, the class
+    indices, and the attributes) with ``class_count`` (chain, draw, class), the counts of its labels.
+    """
+    replicated = estimator._synthetic_variables(replicated)
     counts = (replicated["y"].values[..., None] == np.arange(len(estimator.classes_))).sum(axis=-2)
     return replicated.assign(class_count=((*SAMPLE_DIMS, "class"), counts)).assign_coords({"class": estimator.classes_})
 
@@ -236,3 +251,63 @@ def counts_predictive(estimator, posterior: xr.Dataset, rng, group: str):
             },
         )
     return az.InferenceData(**{group: replicated})
+
+
+def dirichlet_draws(rng, concentration) -> np.ndarray:
+    """One Dirichlet draw over the last axis of ``concentration`` for every leading index
+    (normalised Gammas; a row whose Gammas all underflow, possible with tiny concentrations, is
+    the vertex of its largest one).
+    """
+    gammas = rng.standard_gamma(concentration)
+    total = gammas.sum(axis=-1, keepdims=True)
+    corner = np.argmax(concentration * rng.random(gammas.shape), axis=-1)
+    vertex = (np.arange(gammas.shape[-1]) == corner[..., None]).astype(float)
+    return np.where(total > 0, gammas / np.where(total > 0, total, 1.0), vertex)
+
+
+def averaged_rows(estimator, n: int, rng, prior: bool) -> tuple[xr.Dataset, xr.Dataset]:
+    """(the structure drawn for each dataset, the datasets) of an average of models: ``n``
+    synthetic datasets of the training size from ``estimator._synthetic_rows``, as ``y``, one
+    ``x_<attribute>`` of codes per attribute and ``class_count``, dims (chain, draw, row).
+    """
+    n_rows = round(float(np.sum(estimator.class_count_)))
+    structure, labels, codes = estimator._synthetic_rows(n, n_rows, rng, prior)
+    names = estimator._feature_names()
+    replicated = xr.Dataset(
+        {
+            "y": ((*SAMPLE_DIMS, "row"), labels[None]),
+            **{f"x_{name}": ((*SAMPLE_DIMS, "row"), codes[None, :, :, j]) for j, name in enumerate(names)},
+        },
+        coords={"chain": [0], "draw": np.arange(n), "row": np.arange(n_rows)},
+    )
+    structure = xr.Dataset(
+        {name: ((*SAMPLE_DIMS, *dims), values[None]) for name, (dims, values) in structure.items()},
+        coords={"chain": [0], "draw": np.arange(n), "attribute": names},
+    )
+    return structure, with_class_count(estimator, replicated)
+
+
+def structure_graph(estimator):
+    """A ``graphviz.Digraph`` of an average's structure: the class and the attributes, each
+    dependence of ``estimator._structure_edges()`` an edge labelled with its weight, its caption
+    saying what the weights are.
+    """
+    import graphviz
+
+    caption, edges = estimator._structure_edges()
+    graph = graphviz.Digraph(name=type(estimator).__name__)
+    graph.attr(label=caption, labelloc="t")
+    graph.node("class", "class y", shape="ellipse", style="filled")
+    for name in estimator._feature_names():
+        graph.node(f"x_{name}", name, shape="ellipse")
+    for parent, child, weight, undirected in edges:
+        graph.edge(
+            parent,
+            child,
+            label=f"{weight:.2f}",
+            penwidth=f"{0.5 + 3 * weight:.2f}",
+            style="solid" if weight >= 1 else "dashed",
+            **({"dir": "none"} if undirected else {}),
+        )
+    _warn_without_dot()
+    return graph

@@ -424,7 +424,6 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         """(λ, counts) drawn from the model with the fitted block totals N_kb held fixed:
         λ from the hyperprior, θ_kb ~ Dirichlet(λ), counts ~ Multinomial(N_kb, θ_kb).
         """
-        index, indicator, counts = self._layout()
         first, second = self.hyperprior_params
         size = self._n_params()
         alpha = (
@@ -432,14 +431,94 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
             if self.hyperprior == "gamma"
             else np.exp(rng.normal(first, second, size))
         )
-        cells = alpha[index]
+        return alpha, self._replicated_counts(alpha, rng, posterior=False)
+
+    def _replicated_counts(self, alpha, rng, posterior: bool):
+        """Counts ~ Multinomial(N_kb, θ_kb) with the fitted block totals N_kb, θ_kb ~ Dirichlet(λ),
+        or its posterior Dirichlet(λ + fitted counts).
+        """
+        index, indicator, counts = self._layout()
+        cells = np.asarray(alpha, dtype=float)[index] + (counts if posterior else 0.0)
         totals = np.rint(counts @ indicator).astype(np.int64)  # (K, B)
         simulated = np.zeros_like(counts)
         for b, column in enumerate(indicator.T):
             members = np.flatnonzero(column)
             theta = _dirichlet_rows(rng, cells[:, members])
             simulated[:, members] = np.stack([rng.multinomial(n, p) for n, p in zip(totals[:, b], theta)])
-        return alpha, simulated
+        return simulated
+
+    # ------------------------------------------------------------------ the Bayesian workflow
+    def _workflow_groups(self, **groups):
+        """``groups`` and ``observed_data`` (the fitted ``feature_count``) merged into ``idata_``."""
+        import arviz as az
+        import xarray as xr
+
+        from pgm_models.inference.workflow import merge_groups
+
+        counts = self._layout()[2]
+        observed = xr.Dataset({"feature_count": (("class", "cell"), counts)}, coords={"class": self.classes_})
+        merge_groups(self, az.InferenceData(observed_data=observed, **groups))
+        return self.idata_
+
+    def _count_draws(self, alphas, rng, posterior: bool):
+        """(``alpha`` (chain, draw, param), ``feature_count`` (chain, draw, class, cell)) of replicated counts."""
+        import xarray as xr
+
+        counts = np.stack([self._replicated_counts(alpha, rng, posterior) for alpha in alphas])
+        coords = {"chain": [0], "draw": np.arange(len(alphas)), "class": self.classes_}
+        return (
+            xr.Dataset({"alpha": (("chain", "draw", "param"), np.asarray(alphas)[None])}, coords=coords),
+            xr.Dataset({"feature_count": (("chain", "draw", "class", "cell"), counts[None])}, coords=coords),
+        )
+
+    def sample_prior_predictive(self, n=500, random_seed=None):
+        """``n`` draws of λ from the hyperprior and, for each, the counts its model observes
+        (``simulate``: θ ~ Dirichlet(λ), counts ~ Multinomial with the fitted block totals), as
+        ``prior`` ``alpha`` and ``prior_predictive`` ``feature_count``, merged into ``idata_``
+        with the fitted counts as ``observed_data``; returns ``idata_``.
+        """
+        from pgm_models._utils.validation import check_n_draws
+
+        check_is_fitted(self, "model_")
+        n = check_n_draws(n, "n")
+        rng = np.random.default_rng(random_seed)
+        alphas = [self.simulate(rng)[0] for _ in range(n)]
+        prior, replicated = self._count_draws(alphas, rng, posterior=False)
+        return self._workflow_groups(prior=prior, prior_predictive=replicated)
+
+    def sample_posterior_predictive(self, X=None, n=500, random_seed=None):
+        """Posterior predictive draws merged into ``idata_`` as ``posterior_predictive``; returns ``idata_``.
+
+        Given rows X: ``n`` labels per row from the model's predictive ``predict_proba(X)`` (λ
+        averaged over its draws; a fixed ``class_prior`` is not applied), as ``y`` and
+        ``class_count``. Without X: ``n`` replicates of the counts the model observes, each from
+        a λ drawn among ``alpha_draws_`` and θ from its posterior Dirichlet(λ + counts).
+        """
+        from pgm_models._utils.validation import check_n_draws
+        from pgm_models.inference.workflow import label_predictive, sampled_labels
+
+        check_is_fitted(self, "alpha_draws_")
+        n = check_n_draws(n, "n")
+        rng = np.random.default_rng(random_seed)
+        if X is None:
+            alphas = self.alpha_draws_[rng.integers(len(self.alpha_draws_), size=n)]
+            return self._workflow_groups(posterior_predictive=self._count_draws(alphas, rng, posterior=True)[1])
+        model = copy.copy(self)
+        model.class_prior = None
+        predictive = model.predict_proba(X)
+        labels = sampled_labels(np.broadcast_to(predictive, (1, n, *predictive.shape)), rng)
+        return self._workflow_groups(posterior_predictive=label_predictive(self, labels))
+
+    def graph(self, form="counts"):
+        """``pm.model_to_graphviz`` of :meth:`pymc_model` (λ's hyperprior and the counts it
+        explains; its only form, "counts"): a ``graphviz.Digraph``; without Graphviz's ``dot``, a
+        warning, and the DOT text is its ``.source``.
+        """
+        if form != "counts":
+            raise ValueError(f"form={form!r}: HierarchicalNB's PyMC model has the counts form only")
+        from pgm_models.inference.workflow import model_graph
+
+        return model_graph(self.pymc_model())
 
     def posterior_alpha(self, counts, n_draws, rng):
         """``n_draws`` NUTS draws of λ given ``counts``, thinned evenly from all chains.

@@ -248,6 +248,53 @@ class A2DE(AODE):
         """
         return None
 
+    def _synthetic_rows(self, n_datasets, n_rows, rng, prior):
+        """Per dataset a pair of super-parents (a, b), uniformly (A2DE's weights), its tables from
+        their prior or posterior (the joint of (y, x_a, x_b), each child's given them), then the rows.
+        """
+        from pgm_models.inference.workflow import dirichlet_draws, sampled_labels
+
+        sizes, n_classes = self._layout.sizes, len(self.classes_)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        spans = [slice(start, start + size) for start, size in zip(starts, sizes)]
+        first, second = np.triu_indices(len(sizes), 1)
+        chosen = rng.integers(len(first), size=n_datasets)
+        triple = np.zeros_like(self.triple_count_) if prior else self.triple_count_
+        child_alpha = self._per_value_cell(sizes)
+        labels = np.zeros((n_datasets, n_rows), dtype=np.intp)
+        codes = np.zeros((n_datasets, n_rows, len(sizes)), dtype=np.intp)
+        for pair in np.unique(chosen):
+            a, b = int(first[pair]), int(second[pair])
+            datasets = np.flatnonzero(chosen == pair)
+            m, cells = len(datasets), n_classes * sizes[a] * sizes[b]
+            joint = np.diagonal(triple, axis1=2, axis2=3)[:, spans[a], spans[b]].reshape(-1)
+            joint = dirichlet_draws(rng, np.broadcast_to(joint + self._per_cell(cells), (m, cells)))
+            cell = sampled_labels(np.broadcast_to(joint[:, None, :], (m, n_rows, cells)), rng)
+            y, rest = np.divmod(cell, sizes[a] * sizes[b])
+            x_a, x_b = np.divmod(rest, sizes[b])
+            labels[datasets], codes[datasets, :, a], codes[datasets, :, b] = y, x_a, x_b
+            for j in range(len(sizes)):
+                if j in (a, b):
+                    continue
+                block = triple[:, spans[a], spans[b], spans[j]] + child_alpha[spans[j]]  # (K, r_a, r_b, r_j)
+                table = dirichlet_draws(rng, np.broadcast_to(block, (m, *block.shape)))
+                codes[datasets, :, j] = sampled_labels(table[np.arange(m)[:, None], y, x_a, x_b], rng)
+        return {"parents": (("pair",), np.stack([first[chosen], second[chosen]], axis=1))}, labels, codes
+
+    def _structure_edges(self):
+        """The class → every attribute, and each attribute → every other with its share of the
+        pairs of super-parents it belongs to, 2/F (A2DE's pairs are weighted alike).
+        """
+        names = self._feature_names()
+        share = 2.0 / len(names) if len(names) > 1 else 1.0
+        edges = [("class", f"x_{name}", 1.0, False) for name in names]
+        edges += [(f"x_{p}", f"x_{c}", share, False) for p in names for c in names if p != c]
+        return (
+            "A2DE: the average of the models of every pair of super-parents; a dashed edge a → j is labelled with "
+            "the share of those pairs that hold a",
+            edges,
+        )
+
     def _floats_per_row(self):
         """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
         n_classes, n_features = len(self.classes_), self.n_features_in_

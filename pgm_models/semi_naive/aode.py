@@ -169,6 +169,7 @@ class AODE(SemiNaiveBayes):
 
     _closed_form = False  # an average of models: see spode(a) for each one's posterior
     _pymc_model = False
+    _averaged = True
 
     def __init__(
         self,
@@ -426,6 +427,57 @@ class AODE(SemiNaiveBayes):
         weights /= weights.sum()
         names = self._feature_names()
         return "spode", [(names[j], weights[j], functools.partial(self.spode, j)) for j in range(self.n_features_in_)]
+
+    def _structure_weights(self, prior: bool) -> np.ndarray:
+        """The members' weights in the average, normalised (F,): uniform under the prior."""
+        if prior:
+            return np.full(self.n_features_in_, 1.0 / self.n_features_in_)
+        log_weights = self._log_weights()
+        weights = np.exp(log_weights - log_weights.max())
+        return weights / weights.sum()
+
+    def _synthetic_rows(self, n_datasets, n_rows, rng, prior):
+        """Per dataset a super-parent a by its weight, SPODE a's tables from their prior or
+        posterior (``spode(a).posterior_draws``; the prior's are those of a SPODE with no counts),
+        then the rows: (y, x_a) from the joint table, every child from its table given (y, x_a).
+        Every parent counts, whatever ``frequency_limit``: the rows are those of the average's joint.
+        """
+        from pgm_models.inference.workflow import sampled_labels
+
+        parent = rng.choice(self.n_features_in_, size=n_datasets, p=self._structure_weights(prior))
+        labels = np.zeros((n_datasets, n_rows), dtype=np.intp)
+        codes = np.zeros((n_datasets, n_rows, self.n_features_in_), dtype=np.intp)
+        for a in np.unique(parent):
+            member = self.spode(int(a))
+            if prior:
+                member.pair_count_ = np.zeros_like(member.pair_count_)
+            datasets = np.flatnonzero(parent == a)
+            tables = member.posterior_draws(len(datasets), random_seed=rng, chains=1).posterior
+            size = int(self.n_categories_[a])
+            joint = tables["joint_prob"].values[0]  # (datasets, class·r_a)
+            cell = sampled_labels(np.broadcast_to(joint[:, None, :], (len(datasets), n_rows, joint.shape[1])), rng)
+            y, x_parent = cell // size, cell % size
+            labels[datasets], codes[datasets, :, a] = y, x_parent
+            for j, name in member._children():
+                table = tables[f"feature_prob_{name}"].values[0]  # (datasets, class, r_a, r_j)
+                codes[datasets, :, j] = sampled_labels(table[np.arange(len(datasets))[:, None], y, x_parent], rng)
+        return {"parent": ((), parent)}, labels, codes
+
+    def _structure_edges(self):
+        """The class → every attribute, and super-parent a → every other attribute with a's weight."""
+        weights, names = self._structure_weights(prior=False), self._feature_names()
+        edges = [("class", f"x_{name}", 1.0, False) for name in names]
+        edges += [
+            (f"x_{names[a]}", f"x_{name}", float(weights[a]), False)
+            for a in range(len(names))
+            for j, name in enumerate(names)
+            if j != a
+        ]
+        return (
+            f"{type(self).__name__}: the average of {len(names)} SPODEs; a dashed edge a → j is SPODE a's "
+            "dependence of j on its super-parent a, labelled with a's weight in the average",
+            edges,
+        )
 
     def spode(self, parent):
         """The fitted SPODE with super-parent ``parent`` (index or attribute name), sharing

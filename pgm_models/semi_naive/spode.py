@@ -347,6 +347,15 @@ class SPODE(SemiNaiveBayes):
             }
         )
 
+    def _synthetic_variables(self, replicated):
+        """The rows form's ``y_parent`` cells (class · r_a + x_a) split into ``y`` and ``x_<parent>``."""
+        parent = self._parent_index()
+        size = int(self.n_categories_[parent])
+        cell = replicated["y_parent"]
+        return replicated.drop_vars("y_parent").assign(
+            {"y": cell // size, f"x_{self._feature_names()[parent]}": cell % size}
+        )
+
     def _rows_model(self, model, codes, class_index):
         import pymc as pm
 
