@@ -2,7 +2,9 @@
 
     python -m benchmarks [--quick] [--output BENCHMARKS.md] [--only vs_sklearn aode_vs_weka ...]
 
-One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
+One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), each closed form against
+its least compiled work (benchmarks.floor), a fresh process's time to its first posterior
+(benchmarks.first_posterior), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), per-fold time against a
 warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), structure search
 per fold against a warm Weka BayesNet, against rows, and BMATAN against TAN (benchmarks.structure_search), AODE weights
@@ -42,6 +44,8 @@ from benchmarks import (
     evidence_cv,
     exact_vs_nuts,
     false_alarm,
+    first_posterior,
+    floor,
     large_data,
     loo,
     mixed_nb,
@@ -93,6 +97,11 @@ def _steps(quick: bool):
                 + ["--append", str(output)]
             ),
         ),
+        (
+            "floor",
+            run(floor, ["--sizes", "2000", "--repeats", "1"], ["--sizes", "100000", "1000000", "10000000"]),
+        ),
+        ("first_posterior", run(first_posterior, ["--repeats", "1"], ["--repeats", "5"])),
         ("aode_vs_weka", weka_aode),
         ("vs_warm_weka", run(vs_warm_weka, ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"])),
         (

@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 
+import pgm_models
 from benchmarks import append_section, vs_sklearn
 
 
@@ -525,3 +526,59 @@ def test_fold_versions_reads_the_warm_weka_lines_and_counts_calls_of_a_checkout(
     # AODE does everything CategoricalNB does plus its pair counts and the average over parents
     assert set(calls) == {("vote", "CategoricalNB"), ("vote", "AODE")}
     assert 0 < calls["vote", "CategoricalNB"] < calls["vote", "AODE"]
+
+
+@pytest.mark.parametrize(
+    "name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "AODE", "MixedNB"]
+)
+def test_each_floor_computes_its_model(name):
+    """A floor bounds a model only if it gives the model's probabilities: within 1e-12 on 600 rows
+    of the benchmark's data (the benchmark checks every timed size too)."""
+    from benchmarks import floor
+
+    assert floor.check_floor(name, 600) <= 1e-12
+
+
+def test_the_floor_check_fails_on_another_model(monkeypatch):
+    """The check can fail: CategoricalNB with alpha = 2 is not the Laplace floor's model."""
+    from benchmarks import floor
+
+    kind, _, make_floor = floor.CASES["CategoricalNB"]
+    monkeypatch.setitem(floor.CASES, "CategoricalNB", (kind, lambda: pgm_models.CategoricalNB(alpha=2), make_floor))
+    assert floor.check_floor("CategoricalNB", 600) > 1e-6
+
+
+def test_floor_benchmark_writes_its_table(tmp_path):
+    from benchmarks import floor
+
+    out = tmp_path / "F.md"
+    assert (
+        floor.main(["--sizes", "300", "--repeats", "1", "--models", "CategoricalNB", "QDA", "--write", str(out)]) == 0
+    )
+    text = out.read_text()
+    assert "Command: `python -m benchmarks.floor --sizes 300 --repeats 1 --models CategoricalNB QDA`" in text
+    rows = [line for line in text.splitlines() if line.startswith("| CategoricalNB |") or line.startswith("| QDA |")]
+    assert [row.split(" | ")[1] for row in rows] == ["300", "300"]
+    assert all(len(row.strip("|").split("|")) == 8 for row in rows)
+
+
+def test_first_posterior_takes_step_medians_of_fresh_processes_after_a_warm_up(tmp_path, monkeypatch):
+    """The first process only warms the caches; each step's cell is the median of the timed ones."""
+    from benchmarks import first_posterior
+
+    seconds = iter([100.0, 1.0, 3.0, 2.0])  # the warm-up's, then three timed processes'
+
+    def child(sampler):
+        wall = next(seconds)
+        return {
+            "marks": {step: (wall * (i + 1), wall / 2) for i, step in enumerate(first_posterior.STEPS)},
+            "loaded": {step: ["pymc"] if step == "sample_posterior" else [] for step in first_posterior.STEPS},
+        }
+
+    monkeypatch.setattr(first_posterior, "run_child", child)
+    out = tmp_path / "P.md"
+    assert first_posterior.main(["--repeats", "3", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert "| import | 2.00 | 1.00 | — |" in text
+    assert "| sample_posterior | 6.00 | 1.00 | pymc |" in text
+    assert "| total | 20.00 | 4.00 | |" in text  # the median process's sum: 2 × (1 + 2 + 3 + 4)

@@ -61,11 +61,27 @@ class CategoricalAttributes:
         """
         columns, names = self._checked_columns(X, reset)
         column_dtypes = list(map(_DTYPE, columns))  # read once: a Categorical's dtype is a property
+        seen = None
         if reset:
             declared = self._declared_sizes(len(columns))
             weight = getattr(self, "_fit_weight", None)
-            # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
-            self.categories_, self._domain_dtypes, sizes = _domains(columns, column_dtypes, declared, names, weight)
+            seen = (
+                _seen_integers(X)
+                if _is_integer_matrix(X)
+                and X.size >= SEEN_BY_COUNTS
+                and all(size is None for size in declared)
+                and (weight is None or bool((weight > 0).all()))
+                else None
+            )
+            if seen is not None:  # an integer matrix's seen values, every column in one pass over its rows
+                self.categories_, self._domain_dtypes, sizes = (
+                    seen,
+                    [None] * len(seen),
+                    [len(domain) for domain in seen],
+                )
+            else:
+                # a Categorical column's dtype is its domain: a later column of the same dtype encodes by its codes alone
+                self.categories_, self._domain_dtypes, sizes = _domains(columns, column_dtypes, declared, names, weight)
             self.n_categories_ = np.array(sizes)
             check_values_to_model(sizes, [column_name(names, j) for j in range(len(sizes))] if 0 in sizes else None)
         dtypes = getattr(self, "_domain_dtypes", None) or [None] * len(columns)
@@ -81,7 +97,7 @@ class CategoricalAttributes:
             X = _stacked(columns, columns[0].dtype)
         if _is_integer_matrix(X) and all(_is_range(c) for c in self.categories_):
             # integer codes against domains 0..S_j−1: the values are their own codes
-            if (
+            if seen is not None or (  # domains just found as X's values: every value is in its domain
                 X.size
                 and X.min() >= 0
                 and (X.max() < self.n_categories_.min() or bool((X.max(axis=0) < self.n_categories_).all()))
@@ -192,6 +208,36 @@ def _one_integer_dtype(columns) -> bool:
     )
 
 
+# from this many values on, an integer column's (or matrix's) seen values are found by counting them
+# (``_seen_integers``) rather than by hashing each column (``pd.unique``): the same sorted values
+SEEN_BY_COUNTS = 1 << 16
+SEEN_RANGE = 1 << 12  # the widest range of values (largest − smallest + 1) counted so
+SEEN_ROWS = 1 << 16  # values counted per slice of rows: the slice's keys stay in cache
+
+
+def _seen_integers(X: np.ndarray):
+    """Each column's distinct values, sorted, in X's dtype, for an (N, F) integer array whose values
+    span at most ``SEEN_RANGE``: one ``np.bincount`` of (column, value) keys a slice of rows at a
+    time, reading X in its own order once (a C-ordered X's columns are strided: a pass per column
+    would read all of it F times). None when the values span more (the caller hashes them).
+    """
+    low, high = int(X.min()), int(X.max())
+    width = high - low + 1
+    if width > SEEN_RANGE or X.dtype == np.uint64 or not -(1 << 62) < low <= high < 1 << 62:  # keys stay intp
+        return None
+    n_rows, n_columns = X.shape
+    places = np.arange(n_columns, dtype=np.intp) * width - low
+    counts = np.zeros(n_columns * width, dtype=np.intp)
+    rows = max(1, SEEN_ROWS // n_columns)
+    keys = np.empty((min(rows, n_rows), n_columns), dtype=np.intp)
+    for start in range(0, n_rows, rows):
+        block = X[start : start + rows]
+        np.add(block, places, out=keys[: len(block)], casting="unsafe")
+        counts += np.bincount(keys[: len(block)].ravel(), minlength=counts.size)
+    present = counts.reshape(n_columns, width) > 0
+    return [(np.flatnonzero(row) + low).astype(X.dtype) for row in present]
+
+
 def _is_integer_matrix(X) -> bool:
     return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "iu"
 
@@ -295,6 +341,10 @@ def _domain(column, declared_size, where: str, weight=None) -> np.ndarray:
     values = _values(column)
     if declared_size is not None and values.dtype.kind in "iu":
         return np.arange(declared_size)  # integers need no look at their values (none is missing or infinite)
+    if values.dtype.kind in "iu" and values.size >= SEEN_BY_COUNTS and (weight is None or bool((weight > 0).all())):
+        seen = _seen_integers(values.reshape(-1, 1))
+        if seen is not None:
+            return seen[0]
     seen = ~pd.isna(values) if weight is None else ~pd.isna(values) & (weight > 0)
     try:
         observed = pd.unique(values[seen])

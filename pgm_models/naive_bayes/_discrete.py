@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.shared_priors import shared_prior
+from pgm_models._utils.threads import single_blas_thread
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.model_selection.evidence import DirichletEvidence
@@ -90,8 +91,13 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         self.feature_count_ = self.feature_count_ + self._batch_counts(encoded, class_index, weight)
         self.feature_concentration_ = self._feature_prior.posterior(self._feature_counts()).concentration
 
+    @single_blas_thread
     def _batch_counts(self, encoded, class_index, weight):
-        """(K, T) Σ_n w_n 1{y_n = k} D[n, t] of one batch."""
+        """(K, T) Σ_n w_n 1{y_n = k} D[n, t] of one batch, on one BLAS thread: a K-row product reads the
+        design once and gains nothing from threads, which on a busy machine wait on each other (BernoulliNB's
+        fit took many times its single-thread time beside other work), and its sums then do not depend on
+        the core count.
+        """
         return np.asarray(class_weights(class_index, weight, len(self.classes_)).T @ self._design(encoded))
 
     def _feature_counts(self):

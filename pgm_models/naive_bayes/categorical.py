@@ -42,6 +42,9 @@ JOINT_CELLS = 4096  # cells of a group's joint table (32 KiB of int64 counts: st
 KEY_ROWS = 1 << 16  # rows whose keys are made per slice (a 512 KiB buffer)
 # below this many values, setting up the joint tables costs more than counting cell by cell
 JOINT_MIN_VALUES = 1 << 16
+# from this many values on, the compiled counting loop saves more than loading numba costs a process
+# (the joint tables make several passes over each slice of rows; the loop makes one)
+COMPILED_MIN_VALUES = 1 << 24
 # Count below JOINT_MIN_VALUES and score at any size with the compiled loops of ``_kernels`` (numba:
 # the same numbers, bit for bit, faster on small folds: BENCHMARKS.md, "Compiled kernels for small
 # folds"; a process's first call would import numba, and a machine's first compiles the two
@@ -248,8 +251,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(n_rows, self._n_design_columns()))
 
     def _batch_counts(self, codes, class_index, weight):
-        """N_kjs of one batch: with unit weights and at least ``JOINT_MIN_VALUES`` values, by
-        counting joint cells (``_unit_counts``); otherwise as one weighted count of (class,
+        """N_kjs of one batch: by the compiled loop (``_kernels.add_value_counts``) once numba is loaded
+        or the batch has ``COMPILED_MIN_VALUES`` values; else with unit weights and at least
+        ``JOINT_MIN_VALUES`` values, by counting joint cells (``_unit_counts``); otherwise as one weighted count of (class,
         cell) keys, a block of rows at a time: the same numbers as the one-hot design's product
         without its N × F entries, and the block's temporaries stay in cache (fresh full-size
         arrays cost more in page faults than the counting). The keys are the cells of the
@@ -259,9 +263,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         weights are counted unweighted (no weight to repeat per key).
         """
         layout = self._value_layout()
-        if (
-            COMPILED_LOOPS and codes.size < JOINT_MIN_VALUES and jit.loaded()
-        ):  # one slice of rows below: the same sums, in the same order
+        if COMPILED_LOOPS and (
+            jit.loaded() or codes.size >= COMPILED_MIN_VALUES
+        ):  # the same sums, in the same order (each cell's weights in row order; unit weights: exact integers)
             add_value_counts = jit.kernels("pgm_models.naive_bayes._kernels").add_value_counts
             counts = np.zeros((len(self.classes_), len(layout.value_cells)))
             add_value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
