@@ -8,9 +8,11 @@ Normal–Inverse-Wishart prior in cross-validation.
 1. Speed: fit + predict_proba of ``LDA``/``QDA(estimate="mle", shrinkage=...)`` against
    scikit-learn's ``LinearDiscriminantAnalysis(solver="lsqr")`` and
    ``QuadraticDiscriminantAnalysis(solver="eigen")`` with the same shrinkage ("oas": scikit-learn's
-   ``covariance_estimator=OAS()``) on ``rows`` × ``features`` correlated Gaussian rows of 3 classes,
-   the median of ``repeats`` runs with the two libraries alternating; the largest difference of
-   their probabilities is printed beside the times.
+   ``covariance_estimator=OAS()``) on ``rows`` × ``features`` correlated Gaussian rows of 3 classes
+   (the rows of part 2, class means 0.05 apart per feature so that the probabilities are not all 0
+   or 1), the median of ``repeats`` runs with the two libraries alternating; the largest difference
+   of their probabilities is printed beside the times. Both use the BLAS threads the caller's
+   environment gives (on a busy machine ``OPENBLAS_NUM_THREADS=1`` keeps them from waiting on each other).
 2. Cross-validation with p close to n: ``cv-seeds`` generated datasets of ``cv-rows`` rows (3 equal
    classes) and ``cv-features`` features with an AR(1) correlation (ρ = 0.7) and feature scales
    from 0.5 to 2; stratified ``folds``-fold test log loss of the Ledoit–Wolf plug-in
@@ -75,7 +77,8 @@ def _time(make, X, y):
 
 
 def speed(n_rows: int, n_features: int, repeats: int) -> list[dict]:
-    X, y = correlated_rows(n_rows, n_features, seed=0)
+    # class means closer than in the CV data: with 200 features 0.35 apart every probability is 0 or 1
+    X, y = correlated_rows(n_rows, n_features, seed=0, separation=0.05)
     results = []
     for cls, shrinkage in SPEED_CASES:
         ours, theirs = (lambda: cls(estimate="mle", shrinkage=shrinkage)), _sklearn(cls, shrinkage)
