@@ -25,6 +25,7 @@ Normal–Inverse-Wishart prior in cross-validation.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -155,6 +156,8 @@ def main(argv=None) -> int:
         parser.error("--folds must be at least 2")
     command = f"python -m benchmarks.shrinkage {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
     command = command.split(" --write")[0]
+    if os.environ.get("OPENBLAS_NUM_THREADS"):  # the BLAS threads decide the times on a busy machine
+        command = f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']} {command}"
 
     results = speed(args.rows, args.features, args.repeats)
     lines = [

@@ -11,7 +11,8 @@ from benchmarks import shrinkage
 from pgm_models import LDA
 
 
-def test_runs_at_toy_size_and_writes_both_tables(tmp_path):
+def test_runs_at_toy_size_and_writes_both_tables(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     out = tmp_path / "s.md"
     argv = ["--rows", "600", "--features", "6", "--repeats", "1", "--cv-rows", "30", "--cv-features", "5"]
     assert shrinkage.main([*argv, "--cv-seeds", "1", "--folds", "3", "--write", str(out)]) == 0
@@ -45,3 +46,11 @@ def test_generated_rows_have_the_stated_correlation_and_classes():
     # sampling sd of a correlation near 0.7 from 30 000 rows is about 0.003: 0.02 is > 6 sd
     np.testing.assert_allclose(np.diag(within, 1), 0.7, atol=0.02)
     np.testing.assert_allclose(np.diag(within, 2), 0.49, atol=0.02)
+
+
+def test_command_names_the_blas_threads_it_ran_with(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    out = tmp_path / "s.md"
+    argv = ["--rows", "300", "--features", "3", "--repeats", "1", "--cv-rows", "24", "--cv-features", "3"]
+    assert shrinkage.main([*argv, "--cv-seeds", "1", "--folds", "2", "--write", str(out)]) == 0
+    assert out.read_text().count("Command: `OPENBLAS_NUM_THREADS=1 python -m benchmarks.shrinkage --rows 300") == 2
