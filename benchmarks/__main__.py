@@ -9,11 +9,13 @@ its least compiled work (benchmarks.floor), a fresh process's time to its first 
 warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), structure search
 per fold against a warm Weka BayesNet, against rows, and BMATAN against TAN (benchmarks.structure_search), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
-rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
-workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
-(benchmarks.mixed_nb), 10-fold CV beside busy processes (benchmarks.cv_under_load), the NUTS backends
-on every zoo model (benchmarks.samplers), the cold vs warm start of `pgm-models zoo` per backend
-(benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical Bayes in cross-validation
+rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), the text models on a
+1e6 × 1e5 sparse corpus, on Reuters and through Dask (benchmarks.text_at_scale), shrinkage LDA/QDA
+against scikit-learn and against the evidence-learned prior (benchmarks.shrinkage), Dask rows/s
+against workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive
+Bayes (benchmarks.mixed_nb), 10-fold CV beside busy processes (benchmarks.cv_under_load), the NUTS
+backends on every zoo model (benchmarks.samplers), the cold vs warm start of `pgm-models zoo` per
+backend (benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical Bayes in cross-validation
 (benchmarks.evidence_cv), SBC of the hierarchical models (benchmarks.sbc) and the false-alarm rate and
 power of the verification (benchmarks.false_alarm; docs/false_alarm.md has a longer run); then the written analysis
 in benchmarks/ANALYSIS.md. ``--quick`` uses small sizes (a smoke run). ``--only NAME ...`` runs the named
@@ -51,7 +53,9 @@ from benchmarks import (
     mixed_nb,
     samplers,
     sbc,
+    shrinkage,
     structure_search,
+    text_at_scale,
     vs_sklearn,
     vs_warm_weka,
     zoo_start,
@@ -130,6 +134,25 @@ def _steps(quick: bool):
                     "--wide",
                     "20x10",
                 ],
+            ),
+        ),
+        (
+            "text_at_scale",
+            lambda output: text_at_scale.main(
+                (
+                    ["--rows", "2000", "--words", "3000", "--repeats", "1", "--reuters-repeats", "1"]
+                    + ["--dask-models", "MultinomialNB"]
+                    if quick
+                    else []
+                )
+                + ["--append", str(output)]
+            ),
+        ),
+        (
+            "shrinkage",
+            run(
+                shrinkage,
+                ["--rows", "2000", "--features", "20", "--repeats", "1", "--cv-seeds", "1", "--folds", "3"],
             ),
         ),
         (

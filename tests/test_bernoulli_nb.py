@@ -73,3 +73,21 @@ def test_partial_fit_and_sparse_dense_agree(binary_data):
     for rows in np.array_split(np.arange(len(y)), 3):
         chunked.partial_fit(sp.csr_matrix(X[rows]), y[rows], classes=np.unique(y))
     np.testing.assert_allclose(chunked.predict_proba(X), whole.predict_proba(X))
+
+
+@pytest.mark.parametrize("binarize", [0.0, 1.5])
+def test_sparse_counts_binarized_like_dense_and_left_unchanged(binarize):
+    """Counts above the threshold everywhere (binarize=0: the presence matrix reuses X's index
+    arrays) and counts with entries at or below it (dropped from a copy): both as dense, X intact."""
+    rng = np.random.default_rng(5)
+    X = rng.poisson(0.6, size=(60, 9)).astype(float)
+    y = rng.integers(0, 2, 60)
+    X_sparse = sp.csr_array(X)
+    copies = X_sparse.data.copy(), X_sparse.indices.copy(), X_sparse.indptr.copy()
+    sparse_model = BernoulliNB(binarize=binarize).fit(X_sparse, y)
+    dense_model = BernoulliNB(binarize=binarize).fit(X, y)
+    np.testing.assert_array_equal(sparse_model.feature_count_, dense_model.feature_count_)
+    np.testing.assert_array_equal(sparse_model.feature_count_, [(X[y == k] > binarize).sum(0) for k in (0, 1)])
+    np.testing.assert_allclose(sparse_model.predict_proba(X_sparse), dense_model.predict_proba(X), rtol=1e-12)
+    for before, after in zip(copies, (X_sparse.data, X_sparse.indices, X_sparse.indptr)):
+        np.testing.assert_array_equal(before, after)

@@ -104,7 +104,10 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
 
     @single_blas_thread  # the moments' products gain nothing from a second thread here, and lose under load
     def _count(self, X, class_index, weight):
-        batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter)
+        self._add_batch(X, weight, batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter))
+
+    def _add_batch(self, X, weight, batch):
+        """Merge one batch's (n_k, x̄_k, S_k) into the statistics (the first batch also scales the prior)."""
         if self._prior is None:
             self._set_prior(*pooled_moments(X, weight, *batch))
         previous = self.class_count_ - batch[0]

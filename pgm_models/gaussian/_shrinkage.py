@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils.weights import is_unit_weight
+
 
 def shrunk(cov: np.ndarray, s: float) -> np.ndarray:
     """(1 − s) C + s (tr C / p) I."""
@@ -66,9 +68,11 @@ def batch_higher_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndar
         if not rows.any():
             continue
         centred = X[rows] - means[k]
-        weighted_squares = centred**2 * weight[rows, None]
+        squares = centred**2
+        weighted_squares = squares if is_unit_weight(weight[rows]) else squares * weight[rows, None]
         third[k] = weighted_squares.T @ centred
-        fourth[k] = weighted_squares.T @ centred**2
+        # unit weights: Aᵀ A of one array, which NumPy computes as a symmetric product (half the work)
+        fourth[k] = weighted_squares.T @ squares
     return third, fourth
 
 

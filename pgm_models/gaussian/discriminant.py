@@ -228,6 +228,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         elif kind == "estimator":
             self._estimated_cov = np.full((n_classes, p, p), np.nan)
 
+    @single_blas_thread  # the moments' products gain nothing from a second thread here, and lose under load
     def _count(self, X, class_index, weight):
         kind = self._shrinkage_kind()
         if kind not in ("auto", "estimator") or not len(class_index):
@@ -239,7 +240,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
             return super()._count(X, class_index, weight)
         before = (self._row_count, self.feature_mean_, self.feature_scatter_, *self._higher_moments)
         batch = normal.batch_moments(X, class_index, weight, len(self.classes_), full=True)
-        super()._count(X, class_index, weight)
+        self._add_batch(X, weight, batch)  # the batch's moments once: they cost as much as the higher ones
         self._higher_moments = merge_higher_moments(
             before, (*batch, *batch_higher_moments(X, class_index, weight, batch[1])), self.feature_mean_
         )

@@ -141,9 +141,11 @@ class BernoulliNB(DiscreteNB):
             if sp.issparse(matrix):  # duplicates summed, but possibly sharing the caller's arrays
                 if self.binarize < 0:
                     raise ValueError(f"binarize={self.binarize} < 0 would mark the implicit zeros of sparse X present")
+                above = matrix.data > self.binarize
+                if above.all():  # counts at binarize=0: no entry to drop, so the index arrays can be shared
+                    return sp.csr_array((above.astype(float), matrix.indices, matrix.indptr), shape=matrix.shape)
                 present = sp.csr_array(
-                    ((matrix.data > self.binarize).astype(float), matrix.indices.copy(), matrix.indptr.copy()),
-                    shape=matrix.shape,
+                    (above.astype(float), matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape
                 )
                 present.eliminate_zeros()
                 return present
