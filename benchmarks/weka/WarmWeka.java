@@ -5,14 +5,18 @@
 //
 // Build: javac -cp /usr/share/java/weka.jar -d BUILD benchmarks/weka/WarmWeka.java
 // Run:   java -cp /usr/share/java/weka.jar:BUILD WarmWeka data.arff MODEL warmup rounds [folds seed]
-//        MODEL: nb (NaiveBayes), aode (AODE), mdl-aode (FilteredClassifier: supervised Discretize + AODE)
+//        MODEL: nb (NaiveBayes), aode (AODE), mdl-aode (FilteredClassifier: supervised Discretize + AODE),
+//               aodesr (AODEsr), waode (WAODE), hnb (HNB); each with Weka's default options
 // Output (stdout), one line each:
 //   test FOLD ROW ROW ...        0-based rows of the file in the fold's test set
 //   ms FOLD BUILD_MS PREDICT_MS  one line per fold per measured round
 //   p FOLD P0 P1 ...             the class distribution of each test row (last round), in test order
 import weka.classifiers.Classifier;
 import weka.classifiers.bayes.AODE;
+import weka.classifiers.bayes.AODEsr;
+import weka.classifiers.bayes.HNB;
 import weka.classifiers.bayes.NaiveBayes;
+import weka.classifiers.bayes.WAODE;
 import weka.classifiers.meta.FilteredClassifier;
 import weka.core.Attribute;
 import weka.core.Instances;
@@ -25,13 +29,16 @@ public class WarmWeka {
     static Classifier make(String model) {
         if (model.equals("nb")) return new NaiveBayes();
         if (model.equals("aode")) return new AODE();
+        if (model.equals("aodesr")) return new AODEsr();
+        if (model.equals("waode")) return new WAODE();
+        if (model.equals("hnb")) return new HNB();
         if (model.equals("mdl-aode")) {
             FilteredClassifier filtered = new FilteredClassifier();
             filtered.setFilter(new Discretize());
             filtered.setClassifier(new AODE());
             return filtered;
         }
-        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode)");
+        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode, aodesr, waode, hnb)");
     }
 
     public static void main(String[] args) throws Exception {

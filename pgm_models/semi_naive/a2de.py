@@ -15,7 +15,9 @@ cell, m/r_j per child cell). A missing value is skipped as parent and as child.
 The counts are the triple tensor N(y = k, s, t, u) over the T value cells (``triple_count_``,
 K·T³ floats); its diagonals are the pair and joint counts. A tensor that cannot fit in memory is
 refused before counting, with its size: one above ``max_triple_cells``, or one that cannot fit in
-memory.
+memory. The counts, the posterior-mean child tables and the scores are compiled loops
+(``pgm_models.semi_naive._a2de_kernel``, numba, which A2DE loads itself: its K·T³ counts repay
+the import), F³/6 additions a training row and K·F³/2 lookups a test row.
 """
 
 from __future__ import annotations
@@ -24,14 +26,12 @@ import math
 
 import numpy as np
 
-from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
-from pgm_models.discrete.pairs import check_memory, one_hot
+from pgm_models._utils import jit
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
+from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import is_learned
-from pgm_models.semi_naive._base import _added
+from pgm_models.semi_naive._base import _OPERANDS_OF_CALL, _added
 from pgm_models.semi_naive.aode import AODE
-
-# rows multiplied into the triple counts at a time: a block's (rows, T²) products stay bounded
-COUNT_ROWS = 2048
 
 
 class A2DE(AODE):
@@ -196,18 +196,14 @@ class A2DE(AODE):
 
     def _count(self, codes, class_index, weight):
         super()._count(codes, class_index, weight)
-        n_values, n_classes = len(self._layout.value_cells), len(self.classes_)
-        triple = np.zeros((n_classes, n_values, n_values, n_values))
-        for start in range(0, len(codes), COUNT_ROWS):
-            rows = slice(start, start + COUNT_ROWS)
-            design = one_hot(self._value_index(codes[rows]), n_values + 1)[:, :n_values]  # a missing value has no cell
-            for k in range(n_classes):
-                of_class = class_index[rows] == k
-                rows_k = design[of_class]
-                pairs = (rows_k * weight[rows][of_class, None])[:, :, None] * rows_k[:, None, :]
-                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(
-                    n_values, n_values, n_values
-                )
+        kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")  # loads numba: K·T³ counts repay its import
+        triple = kernels.triple_counts(
+            np.asarray(self._value_index(codes), dtype=np.intp),
+            np.asarray(class_index, dtype=np.intp),
+            np.asarray(weight, dtype=float),
+            len(self.classes_),
+            len(self._layout.value_cells),
+        )
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
     # ------------------------------------------------------------------ estimates
@@ -242,6 +238,29 @@ class A2DE(AODE):
         np.copyto(log_child, 0.0, where=same[None, :, None, :] | same[None, None, :, :])
         return log_child
 
+    def _compiled_child_means(self, estimate) -> bool:
+        """Whether the child tables are the compiled posterior means (``log_child_means``): the estimate
+        (a name, not a PosteriorDraw) is the mean and every concentration > 0.
+        """
+        return (
+            isinstance(estimate, str)
+            and estimate in ("mean", "predictive")
+            and bool(np.min(self._per_value_cell(self._layout.sizes)) > 0)
+        )
+
+    def _log_child_means(self):
+        """``_log_pair_child("mean")`` where scoring reads it, by one compiled pass over the counts
+        (NumPy's blocked estimate holds several K·T³ temporaries).
+        """
+        layout = self._layout
+        return jit.kernels("pgm_models.semi_naive._a2de_kernel").log_child_means(
+            self.triple_count_,
+            layout.value_starts,
+            layout.sizes,
+            layout.attribute_of_value_cell,
+            np.ascontiguousarray(self._per_value_cell(layout.sizes), dtype=float),
+        )
+
     def _components(self):
         """None: A2DE averages two-parent models that it does not expose one by one (AODE's
         SPODEs are not its members).
@@ -249,37 +268,37 @@ class A2DE(AODE):
         return None
 
     def _floats_per_row(self):
-        """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
-        n_classes, n_features = len(self.classes_), self.n_features_in_
-        return super()._floats_per_row() + 2 * n_classes * n_features**3 + 3 * n_classes * n_features**2
+        """AODE's (the fallback), and each row's K scores and F² pair terms in the compiled loop."""
+        return super()._floats_per_row() + len(self.classes_) + self.n_features_in_**2
+
+    def _a2de_tables(self, estimate):
+        """(log P(y, x_a, x_b) (K, T, T), log P(x_j | y, x_a, x_b) (K, T, T, T), N(x_a, x_b) (T, T)),
+        made once per prediction call (``_OPERANDS_OF_CALL``, as AODE's operands; a PosteriorDraw,
+        whose rows form one block, draws each parameter once).
+        """
+        model, cache = _OPERANDS_OF_CALL.get()
+        if model is self and not isinstance(estimate, PosteriorDraw) and ("a2de", estimate) in cache:
+            return cache["a2de", estimate]
+        tables = (
+            self._log_pair_joint(estimate),
+            self._log_child_means() if self._compiled_child_means(estimate) else self._log_pair_child(estimate),
+            np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0),
+        )
+        if model is self and not isinstance(estimate, PosteriorDraw):
+            cache["a2de", estimate] = tables
+        return tables
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        layout = self._layout
-        n_values, n_features = len(layout.value_cells), len(layout.sizes)
-        cells = self._value_index(codes)  # (N, F), T where missing
-        log_child = np.pad(self._log_pair_child(estimate), ((0, 0), (0, 1), (0, 1), (0, 1)))  # a missing child adds 0
-        log_joint = np.pad(self._log_pair_joint(estimate), ((0, 0), (0, 1), (0, 1)))
-        by_parent, by_other = cells[:, :, None], cells[:, None, :]
-        children = log_child[:, by_parent[:, :, :, None], by_other[:, :, :, None], cells[:, None, None, :]].sum(
-            axis=4
-        )  # (K, N, F, F)
-        scores = log_joint[:, by_parent, by_other] + children
-        pair_frequency = np.pad(
-            np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0), ((0, 1), (0, 1)), constant_values=-np.inf
+        log_joint, log_child, pair_frequency = self._a2de_tables(estimate)
+        averaged, count = jit.kernels("pgm_models.semi_naive._a2de_kernel").a2de_log_scores(
+            log_joint,
+            log_child,
+            pair_frequency,
+            np.asarray(self._value_index(codes), dtype=np.intp),
+            float(self.frequency_limit),
         )
-        upper = np.triu(np.ones((n_features, n_features), dtype=bool), 1)
-        eligible = (
-            (pair_frequency[by_parent, by_other] >= self.frequency_limit)
-            & upper
-            & (by_parent < n_values)
-            & (by_other < n_values)
-        )
-        scores = np.where(eligible[None], scores, -np.inf).reshape(len(self.classes_), len(codes), -1)
-        count = eligible.sum(axis=(1, 2))
-        with np.errstate(divide="ignore", invalid="ignore"):  # a row with no eligible pair: the fallback's
-            averaged = (log_sum_exp(scores, axis=2) - np.log(count)[None, :]).T
-        fallback = count == 0
+        fallback = count == 0  # a row with no eligible pair: AODE's
         if fallback.any():
             averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
         return averaged
