@@ -4,7 +4,8 @@
 
 One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), per-fold time against a
-warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), AODE weights
+warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), the same for
+AODEsr, WAODE and HNB with A2DE's time and memory against AODE's (benchmarks.one_dependence_vs_weka), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), Dask rows/s against
 workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive Bayes
@@ -44,6 +45,7 @@ from benchmarks import (
     large_data,
     loo,
     mixed_nb,
+    one_dependence_vs_weka,
     samplers,
     sbc,
     vs_sklearn,
@@ -93,6 +95,14 @@ def _steps(quick: bool):
         ),
         ("aode_vs_weka", weka_aode),
         ("vs_warm_weka", run(vs_warm_weka, ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"])),
+        (
+            "one_dependence_vs_weka",
+            run(
+                one_dependence_vs_weka,
+                ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"]
+                + ["--a2de-rows", "2000", "--a2de-attributes", "8", "--a2de-folds", "1"],
+            ),
+        ),
         ("aode_weights", run(aode_weights, ["--datasets", "contact-lenses"])),
         ("exact_vs_nuts", run(exact_vs_nuts, ["--draws", "100", "--models", "CategoricalNB"])),
         ("counts_vs_rows", run(counts_vs_rows, ["--sizes", "100", "200", "--draws", "30", "--models", "GaussianNB"])),

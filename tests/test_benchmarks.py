@@ -462,3 +462,48 @@ def test_each_section_records_its_machine_date_and_load_under_its_command(tmp_pa
     assert lines[lines.index("Command: `python -m benchmarks.a`") + 1].startswith("Machine: ")
     assert re.search(r"Machine: .*cores.*; \d\d \w{3} \d{4} \d\d:\d\d UTC; load average", out.read_text())
     assert lines[lines.index("## B") + 2].startswith("Machine: ") and out.read_text().count("Machine: ") == 2
+
+
+def test_arff_writer_round_trips_nominal_frames_with_missing_values_and_quotes(tmp_path):
+    """The imputed files both sides of one_dependence_vs_weka read: what load_arff reads back is
+    the frame written (categories in declared order, missing values, quotes and backslashes)."""
+    import pandas as pd
+
+    from benchmarks.one_dependence_vs_weka import imputed_copy, write_arff
+    from pgm_models.datasets import load_arff
+
+    X = pd.DataFrame(
+        {
+            "it's": pd.Categorical(["a b", None, "c'd", "a b"], categories=["c'd", "a b", "e\\f"]),
+            "n": pd.Categorical(["1", "2", "2", None], categories=["2", "1"]),
+        }
+    )
+    y = pd.Series(pd.Categorical(["x", "y", "x", "y"], categories=["y", "x"]), name="class")
+    write_arff(tmp_path / "f.arff", X, y, "a relation")
+    X_read, y_read = load_arff(tmp_path / "f.arff")
+    pd.testing.assert_frame_equal(X_read, X)
+    assert list(y_read) == list(y) and list(y_read.cat.categories) == ["y", "x"]
+    imputed_copy(tmp_path / "f.arff", tmp_path / "g.arff")
+    X_imputed, _ = load_arff(tmp_path / "g.arff")
+    assert list(X_imputed["it's"]) == ["a b", "a b", "c'd", "a b"] and list(X_imputed["n"]) == ["1", "2", "2", "2"]
+
+
+def test_one_dependence_benchmark_runs_at_tiny_size(tmp_path):
+    """Every model's row against Weka with Weka's probabilities (same folds, same model), A2DE's
+    row against AODE's with its tensor, and the refusal's message."""
+    from benchmarks import one_dependence_vs_weka, vs_warm_weka
+
+    out = tmp_path / "od.md"
+    arguments = ["--repeats", "1", "--warmup", "1", "--rounds", "1", "--datasets", "--rows", "300"]
+    arguments += ["--a2de-rows", "300", "--a2de-attributes", "4", "--a2de-folds", "1", "--write", str(out)]
+    assert one_dependence_vs_weka.main(arguments) == 0
+    text = out.read_text()
+    assert text.count("Machine: ") == 1 and one_dependence_vs_weka.HEADING in text
+    a2de = next(line for line in text.splitlines() if line.startswith("| A2DE |")).split(" | ")
+    assert a2de[4] == "2 × 20 × 20 × 20 floats, 0 MiB" and float(a2de[1]) > 0
+    assert "more than max_triple_cells=67,108,864" in text
+    if not vs_warm_weka.weka_available():
+        pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| synthetic 300 × 30")]
+    assert [row[1] for row in rows] == ["AODEsr", "WAODE", "HNB"]
+    assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities

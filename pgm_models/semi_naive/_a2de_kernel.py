@@ -65,8 +65,8 @@ def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit
     pairs a < b (both observed, N(x_a, x_b) ≥ ``frequency_limit``) of P(y = k, x_a, x_b) Π_j
     P(x_j | y = k, x_a, x_b); a row with none scores 0 (left to the fallback).
 
-    ``log_joint`` (K, T, T), ``log_child`` (K, T, T, T) with log 1 = 0 where j is a's or b's
-    attribute, ``pair_frequency`` (T, T) N(s, t), ``cells`` (N, F) the rows' value cells (T where
+    ``log_joint`` (K, T, T), ``log_child`` (K, T, T, T) (never read at a's or b's attribute: (K, T,
+    T, 0) with no third attribute), ``pair_frequency`` (T, T) N(s, t), ``cells`` (N, F) the rows' value cells (T where
     missing). Pair by pair, every row: the K·r_a·r_b lines of the pair's child tables stay in cache,
     where a row's pairs at once read lines all over the K·T³ tables. The log-sum-exp over the pairs
     is kept running (its peak and the sum of exp(term − peak), rescaled when the peak rises).
@@ -88,7 +88,7 @@ def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit
                     line = log_child[k, s, t]
                     term = log_joint[k, s, t]
                     for j in range(n_features):
-                        if row[j] < n_values:
+                        if j != a and j != b and row[j] < n_values:  # the parents are not children
                             term += line[row[j]]
                     peak = peaks[n, k]
                     if term == -np.inf:  # adds exp(−∞) = 0

@@ -48,3 +48,36 @@ def hnb_log_scores(child, naive_bayes, log_class, weights, cells):
                 else:  # no observed parent of positive weight: naive Bayes
                     scores[n, k] += np.log(naive_bayes[k, v])
     return scores
+
+
+@compiled
+def conditional_mutual_information(values, value_starts, sizes):
+    """(F, F) I(X_j; X_p | Y) in nats from the value-cell pair counts ``values`` (K, T, T), each
+    pair's table on the rows observing both: Σ_{k,u,v} n_kuv log(n_kuv n_k / (n_ku n_kv)) / N_jp, never
+    below 0 (rounding where they are independent), 0 for an empty table and on the diagonal.
+    """
+    n_classes, n_features = values.shape[0], len(sizes)
+    information = np.zeros((n_features, n_features))
+    for p in range(n_features):
+        for j in range(n_features):
+            if p == j:
+                continue
+            rows = slice(value_starts[p], value_starts[p] + sizes[p])
+            columns = slice(value_starts[j], value_starts[j] + sizes[j])
+            total, terms = 0.0, 0.0
+            for k in range(n_classes):
+                table = values[k, rows, columns]
+                by_parent = table.sum(axis=1)
+                by_child = np.zeros(sizes[j])
+                for u in range(sizes[p]):
+                    by_child += table[u]
+                by_class = by_parent.sum()
+                total += by_class
+                for u in range(sizes[p]):
+                    for v in range(sizes[j]):
+                        n = table[u, v]
+                        if n > 0:
+                            terms += n * np.log(n * by_class / (by_parent[u] * by_child[v]))
+            if total > 0:
+                information[p, j] = max(terms / total, 0.0)
+    return information

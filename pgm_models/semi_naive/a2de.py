@@ -85,10 +85,12 @@ class A2DE(AODE):
         The domain of each attribute.
     n_categories_ : ndarray of shape (n_features,)
         The domain sizes r_j.
-    triple_count_ : ndarray of shape (n_classes, T, T, T)
+    triple_count_ : ndarray of shape (n_classes, T, T, T), or None
         N(y = k, s, t, u), the (weighted) rows of class k with the value cells s, t and u
         (T = Σ_j r_j, attribute j's r_j cells after those of the attributes before it), counted
-        on the rows observing all three; its diagonals are the pair and single counts.
+        on the rows observing all three; its diagonals are the pair and single counts. None with
+        fewer than three attributes: no pair of super-parents has a child, and the pairs' joint
+        counts are ``pair_count_``'s.
     pair_count_ : ndarray of shape (n_classes, T', T')
         The pair-count tensor of the AODE fallback, as in :class:`AODE` (T' = Σ_j (r_j + 1), a
         cell for "missing" after each attribute's values).
@@ -172,12 +174,18 @@ class A2DE(AODE):
             raise ValueError(f"alpha={self.alpha!r}: A2DE takes a number (no learned prior)")
         super()._check_estimator()
 
+    def _has_children(self) -> bool:
+        """Whether a pair of super-parents has a child to count: at least three attributes."""
+        return len(self._layout.sizes) >= 3
+
     def _init_counts(self, codes, class_index, weight):
         super()._init_counts(codes, class_index, weight)
         n_values = int(self._layout.sizes.sum())
         shape = (len(self.classes_), n_values, n_values, n_values)
         if not (isinstance(self.max_triple_cells, (int, np.integer)) and self.max_triple_cells > 0):
             raise ValueError(f"max_triple_cells must be a whole number > 0, got {self.max_triple_cells!r}")
+        if not self._has_children():  # the one pair's joint is read off AODE's pair counts
+            return
         if math.prod(shape) > self.max_triple_cells:
             raise ValueError(
                 f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
@@ -196,6 +204,9 @@ class A2DE(AODE):
 
     def _count(self, codes, class_index, weight):
         super()._count(codes, class_index, weight)
+        if not self._has_children():
+            self.triple_count_ = None
+            return
         kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")  # loads numba: K·T³ counts repay its import
         triple = kernels.triple_counts(
             np.asarray(self._value_index(codes), dtype=np.intp),
@@ -212,7 +223,7 @@ class A2DE(AODE):
         each attribute pair's K·r_a·r_b cells one Dirichlet block; 0 elsewhere (never read).
         """
         layout, n_classes = self._layout, len(self.classes_)
-        joint = np.diagonal(self.triple_count_, axis1=2, axis2=3)  # (K, T, T): n(k, s, t)
+        joint = self._value_counts(self.pair_count_, layout)  # (K, T, T): n(k, s, t)
         starts, sizes = layout.value_starts, layout.sizes
         blocks = [(a, b) for a in range(len(sizes)) for b in range(len(sizes)) if a != b]
         spans = [(slice(starts[a], starts[a] + sizes[a]), slice(starts[b], starts[b] + sizes[b])) for a, b in blocks]
@@ -232,6 +243,8 @@ class A2DE(AODE):
         (a parent is not a child).
         """
         layout = self._layout
+        if self.triple_count_ is None:  # no child: an empty line for each pair
+            return np.zeros((len(self.classes_), len(layout.value_cells), len(layout.value_cells), 0))
         alpha = np.broadcast_to(self._per_value_cell(layout.sizes), self.triple_count_.shape)
         log_child = log_probabilities(Dirichlet(alpha, layout.sizes).estimate(self.triple_count_, estimate))
         same = layout.same_attribute_mask()
@@ -281,8 +294,10 @@ class A2DE(AODE):
             return cache["a2de", estimate]
         tables = (
             self._log_pair_joint(estimate),
-            self._log_child_means() if self._compiled_child_means(estimate) else self._log_pair_child(estimate),
-            np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0),
+            self._log_child_means()
+            if self._compiled_child_means(estimate) and self.triple_count_ is not None
+            else self._log_pair_child(estimate),
+            self._value_counts(self.pair_count_, self._layout).sum(axis=0),
         )
         if model is self and not isinstance(estimate, PosteriorDraw):
             cache["a2de", estimate] = tables
