@@ -489,21 +489,27 @@ def test_arff_writer_round_trips_nominal_frames_with_missing_values_and_quotes(t
 
 
 def test_one_dependence_benchmark_runs_at_tiny_size(tmp_path):
-    """Every model's row against Weka with Weka's probabilities (same folds, same model), A2DE's
-    row against AODE's with its tensor, and the refusal's message."""
+    """Every model's row against Weka with Weka's probabilities (same folds, same model)."""
     from benchmarks import one_dependence_vs_weka, vs_warm_weka
 
     out = tmp_path / "od.md"
     arguments = ["--repeats", "1", "--warmup", "1", "--rounds", "1", "--datasets", "--rows", "300"]
-    arguments += ["--a2de-rows", "300", "--a2de-attributes", "4", "--a2de-folds", "1", "--write", str(out)]
-    assert one_dependence_vs_weka.main(arguments) == 0
+    assert one_dependence_vs_weka.main([*arguments, "--a2de-rows", "0", "--write", str(out)]) == 0
     text = out.read_text()
     assert text.count("Machine: ") == 1 and one_dependence_vs_weka.HEADING in text
-    a2de = next(line for line in text.splitlines() if line.startswith("| A2DE |")).split(" | ")
-    assert a2de[4] == "2 × 20 × 20 × 20 floats, 0 MiB" and float(a2de[1]) > 0
-    assert "more than max_triple_cells=67,108,864" in text
     if not vs_warm_weka.weka_available():
         pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| synthetic 300 × 30")]
     assert [row[1] for row in rows] == ["AODEsr", "WAODE", "HNB"]
     assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
+
+
+def test_a2de_benchmark_times_both_models_and_is_refused_above_the_limit():
+    """A2DE against AODE on one tiny fold, its tensor's shape, and a refusal that names the limit
+    (more values per attribute where 20 would fit with so few attributes)."""
+    from benchmarks.one_dependence_vs_weka import a2de_against_aode, refusal
+
+    timing = a2de_against_aode(300, 4, 1, 1)
+    assert timing["tensor_shape"] == (2, 20, 20, 20) and timing["a2de_s"] > 0 and timing["aode_s"] > 0
+    values, seconds, message = refusal(300, 4)
+    assert 2 * (values * 4) ** 3 > 2**26 and "more than max_triple_cells=67,108,864" in message
