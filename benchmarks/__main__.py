@@ -6,8 +6,9 @@ One run on one machine: scikit-learn comparisons (benchmarks.vs_sklearn), each c
 its least compiled work (benchmarks.floor), a fresh process's time to its first posterior
 (benchmarks.first_posterior), Weka's AODE
 (benchmarks.aode_vs_weka, skipped with a note when Weka is not installed), per-fold time against a
-warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), structure search
-per fold against a warm Weka BayesNet, against rows, and BMATAN against TAN (benchmarks.structure_search), AODE weights
+warm Weka with a profile of one AODE fit + predict on vote (benchmarks.vs_warm_weka), the same for
+AODEsr, WAODE and HNB with A2DE's time and memory against AODE's (benchmarks.one_dependence_vs_weka), structure
+search per fold against a warm Weka BayesNet, against rows, and BMATAN against TAN (benchmarks.structure_search), AODE weights
 (benchmarks.aode_weights), exact draws vs NUTS (benchmarks.exact_vs_nuts), counts-form vs
 rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data), the text models on a
 1e6 × 1e5 sparse corpus, on Reuters and through Dask (benchmarks.text_at_scale), shrinkage LDA/QDA
@@ -51,6 +52,7 @@ from benchmarks import (
     large_data,
     loo,
     mixed_nb,
+    one_dependence_vs_weka,
     samplers,
     sbc,
     shrinkage,
@@ -113,6 +115,14 @@ def _steps(quick: bool):
             run(
                 structure_search,
                 ["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "2000", "--bmatan-rounds", "1"],
+            ),
+        ),
+        (
+            "one_dependence_vs_weka",
+            run(
+                one_dependence_vs_weka,
+                ["--repeats", "1", "--warmup", "2", "--rounds", "1", "--rows", "2000"]
+                + ["--a2de-rows", "2000", "--a2de-attributes", "8", "--a2de-folds", "1"],
             ),
         ),
         ("aode_weights", run(aode_weights, ["--datasets", "contact-lenses"])),

@@ -28,9 +28,16 @@ WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka
         ("aodesr_c0_weather.nominal", "weather.nominal", {"critical_value": 0}, True),
     ],
 )
-def test_reproduces_weka_aodesr(fixture, dataset, params, removed):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_reproduces_weka_aodesr(fixture, dataset, params, removed, compiled, monkeypatch):
     """weka.classifiers.bayes.AODEsr 3.6.14 (commands: pgm_models/datasets/data/weka/COMMANDS.txt);
-    ``removed``: the fixture's rows lose generalisations (else AODEsr is the m-estimate AODE)."""
+    ``removed``: the fixture's rows lose generalisations (else AODEsr is the m-estimate AODE). The
+    generalisations removed by the compiled loop (numba loaded) and by NumPy's path."""
+    import numba  # noqa: F401  (the compiled loop runs once numba is loaded)
+
+    from pgm_models.semi_naive import aodesr
+
+    monkeypatch.setattr(aodesr, "COMPILED_GENERALISATIONS", compiled)
     X, y = load_dataset(dataset)
     reference = pd.read_csv(WEKA / f"{fixture}.csv")
     model = AODEsr(**params).fit(X, y)
@@ -104,6 +111,28 @@ def test_generalisations_are_weka_s_sequential_loop(dataset, critical_value):
     expected = _weka_generalisations(model, X)
     assert expected.any()
     np.testing.assert_array_equal(model.generalisations(X), expected)
+
+
+@pytest.mark.parametrize("removed", [0, 1])
+@pytest.mark.parametrize(
+    "dataset, critical_value",
+    [("breast-cancer", 5), ("breast-cancer", 0), ("weather.nominal", 0), ("nested", 10), ("nested", 45)],
+)
+def test_compiled_removal_is_numpy_s(dataset, critical_value, removed, monkeypatch):
+    """The compiled loop removes the values NumPy's T × T subsumption table removes, each row in
+    the counts (``removed`` 0) or left out of them (1, leave-one-out's critical-value test)."""
+    import numba  # noqa: F401  (the compiled loop runs once numba is loaded)
+
+    from pgm_models.semi_naive import aodesr
+
+    X, y = _nested() if dataset == "nested" else load_dataset(dataset)
+    model = AODEsr(critical_value=critical_value).fit(X, y)
+    codes = model._encode(X, reset=False, training=False)
+    compiled = model._parent_codes(codes, removed)
+    monkeypatch.setattr(aodesr, "COMPILED_GENERALISATIONS", False)
+    numpy_path = model._parent_codes(codes, removed)
+    assert (compiled != codes).any()
+    np.testing.assert_array_equal(compiled, numpy_path)
 
 
 def test_a_duplicated_column_is_removed_and_the_rest_is_aode():

@@ -602,3 +602,54 @@ def test_first_posterior_takes_step_medians_of_fresh_processes_after_a_warm_up(t
     assert "| import | 2.00 | 1.00 | — |" in text
     assert "| sample_posterior | 6.00 | 1.00 | pymc |" in text
     assert "| total | 20.00 | 4.00 | |" in text  # the median process's sum: 2 × (1 + 2 + 3 + 4)
+
+
+def test_arff_writer_round_trips_nominal_frames_with_missing_values_and_quotes(tmp_path):
+    """The imputed files both sides of one_dependence_vs_weka read: what load_arff reads back is
+    the frame written (categories in declared order, missing values, quotes and backslashes)."""
+    import pandas as pd
+
+    from benchmarks.one_dependence_vs_weka import imputed_copy, write_arff
+    from pgm_models.datasets import load_arff
+
+    X = pd.DataFrame(
+        {
+            "it's": pd.Categorical(["a b", None, "c'd", "a b"], categories=["c'd", "a b", "e\\f"]),
+            "n": pd.Categorical(["1", "2", "2", None], categories=["2", "1"]),
+        }
+    )
+    y = pd.Series(pd.Categorical(["x", "y", "x", "y"], categories=["y", "x"]), name="class")
+    write_arff(tmp_path / "f.arff", X, y, "a relation")
+    X_read, y_read = load_arff(tmp_path / "f.arff")
+    pd.testing.assert_frame_equal(X_read, X)
+    assert list(y_read) == list(y) and list(y_read.cat.categories) == ["y", "x"]
+    imputed_copy(tmp_path / "f.arff", tmp_path / "g.arff")
+    X_imputed, _ = load_arff(tmp_path / "g.arff")
+    assert list(X_imputed["it's"]) == ["a b", "a b", "c'd", "a b"] and list(X_imputed["n"]) == ["1", "2", "2", "2"]
+
+
+def test_one_dependence_benchmark_runs_at_tiny_size(tmp_path):
+    """Every model's row against Weka with Weka's probabilities (same folds, same model)."""
+    from benchmarks import one_dependence_vs_weka, vs_warm_weka
+
+    out = tmp_path / "od.md"
+    arguments = ["--repeats", "1", "--warmup", "1", "--rounds", "1", "--datasets", "--rows", "300"]
+    assert one_dependence_vs_weka.main([*arguments, "--a2de-rows", "0", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert text.count("Machine: ") == 1 and one_dependence_vs_weka.HEADING in text
+    if not vs_warm_weka.weka_available():
+        pytest.skip("Weka 3.6 and a JDK are not installed: the Weka side was not run")
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| synthetic 300 × 30")]
+    assert [row[1] for row in rows] == ["AODEsr", "WAODE", "HNB"]
+    assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
+
+
+def test_a2de_benchmark_times_both_models_and_is_refused_above_the_limit():
+    """A2DE against AODE on one tiny fold, its tensor's shape, and a refusal that names the limit
+    (more values per attribute where 20 would fit with so few attributes)."""
+    from benchmarks.one_dependence_vs_weka import a2de_against_aode, refusal
+
+    timing = a2de_against_aode(300, 4, 1, 1)
+    assert timing["tensor_shape"] == (2, 20, 20, 20) and timing["a2de_s"] > 0 and timing["aode_s"] > 0
+    values, seconds, message = refusal(300, 4)
+    assert 2 * (values * 4) ** 3 > 2**26 and "more than max_triple_cells=67,108,864" in message

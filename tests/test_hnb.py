@@ -18,6 +18,16 @@ from pgm_models.inference.verify import check_posterior
 WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka"
 
 
+def _scoring_path(compiled, monkeypatch):
+    """Score by the compiled loop (numba loaded) or by NumPy's path, and check which one runs."""
+    from pgm_models.semi_naive import hnb
+
+    if compiled:
+        import numba  # noqa: F401  (the compiled loop runs once numba is loaded)
+    monkeypatch.setattr(hnb, "COMPILED_SCORING", compiled)
+    assert HNB._compiled_scoring() is compiled
+
+
 @pytest.mark.parametrize(
     "fixture, dataset, preparation",
     [
@@ -28,9 +38,11 @@ WEKA = Path(__file__).parent.parent / "pgm_models" / "datasets" / "data" / "weka
         ("hnb_mdl_diabetes", "diabetes", "mdl"),
     ],
 )
-def test_reproduces_weka_hnb(fixture, dataset, preparation):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_reproduces_weka_hnb(fixture, dataset, preparation, compiled, monkeypatch):
     """weka.classifiers.bayes.HNB 3.6.14, alone or in a FilteredClassifier (commands:
-    pgm_models/datasets/data/weka/COMMANDS.txt)."""
+    pgm_models/datasets/data/weka/COMMANDS.txt), by the compiled scoring loop and by NumPy's."""
+    _scoring_path(compiled, monkeypatch)
     X, y = weka_data(dataset, preparation)
     reference = pd.read_csv(WEKA / f"{fixture}.csv")
     model = HNB().fit(X, y)
@@ -99,8 +111,10 @@ def _brute_force(X, y, model, rows, estimate, alpha):
     return result
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("estimate", ["mle", "map", "mean", "predictive"])
-def test_equals_the_formula_computed_from_the_rows_with_missing_values(estimate):
+def test_equals_the_formula_computed_from_the_rows_with_missing_values(estimate, compiled, monkeypatch):
+    _scoring_path(compiled, monkeypatch)
     X, y = load_dataset("breast-cancer")
     model = HNB(estimator="laplace", alpha=2.0).fit(X, y)
     rows = np.r_[

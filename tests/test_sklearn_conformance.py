@@ -1,9 +1,9 @@
 """scikit-learn's own estimator test suite, run on every estimator of the zoo and on the
 discretizers.
 
-Every check applies and passes but A2DE's on continuous data read as categories
-(check_dtype_object, check_classifiers_train): their hundreds of declared values would need a
-triple-count tensor of gigabytes, which A2DE refuses (``EXPECTED_FAILURES``). Two tags say how checks
+Every check applies and passes (A2DE's too: the categorical tag has the checks round their
+continuous data to integers, a few values per attribute, where read as categories their
+hundreds of distinct floats would need a triple-count tensor of gigabytes). Two tags say how checks
 see the models, as scikit-learn's own classes do: the categorical models accept NaN (a
 missing value, skipped as Weka does), and the discrete naive Bayes models have ``poor_score``
 (the training-accuracy check feeds continuous blobs, which are not counts, presence
@@ -24,18 +24,6 @@ EXPECTED_FAILURES: dict = {
     # HierarchicalNB samples its hyperparameter with NUTS; scikit-learn fixes a ``random_state``
     # parameter for this check, and this model's seed is ``random_seed`` (None: fresh draws per fit)
     "HierarchicalNB": {"check_fit_idempotent": "NUTS draws anew on each fit unless random_seed is set"},
-    # A2DE counts a dense K × T³ triple tensor; these checks' rows of distinct floats, read as
-    # categories, declare hundreds of values (check_dtype_object: T = 560, a 4 × 560³ tensor of
-    # 5 GiB), above A2DE's max_triple_cells, which it refuses up front
-    "A2DE": {
-        check: "the triple-count tensor of its hundreds of declared values is refused as too large (max_triple_cells)"
-        for check in (
-            "check_dtype_object",
-            "check_classifiers_train",
-            "check_classifiers_train(readonly_memmap=True)",
-            "check_classifiers_train(readonly_memmap=True,X_dtype=float32)",
-        )
-    },
 }
 
 DISCRETIZERS = [EqualWidthDiscretizer(), EqualFrequencyDiscretizer(), MDLDiscretizer()]

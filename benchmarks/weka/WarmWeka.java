@@ -6,6 +6,7 @@
 // Build: javac -cp /usr/share/java/weka.jar -d BUILD benchmarks/weka/WarmWeka.java
 // Run:   java -cp /usr/share/java/weka.jar:BUILD WarmWeka data.arff MODEL warmup rounds [folds seed]
 //        MODEL: nb (NaiveBayes), aode (AODE), mdl-aode (FilteredClassifier: supervised Discretize + AODE),
+//               aodesr (AODEsr), waode (WAODE), hnb (HNB); each with Weka's default options
 //        bn-k2, bn-hc, bn-tan (BayesNet, SimpleEstimator -A 0.5, score BAYES; K2 -P 2, HillClimber -P 2 -R, TAN)
 // Output (stdout), one line each:
 //   test FOLD ROW ROW ...        0-based rows of the file in the fold's test set
@@ -14,7 +15,10 @@
 import weka.classifiers.Classifier;
 import weka.classifiers.bayes.AODE;
 import weka.classifiers.bayes.BayesNet;
+import weka.classifiers.bayes.AODEsr;
+import weka.classifiers.bayes.HNB;
 import weka.classifiers.bayes.NaiveBayes;
+import weka.classifiers.bayes.WAODE;
 import weka.classifiers.meta.FilteredClassifier;
 import weka.core.Attribute;
 import weka.core.Instances;
@@ -40,13 +44,16 @@ public class WarmWeka {
             return net;
         }
         if (model.equals("aode")) return new AODE();
+        if (model.equals("aodesr")) return new AODEsr();
+        if (model.equals("waode")) return new WAODE();
+        if (model.equals("hnb")) return new HNB();
         if (model.equals("mdl-aode")) {
             FilteredClassifier filtered = new FilteredClassifier();
             filtered.setFilter(new Discretize());
             filtered.setClassifier(new AODE());
             return filtered;
         }
-        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode, bn-k2, bn-hc, bn-tan)");
+        throw new IllegalArgumentException("unknown model " + model + " (nb, aode, mdl-aode, aodesr, waode, hnb, bn-k2, bn-hc, bn-tan)");
     }
 
     public static void main(String[] args) throws Exception {

@@ -180,3 +180,44 @@ def _averages(exp_terms, peaks, normalisers, fallback):
                 total += exp_terms[n, k, a]
             scores[n, k] = np.log(total) + peaks[n, k] - normalisers[n]
     return scores
+
+
+@compiled
+def without_generalisations(pair_count, value_cells, value_starts, codes, critical_value, removed):
+    """AODEsr's rows: ``codes`` (N, F) with −1 in place of each value x_i that another observed value
+    x_j of the row subsumes: N(x_j) − ``removed`` > ``critical_value``, N(x_i, x_j) = N(x_j), and not
+    N(x_i) = N(x_j) with i before j (two values that imply each other remove only the later
+    attribute's). N are the class-free sums of ``pair_count`` (K, T', T'), added class by class as
+    NumPy's sum over the classes adds them; ``value_cells`` (T,) and ``value_starts`` (F,) place
+    each value among the T' cells. F² tests a row, where NumPy's path builds the T × T test first.
+    """
+    n_rows, n_features = codes.shape
+    n_classes = pair_count.shape[0]
+    result = codes.copy()
+    cells = np.empty(n_features, np.intp)  # the row's cells among the T', −1 where missing
+    frequency = np.empty(n_features)
+    for n in range(n_rows):
+        for a in range(n_features):
+            cells[a] = -1
+            if codes[n, a] >= 0:
+                cell = value_cells[value_starts[a] + codes[n, a]]
+                cells[a] = cell
+                total = 0.0
+                for k in range(n_classes):
+                    total += pair_count[k, cell, cell]
+                frequency[a] = total
+        for i in range(n_features):
+            if cells[i] < 0:
+                continue
+            for j in range(n_features):
+                if j == i or cells[j] < 0 or not frequency[j] - removed > critical_value:
+                    continue
+                if frequency[i] == frequency[j] and i < j:
+                    continue
+                both = 0.0
+                for k in range(n_classes):
+                    both += pair_count[k, cells[i], cells[j]]
+                if both == frequency[j]:
+                    result[n, i] = -1
+                    break
+    return result

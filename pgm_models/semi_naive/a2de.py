@@ -15,7 +15,9 @@ cell, m/r_j per child cell). A missing value is skipped as parent and as child.
 The counts are the triple tensor N(y = k, s, t, u) over the T value cells (``triple_count_``,
 K·T³ floats); its diagonals are the pair and joint counts. A tensor that cannot fit in memory is
 refused before counting, with its size: one above ``max_triple_cells``, or one that cannot fit in
-memory.
+memory. The counts, the posterior-mean child tables and the scores are compiled loops
+(``pgm_models.semi_naive._a2de_kernel``, numba, which A2DE loads itself: its K·T³ counts repay
+the import), F³/6 additions a training row and K·F³/2 lookups a test row.
 """
 
 from __future__ import annotations
@@ -24,14 +26,12 @@ import math
 
 import numpy as np
 
-from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
-from pgm_models.discrete.pairs import check_memory, one_hot
+from pgm_models._utils import jit
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
+from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import is_learned
-from pgm_models.semi_naive._base import _added
+from pgm_models.semi_naive._base import _OPERANDS_OF_CALL, _added
 from pgm_models.semi_naive.aode import AODE
-
-# rows multiplied into the triple counts at a time: a block's (rows, T²) products stay bounded
-COUNT_ROWS = 2048
 
 
 class A2DE(AODE):
@@ -85,10 +85,12 @@ class A2DE(AODE):
         The domain of each attribute.
     n_categories_ : ndarray of shape (n_features,)
         The domain sizes r_j.
-    triple_count_ : ndarray of shape (n_classes, T, T, T)
+    triple_count_ : ndarray of shape (n_classes, T, T, T), or None
         N(y = k, s, t, u), the (weighted) rows of class k with the value cells s, t and u
         (T = Σ_j r_j, attribute j's r_j cells after those of the attributes before it), counted
-        on the rows observing all three; its diagonals are the pair and single counts.
+        on the rows observing all three; its diagonals are the pair and single counts. None with
+        fewer than three attributes: no pair of super-parents has a child, and the pairs' joint
+        counts are ``pair_count_``'s.
     pair_count_ : ndarray of shape (n_classes, T', T')
         The pair-count tensor of the AODE fallback, as in :class:`AODE` (T' = Σ_j (r_j + 1), a
         cell for "missing" after each attribute's values).
@@ -172,12 +174,18 @@ class A2DE(AODE):
             raise ValueError(f"alpha={self.alpha!r}: A2DE takes a number (no learned prior)")
         super()._check_estimator()
 
+    def _has_children(self) -> bool:
+        """Whether a pair of super-parents has a child to count: at least three attributes."""
+        return len(self._layout.sizes) >= 3
+
     def _init_counts(self, codes, class_index, weight):
         super()._init_counts(codes, class_index, weight)
         n_values = int(self._layout.sizes.sum())
         shape = (len(self.classes_), n_values, n_values, n_values)
         if not (isinstance(self.max_triple_cells, (int, np.integer)) and self.max_triple_cells > 0):
             raise ValueError(f"max_triple_cells must be a whole number > 0, got {self.max_triple_cells!r}")
+        if not self._has_children():  # the one pair's joint is read off AODE's pair counts
+            return
         if math.prod(shape) > self.max_triple_cells:
             raise ValueError(
                 f"A2DE's triple counts would be a {' × '.join(map(str, shape))} tensor (classes × values³, {n_values} values of "
@@ -196,18 +204,17 @@ class A2DE(AODE):
 
     def _count(self, codes, class_index, weight):
         super()._count(codes, class_index, weight)
-        n_values, n_classes = len(self._layout.value_cells), len(self.classes_)
-        triple = np.zeros((n_classes, n_values, n_values, n_values))
-        for start in range(0, len(codes), COUNT_ROWS):
-            rows = slice(start, start + COUNT_ROWS)
-            design = one_hot(self._value_index(codes[rows]), n_values + 1)[:, :n_values]  # a missing value has no cell
-            for k in range(n_classes):
-                of_class = class_index[rows] == k
-                rows_k = design[of_class]
-                pairs = (rows_k * weight[rows][of_class, None])[:, :, None] * rows_k[:, None, :]
-                triple[k] += (pairs.reshape(len(rows_k), n_values * n_values).T @ rows_k).reshape(
-                    n_values, n_values, n_values
-                )
+        if not self._has_children():
+            self.triple_count_ = None
+            return
+        kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")  # loads numba: K·T³ counts repay its import
+        triple = kernels.triple_counts(
+            np.asarray(self._value_index(codes), dtype=np.intp),
+            np.asarray(class_index, dtype=np.intp),
+            np.asarray(weight, dtype=float),
+            len(self.classes_),
+            len(self._layout.value_cells),
+        )
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
     # ------------------------------------------------------------------ estimates
@@ -216,7 +223,7 @@ class A2DE(AODE):
         each attribute pair's K·r_a·r_b cells one Dirichlet block; 0 elsewhere (never read).
         """
         layout, n_classes = self._layout, len(self.classes_)
-        joint = np.diagonal(self.triple_count_, axis1=2, axis2=3)  # (K, T, T): n(k, s, t)
+        joint = self._value_counts(self.pair_count_, layout)  # (K, T, T): n(k, s, t)
         starts, sizes = layout.value_starts, layout.sizes
         blocks = [(a, b) for a in range(len(sizes)) for b in range(len(sizes)) if a != b]
         spans = [(slice(starts[a], starts[a] + sizes[a]), slice(starts[b], starts[b] + sizes[b])) for a, b in blocks]
@@ -236,11 +243,36 @@ class A2DE(AODE):
         (a parent is not a child).
         """
         layout = self._layout
+        if self.triple_count_ is None:  # no child: an empty line for each pair
+            return np.zeros((len(self.classes_), len(layout.value_cells), len(layout.value_cells), 0))
         alpha = np.broadcast_to(self._per_value_cell(layout.sizes), self.triple_count_.shape)
         log_child = log_probabilities(Dirichlet(alpha, layout.sizes).estimate(self.triple_count_, estimate))
         same = layout.same_attribute_mask()
         np.copyto(log_child, 0.0, where=same[None, :, None, :] | same[None, None, :, :])
         return log_child
+
+    def _compiled_child_means(self, estimate) -> bool:
+        """Whether the child tables are the compiled posterior means (``log_child_means``): the estimate
+        (a name, not a PosteriorDraw) is the mean and every concentration > 0.
+        """
+        return (
+            isinstance(estimate, str)
+            and estimate in ("mean", "predictive")
+            and bool(np.min(self._per_value_cell(self._layout.sizes)) > 0)
+        )
+
+    def _log_child_means(self):
+        """``_log_pair_child("mean")`` where scoring reads it, by one compiled pass over the counts
+        (NumPy's blocked estimate holds several K·T³ temporaries).
+        """
+        layout = self._layout
+        return jit.kernels("pgm_models.semi_naive._a2de_kernel").log_child_means(
+            self.triple_count_,
+            layout.value_starts,
+            layout.sizes,
+            layout.attribute_of_value_cell,
+            np.ascontiguousarray(self._per_value_cell(layout.sizes), dtype=float),
+        )
 
     def _components(self):
         """None: A2DE averages two-parent models that it does not expose one by one (AODE's
@@ -296,37 +328,39 @@ class A2DE(AODE):
         )
 
     def _floats_per_row(self):
-        """AODE's (the fallback), and every class's F³ gathered child terms and F² pair scores."""
-        n_classes, n_features = len(self.classes_), self.n_features_in_
-        return super()._floats_per_row() + 2 * n_classes * n_features**3 + 3 * n_classes * n_features**2
+        """AODE's (the fallback), and each row's K scores and F² pair terms in the compiled loop."""
+        return super()._floats_per_row() + len(self.classes_) + self.n_features_in_**2
+
+    def _a2de_tables(self, estimate):
+        """(log P(y, x_a, x_b) (K, T, T), log P(x_j | y, x_a, x_b) (K, T, T, T), N(x_a, x_b) (T, T)),
+        made once per prediction call (``_OPERANDS_OF_CALL``, as AODE's operands; a PosteriorDraw,
+        whose rows form one block, draws each parameter once).
+        """
+        model, cache = _OPERANDS_OF_CALL.get()
+        if model is self and not isinstance(estimate, PosteriorDraw) and ("a2de", estimate) in cache:
+            return cache["a2de", estimate]
+        tables = (
+            self._log_pair_joint(estimate),
+            self._log_child_means()
+            if self._compiled_child_means(estimate) and self.triple_count_ is not None
+            else self._log_pair_child(estimate),
+            self._value_counts(self.pair_count_, self._layout).sum(axis=0),
+        )
+        if model is self and not isinstance(estimate, PosteriorDraw):
+            cache["a2de", estimate] = tables
+        return tables
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        layout = self._layout
-        n_values, n_features = len(layout.value_cells), len(layout.sizes)
-        cells = self._value_index(codes)  # (N, F), T where missing
-        log_child = np.pad(self._log_pair_child(estimate), ((0, 0), (0, 1), (0, 1), (0, 1)))  # a missing child adds 0
-        log_joint = np.pad(self._log_pair_joint(estimate), ((0, 0), (0, 1), (0, 1)))
-        by_parent, by_other = cells[:, :, None], cells[:, None, :]
-        children = log_child[:, by_parent[:, :, :, None], by_other[:, :, :, None], cells[:, None, None, :]].sum(
-            axis=4
-        )  # (K, N, F, F)
-        scores = log_joint[:, by_parent, by_other] + children
-        pair_frequency = np.pad(
-            np.diagonal(self.triple_count_, axis1=2, axis2=3).sum(axis=0), ((0, 1), (0, 1)), constant_values=-np.inf
+        log_joint, log_child, pair_frequency = self._a2de_tables(estimate)
+        averaged, count = jit.kernels("pgm_models.semi_naive._a2de_kernel").a2de_log_scores(
+            log_joint,
+            log_child,
+            pair_frequency,
+            np.asarray(self._value_index(codes), dtype=np.intp),
+            float(self.frequency_limit),
         )
-        upper = np.triu(np.ones((n_features, n_features), dtype=bool), 1)
-        eligible = (
-            (pair_frequency[by_parent, by_other] >= self.frequency_limit)
-            & upper
-            & (by_parent < n_values)
-            & (by_other < n_values)
-        )
-        scores = np.where(eligible[None], scores, -np.inf).reshape(len(self.classes_), len(codes), -1)
-        count = eligible.sum(axis=(1, 2))
-        with np.errstate(divide="ignore", invalid="ignore"):  # a row with no eligible pair: the fallback's
-            averaged = (log_sum_exp(scores, axis=2) - np.log(count)[None, :]).T
-        fallback = count == 0
+        fallback = count == 0  # a row with no eligible pair: AODE's
         if fallback.any():
             averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
         return averaged

@@ -22,8 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import jit
 from pgm_models._utils.validation import as_array_like, check_fitted
 from pgm_models.semi_naive.aode import AODE
+
+# Remove the generalisations by the compiled loop of ``_aode_kernel`` once numba is loaded in the
+# process (``jit.loaded``). False: always the NumPy path (the T × T subsumption table).
+COMPILED_GENERALISATIONS = True
 
 
 class AODEsr(AODE):
@@ -197,6 +202,16 @@ class AODEsr(AODE):
         return self._subsumes(removed)[cells[:, :, None], cells[:, None, :]].any(axis=2)
 
     def _parent_codes(self, codes, removed):
+        if COMPILED_GENERALISATIONS and jit.loaded():  # F² tests a row, no T × T table (a small fold's cost)
+            self._check_critical_value()
+            return jit.kernels("pgm_models.semi_naive._aode_kernel").without_generalisations(
+                self.pair_count_,
+                self._layout.value_cells,
+                self._layout.value_starts,
+                jit.kernel_codes(np.asarray(codes)),
+                float(self.critical_value),
+                float(removed),
+            )
         return np.where(self._generalisations(codes, removed), -1, codes)
 
     def _floats_per_row(self):

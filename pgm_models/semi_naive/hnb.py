@@ -30,13 +30,20 @@ normalised likelihood (each attribute's hidden parent is drawn among the others)
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from scipy.special import xlogy
 
+from pgm_models._utils import jit
 from pgm_models.base import integer_counts
-from pgm_models.conjugate import Dirichlet, log_probabilities
+from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
-from pgm_models.semi_naive._base import SemiNaiveBayes
+from pgm_models.semi_naive._base import _OPERANDS_OF_CALL, SemiNaiveBayes
+
+# Score with the compiled loop of ``_hnb_kernel`` (numba) once numba is loaded in the process
+# (``jit.loaded``: a lone fit does not pay its import). False: always the NumPy path.
+COMPILED_SCORING = True
 
 
 class HNB(SemiNaiveBayes):
@@ -173,6 +180,9 @@ class HNB(SemiNaiveBayes):
         """
         layout = self._layout
         values = self._value_counts(self.pair_count_, layout)  # (K, T, T): n(k, u, v)
+        if self._compiled_scoring():  # one pass over the counts, not some twenty NumPy calls (a small fold's cost)
+            kernels = jit.kernels("pgm_models.semi_naive._hnb_kernel")
+            return kernels.conditional_mutual_information(values, layout.value_starts, layout.sizes)
         starts = layout.value_starts
         by_parent_value = np.add.reduceat(values, starts, axis=2)  # (K, T, F): n(k, u) in the (p, j) table
         by_child_value = np.add.reduceat(values, starts, axis=1)  # (K, F, T): n(k, v)
@@ -193,26 +203,61 @@ class HNB(SemiNaiveBayes):
         return information
 
     def _floats_per_row(self):
-        """Per row: every class's F × F gathered table entries, weights and their products."""
+        """Per row: the compiled loop's K scores and F cells, or NumPy's every class's F × F gathered
+        table entries, weights and their products.
+        """
         n_features = self.n_features_in_
+        if self._compiled_scoring():
+            return len(self.classes_) + n_features
         return 3 * len(self.classes_) * n_features * n_features + 4 * n_features
 
+    def _hnb_tables(self, estimate):
+        """(P(x_j = v | y, x_p = u) (K, T, T), P(x_j = v | y) (K, T), P(y) (K,), W (F, F)), made once per
+        prediction call (``_OPERANDS_OF_CALL``, as AODE's operands; a PosteriorDraw, whose rows form
+        one block, draws each parameter once).
+        """
+        model, cache = _OPERANDS_OF_CALL.get()
+        shared = model is self and not isinstance(estimate, PosteriorDraw)
+        if shared and ("hnb", estimate) in cache:
+            return cache["hnb", estimate]
+        tables = (
+            self._child_prior().estimate(self._value_counts(self.pair_count_, self._layout), estimate),
+            self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate),
+            self._class_probabilities(estimate),
+            self.conditional_mutual_information(),
+        )
+        if shared:
+            cache["hnb", estimate] = tables
+        return tables
+
+    @staticmethod
+    def _compiled_scoring() -> bool:
+        """Whether the rows are scored by ``_hnb_kernel``: ``COMPILED_SCORING`` is on and numba is loaded."""
+        return COMPILED_SCORING and jit.loaded()
+
+    def _scoring_threads(self, estimate):
+        if self._compiled_scoring():
+            return nullcontext()  # the compiled loop calls no BLAS (setting its threads is a cost for nothing)
+        return super()._scoring_threads(estimate)
+
     def _joint_log_likelihood(self, codes, estimate):
-        layout = self._layout
-        n_values = len(layout.value_cells)
-        child = self._child_prior().estimate(
-            self._value_counts(self.pair_count_, layout), estimate
-        )  # (K, T, T) P(v | k, u)
-        naive_bayes = self._naive_bayes_prior().estimate(self._diagonal_counts(), estimate)  # (K, T) P(v | k)
-        class_prob = self._class_probabilities(estimate)
+        child, naive_bayes, class_prob, information = self._hnb_tables(estimate)
         cells = self._value_index(codes)  # (N, F), T where missing
-        observed = cells < n_values
+        if self._compiled_scoring():
+            with np.errstate(divide="ignore"):
+                log_class = np.log(class_prob)
+            return jit.kernels("pgm_models.semi_naive._hnb_kernel").hnb_log_scores(
+                np.ascontiguousarray(child, dtype=float),
+                np.ascontiguousarray(naive_bayes, dtype=float),
+                np.ascontiguousarray(log_class, dtype=float),
+                np.ascontiguousarray(information),
+                np.asarray(cells, dtype=np.intp),
+            )
+        observed = cells < len(self._layout.value_cells)
         padded = np.pad(child, ((0, 0), (0, 1), (0, 1)))
         # [k, n, p, j] = P(x_j | y = k, x_p): parent p's value against child j's
         gathered = padded[:, cells[:, :, None], cells[:, None, :]]
-        weights = (
-            self.conditional_mutual_information().T[None, :, :] * observed[:, :, None]
-        )  # (N, p, j): W_jp for observed p
+        weights = information.T[None, :, :] * observed[:, :, None]  # (N, p, j): W_jp for observed p
         total = weights.sum(axis=1)  # (N, j)
         with np.errstate(invalid="ignore", divide="ignore"):
             mixed = np.einsum("knpj,npj->knj", gathered, weights) / total[None]
