@@ -462,3 +462,16 @@ def test_each_section_records_its_machine_date_and_load_under_its_command(tmp_pa
     assert lines[lines.index("Command: `python -m benchmarks.a`") + 1].startswith("Machine: ")
     assert re.search(r"Machine: .*cores.*; \d\d \w{3} \d{4} \d\d:\d\d UTC; load average", out.read_text())
     assert lines[lines.index("## B") + 2].startswith("Machine: ") and out.read_text().count("Machine: ") == 2
+
+
+def test_wide_csv_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import wide_csv
+
+    out = tmp_path / "c.md"
+    assert wide_csv.main(["--shapes", "30x4", "--repeats", "1", "--no-cli", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert (
+        wide_csv.HEADING in text
+        and "Command: `python -m benchmarks.wide_csv --shapes 30x4 --repeats 1 --no-cli`" in text
+    )
+    assert "| 30 × 4 | abc |" in text and "| 30 × 4 | own |" in text
