@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import as_array_like, check_n_draws
+from pgm_models._utils.validation import as_array_like, check_n_draws, is_number
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities, normal
 from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singular
@@ -205,7 +205,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         elif shrinkage is None or (isinstance(shrinkage, str) and shrinkage in ("auto", "oas")):
             kind = shrinkage
         elif isinstance(shrinkage, (bool, np.bool_)) or not (
-            np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1
+            is_number(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1
         ):
             raise ValueError(
                 f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}"
@@ -331,7 +331,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _check_reg_param(self) -> float:
         """The shrinkage weight r ∈ [0, 1] of (1 − r)Σ + rI (outside it the matrix need not be a covariance)."""
         r = self.reg_param
-        if isinstance(r, (bool, np.bool_)) or not (np.isscalar(r) and np.isreal(r) and 0 <= r <= 1):
+        if isinstance(r, (bool, np.bool_)) or not (is_number(r) and np.isreal(r) and 0 <= r <= 1):
             raise ValueError(f"reg_param must be a number in [0, 1] (the weight of I in (1 − r)Σ + rI), got {r!r}")
         return float(r)
 
