@@ -74,13 +74,13 @@ def maximize_log_evidence(log_evidence_and_gradient, n_params: int, start=None, 
 
 
 POLISH_MAX_FREE = 256  # free values beyond which the dense Hessian costs more than the polish is worth
-_POLISH_STEP = 1e-5  # central-difference step in log λ: the gradient's rounding over it stays far below the curvature
+_POLISH_STEP = 1e-6  # forward-difference step in log λ: the gradient's rounding over it stays far below the curvature
 
 
 def polish_on_the_gradient(gradient, x, max_steps: int = 20):
     """Newton's method on the log-space gradient from L-BFGS-B's stop ``x``: the values inside
     the bounds (and those on a bound whose gradient points inward) take Newton steps with a
-    central-difference Hessian of the analytic gradient; a value that a step takes past a bound
+    forward-difference Hessian of the analytic gradient; a value that a step takes past a bound
     stays on it. L-BFGS-B stops where the *function* stops improving, which along a flat
     direction (a strength far above the row count, the evidence then changing by a few ulps of
     its value) is anywhere in a wide region, so two fits of the same statistics (one ``fit``,
@@ -102,7 +102,7 @@ def polish_on_the_gradient(gradient, x, max_steps: int = 20):
         for column, i in enumerate(index):
             step = np.zeros_like(x)
             step[i] = _POLISH_STEP
-            hessian[:, column] = (gradient(x + step)[index] - gradient(x - step)[index]) / (2 * _POLISH_STEP)
+            hessian[:, column] = (gradient(x + step)[index] - g[index]) / _POLISH_STEP
         hessian = (hessian + hessian.T) / 2
         try:
             chol = np.linalg.cholesky(-hessian)
