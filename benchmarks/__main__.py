@@ -14,7 +14,7 @@ rows-form NUTS (benchmarks.counts_vs_rows), peak memory (benchmarks.large_data),
 1e6 × 1e5 sparse corpus, on Reuters and through Dask (benchmarks.text_at_scale), shrinkage LDA/QDA
 against scikit-learn and against the evidence-learned prior (benchmarks.shrinkage), Dask rows/s
 against workers and out of core (benchmarks.dask_scaling), MixedNB against Weka and binned naive
-Bayes (benchmarks.mixed_nb), 10-fold CV beside busy processes (benchmarks.cv_under_load), the NUTS
+Bayes (benchmarks.mixed_nb), reading a wide CSV (benchmarks.wide_csv), 10-fold CV beside busy processes (benchmarks.cv_under_load), the NUTS
 backends on every zoo model (benchmarks.samplers), the cold vs warm start of `pgm-models zoo` per
 backend (benchmarks.zoo_start), exact LOO (benchmarks.loo), empirical Bayes in cross-validation
 (benchmarks.evidence_cv), SBC of the hierarchical models (benchmarks.sbc) and the false-alarm rate and
@@ -60,6 +60,7 @@ from benchmarks import (
     text_at_scale,
     vs_sklearn,
     vs_warm_weka,
+    wide_csv,
     zoo_start,
 )
 
@@ -169,6 +170,7 @@ def _steps(quick: bool):
             "dask_scaling",
             run(dask_scaling, ["--rows", "20000", "--blocks", "4", "--repeats", "1", "--ooc-rows", "40000"]),
         ),
+        ("wide_csv", run(wide_csv, ["--shapes", "300x20", "--repeats", "1", "--no-cli"], ["--shapes", "5000x20"])),
         ("mixed_nb", run(mixed_nb, ["--rows", "2000", "--repeats", "1", "--datasets", "iris"])),
         ("cv_under_load", run(cv_under_load, ["--repeats", "1", "--min-seconds", "0"], ["--repeats", "3"])),
         ("samplers", nuts_backends),

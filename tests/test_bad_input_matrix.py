@@ -10,13 +10,22 @@ import pandas as pd
 import pytest
 
 from pgm_models import (
+    A2DE,
     AODE,
+    BMATAN,
+    HNB,
+    KDB,
     LDA,
+    MANB,
     QDA,
     SPODE,
     TAN,
+    WAODE,
+    AODEsr,
+    BayesNetClassifier,
     BernoulliNB,
     CategoricalNB,
+    ComplementNB,
     GaussianNB,
     LogisticRegression,
     MixedNB,
@@ -28,6 +37,10 @@ Y = np.array(["a", "b", "a", "b"])
 COLORS = pd.DataFrame({"color": ["red", "blue", "red", "blue"], "size": ["S", "L", "L", "S"]})
 NULLABLE = pd.DataFrame({"w": pd.array([1.0, None, 2.0, 0.0], dtype="Float64"), "v": [1.0, 2.0, 0.0, 1.0]})
 HUGE = np.vstack([X3, X3 + 1]) * 1e160
+CODES = np.array([[0, 1, 2], [1, 0, 1], [2, 2, 0], [1, 1, 1]])  # nominal values as codes
+NOMINAL = (AODEsr, WAODE, HNB, A2DE, KDB, BayesNetClassifier, MANB, BMATAN)
+DISCRETE = (CategoricalNB, BernoulliNB, MultinomialNB, ComplementNB, SPODE, TAN, AODE, *NOMINAL)
+EVERY = (*DISCRETE, GaussianNB, LDA, QDA, LogisticRegression, MixedNB)
 
 
 def with_value(row, column, value, X=X3):
@@ -205,6 +218,28 @@ CASES = [
         ValueError,
         r"X has repeated column name\(s\) \['size'\]",
     ),
+    *[
+        (
+            f"AODE tempered weights, temperature={t!r}",
+            lambda t=t: AODE(weights="tempered", temperature=t).fit(CODES, Y).predict_proba(CODES),
+            ValueError,
+            rf"temperature must be a number ≥ 0, got {text}",
+        )
+        for t, text in ((-1, "-1"), ("hot", "'hot'"), (np.nan, "nan"))
+    ],
+    *[
+        (
+            f"MixedNB {name}={value!r} with a Gaussian column",
+            fit(MixedNB, NULLABLE.astype(float).fillna(0.5), **{name: value}),
+            ValueError,
+            rf"{name} must be a number {bound}, got {text}",
+        )
+        for name, value, bound, text in (
+            ("var_strength", -1, "> 0", "-1"),
+            ("mean_strength", "x", "> 0", "'x'"),
+            ("var_smoothing", -1, "≥ 0", "-1"),
+        )
+    ],
     (
         "pair tensor beyond memory",
         lambda: TAN(n_categories=1000).fit(np.zeros((2, 2000), dtype=int), [0, 1]),
@@ -212,6 +247,260 @@ CASES = [
         r"TAN's pair counts, a 2 × 2002000 × 2002000 tensor .* GiB of memory, more than the .* GiB available",
     ),
 ]
+
+
+# issue 33: this round's families and their parameters; class_prior and n_categories on every model that takes them
+ROUND_3 = [
+    *[
+        (f"string m for {M.__name__}", M, dict(m="abc"), r"m must be a number ≥ 0, got 'abc'")
+        for M in (SPODE, AODE, AODEsr, WAODE, HNB, A2DE)
+    ],
+    *[
+        (f"m < 0 for {M.__name__}", M, dict(estimator="m-estimate", m=-1.0), r"m must be a number ≥ 0, got -1.0")
+        for M in (AODEsr, WAODE, HNB, A2DE)
+    ],
+    *[
+        (f"estimator typo for {M.__name__}", M, dict(estimator="laplase"), r"estimator='laplase' is not one of")
+        for M in (AODEsr, WAODE, HNB, A2DE)
+    ],
+    *[
+        (f"alpha < 0 for {M.__name__}", M, dict(alpha=-1), r"alpha must be a number ≥ 0, got -1")
+        for M in (AODEsr, WAODE, HNB, A2DE)
+    ],
+    (
+        "A2DE takes no learned alpha",
+        A2DE,
+        dict(alpha="evidence"),
+        r"alpha='evidence': A2DE takes a number \(no learned prior\)",
+    ),
+    (
+        "A2DE max_triple_cells 0",
+        A2DE,
+        dict(max_triple_cells=0),
+        r"max_triple_cells must be a whole number > 0, got 0",
+    ),
+    ("A2DE frequency_limit < 0", A2DE, dict(frequency_limit=-1), r"frequency_limit must be a number ≥ 0 \(Weka -F\)"),
+    ("AODEsr critical_value NaN", AODEsr, dict(critical_value=np.nan), r"critical_value must be a number ≥ 0.*got nan"),
+    ("AODEsr critical_value string", AODEsr, dict(critical_value="50"), r"critical_value must be .*got '50'"),
+    ("KDB k < 0", KDB, dict(k=-1), r"k must be a whole number ≥ 0 \(attribute parents besides the class\), got -1"),
+    ("KDB fractional k", KDB, dict(k=1.5), r"k must be a whole number ≥ 0.*got 1.5"),
+    *[
+        (f"prior_count {v!r} for {M.__name__}", M, dict(prior_count=v), rf"prior_count must be a number > 0, got {t}")
+        for M in (KDB, BayesNetClassifier)
+        for v, t in ((0, "0"), ("abc", "'abc'"), (np.inf, "inf"))
+    ],
+    *[
+        (
+            f"missing policy typo for {M.__name__}",
+            M,
+            dict(missing="drop"),
+            r"missing='drop' is not one of \('mode', 'error'\)",
+        )
+        for M in (KDB, BayesNetClassifier, BMATAN)
+    ],
+    (
+        "BayesNetClassifier search typo",
+        BayesNetClassifier,
+        dict(search="k3"),
+        r"search='k3' is not one of \('k2', 'hill-climb', 'tan'\)",
+    ),
+    (
+        "BayesNetClassifier score typo",
+        BayesNetClassifier,
+        dict(score_type="mdl"),
+        r"score_type='mdl' is not one of \('bayes', 'bdeu', 'bic', 'aic', 'loglik'\)",
+    ),
+    *[
+        (
+            f"BayesNetClassifier max_parents={v!r}",
+            BayesNetClassifier,
+            dict(max_parents=v),
+            rf"max_parents must be a whole number ≥ 0 \(the class counts as one\), got {t}",
+        )
+        for v, t in ((-1, "-1"), (1.5, "1.5"), ("2", "'2'"))
+    ],
+    *[
+        (
+            f"MANB arc_prior={v!r}",
+            MANB,
+            dict(arc_prior=v),
+            rf"arc_prior must be a number in \(0, 1\) or 'evidence', got {t}",
+        )
+        for v, t in ((0.0, "0.0"), (1.0, "1.0"), (np.nan, "nan"))
+    ],
+    (
+        "MANB arc_prior typo",
+        MANB,
+        dict(arc_prior="evidense"),
+        r"arc_prior='evidense': a string must be one of \('evidence',\)",
+    ),
+    *[
+        (f"MANB alpha={v!r}", MANB, dict(alpha=v), rf"alpha must be a number > 0, got {t}")
+        for v, t in ((0, "0"), ("abc", "'abc'"))
+    ],
+    *[
+        (f"BMATAN ess={v!r}", BMATAN, dict(ess=v), rf"ess must be a number > 0, got {t}")
+        for v, t in ((0, "0"), ("1", "'1'"))
+    ],
+    (
+        "BMATAN edge_prior of the wrong shape",
+        BMATAN,
+        dict(edge_prior=np.ones((2, 2))),
+        r"edge_prior must be a symmetric \(3, 3\) array of finite numbers > 0 off the diagonal, got shape \(2, 2\)",
+    ),
+    (
+        "BMATAN edge_prior with a zero",
+        BMATAN,
+        dict(edge_prior=np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])),
+        r"edge_prior must be .*got off-diagonal entries from 0 to 1",
+    ),
+    (
+        "BMATAN asymmetric edge_prior",
+        BMATAN,
+        dict(edge_prior=np.array([[1.0, 2.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])),
+        r"edge_prior must be .*got an asymmetric array \(largest \|P − Pᵀ\| 1\)",
+    ),
+    ("BMATAN edge_prior text", BMATAN, dict(edge_prior="uniform"), r"edge_prior must be .*got 'uniform'"),
+    ("ComplementNB norm not a bool", ComplementNB, dict(norm="l2"), r"norm must be True or False, got 'l2'"),
+    ("ComplementNB alpha < 0", ComplementNB, dict(alpha=-0.5), r"alpha must be finite and ≥ 0, got -0.5"),
+    *[
+        (
+            f"{M.__name__} shrinkage={v!r}",
+            M,
+            dict(shrinkage=v),
+            rf"shrinkage must be None, 'auto' \(Ledoit–Wolf\), 'oas' or a number in \[0, 1\], got {t}",
+        )
+        for M in (LDA, QDA)
+        for v, t in ((1.5, "1.5"), (-0.1, "-0.1"), ("ledoit", "'ledoit'"), (np.nan, "nan"))
+    ],
+    *[
+        (
+            f"{M.__name__} shrinkage with a covariance_estimator",
+            M,
+            dict(shrinkage=0.5, covariance_estimator=__import__("sklearn.covariance").covariance.OAS()),
+            r"shrinkage=0.5 and covariance_estimator are both set: give one of them",
+        )
+        for M in (LDA, QDA)
+    ],
+    *[
+        (
+            f"{M.__name__} covariance_estimator without fit",
+            M,
+            dict(covariance_estimator="oas"),
+            r"covariance_estimator must be a scikit-learn covariance estimator \(with fit and covariance_\), got 'oas'",
+        )
+        for M in (LDA, QDA)
+    ],
+    *[
+        (
+            f"{M.__name__} prior_mean of the wrong length",
+            M,
+            dict(prior_mean=[1.0, 2.0]),
+            r"prior_mean must be a number or 3 numbers \(one per feature\), got \[1.0, 2.0\]",
+        )
+        for M in (GaussianNB, LDA, QDA)
+    ],
+    (
+        "GaussianNB prior_var of the wrong length",
+        GaussianNB,
+        dict(prior_var=[1.0, 2.0]),
+        r"prior_var must be a number > 0 or 3 of them \(one per feature\)",
+    ),
+    *[
+        (f"GaussianNB ddof={v!r}", GaussianNB, dict(ddof=v), rf"ddof must be a number ≥ 0 .*got {t}")
+        for v, t in ((-1, "-1"), ("1", "'1'"), (np.nan, "nan"))
+    ],
+    (
+        "GaussianNB var_smoothing text",
+        GaussianNB,
+        dict(var_smoothing="1e-9"),
+        r"var_smoothing must be a number ≥ 0, got '1e-9'",
+    ),
+    *[
+        (
+            f"LogisticRegression max_iter={v!r}",
+            LogisticRegression,
+            dict(max_iter=v),
+            rf"max_iter must be a whole number ≥ 1 \(L-BFGS iterations\), got {t}",
+        )
+        for v, t in ((0, "0"), (10.5, "10.5"), (None, "None"))
+    ],
+    *[
+        (
+            f"LogisticRegression tol={v!r}",
+            LogisticRegression,
+            dict(tol=v),
+            rf"tol must be a finite number ≥ 0 .*got {t}",
+        )
+        for v, t in ((-1.0, "-1.0"), (np.nan, "nan"), ("small", "'small'"))
+    ],
+    (
+        "LogisticRegression prior_sd text",
+        LogisticRegression,
+        dict(prior_sd="1"),
+        r"prior_sd must be a number > 0, got '1'",
+    ),
+    (
+        "MixedNB column_types not a dict",
+        MixedNB,
+        dict(column_types=["gaussian"]),
+        r"column_types must be a dict \{column: type\}.*got \['gaussian'\]",
+    ),
+    ("MixedNB count_strength text", MixedNB, dict(count_strength="1"), r"count_strength must be a number > 0.*got '1'"),
+    *[
+        (f"class_prior {what} for {M.__name__}", M, dict(class_prior=v), message)
+        for M in EVERY
+        for what, v, message in (
+            ("of one class", [1.0], r"class_prior has shape \(1,\); it needs one probability per class \(2\)"),
+            ("below 0", [-0.5, 1.5], r"class_prior must be finite and ≥ 0, got \[-0.5, 1.5\]"),
+            ("not summing to 1", [0.3, 0.3], r"class_prior must sum to 1, its entries sum to 0.6$"),
+            ("as text", "uniform", r"class_prior must be a vector of class probabilities, got 'uniform'"),
+        )
+    ],
+    *[
+        (f"n_categories={v!r} for {M.__name__}", M, dict(n_categories=v), message)
+        for M in (CategoricalNB, SPODE, TAN, AODE, *NOMINAL)
+        for v, message in (
+            (-1, r"n_categories must be whole numbers ≥ 1, got -1"),
+            (0, r"n_categories must be whole numbers ≥ 1, got 0"),
+            (2.5, r"n_categories must be whole numbers ≥ 1, got 2.5"),
+            ("three", r"n_categories must be whole numbers ≥ 1, got 'three'"),
+            ([3, 3], r"n_categories has 2 entries; expected 3 \(one per feature\)"),
+        )
+    ],
+    *[
+        (f"estimate typo for {M.__name__}", M, dict(estimate="posterior"), r"estimate='posterior' is not one of")
+        for M in NOMINAL + (ComplementNB,)
+    ],
+    *[
+        (
+            f"handle_unknown typo for {M.__name__}",
+            M,
+            dict(handle_unknown="ignore"),
+            r"handle_unknown='ignore' is not one of \('missing', 'error'\)",
+        )
+        for M in NOMINAL
+    ],
+]
+
+
+def _data_for(Model):
+    """Codes for the nominal families (and MixedNB: integer columns are counts), three numbers per row for the others."""
+    return CODES if Model in (*DISCRETE, MixedNB) and Model not in (MultinomialNB, ComplementNB, BernoulliNB) else X3
+
+
+@pytest.mark.parametrize("case, Model, params, message", ROUND_3, ids=[c[0] for c in ROUND_3])
+def test_bad_parameter_of_this_round_gets_an_error_that_names_it(case, Model, params, message):
+    with pytest.raises(ValueError, match=message):
+        Model(**params).fit(_data_for(Model), Y).predict_proba(_data_for(Model))
+
+
+def test_every_estimator_is_in_the_matrix():
+    """Every estimator of ``pgm_models.ESTIMATORS`` (but HierarchicalNB, whose fit samples) has class_prior rows."""
+    import pgm_models
+
+    covered = {case[1].__name__ for case in ROUND_3 if case[0].startswith("class_prior")}
+    assert set(pgm_models.ESTIMATORS) - {"HierarchicalNB"} == covered
 
 
 @pytest.mark.parametrize("case, action, error, message", CASES, ids=[c[0] for c in CASES])

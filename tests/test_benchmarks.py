@@ -653,3 +653,16 @@ def test_a2de_benchmark_times_both_models_and_is_refused_above_the_limit():
     assert timing["tensor_shape"] == (2, 20, 20, 20) and timing["a2de_s"] > 0 and timing["aode_s"] > 0
     values, seconds, message = refusal(300, 4)
     assert 2 * (values * 4) ** 3 > 2**26 and "more than max_triple_cells=67,108,864" in message
+
+
+def test_wide_csv_benchmark_runs_at_tiny_size(tmp_path):
+    from benchmarks import wide_csv
+
+    out = tmp_path / "c.md"
+    assert wide_csv.main(["--shapes", "30x4", "--repeats", "1", "--no-cli", "--write", str(out)]) == 0
+    text = out.read_text()
+    assert (
+        wide_csv.HEADING in text
+        and "Command: `python -m benchmarks.wide_csv --shapes 30x4 --repeats 1 --no-cli`" in text
+    )
+    assert "| 30 × 4 | abc |" in text and "| 30 × 4 | own |" in text

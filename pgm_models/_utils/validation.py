@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,13 @@ def is_finite_nonnegative(array: np.ndarray) -> bool:
     return bool(np.minimum.reduce(array, axis=None, initial=np.inf) >= 0) and math.isfinite(
         np.maximum.reduce(array, axis=None, initial=0.0)
     )
+
+
+def is_number(value) -> bool:
+    """Whether ``value`` is one real number (a Python or NumPy int or float): not a string, None,
+    a sequence or an array, so that a check's comparisons and ``np.isfinite`` are defined on it.
+    """
+    return isinstance(value, numbers.Real)
 
 
 def check_fitted(estimator, attribute: str) -> None:
@@ -67,7 +75,7 @@ def check_class_prior(prior, n_classes: int, name: str = "class_prior") -> np.nd
     if not is_finite_nonnegative(values):
         raise ValueError(f"{name} must be finite and ≥ 0, got {values.tolist()}")
     if abs(values.sum() - 1.0) > 1e-8:
-        raise ValueError(f"{name} must sum to 1, its entries sum to {values.sum()!r}")
+        raise ValueError(f"{name} must sum to 1, its entries sum to {float(values.sum())!r}")
     values.flags.writeable = False
     return values
 

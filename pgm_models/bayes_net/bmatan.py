@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils.validation import is_number
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
 from pgm_models.bayes_net._trees import edge_probabilities, log_tree_sum
 from pgm_models.conjugate import Dirichlet, log_probabilities
@@ -199,23 +200,25 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         self.class_prior = class_prior
 
     def _check_hyperparameters(self):
-        if not (np.isscalar(self.ess) and np.isfinite(self.ess) and self.ess > 0):
+        if not (is_number(self.ess) and np.isfinite(self.ess) and self.ess > 0):
             raise ValueError(f"ess must be a number > 0, got {self.ess!r}")
 
     def _log_edge_prior(self):
         n = self.n_features_in_
         if self.edge_prior is None:
             return np.zeros((n, n))
-        prior = np.asarray(self.edge_prior, dtype=float)
-        if (
-            prior.shape != (n, n)
-            or not np.allclose(prior, prior.T)
-            or not np.all(np.isfinite(prior))
-            or np.any(prior[~np.eye(n, dtype=bool)] <= 0)
-        ):
-            raise ValueError(
-                f"edge_prior must be a symmetric ({n}, {n}) array of finite numbers > 0 off the diagonal, got shape {prior.shape}"
-            )
+        need = f"edge_prior must be a symmetric ({n}, {n}) array of finite numbers > 0 off the diagonal"
+        try:
+            prior = np.asarray(self.edge_prior, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{need}, got {self.edge_prior!r}") from None
+        if prior.shape != (n, n):
+            raise ValueError(f"{need}, got shape {prior.shape}")
+        off = prior[~np.eye(n, dtype=bool)]
+        if not np.all(np.isfinite(prior)) or np.any(off <= 0):
+            raise ValueError(f"{need}, got off-diagonal entries from {off.min():g} to {off.max():g}")
+        if not np.allclose(prior, prior.T):
+            raise ValueError(f"{need}, got an asymmetric array (largest |P − Pᵀ| {np.abs(prior - prior.T).max():g})")
         return np.log(np.where(np.eye(n, dtype=bool), 1.0, prior))
 
     # ------------------------------------------------------------------ counts and the tree posterior

@@ -33,6 +33,7 @@ import sys
 
 import numpy as np
 
+from pgm_models._utils.validation import is_number
 from pgm_models.base import integer_counts
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
 from pgm_models.bayes_net._search import (
@@ -245,7 +246,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             raise ValueError(
                 f"max_parents={self.max_parents}: the class is a parent of every attribute, so max_parents must be ≥ 1"
             )
-        if not (np.isscalar(self.prior_count) and np.isfinite(self.prior_count) and self.prior_count > 0):
+        if not (is_number(self.prior_count) and np.isfinite(self.prior_count) and self.prior_count > 0):
             raise ValueError(f"prior_count must be a number > 0, got {self.prior_count!r}")
 
     def fit(self, X, y, sample_weight=None):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils.validation import is_number
 from pgm_models.bayes_net.classifier import BayesNetClassifier
 
 
@@ -196,7 +197,7 @@ class KDB(BayesNetClassifier):
     def _check_hyperparameters(self):
         if not (isinstance(self.k, (int, np.integer)) and not isinstance(self.k, bool) and self.k >= 0):
             raise ValueError(f"k must be a whole number ≥ 0 (attribute parents besides the class), got {self.k!r}")
-        if not (np.isscalar(self.prior_count) and np.isfinite(self.prior_count) and self.prior_count > 0):
+        if not (is_number(self.prior_count) and np.isfinite(self.prior_count) and self.prior_count > 0):
             raise ValueError(f"prior_count must be a number > 0, got {self.prior_count!r}")
 
     def _max_parents(self) -> int:

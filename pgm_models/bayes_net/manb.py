@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from pgm_models._utils.validation import is_number
 from pgm_models.bayes_net._base import DiscreteNetwork
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.model_selection.evidence import (
@@ -193,9 +194,9 @@ class MANB(ExactLOO, DiscreteNetwork):
     def _check_hyperparameters(self):
         if is_learned(self.arc_prior):
             check_option(self.arc_prior, "arc_prior", (EVIDENCE,), "a number in (0, 1)")
-        elif not (np.isscalar(self.arc_prior) and 0 < self.arc_prior < 1):
+        elif not (is_number(self.arc_prior) and 0 < self.arc_prior < 1):
             raise ValueError(f"arc_prior must be a number in (0, 1) or 'evidence', got {self.arc_prior!r}")
-        if not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha > 0):
+        if not (is_number(self.alpha) and np.isfinite(self.alpha) and self.alpha > 0):
             raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
 
     # ------------------------------------------------------------------ counts and arcs

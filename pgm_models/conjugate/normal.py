@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from scipy.special import digamma, gammaln, multigammaln
+from scipy.special import digamma, gammaln
 
 from pgm_models._utils import jit
 from pgm_models._utils.weights import is_unit_weight
@@ -158,6 +158,49 @@ def _inverse_gamma_excess_kurtosis(a):
         return np.where(a > 4, (30 * a - 66) / ((a - 3) * (a - 4)), np.inf)
 
 
+# From here log Γ and ψ differences take Stirling's series: two log Γ(a) cancel to ε·a·log a,
+# which a strength near its 1e6 bound turns into noise that stalls the evidence search.
+_STIRLING_FROM = 20.0
+
+
+def _log_gamma_tail(x):
+    """Stirling's series of log Γ(x) − [(x − ½) log x − x + ½ log 2π] to x⁻⁹ (error below 0.002 x⁻¹¹)."""
+    inverse = 1 / x
+    square = inverse * inverse
+    return inverse * (1 / 12 - square * (1 / 360 - square * (1 / 1260 - square * (1 / 1680 - square / 1188))))
+
+
+def _digamma_tail(x):
+    """Asymptotic series of ψ(x) − log x to x⁻¹⁰ (error below 0.022 x⁻¹²)."""
+    inverse = 1 / x
+    square = inverse * inverse
+    return -inverse / 2 - square * (
+        1 / 12 - square * (1 / 120 - square * (1 / 252 - square * (1 / 240 - square / 132)))
+    )
+
+
+def log_gamma_ratio(a, h):
+    """Return log Γ(a + h) − log Γ(a), elementwise, accurate to rounding of the result where a is large."""
+    a, h = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(h, dtype=float))
+    out = np.asarray(gammaln(a + h) - gammaln(a), dtype=float)
+    big = a >= _STIRLING_FROM
+    if np.any(big):
+        x, d = a[big], h[big]
+        out[big] = (x - 0.5) * np.log1p(d / x) + d * np.log(x + d) - d + (_log_gamma_tail(x + d) - _log_gamma_tail(x))
+    return out
+
+
+def digamma_difference(a, h):
+    """ψ(a + h) − ψ(a), elementwise, accurate to rounding of the result where a is large."""
+    a, h = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(h, dtype=float))
+    out = np.asarray(digamma(a + h) - digamma(a), dtype=float)
+    big = a >= _STIRLING_FROM
+    if np.any(big):
+        x, d = a[big], h[big]
+        out[big] = np.log1p(d / x) + (_digamma_tail(x + d) - _digamma_tail(x))
+    return out
+
+
 class NormalInverseGamma:
     """Independent NIG(m, κ, a, b) distributions, elementwise over broadcast arrays."""
 
@@ -170,11 +213,12 @@ class NormalInverseGamma:
         """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
         return NormalInverseGamma(
-            (self.kappa * self.m + n * mean) / kappa,
-            kappa,
-            self.a + n / 2,
-            self.b + scatter / 2 + self.kappa * n * (mean - self.m) ** 2 / (2 * kappa),
+            (self.kappa * self.m + n * mean) / kappa, kappa, self.a + n / 2, self.b + self._b_growth(n, mean, scatter)
         )
+
+    def _b_growth(self, n, mean, scatter):
+        """The growth b' − b = S/2 + κ n (x̄ − m)²/(2κ'), computed as such (not as b' minus b)."""
+        return scatter / 2 + self.kappa * n * (mean - self.m) ** 2 / (2 * (self.kappa + n))
 
     def mean(self):
         """Posterior means of every parameter, by name."""
@@ -238,28 +282,32 @@ class NormalInverseGamma:
     def log_evidence(self, n, mean, scatter):
         """Log p(x_1..x_n | m, κ, a, b) of ordered rows with moments (n, x̄, S), elementwise:
         −(n/2) log 2π + ½ log(κ/κ') + a log b − a' log b' + log Γ(a') − log Γ(a), the primes the
-        posterior's (μ and σ² integrated out). 0 where n = 0.
+        posterior's (μ and σ² integrated out). 0 where n = 0. Evaluated as
+        −(n/2) log 2π − ½ log1p(n/κ) − a log1p(Δ/b) − (n/2) log b' + [log Γ(a + n/2) − log Γ(a)]
+        with Δ = b' − b, which keeps its accuracy for a and b far above n.
         """
-        post = self.posterior(n, mean, scatter)
+        growth = self._b_growth(n, mean, scatter)
+        half = np.asarray(n, dtype=float) / 2
         return (
-            -0.5 * n * np.log(2 * np.pi)
-            + 0.5 * np.log(self.kappa / post.kappa)
-            + self.a * np.log(self.b)
-            - post.a * np.log(post.b)
-            + gammaln(post.a)
-            - gammaln(self.a)
+            -half * np.log(2 * np.pi)
+            - 0.5 * np.log1p(n / self.kappa)
+            - self.a * np.log1p(growth / self.b)
+            - half * np.log(self.b + growth)
+            + log_gamma_ratio(self.a, half)
         )
 
     def log_evidence_gradient(self, n, mean, scatter) -> dict:
         """Elementwise ∂/∂κ, ∂/∂a, ∂/∂b of ``log_evidence``: ½(1/κ − 1/κ') − (a'/b') n²(x̄ − m)²/(2κ'²),
-        log b − log b' + ψ(a') − ψ(a), and a/b − a'/b' (b' grows with κ by n²(x̄ − m)²/(2κ'²)).
+        log b − log b' + ψ(a') − ψ(a), and a/b − a'/b' (b' grows with κ by n²(x̄ − m)²/(2κ'²)),
+        each in a form without cancellation (n/(2κκ'), −log1p(Δ/b) + ψ-difference, (aΔ − b n/2)/(b b')).
         """
-        post = self.posterior(n, mean, scatter)
-        growth = (n / post.kappa) ** 2 * (mean - self.m) ** 2 / 2
+        growth = self._b_growth(n, mean, scatter)
+        kappa_post, a_post, b_post = self.kappa + n, self.a + n / 2, self.b + growth
+        mean_growth = (n / kappa_post) ** 2 * (mean - self.m) ** 2 / 2
         return {
-            "kappa": 0.5 * (1 / self.kappa - 1 / post.kappa) - post.a / post.b * growth,
-            "a": np.log(self.b) - np.log(post.b) + digamma(post.a) - digamma(self.a),
-            "b": self.a / self.b - post.a / post.b,
+            "kappa": 0.5 * n / (self.kappa * kappa_post) - a_post / b_post * mean_growth,
+            "a": -np.log1p(growth / self.b) + digamma_difference(self.a, n / 2),
+            "b": (self.a * growth - self.b * n / 2) / (self.b * b_post),
         }
 
     def downdate(self, x) -> NormalInverseGamma:
@@ -370,12 +418,25 @@ class NormalInverseWishart:
     def posterior(self, n, mean, scatter) -> NormalInverseWishart:
         """The posterior after observing per-class counts ``n``, means and scatters."""
         kappa = self.kappa + n
-        deviation = mean - self.m
-        spread = (self.kappa * n / kappa)[:, None, None] * deviation[:, :, None] * deviation[:, None, :]
         m = (self.kappa[:, None] * self.m + n[:, None] * mean) / kappa[:, None]
-        if self.shared:
-            return NormalInverseWishart(m, kappa, self.nu + n.sum(), self.psi + (scatter + spread).sum(axis=0))
-        return NormalInverseWishart(m, kappa, self.nu + n, self.psi + scatter + spread)
+        rows = n.sum() if self.shared else n
+        return NormalInverseWishart(m, kappa, self.nu + rows, self.psi + self._psi_growth(n, mean, scatter))
+
+    def _psi_growth(self, n, mean, scatter):
+        """Ψ' − Ψ = Σ_k [S_k + κ_k n_k/κ'_k (x̄_k − m_k)(x̄_k − m_k)ᵀ] (per Σ), computed as such."""
+        deviation = mean - self.m
+        spread = (self.kappa * n / (self.kappa + n))[:, None, None] * deviation[:, :, None] * deviation[:, None, :]
+        return (scatter + spread).sum(axis=0) if self.shared else scatter + spread
+
+    def _log_det_growth(self, growth):
+        """log|Ψ'| − log|Ψ| = Σ log1p(λ), λ the eigenvalues of L⁻¹(Ψ' − Ψ)L⁻ᵀ (Ψ = LLᵀ): accurate
+        where Ψ' − Ψ is small beside Ψ (a strong prior), as the difference of two log-determinants is not.
+        """
+        chol = np.linalg.cholesky(self.psi)
+        half = np.linalg.solve(chol, growth)
+        whitened = np.linalg.solve(chol, np.swapaxes(half, -1, -2))
+        whitened = (whitened + np.swapaxes(whitened, -1, -2)) / 2
+        return np.log1p(np.maximum(np.linalg.eigvalsh(whitened), -0.5)).sum(axis=-1)
 
     def _per_sigma(self, values):
         """ν (or another per-Σ scalar) shaped to broadcast against Ψ."""
@@ -542,17 +603,22 @@ class NormalInverseWishart:
             + (p/2) Σ_k log(κ_k/κ'_k),
 
         N, ν', Ψ' and the sum over k taken over the classes sharing that Σ (Murphy 2007, eq. 266,
-        with one mean per class).
+        with one mean per class). Evaluated without the cancellation of large terms: the log Γ_p
+        difference by ``log_gamma_ratio``, and (ν/2) log|Ψ| − (ν'/2) log|Ψ'| as
+        −(ν/2)(log|Ψ'| − log|Ψ|) − (N/2) log|Ψ'|.
         """
-        p, post = self.dim, self.posterior(n, mean, scatter)
-        mean_terms = 0.5 * p * np.log(self.kappa / post.kappa)
+        p = self.dim
+        growth = self._psi_growth(n, mean, scatter)
+        det_growth = self._log_det_growth(growth)
+        mean_terms = -0.5 * p * np.log1p(n / self.kappa)
         rows, mean_terms = (n.sum(), mean_terms.sum()) if self.shared else (n, mean_terms)
+        offsets = np.arange(p) / 2
+        gamma_terms = log_gamma_ratio(np.asarray(self.nu / 2)[..., None] - offsets, np.asarray(rows / 2)[..., None])
         return (
             -0.5 * rows * p * np.log(np.pi)
-            + multigammaln(post.nu / 2, p)
-            - multigammaln(self.nu / 2, p)
-            + 0.5 * self.nu * np.linalg.slogdet(self.psi)[1]
-            - 0.5 * post.nu * np.linalg.slogdet(post.psi)[1]
+            + gamma_terms.sum(axis=-1)
+            - 0.5 * self.nu * det_growth
+            - 0.5 * rows * np.linalg.slogdet(self.psi + growth)[1]
             + mean_terms
         )
 
@@ -560,24 +626,30 @@ class NormalInverseWishart:
         """∂/∂κ_k (K,), ∂/∂ν and the symmetric-matrix gradient ∂/∂Ψ (shaped like ν and Ψ) of
         ``log_evidence``: (p/2)(1/κ_k − 1/κ'_k) − (ν'/2)(n_k/κ'_k)² (x̄_k − m_k)ᵀΨ'⁻¹(x̄_k − m_k);
         ½[ψ_p(ν'/2) − ψ_p(ν/2) + log|Ψ| − log|Ψ'|] with ψ_p(x) = Σ_{i<p} ψ(x − i/2);
-        (ν/2)Ψ⁻¹ − (ν'/2)Ψ'⁻¹.
+        (ν/2)Ψ⁻¹ − (ν'/2)Ψ'⁻¹ = (ν/2)Ψ⁻¹(Ψ' − Ψ)Ψ'⁻¹ − (N/2)Ψ'⁻¹ (the form without cancellation).
         """
-        p, post = self.dim, self.posterior(n, mean, scatter)
-        inverse = np.linalg.inv(post.psi)
+        p = self.dim
+        growth = self._psi_growth(n, mean, scatter)
+        rows = n.sum() if self.shared else n
+        nu_post, psi_post = self.nu + rows, self.psi + growth
+        inverse = np.linalg.inv(psi_post)
         deviation = mean - self.m
         per_mean = (lambda v: np.broadcast_to(v, (len(self.m),) + np.shape(v))) if self.shared else (lambda v: v)
         quadratic = np.einsum("ki,kij,kj->k", deviation, per_mean(inverse), deviation)
+        offsets = np.arange(p) / 2
+        digamma_terms = digamma_difference(
+            np.asarray(self.nu / 2)[..., None] - offsets, np.asarray(rows / 2)[..., None]
+        )
+        prior_inverse = np.linalg.inv(self.psi)
         return {
-            "kappa": 0.5 * p * (1 / self.kappa - 1 / post.kappa)
-            - 0.5 * per_mean(post.nu) * (n / post.kappa) ** 2 * quadratic,
-            "nu": 0.5
+            "kappa": 0.5 * p * n / (self.kappa * (self.kappa + n))
+            - 0.5 * per_mean(nu_post) * (n / (self.kappa + n)) ** 2 * quadratic,
+            "nu": 0.5 * (digamma_terms.sum(axis=-1) - self._log_det_growth(growth)),
+            "psi": 0.5
             * (
-                _multivariate_digamma(post.nu / 2, p)
-                - _multivariate_digamma(self.nu / 2, p)
-                + np.linalg.slogdet(self.psi)[1]
-                - np.linalg.slogdet(post.psi)[1]
+                self._per_sigma(self.nu) * (prior_inverse @ growth @ inverse)
+                - self._per_sigma(np.asarray(rows, dtype=float)) * inverse
             ),
-            "psi": 0.5 * (self._per_sigma(self.nu) * np.linalg.inv(self.psi) - self._per_sigma(post.nu) * inverse),
         }
 
     def leave_one_out_log_predictive(self, X, row_class) -> np.ndarray:

@@ -216,6 +216,7 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     if suffix == ".arff":
         return load_arff(path, target)
     import pandas as pd
+    from pandas.api.types import is_numeric_dtype
 
     if sep is None:
         with open(path, newline="", encoding="utf-8", errors="replace") as handle:
@@ -237,15 +238,98 @@ def load_table(path, target: str | None = None, *, sep: str | None = None, na_va
     target = frame.columns[-1] if target is None else target
     if target not in frame.columns:
         raise ValueError(f"{path}: no column named {target!r}; columns are {list(frame.columns)}")
-    # one new frame, not a column assignment per column (each one costs the width of the frame)
-    frame = pd.DataFrame(
-        {
-            column: values if pd.api.types.is_numeric_dtype(values) else pd.Categorical(values)
-            for column, values in frame.items()
-        },
-        index=frame.index,
-    )
-    return frame.drop(columns=target), frame[target]
+    # whole-frame operations only: a column assignment, a column lookup or a list-membership test per
+    # column each cost the width of the frame, so thousands of columns cost it thousands of times
+    dtypes = dict(frame.dtypes.items())
+    nominal = _categoricals(frame, [column for column, dtype in dtypes.items() if not is_numeric_dtype(dtype)], dtypes)
+    columns = {**_numeric_columns(frame, [c for c in dtypes if c not in nominal], dtypes), **nominal}
+    X = pd.DataFrame({column: columns[column] for column in dtypes if column != target}, index=frame.index)
+    return X, pd.Series(columns[target], index=frame.index, name=target)
+
+
+_BLOCK_CELLS = 1 << 20  # cells of text converted to Python objects at once: bounds the peak on tall files
+
+
+def _categoricals(frame, columns, dtypes) -> dict:
+    """``{column: pd.Categorical(frame[column])}`` for the text columns named, equal to it in
+    categories (their dtype and order) and codes, computed a block of columns at a time.
+
+    ``pd.Categorical`` of one column pays a fixed cost (hashing, sorting and validating through
+    several layers) that a CSV of thousands of columns pays thousands of times. Here a block of
+    columns is factorised once, its values sorted once, and each column's observed values and
+    codes read off one ``np.unique`` of (column, rank) keys; each column then builds its
+    Categorical from those codes, sharing the dtype of columns with the same values. Columns
+    whose dtype (``dtypes[column]``) is not a pandas string dtype, and blocks of one column (a
+    tall file), take ``pd.Categorical`` itself.
+    """
+    import numpy as np
+    import pandas as pd
+
+    result, by_dtype = {}, {}
+    for column in columns:
+        if isinstance(dtypes[column], pd.StringDtype):
+            by_dtype.setdefault(dtypes[column], []).append(column)
+        else:
+            result[column] = pd.Categorical(frame[column])
+    width = max(1, _BLOCK_CELLS // max(len(frame), 1))
+    for dtype, same in by_dtype.items():
+        for start in range(0, len(same), width):
+            block = same[start : start + width]
+            if len(block) == 1:
+                result[block[0]] = pd.Categorical(frame[block[0]])
+            else:
+                result.update(_block_categoricals(frame, block, dtype, np, pd))
+    return result
+
+
+def _numeric_columns(frame, columns, dtypes) -> dict:
+    """``{column: its values}`` for the numeric columns named: one array per NumPy dtype, sliced
+    by column (a column lookup each would cost the frame's width); other dtypes one by one.
+    """
+    import numpy as np
+
+    result, by_dtype = {}, {}
+    for column in columns:
+        if isinstance(dtypes[column], np.dtype):
+            by_dtype.setdefault(dtypes[column], []).append(column)
+        else:
+            result[column] = frame[column].array
+    for dtype, same in by_dtype.items():
+        values = frame[same].to_numpy(dtype=dtype)
+        result.update({column: values[:, j] for j, column in enumerate(same)})
+    return result
+
+
+def _block_categoricals(frame, block, dtype, np, pd) -> dict:
+    """The Categoricals of a block of text columns sharing ``dtype`` (``_categoricals``)."""
+    n_rows = len(frame)
+    cells = frame[block].to_numpy(dtype=object).ravel(order="F")  # column after column
+    codes, uniques = pd.factorize(cells)  # −1 where missing
+    uniques = np.asarray(uniques, dtype=object)
+    order = np.argsort(uniques, kind="stable")  # code-point order, as pandas sorts categories
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    column = np.repeat(np.arange(len(block), dtype=np.int64), n_rows)
+    present = codes >= 0
+    keys, inverse = np.unique(column[present] * len(uniques) + rank[codes[present]], return_inverse=True)
+    starts = np.searchsorted(keys // len(uniques), np.arange(len(block) + 1))
+    category_codes = np.full(len(cells), -1, dtype=np.int64)
+    category_codes[present] = inverse.ravel() - starts[column[present]]
+    # every column's categories, column after column: one Index, sliced per column below
+    categories = pd.Index(uniques[order][keys % len(uniques)] if len(uniques) else [], dtype=dtype)
+    # the categories are unique, sorted and non-missing by construction: pandas' validation of them
+    # (hashing every column's categories again) is skipped where pandas offers it
+    category_dtype = getattr(pd.CategoricalDtype, "_from_fastpath", None) or pd.CategoricalDtype
+    dtypes, result = {}, {}
+    for j, name in enumerate(block):
+        ranks = keys[starts[j] : starts[j + 1]] % len(uniques)
+        signature = ranks.tobytes()
+        if signature not in dtypes:
+            dtypes[signature] = category_dtype(categories[starts[j] : starts[j + 1]], False)
+        result[name] = pd.Categorical.from_codes(
+            category_codes[j * n_rows : (j + 1) * n_rows], dtype=dtypes[signature], validate=False
+        )
+    return result
 
 
 def list_datasets():

@@ -131,7 +131,12 @@ class CategoricalAttributes:
     def _declared_sizes(self, n_features):
         if self.n_categories is None:
             return [None] * n_features
-        sizes = check_concentration(self.n_categories, "n_categories", n_features, "feature")
+        try:
+            sizes = check_concentration(self.n_categories, "n_categories", n_features, "feature")
+        except ValueError as error:
+            if "entries; expected" in str(error):  # a length mismatch says so itself
+                raise
+            raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}") from None
         sizes = np.broadcast_to(sizes, (n_features,))
         if np.any(sizes < 1) or np.any(sizes != np.round(sizes)):
             raise ValueError(f"n_categories must be whole numbers ≥ 1, got {self.n_categories!r}")

@@ -19,6 +19,7 @@ p(y | x, w) over the draws. ``estimate="mle"`` drops the prior (it diverges on s
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -38,6 +39,7 @@ from pgm_models._utils.validation import (
     check_n_rows,
     check_numeric_matrix,
     check_sample_weight,
+    is_number,
 )
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate.dirichlet import check_estimate
@@ -163,12 +165,16 @@ class LogisticRegression(BayesianClassifier):
         labels = self._start_fit(y)
         X = as_array_like(X)
         check_n_rows(np.shape(X)[0], len(labels))
-        if not (np.isscalar(self.prior_sd) and self.prior_sd > 0):
+        if not (is_number(self.prior_sd) and self.prior_sd > 0):
             raise ValueError(f"prior_sd must be a number > 0, got {self.prior_sd!r}")
         if self.intercept_prior_sd is not None and not (
-            np.isscalar(self.intercept_prior_sd) and self.intercept_prior_sd > 0
+            is_number(self.intercept_prior_sd) and self.intercept_prior_sd > 0
         ):
             raise ValueError(f"intercept_prior_sd must be a number > 0 or None, got {self.intercept_prior_sd!r}")
+        if isinstance(self.max_iter, bool) or not (isinstance(self.max_iter, numbers.Integral) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a whole number ≥ 1 (L-BFGS iterations), got {self.max_iter!r}")
+        if not (is_number(self.tol) and np.isfinite(self.tol) and self.tol >= 0):
+            raise ValueError(f"tol must be a finite number ≥ 0 (L-BFGS's gradient tolerance), got {self.tol!r}")
         self.classes_ = self._declared_classes(y, labels)
         check_class_prior(self.class_prior, len(self.classes_))
         X = self._encode(X, reset=True)

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import check_numeric_matrix, reject_entries
+from pgm_models._utils.validation import check_numeric_matrix, is_number, reject_entries
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import (
@@ -152,14 +152,19 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         """m0: ``prior_mean`` if given, else the overall mean of each feature."""
         if self.prior_mean is None:
             return data_mean
-        location = np.broadcast_to(np.asarray(self.prior_mean, dtype=float), data_mean.shape)
+        try:
+            location = np.broadcast_to(np.asarray(self.prior_mean, dtype=float), data_mean.shape)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"prior_mean must be a number or {data_mean.shape[0]} numbers (one per feature), got {self.prior_mean!r}"
+            ) from None
         if not np.all(np.isfinite(location)):
             raise ValueError(f"prior_mean must be finite, got {self.prior_mean!r}")
         return location
 
     def _check_strength(self, name: str, minimum: float = 0.0) -> float:
         value = getattr(self, name)
-        if not np.isscalar(value) or not np.isfinite(value) or value <= minimum:
+        if not is_number(value) or not np.isfinite(value) or value <= minimum:
             raise ValueError(f"{name} must be a number > {minimum:g}, got {value!r}")
         return float(value)
 

@@ -22,8 +22,9 @@ Empirical Bayes: ``mean_strength``, ``cov_strength`` and ``prior_cov`` each acce
                             − (ν'/2) log|Ψ'| + (p/2) Σ_k log(κ0/κ'_k)
 
 (``NormalInverseWishart.log_evidence``; LDA: one Σ, N all rows; QDA: a sum over the classes'
-Σ_k, N = n_k), with one shared κ0 and ν0 and, for "prior_cov", Ψ0 = diag(c_j v_j), v_j the
-overall variance of feature j and c_j learned; m0 stays the overall mean. The constraint is
+Σ_k, N = n_k), with one shared κ0 and ν0 and, for "prior_cov", Ψ0 = ν0 diag(c_j v_j), v_j the
+overall variance of feature j and c_j learned (Σ concentrates on diag(c_j v_j) as ν0 grows, so a
+ν0 that runs to its bound leaves c_j inside); m0 stays the overall mean. The constraint is
 ν0 > p − 1 (learned as ν0 − (p − 1) > 0) when Ψ0 is learned too, and ν0 > p + 1 when only ν0 is
 (with Ψ0 = (ν0 − p − 1) × the fixed prior_cov, whose mean must exist). Fitted as
 ``mean_strength_``, ``cov_strength_`` (ν0) and ``prior_cov_`` (Ψ0/(ν0 − p − 1), or Ψ0 where
@@ -45,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import as_array_like, check_n_draws
+from pgm_models._utils.validation import as_array_like, check_n_draws, is_number
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities, normal
 from pgm_models.conjugate.normal import NormalInverseWishart, numerically_singular
@@ -119,7 +120,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         learn_scale = isinstance(self.prior_cov, str)
         if learn_scale:
             check_option(self.prior_cov, "prior_cov", (EVIDENCE,), f"a {p}×{p} matrix, or None")
-            guess = data_var  # Ψ0 = diag(c_j v_j)
+            guess = data_var  # Ψ0 = ν0 diag(c_j v_j)
         else:
             guess = np.diag(data_var) if self.prior_cov is None else np.asarray(self.prior_cov, dtype=float)
             if guess.shape != (p, p) or not np.allclose(guess, guess.T) or np.linalg.eigvalsh(guess).min() <= 0:
@@ -144,13 +145,14 @@ class _DiscriminantAnalysis(GaussianClassifier):
         )
 
     def _prior_psi(self, values):
-        """(ν0, Ψ0): Ψ0 = diag(c_j v_j) when the scale is learned, else (ν0 − p − 1) × prior_cov
-        (prior_cov itself where ν0 ≤ p + 1).
+        """(ν0, Ψ0): Ψ0 = ν0 diag(c_j v_j) when the scale is learned (Σ concentrates on diag(c_j v_j)
+        as ν0 grows, so c and ν0 are not one ridge running to the bounds together), else
+        (ν0 − p − 1) × prior_cov (prior_cov itself where ν0 ≤ p + 1).
         """
         _, guess, offset = self._prior_reference
         p, nu = len(guess), offset + values["cov_strength"]
         if guess.ndim == 1:
-            return nu, np.diag(values["prior_cov"] * guess)
+            return nu, np.diag(nu * values["prior_cov"] * guess)
         return nu, guess * (nu - p - 1) if nu > p + 1 else guess
 
     def _prior_from(self, values) -> NormalInverseWishart:
@@ -163,7 +165,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
 
     def _prior_gradient(self, values, gradient) -> dict:
         """NIW (κ_k, ν, Ψ) gradients → (κ0, ν0 − offset, c): Ψ0 shared by every Σ sums their
-        ∂/∂Ψ (M); ∂/∂c_j = M_jj v_j; a fixed prior_cov adds tr(M prior_cov) to ∂/∂ν0.
+        ∂/∂Ψ (M); ∂/∂c_j = ν0 M_jj v_j, and Ψ0 = ν0 diag(c v) adds Σ_j M_jj c_j v_j to ∂/∂ν0; a fixed
+        prior_cov adds tr(M prior_cov) there instead.
         """
         _, guess, _ = self._prior_reference
         matrix = gradient["psi"] if self.shared_covariance else gradient["psi"].sum(axis=0)
@@ -173,7 +176,8 @@ class _DiscriminantAnalysis(GaussianClassifier):
             d_nu += np.sum(matrix * guess)
         result = {"mean_strength": gradient["kappa"].sum(), "cov_strength": d_nu}
         if guess.ndim == 1:
-            result["prior_cov"] = np.diagonal(matrix) * guess
+            result["cov_strength"] += np.sum(np.diagonal(matrix) * values["prior_cov"] * guess)
+            result["prior_cov"] = np.diagonal(matrix) * nu * guess
         return result
 
     def _learned_attributes(self) -> dict:
@@ -201,7 +205,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
         elif shrinkage is None or (isinstance(shrinkage, str) and shrinkage in ("auto", "oas")):
             kind = shrinkage
         elif isinstance(shrinkage, (bool, np.bool_)) or not (
-            np.isscalar(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1
+            is_number(shrinkage) and np.isreal(shrinkage) and 0 <= shrinkage <= 1
         ):
             raise ValueError(
                 f"shrinkage must be None, 'auto' (Ledoit–Wolf), 'oas' or a number in [0, 1], got {shrinkage!r}"
@@ -328,7 +332,7 @@ class _DiscriminantAnalysis(GaussianClassifier):
     def _check_reg_param(self) -> float:
         """The shrinkage weight r ∈ [0, 1] of (1 − r)Σ + rI (outside it the matrix need not be a covariance)."""
         r = self.reg_param
-        if isinstance(r, (bool, np.bool_)) or not (np.isscalar(r) and np.isreal(r) and 0 <= r <= 1):
+        if isinstance(r, (bool, np.bool_)) or not (is_number(r) and np.isreal(r) and 0 <= r <= 1):
             raise ValueError(f"reg_param must be a number in [0, 1] (the weight of I in (1 − r)Σ + rI), got {r!r}")
         return float(r)
 

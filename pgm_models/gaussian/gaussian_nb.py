@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils.validation import is_number
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows, plug_in_moments
 from pgm_models.gaussian._base import GaussianClassifier
@@ -194,11 +195,13 @@ class GaussianNB(GaussianClassifier):
         guess = (
             data_var
             if self.prior_var is None or isinstance(self.prior_var, str)
-            else (np.broadcast_to(np.asarray(self.prior_var, float), data_var.shape))
+            else _per_feature(self.prior_var, data_var.shape, "prior_var")
         )
         if not np.all(np.isfinite(guess)) or np.any(guess <= 0):
             raise ValueError(f"prior_var must be > 0, got {self.prior_var!r}")
-        if not np.isscalar(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
+        if not (is_number(self.ddof) and np.isfinite(self.ddof) and self.ddof >= 0):
+            raise ValueError(f"ddof must be a number ≥ 0 (subtracted from n in the mle variance), got {self.ddof!r}")
+        if not is_number(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
         self.epsilon_ = self.var_smoothing * data_var.max()
         self._prior_reference = (
@@ -319,3 +322,13 @@ class GaussianNB(GaussianClassifier):
         model.add_coord("row", np.arange(len(class_index)))
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         pm.Normal("x", mu=mean[y], sigma=pm.math.sqrt(var[y]), observed=X, dims=("row", "feature"))
+
+
+def _per_feature(value, shape, name):
+    """``value`` (one number, or one per feature) broadcast to ``shape``, or an error naming ``name``."""
+    try:
+        return np.broadcast_to(np.asarray(value, float), shape)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a number > 0 or {shape[0]} of them (one per feature), got {value!r}"
+        ) from None

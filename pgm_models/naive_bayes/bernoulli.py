@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._utils.validation import check_numeric_matrix, reject_entries
+from pgm_models._utils.validation import check_numeric_matrix, is_number, reject_entries
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Beta
 from pgm_models.naive_bayes._discrete import DiscreteNB
@@ -135,7 +135,7 @@ class BernoulliNB(DiscreteNB):
         matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")
         if self.binarize is not None:
             if isinstance(self.binarize, (bool, np.bool_)) or not (
-                np.isscalar(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)
+                is_number(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)
             ):
                 raise ValueError(f"binarize must be a finite number (the threshold) or None, got {self.binarize!r}")
             if sp.issparse(matrix):  # duplicates summed, but possibly sharing the caller's arrays

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pgm_models._utils.validation import check_concentration, column_name, reject_time_values
+from pgm_models._utils.validation import check_concentration, column_name, is_number, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks
@@ -298,7 +298,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         for i, key in enumerate(columns):
             if key in given:
                 value = given[key]
-                if not (np.isscalar(value) and np.isreal(value) and np.isfinite(value) and (value > 0 or not positive)):
+                if not (is_number(value) and np.isreal(value) and np.isfinite(value) and (value > 0 or not positive)):
                     raise ValueError(
                         f"{parameter}[{key!r}] must be a finite number{' > 0' if positive else ''}, got {value!r}"
                     )
@@ -307,6 +307,10 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     def _column_types(self, columns, names, where) -> dict:
         keys = list(names) if names is not None else list(range(len(columns)))
+        if self.column_types is not None and not isinstance(self.column_types, dict):
+            raise ValueError(
+                f"column_types must be a dict {{column: type}} with types from {COLUMN_TYPES}, got {self.column_types!r}"
+            )
         given = {} if self.column_types is None else dict(self.column_types)
         for key, kind in given.items():
             if key not in keys:
@@ -628,7 +632,7 @@ class _GaussianBlock(_NumericBlock):
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        if not np.isscalar(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
+        if not is_number(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
             raise ValueError(f"var_smoothing must be a number ≥ 0, got {model.var_smoothing!r}")
         self._set_prior(*overall_moments(values, weight))
         self.mean, self.scatter = np.zeros(self.n.shape), np.zeros(self.n.shape)
@@ -836,6 +840,6 @@ class _PoissonBlock(_SummedBlock):
 
 def _positive(model, name: str) -> float:
     value = getattr(model, name)
-    if not np.isscalar(value) or not np.isfinite(value) or value <= 0:
+    if not is_number(value) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a number > 0, got {value!r}")
     return float(value)

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.threads import one_blas_thread
+from pgm_models._utils.validation import is_number
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.discrete.attributes import CategoricalAttributes
@@ -174,7 +175,7 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
             value = getattr(self, name)
             if type(value) in (float, int) and 0 <= value < math.inf:  # a plain number (NaN fails): no NumPy call on it
                 continue
-            if not (np.isscalar(value) and np.isfinite(value) and value >= 0):
+            if not (is_number(value) and np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
 
     def _per_cell(self, n_cells):

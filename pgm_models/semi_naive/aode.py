@@ -43,6 +43,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from pgm_models._utils import jit
+from pgm_models._utils.validation import is_number
 from pgm_models.conjugate import Dirichlet, log_probabilities, log_sum_exp
 from pgm_models.conjugate.dirichlet import one_hot_log_predictive
 from pgm_models.model_selection.evidence import EVIDENCE, dirichlet_evidence, is_learned, maximize_log_evidence
@@ -222,7 +223,7 @@ class AODE(SemiNaiveBayes):
         if self.weights == "uniform":
             return np.zeros(len(self._layout.sizes))
         temperature = 1.0 if self.weights == "bma" else self.temperature
-        if not (np.isscalar(temperature) and np.isfinite(temperature) and temperature >= 0):
+        if not (is_number(temperature) and np.isfinite(temperature) and temperature >= 0):
             raise ValueError(f"temperature must be a number ≥ 0, got {temperature!r}")
         return self._tempered(self.spode_log_evidence())
 
@@ -239,7 +240,7 @@ class AODE(SemiNaiveBayes):
         limit = self.frequency_limit
         if type(limit) in (int, float) and limit >= 0:  # a plain number (NaN fails): no NumPy call on it
             return
-        if isinstance(limit, (bool, np.bool_)) or not (np.isscalar(limit) and np.isreal(limit) and limit >= 0):
+        if isinstance(limit, (bool, np.bool_)) or not (is_number(limit) and np.isreal(limit) and limit >= 0):
             raise ValueError(f"frequency_limit must be a number ≥ 0 (Weka -F), got {limit!r}")
 
     def _count(self, codes, class_index, weight):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils import jit
-from pgm_models._utils.validation import as_array_like, check_fitted
+from pgm_models._utils.validation import as_array_like, check_fitted, is_number
 from pgm_models.semi_naive.aode import AODE
 
 # Remove the generalisations by the compiled loop of ``_aode_kernel`` once numba is loaded in the
@@ -166,7 +166,7 @@ class AODEsr(AODE):
 
     def _check_critical_value(self):
         value = self.critical_value
-        if isinstance(value, (bool, np.bool_)) or not (np.isscalar(value) and np.isreal(value) and value >= 0):
+        if isinstance(value, (bool, np.bool_)) or not (is_number(value) and np.isreal(value) and value >= 0):
             raise ValueError(f"critical_value must be a number ≥ 0 (Weka -C), got {value!r}")
 
     def _count(self, codes, class_index, weight):

@@ -23,6 +23,7 @@ import copy
 
 import numpy as np
 
+from pgm_models._utils.validation import is_number
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
@@ -202,7 +203,7 @@ class TAN(SemiNaiveBayes):
     def _class_concentration(self, n_classes):
         if is_learned(self.alpha):
             self._check_alpha_option()
-        elif not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
+        elif not (is_number(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
         return super(SemiNaiveBayes, self)._class_concentration(n_classes)  # class_alpha, learned or fixed
 
