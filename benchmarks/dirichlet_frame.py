@@ -75,22 +75,25 @@ def run(dataset: str, name: str, seed: int, frame: str) -> dict:
 
 def markdown(results: dict, command: str) -> list[str]:
     """Per (dataset, model): runs, runs with a divergence and divergences in all, median min bulk
-    ESS, median ESS per second, median step size and tree depth, in each frame; seeds compared only
-    where both frames ran."""
+    ESS, median ESS per second, the median over seeds of the frame's ESS per second over the
+    simplex coordinates' (``ESS/s ratio``), median step size and tree depth, in each frame; seeds
+    compared only where both frames ran."""
     lines = [
         HEADING,
         "",
         f"Command: `{command}`",
         "",
         "| dataset | model | seeds | frame | runs with divergences | divergences | median min ESS | median ESS/s | "
-        "median step | median depth |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "ESS/s ratio | median step | median depth |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for dataset, models in results.items():
         for name, seeds in models.items():
             both = [s for s, runs in seeds.items() if all(f in runs for f in FRAMES)]
             if not both:
                 continue
+            # per seed, the frame's ESS per second over the simplex coordinates' on the same split and load
+            ratio = np.median([seeds[s]["sticks"]["ess_per_s"] / seeds[s]["simplex"]["ess_per_s"] for s in both])
             for frame in FRAMES:
                 runs = [seeds[s][frame] for s in both]
                 diverged = sum(r["divergences"] > 0 for r in runs)
@@ -98,6 +101,7 @@ def markdown(results: dict, command: str) -> list[str]:
                     f"| {dataset} | {name} | {min(map(int, both))}–{max(map(int, both))} ({len(both)}) | {frame} | "
                     f"{diverged} | {sum(r['divergences'] for r in runs)} | "
                     f"{np.median([r['min_ess'] for r in runs]):.0f} | {np.median([r['ess_per_s'] for r in runs]):.1f} | "
+                    f"{'1' if frame == 'simplex' else f'{ratio:.2f}'} | "
                     f"{np.median([r['step_size'] for r in runs]):.3f} | {np.median([r['depth'] for r in runs]):.2f} |"
                 )
     return lines
