@@ -93,7 +93,7 @@ from pgm_models._utils.validation import (
     sorted_classes,
 )
 from pgm_models.conjugate import ESTIMATES, Dirichlet, PosteriorDraw, log_probabilities
-from pgm_models.conjugate.blocks import with_stacked_draws, without_groups
+from pgm_models.conjugate.blocks import posterior_frame, with_stacked_draws, without_groups
 from pgm_models.conjugate.dirichlet import check_estimate
 
 FORMS = ("counts", "rows")
@@ -1406,8 +1406,11 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return shown
 
     def _sampling_model(self):
-        """The PyMC model NUTS samples: the counts form, whose cost does not grow with N."""
-        return self.pymc_model("counts")
+        """The PyMC model NUTS samples: the counts form, whose cost does not grow with N, its
+        observed Dirichlet groups in their closed-form posterior's frame (the same density, by an
+        exact change of variables: ``pgm_models.conjugate.blocks.posterior_frame``).
+        """
+        return posterior_frame(self.pymc_model("counts"))
 
     @available_if(_has_pymc_model)
     def find_map(self, **find_map_kwargs) -> xr.Dataset:

@@ -291,15 +291,19 @@ def _call(compiled, x):
     return float(logp), gradient, expanded
 
 
-@pytest.mark.parametrize("name", ["CategoricalNB", "SPODE", "TAN"])
-def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models, name):
+@pytest.mark.parametrize(
+    ("name", "form"), [("CategoricalNB", "counts"), ("SPODE", "counts"), ("TAN", "counts"), ("TAN", "sampling")]
+)
+def test_the_callbacks_give_pymcs_log_density_gradient_and_values(fitted_models, name, form):
     """At random unconstrained points, the C callbacks (sizes read from user_data) give the log
     density and gradient of PyMC's own C-backend functions of the model to 1e-12, and the expand
     callback every free variable and Deterministic (the stacked Dirichlet groups' blocks) in
-    nutpie's layout."""
+    nutpie's layout: in PyMC's simplex coordinates (the counts form) and in the posterior's
+    stick-breaking frame (the model sample_posterior samples, values in the frame's order)."""
     from pgm_models.inference._nutpie_numba import compile_model
 
-    model = fitted_models[name].pymc_model("counts")
+    estimator = fitted_models[name]
+    model = estimator.pymc_model("counts") if form == "counts" else estimator._sampling_model()
     compiled = compile_model(model)
     names, slices, shapes = compiled.shape_info
     value_names = [var.name for var in model.value_vars]
@@ -378,6 +382,15 @@ def test_only_models_of_dirichlet_groups_alone_take_the_group_path(fitted_models
         np.testing.assert_array_equal(g.counts, model.rvs_to_values[model[name]].data)
         np.testing.assert_array_equal(g.totals, g.counts.sum(axis=1))
         assert g.concentration.shape == g.counts.shape and np.all(g.concentration > 0)
+    # the posterior's frame: the same groups, α and N in each row's order of decreasing α + N
+    framed = {f.rv.name: f for f in counts_groups(fitted_models["SPODE"]._sampling_model())}
+    assert sorted(framed) == sorted(g.rv.name for g in groups)
+    for g in groups:
+        f = framed[g.rv.name]
+        assert (f.kind, f.value) == ("sticks", g.value.replace("simplex", "sticks"))
+        np.testing.assert_array_equal(np.take_along_axis(f.counts, f.inverse, axis=1), g.counts)
+        np.testing.assert_array_equal(np.take_along_axis(f.concentration, f.inverse, axis=1), g.concentration)
+        assert np.all(np.diff(f.concentration + f.counts, axis=1) <= 0)
     assert counts_groups(fitted_models["LDA"].pymc_model("counts")) is None
     assert counts_groups(fitted_models["CategoricalNB"].pymc_model("rows", *training_data["CategoricalNB"])) is None
     with pm.Model() as model:

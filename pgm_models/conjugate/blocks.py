@@ -32,6 +32,20 @@ The groups' names cannot collide with the names the models derive from the data:
 for dims, while a group is ``stacked_prob_{V}`` observed by ``stacked_count_{V}``, over the dims
 ``stacked_prob_{V}_rows`` (labelled ``name[label, ...]`` by each block's coords) and
 ``stacked_prob_{V}_values``.
+
+NUTS samples each group in the frame of its closed-form posterior (:func:`posterior_frame`, the
+model that ``sample_posterior`` samples): PyMC's simplex coordinates z_v = log Θ_v − mean_u log Θ_u
+of a row with a few small posterior concentrations a = α + N (empty cells, a = 1, beside cells of
+a hundred) are correlated through the mean and stiff where a small Θ_v grows (curvature ∝ a Θ_v
+in log Θ_v), so a diagonal mass matrix left a small step size, one bulk ESS in four of the draws'
+number, and the odd divergent transition (CategoricalNB on breast-cancer, issue 40). The frame's
+coordinates are the stick-breaking fractions of the row's values taken in decreasing order of a,
+β_k = Θ_(k) / Σ_{j≥k} Θ_(j), whose logits are independent under Dirichlet(a) (logit β_k is the
+logit of a Beta(a_(k), Σ_{j>k} a_(j))), centred and scaled by their exact posterior means and sds,
+ψ(a_(k)) − ψ(b_k) and √(ψ'(a_(k)) + ψ'(b_k)); the decreasing order leaves no stick with a small
+a_(k) beside a large b_k, the shape that stiffens. The model's density is unchanged: the frame
+is a change of variables with its exact Jacobian (:class:`PosteriorSticks`), so NUTS still draws
+the counts form's posterior, and the closed form's check of those draws keeps its meaning.
 """
 
 from __future__ import annotations
@@ -164,11 +178,109 @@ def class_block(estimator) -> tuple:
     return "class_prob", estimator._class_prior.concentration, ("class",)
 
 
+def posterior_frame(model):
+    """``model`` with each Dirichlet group it observes through one Multinomial (constant α and
+    counts, Θ in no other variable's distribution) sampled in the stick-breaking frame of its
+    closed-form posterior Dirichlet(α + N) (:class:`PosteriorSticks`); the same model, whose
+    groups' unconstrained values are named ``{group}_sticks__``; ``model`` itself when it has none.
+    Any positive concentrations give a change of variables of the same density: the frame's
+    centre and scale only decide how well NUTS moves, never what it samples.
+    """
+    from pymc.model.fgraph import ModelFreeRV, fgraph_from_model, model_free_rv, model_from_fgraph
+    from pymc.pytensorf import toposort_replace
+
+    frames = {rv.name: concentration + counts for rv, concentration, counts, _ in _observed_dirichlets(model)}
+    if not frames:
+        return model
+    fgraph, _ = fgraph_from_model(model)
+    replacements = []
+    for node in fgraph.apply_nodes:
+        (dummy,) = node.outputs if isinstance(node.op, ModelFreeRV) else (None,)
+        if dummy is None or dummy.name not in frames:
+            continue
+        rv, _, *dims = node.inputs
+        transform = sticks_transform(frames[dummy.name])
+        # of the transformed shape: pymc's change_value_transforms gives the value the variable's own
+        value = transform.forward(rv, *rv.owner.inputs).type()
+        value.name = f"{dummy.name}_{transform.name}__"
+        replacements.append((dummy, model_free_rv(rv, value, transform, *dims)))
+    toposort_replace(fgraph, replacements)
+    return model_from_fgraph(fgraph, mutate_fgraph=True)
+
+
+def sticks_transform(concentration):
+    """The frame of Dirichlet(``concentration``) rows (rows × V): a
+    ``pgm_models.conjugate._sticks.PosteriorSticks`` transform.
+    """
+    from pgm_models.conjugate._sticks import PosteriorSticks
+
+    return PosteriorSticks(concentration)
+
+
+def sticks_log_probabilities(value, centre, scale):
+    """(log Θ in the frame's order, the log Jacobian per row) at the frame's coordinates, in
+    PyTensor (``pgm_models.conjugate._sticks.log_probabilities``).
+    """
+    from pgm_models.conjugate._sticks import log_probabilities
+
+    return log_probabilities(value, centre, scale)
+
+
+def _observed_dirichlets(model) -> list[tuple]:
+    """(Θ, α, N, n) for each free Θ ~ Dirichlet(α) of ``model`` (α a constant matrix > 0) observed
+    by exactly one N ~ Multinomial(n, Θ) of constant whole counts N ≥ 0 summing to n, whose
+    posterior is then Dirichlet(α + N): no other observed or free variable and no potential
+    depends on Θ. α, N and n as the model holds them (float64, int64, int64 arrays).
+    """
+    from pytensor.graph.basic import Constant
+    from pytensor.graph.traversal import ancestors
+    from pytensor.tensor.random.basic import DirichletRV, MultinomialRV
+
+    found = []
+    for rv in model.free_RVs:
+        node = rv.owner
+        if not isinstance(node.op, DirichletRV) or rv.ndim != 2:
+            continue
+        (concentration,) = node.op.dist_params(node)
+        users = [
+            var
+            for var in [*model.observed_RVs, *model.potentials, *(q for q in model.free_RVs if q is not rv)]
+            if rv in ancestors([var])
+        ]
+        if len(users) != 1 or not isinstance(users[0].owner.op, MultinomialRV):
+            continue
+        totals, p = users[0].owner.op.dist_params(users[0].owner)
+        counts = model.rvs_to_values.get(users[0])
+        if (
+            p is not rv
+            or not all(isinstance(var, Constant) for var in (concentration, totals, counts))
+            or concentration.type.ndim != 2
+            or np.shape(counts.data) != np.shape(concentration.data)
+            or np.shape(totals.data) != np.shape(counts.data)[:1]
+        ):
+            continue
+        alpha, counts, totals = (np.asarray(var.data) for var in (concentration, counts, totals))
+        # data PyMC's densities would reject (-inf or an error) keep PyMC's own frame and graph
+        if (counts >= 0).all() and (counts.sum(axis=1) == totals).all() and (alpha > 0).all():
+            found.append(
+                (
+                    rv,
+                    np.ascontiguousarray(alpha, dtype=np.float64),
+                    np.ascontiguousarray(counts, dtype=np.int64),
+                    np.ascontiguousarray(totals, dtype=np.int64),
+                )
+            )
+    return found
+
+
 @dataclass(frozen=True)
 class CountsGroup:
     """One group of a Dirichlet-only counts model: the free variable Θ_V ~ Dirichlet(α) of shape
-    (rows, V) under PyMC's simplex transform (``value``: its unconstrained value's name), observed
-    through N ~ Multinomial(n, Θ_V): α (float64), N and n (int64) as C-contiguous arrays.
+    (rows, V) under PyMC's simplex transform or the posterior frame's (``value``: its unconstrained
+    value's name), observed through N ~ Multinomial(n, Θ_V): α (float64), N and n (int64) as
+    C-contiguous arrays, each row's values in the transform's order (``inverse[r, v]``: the
+    position of value v in row r; the identity under the simplex transform); under the frame, its
+    sticks' ``centre`` and ``scale`` (rows, V − 1), None under the simplex transform.
     """
 
     rv: object
@@ -177,63 +289,56 @@ class CountsGroup:
     concentration: np.ndarray
     counts: np.ndarray
     totals: np.ndarray
+    inverse: np.ndarray
+    centre: np.ndarray | None = None
+    scale: np.ndarray | None = None
+
+    @property
+    def kind(self) -> str:
+        """The transform: "simplex" or "sticks"."""
+        return "simplex" if self.centre is None else "sticks"
 
 
 def counts_groups(model) -> list[CountsGroup] | None:
     """The groups of ``model`` in the order of its free variables if it is made of them alone, as
-    the counts form of DirichletBlocks builds it: every free variable a matrix Θ ~ Dirichlet(α) of
-    constant α under the simplex transform, observed by exactly one Multinomial of constant n and
-    counts whose p is Θ itself (counts ≥ 0 summing to n, α > 0), no other observed variable and no
-    potential; None otherwise. Its log
+    the counts form of DirichletBlocks builds it (or :func:`posterior_frame` of it): every free
+    variable a matrix Θ ~ Dirichlet(α) of constant α under the simplex transform or the frame's,
+    observed by exactly one Multinomial of constant n and counts whose p is Θ itself (counts ≥ 0
+    summing to n, α > 0), no other observed variable and no potential; None otherwise. Its log
     density is then the sum over the groups of each one's Dirichlet, Jacobian and Multinomial terms.
     """
     from pymc.logprob.transforms import SimplexTransform
-    from pytensor.graph.basic import Constant
-    from pytensor.tensor.random.basic import DirichletRV, MultinomialRV
 
-    if model.potentials or not model.free_RVs:
+    from pgm_models.conjugate._sticks import PosteriorSticks
+
+    observed = _observed_dirichlets(model)
+    if model.potentials or not model.free_RVs or len(observed) != len(model.free_RVs):
         return None
-    observed = {}
-    for obs in model.observed_RVs:
-        node = obs.owner
-        if not isinstance(node.op, MultinomialRV):
-            return None
-        totals, p = node.op.dist_params(node)
-        value = model.rvs_to_values[obs]
-        if p in observed or not (isinstance(totals, Constant) and isinstance(value, Constant)):
-            return None
-        observed[p] = (value.data, totals.data)
+    if len(model.observed_RVs) != len(observed):
+        return None
     groups = []
-    for rv in model.free_RVs:
-        node, transform = rv.owner, model.rvs_to_transforms[rv]
-        (concentration,) = node.op.dist_params(node) if isinstance(node.op, DirichletRV) else (None,)
-        if (
-            not isinstance(transform, SimplexTransform)
-            or rv.ndim != 2
-            or rv not in observed
-            or not isinstance(concentration, Constant)
-            or concentration.type.ndim != 2
-        ):
-            return None
-        counts, totals = observed.pop(rv)
-        if np.shape(counts) != concentration.type.shape or np.shape(totals) != np.shape(counts)[:1]:
-            return None
-        # the closed-form terms hold where PyMC's densities are finite: data they would reject
-        # (PyMC: -inf or an error) keeps PyMC's own graph
-        if not (
-            (np.asarray(counts) >= 0).all()
-            and (np.sum(counts, axis=1) == totals).all()
-            and (concentration.data > 0).all()
-        ):
-            return None
-        groups.append(
-            CountsGroup(
-                rv,
-                model.rvs_to_values[rv].name,
-                transform,
-                np.ascontiguousarray(concentration.data, dtype=np.float64),
-                np.ascontiguousarray(counts, dtype=np.int64),
-                np.ascontiguousarray(totals, dtype=np.int64),
+    for rv, concentration, counts, totals in observed:
+        transform = model.rvs_to_transforms[rv]
+        identity = np.broadcast_to(np.arange(concentration.shape[1]), concentration.shape)
+        if isinstance(transform, SimplexTransform):
+            groups.append(
+                CountsGroup(rv, model.rvs_to_values[rv].name, transform, concentration, counts, totals, identity)
             )
-        )
-    return groups if not observed else None
+        elif isinstance(transform, PosteriorSticks) and transform.order.shape == concentration.shape:
+            groups.append(
+                CountsGroup(
+                    rv,
+                    model.rvs_to_values[rv].name,
+                    transform,
+                    np.ascontiguousarray(np.take_along_axis(concentration, transform.order, axis=1)),
+                    np.ascontiguousarray(np.take_along_axis(counts, transform.order, axis=1)),
+                    totals,
+                    transform.inverse,
+                    np.ascontiguousarray(transform.centre, dtype=np.float64),
+                    np.ascontiguousarray(transform.scale, dtype=np.float64),
+                )
+            )
+        else:
+            return None
+    order = {rv: i for i, rv in enumerate(model.free_RVs)}
+    return sorted(groups, key=lambda g: order[g.rv])

@@ -25,7 +25,8 @@ A model made of Dirichlet groups alone (``pgm_models.conjugate.blocks.counts_gro
 form of CategoricalNB, SPODE and TAN) has a log density that is a sum over its groups of the same
 terms (a Dirichlet prior, the simplex transform's Jacobian, a Multinomial of counts), so it is
 compiled as a function of one group's arrays of no fixed sizes (``_group_functions``: its terms and
-their gradient; its probabilities) that C callbacks of one source for all such models call once per
+their gradient; its probabilities, under PyMC's simplex transform or the posterior frame's sticks that
+``sample_posterior`` samples in) that C callbacks of one source per transform for all such models call once per
 group; the expand callback gathers the named values (the groups' probabilities and the blocks'
 Deterministics, rows of them) from the groups' probabilities by an index (``_groups_layout``).
 numba compiles those functions and callbacks once per machine: a second nominal model, of any
@@ -91,10 +92,11 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
     out[...] = values
     return 0
 """
-# The C callbacks of a Dirichlet-only counts model (``conjugate.blocks.counts_groups``): the same
-# source for every such model, so one compilation per machine. ``meta`` (``_groups_user_data``):
-# [n_dim, n_expanded, len(meta), n_groups, n_source, address of the expand index], then per group
-# [start in x, rows, V, addresses of α, N and n]. ``jit_fn`` is one of ``_group_functions``.
+# The C callbacks of a Dirichlet-only counts model (``conjugate.blocks.counts_groups``): one source
+# per transform of the groups (``_GROUP_EXTRA``), the same for every such model, so one compilation
+# per machine. ``meta`` (``_groups_user_data``): [n_dim, n_expanded, len(meta), n_groups, n_source,
+# address of the expand index], then per group [start in x, rows, V, addresses of α, N and n, and of
+# the frame's centre and scale (the posterior frame's sticks)]. ``jit_fn`` is one of ``_group_functions``.
 _GROUPS_LOGP_SOURCE = (
     """
 def nutpie_logp(dim, x_, out_, logp_, user_data_):
@@ -107,13 +109,13 @@ def nutpie_logp(dim, x_, out_, logp_, user_data_):
     logp = numba.carray(logp_, ())
     total = 0.0
     for group in range(meta[3]):
-        at = 6 + 6 * group
+        at = 6 + {stride} * group
         start, rows, values = meta[at], meta[at + 1], meta[at + 2]
         stop = start + rows * (values - 1)
         value, gradient = jit_fn(x[start:stop].reshape((rows, values - 1)),
                                  numba.carray(address_as_void_pointer(meta[at + 3]), (rows, values), np.float64),
                                  numba.carray(address_as_void_pointer(meta[at + 4]), (rows, values), np.int64),
-                                 numba.carray(address_as_void_pointer(meta[at + 5]), (rows,), np.int64))
+                                 numba.carray(address_as_void_pointer(meta[at + 5]), (rows,), np.int64){extra})
         total += value[()]
         out[start:stop].reshape((rows, values - 1))[...] = gradient
     logp[()] = total
@@ -132,9 +134,9 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
     source[:dim] = x
     filled = dim
     for group in range(meta[3]):
-        at = 6 + 6 * group
+        at = 6 + {stride} * group
         start, rows, values = meta[at], meta[at + 1], meta[at + 2]
-        (prob,) = jit_fn(x[start:start + rows * (values - 1)].reshape((rows, values - 1)))
+        (prob,) = jit_fn(x[start:start + rows * (values - 1)].reshape((rows, values - 1)){extra})
         source[filled:filled + rows * values].reshape((rows, values))[...] = prob
         filled += rows * values
     index = numba.carray(address_as_void_pointer(meta[5]), (expanded,), np.int64)
@@ -142,6 +144,26 @@ def nutpie_expand(dim, expanded, x_, out_, user_data_):
         out[i] = source[index[i]]
     return 0
 """
+# per transform: the group functions' arguments after the value, α, N and n (read from meta)
+_GROUP_EXTRA = {
+    "simplex": "",
+    "sticks": "".join(
+        f",\n{' ' * 33}numba.carray(address_as_void_pointer(meta[at + {i}]), (rows, values - 1), np.float64)"
+        for i in (6, 7)
+    ),
+}
+_GROUP_STRIDE = {"simplex": 6, "sticks": 8}
+
+
+def _groups_source(template: str, kind: str, expand: bool = False) -> str:
+    """A groups callback's source for groups of transform ``kind``: the expand function takes the
+    frame's arrays only (not α, N, n).
+    """
+    extra = _GROUP_EXTRA[kind]
+    if expand:
+        extra = extra.replace(f"\n{' ' * 33}", " ")
+    return template.replace("{stride}", str(_GROUP_STRIDE[kind])).replace("{extra}", extra)
+
 
 _PROGRESS_TEMPLATE = "{{ total_finished_draws }} {{ total_draws }}"
 
@@ -340,40 +362,54 @@ def _functions(model, mode, order: list[str]):
 
 
 @functools.cache
-def _group_functions():
+def _group_functions(kind: str = "simplex"):
     """One group's terms of a Dirichlet-only counts model's log density, and its probabilities, as
     PyTensor NUMBA functions of arrays of no fixed sizes, the same for every group of every such
-    model (one compilation per machine). Of the unconstrained value z (rows, V - 1) under PyMC's
-    simplex transform, Θ_r = softmax(z_r, -Σ_v z_rv), and α (rows, V), N (rows, V), n (rows,):
+    model (one compilation per machine and transform ``kind``). Of the unconstrained value z
+    (rows, V - 1), α (rows, V), N (rows, V), n (rows,):
 
         log p = Σ_r [log Dirichlet(Θ_r | α_r) + log |det ∂Θ_r/∂z_r| + log Multinomial(N_r | n_r, Θ_r)]
-              = Σ_r [log Γ(Σ_v α_rv) - Σ_v log Γ(α_rv) + log Γ(n_r + 1) - Σ_v log Γ(N_rv + 1) + log V + Σ_v (α_rv + N_rv) log Θ_rv],
+              = Σ_r [log Γ(Σ_v α_rv) - Σ_v log Γ(α_rv) + log Γ(n_r + 1) - Σ_v log Γ(N_rv + 1)
+                     + Σ_v (α_rv + N_rv - 1) log Θ_rv + log |det ∂Θ_r/∂z_r|].
 
-    the Jacobian being log V + Σ_v log Θ_rv (the transform is the additive log-ratio's, whose
-    Jacobian is Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v of determinant V). The first gives
-    (log p, ∂ log p / ∂z), the second Θ of z. Written in this form rather than as PyMC's three terms,
-    the log density has far fewer nodes for numba to compile.
+    "simplex": PyMC's simplex transform, Θ_r = softmax(z_r, -Σ_v z_rv), whose Jacobian is
+    log V + Σ_v log Θ_rv (the additive log-ratio's, Π_v Θ_rv, after the linear map z ↦ z + Σ_v z_v
+    of determinant V). "sticks": the posterior frame (``conjugate.blocks.posterior_frame``), two
+    more arguments, its sticks' centre and scale (rows, V - 1), α and N in the frame's order of
+    values, and Θ, log Θ and the Jacobian of ``conjugate.blocks.sticks_log_probabilities``. The
+    first function gives (log p, ∂ log p / ∂z), the second Θ of z (in the frame's order). Written
+    in this form rather than as PyMC's three terms, the log density has far fewer nodes for numba
+    to compile.
     """
     import pytensor
     import pytensor.tensor as pt
     from pymc.pytensorf import compile as compile_pymc
 
+    from pgm_models.conjugate.blocks import sticks_log_probabilities
+
     value, concentration = pt.matrix("value"), pt.matrix("concentration")
     counts, totals = pt.matrix("counts", dtype="int64"), pt.vector("totals", dtype="int64")
-    # PyMC's SimplexTransform.backward before its normalisation
-    logits = pt.concatenate([value, -value.sum(-1, keepdims=True)], axis=-1)
+    frame = [pt.matrix("centre"), pt.matrix("scale")] if kind == "sticks" else []
+    if kind == "sticks":
+        log_prob, log_jacobian = sticks_log_probabilities(value, *frame)
+    else:
+        # PyMC's SimplexTransform.backward before its normalisation
+        log_prob = pt.special.log_softmax(pt.concatenate([value, -value.sum(-1, keepdims=True)], axis=-1), axis=-1)
+        log_jacobian = pt.log(concentration.shape[-1]) + log_prob.sum(-1)
     logp = (
         pt.gammaln(concentration.sum(-1))
         - pt.gammaln(concentration).sum(-1)
         + pt.gammaln(totals + 1)
         - pt.gammaln(counts + 1).sum(-1)
-        + pt.log(concentration.shape[-1])
-        + ((concentration + counts) * pt.special.log_softmax(logits, axis=-1)).sum(-1)
+        + ((concentration + counts - 1) * log_prob).sum(-1)
+        + log_jacobian
     ).sum()
     mode = _contiguous_constants_mode()
     return (
-        compile_pymc([value, concentration, counts, totals], [logp, pytensor.gradient.grad(logp, value)], mode=mode),
-        compile_pymc([value], [pt.special.softmax(logits, axis=-1)], mode=mode),
+        compile_pymc(
+            [value, concentration, counts, totals, *frame], [logp, pytensor.gradient.grad(logp, value)], mode=mode
+        ),
+        compile_pymc([value, *frame], [pt.exp(log_prob)], mode=mode),
     )
 
 
@@ -398,8 +434,9 @@ def _groups_layout(model, groups):
         return None
     n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
     starts = np.cumsum([n_dim] + [g.concentration.size for g in groups]).tolist()
+    # the source holds Θ_g's rows in the transform's order: value v of row r is entry inverse[r, v]
     numbers = [
-        np.arange(start, start + g.concentration.size, dtype=float).reshape(g.concentration.shape)
+        (start + g.concentration.shape[1] * np.arange(len(g.concentration))[:, None] + g.inverse).astype(float)
         for start, g in zip(starts, groups)
     ]
     found = [
@@ -465,11 +502,13 @@ def _picks_entries(inputs: list, outputs: list) -> bool:
 
 def _groups_user_data(groups, n_dim: int, index: np.ndarray, n_source: int) -> np.ndarray:
     """``meta`` of the groups' C callbacks (_GROUPS_LOGP_SOURCE)."""
-    entries = [n_dim, len(index), 6 + 6 * len(groups), len(groups), n_source, index.ctypes.data]
+    stride = _GROUP_STRIDE[groups[0].kind]
+    entries = [n_dim, len(index), 6 + stride * len(groups), len(groups), n_source, index.ctypes.data]
     start = 0
     for g in groups:
         rows, values = g.concentration.shape
         entries += [start, rows, values, g.concentration.ctypes.data, g.counts.ctypes.data, g.totals.ctypes.data]
+        entries += [] if g.centre is None else [g.centre.ctypes.data, g.scale.ctypes.data]
         start += rows * (values - 1)
     return np.array(entries, dtype=np.int64)
 
@@ -537,15 +576,34 @@ def compile_model(model, *, progress=None, numba_opt: int | None = None):
     logp_signature, expand_signature = _signatures()
     with _numba_opt(numba_opt):
         groups = counts_groups(model)
+        # one transform for all the groups: the callbacks' source is the transform's
+        if groups is not None and len({g.kind for g in groups}) != 1:
+            groups = None
         layout = None if groups is None else _groups_layout(model, groups)
         if layout is not None:
             shape_info, index, n_source = layout
+            kind = groups[0].kind
             n_dim = sum(g.concentration.shape[0] * (g.concentration.shape[1] - 1) for g in groups)
             user_data = _groups_user_data(groups, n_dim, index, n_source)
-            logp_pt, expand_pt = _group_functions()
-            logp_c = _cached_cfunc(_GROUPS_LOGP_SOURCE, "nutpie_logp", logp_signature, _jitable(logp_pt))
-            expand_c = _cached_cfunc(_GROUPS_EXPAND_SOURCE, "nutpie_expand", expand_signature, _jitable(expand_pt))
-            data = (index, *(array for g in groups for array in (g.concentration, g.counts, g.totals)))
+            logp_pt, expand_pt = _group_functions(kind)
+            logp_c = _cached_cfunc(
+                _groups_source(_GROUPS_LOGP_SOURCE, kind), "nutpie_logp", logp_signature, _jitable(logp_pt)
+            )
+            expand_c = _cached_cfunc(
+                _groups_source(_GROUPS_EXPAND_SOURCE, kind, expand=True),
+                "nutpie_expand",
+                expand_signature,
+                _jitable(expand_pt),
+            )
+            data = (
+                index,
+                *(
+                    array
+                    for g in groups
+                    for array in (g.concentration, g.counts, g.totals, g.centre, g.scale)
+                    if array is not None
+                ),
+            )
         else:
             logp_pt, expand_pt, arguments, arrays, shape_info = _functions(
                 _data_as_shared(model), _contiguous_constants_mode(), [var.name for var in model.unobserved_value_vars]
