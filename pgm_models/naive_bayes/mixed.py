@@ -596,8 +596,12 @@ class _NumericBlock:
 
     def _entries(self, model, values, y):
         """Row and column of every observed entry, and its class from y; adds their coordinate."""
+        import pymc as pm
+
         rows, columns = np.nonzero(~np.isnan(values))
         model.add_coord(f"{self.kind}_entry", np.arange(rows.size))
+        # an entry's row, for the log likelihood per row (pgm_models.inference.workflow)
+        pm.Data(f"{self.kind}_entry_row", rows, dims=f"{self.kind}_entry")
         return y[rows], columns, values[rows, columns]
 
 
