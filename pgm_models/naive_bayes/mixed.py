@@ -41,6 +41,8 @@ with known categories.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
@@ -355,6 +357,17 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
 
     def _statistics_merger(self):
         return merged_statistics
+
+    def _with_whole_counts(self):
+        """The template's rounded copy, with blocks of its own: a block reads its counts off the
+        model it belongs to, which would be the unrounded original.
+        """
+        shown = super()._with_whole_counts()
+        if shown is not self:
+            shown._blocks = {kind: copy.copy(block) for kind, block in self._blocks.items()}
+            for block in shown._blocks.values():
+                block.model = shown
+        return shown
 
     def _after_merged_statistics(self, first_fit: bool) -> None:
         """On a first fit, the data-scaled priors from the whole data's merged statistics."""
