@@ -276,6 +276,13 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """
         return replicated
 
+    def _log_likelihood_offset(self, X):
+        """Hook: a term per row (n_rows,) added to the rows-form model's log likelihood of the rows
+        X so that it scores a row as ``loo`` and ``predict_joint_log_proba`` do (MultinomialNB's
+        documents as ordered word sequences); None, nothing to add, by default.
+        """
+        return None
+
     def _without_auxiliary_draws(self, posterior):
         """The draws of the model's named variables, each once (the stacked Dirichlet groups left out)."""
         return without_groups(posterior)
@@ -831,11 +838,21 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
     @available_if(_has_closed_form)
-    def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None):
+    def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None, *, store=False, X=None, y=None):
         """Exact i.i.d. draws from the closed-form posterior, as ArviZ InferenceData.
 
         The draws have the same variable names and dims as :meth:`sample_posterior`'s, so ArviZ's
         summaries and plots and :func:`pgm_models.check_posterior` take either. No MCMC is run.
+
+        With ``store=True`` the draws become ``idata_``'s ``posterior``, as NUTS draws do (the
+        draws of an earlier :meth:`sample_posterior` or ``store`` go, with the groups computed
+        from them: ``sample_stats``, ``log_likelihood``, ``posterior_predictive``; the prior
+        groups and the data stay). Given the training rows X and labels y too, ``idata_`` gets
+        their pointwise ``log_likelihood`` under every draw (:meth:`add_log_likelihood`), so that
+        ``az.loo(model.idata_)`` estimates, by PSIS, the leave-one-out that
+        ``loo(X, y, conditional=False)`` computes exactly, without NUTS. The draws are
+        independent, so PSIS's relative efficiency is 1: ``az.loo(model.idata_, reff=1.0)``
+        (its default estimates it from the draws' effective sample size, close to 1).
 
         Parameters
         ----------
@@ -847,20 +864,29 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             The number of "chains" (independent blocks of draws).
         var_names : list of str, default=None
             Only these parameters; None: all.
+        store : bool, default=False
+            Keep the draws in ``idata_`` as its ``posterior`` (the predictive methods and
+            :meth:`add_log_likelihood` then read them).
+        X, y : array-like, default=None
+            The training rows and labels (with ``store=True``): ``idata_`` also gets their
+            pointwise ``log_likelihood``, so that ``az.loo(model.idata_)`` runs.
 
         Returns
         -------
         arviz.InferenceData
-            Its ``posterior`` group holds ``chains`` × ``n`` draws of each parameter.
+            Its ``posterior`` group holds ``chains`` × ``n`` draws of each parameter; with
+            ``store=True``, ``idata_`` itself.
 
         Raises
         ------
         ValueError
-            If a name in ``var_names`` is not a parameter of the model.
+            If a name in ``var_names`` is not a parameter of the model, X or y is given without
+            the other or without ``store=True``, or (X, y) are not the fitted rows.
 
         See Also
         --------
         pymc_trace : The draws for PyMC's forward sampling.
+        add_log_likelihood : The training rows' log likelihood under the draws in ``idata_``.
 
         Examples
         --------
@@ -874,9 +900,25 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         (2, 2000, 2)
         >>> idata.posterior["class_prob"].mean(("chain", "draw")).values.round(2)
         array([0.37, 0.63])
+
+        Kept in ``idata_`` with the training rows' log likelihood, for PSIS-LOO without NUTS:
+
+        >>> import arviz as az
+        >>> idata = model.posterior_draws(n=2000, random_seed=0, store=True, X=X, y=y)
+        >>> sorted(group for group in idata.groups() if group in ("posterior", "log_likelihood"))
+        ['log_likelihood', 'posterior']
+        >>> idata.log_likelihood["y"].shape  # (chain, draw, row)
+        (2, 2000, 6)
+        >>> exact = model.loo(X, y, conditional=False).elpd_loo
+        >>> bool(abs(az.loo(idata, reff=1.0).elpd_loo - exact) < 0.5)
+        True
         """
         import arviz as az
 
+        if (X is None) != (y is None):
+            raise ValueError("posterior_draws' log likelihood needs both the training rows X and their labels y")
+        if X is not None and not store:
+            raise ValueError("posterior_draws(X=, y=) adds the log likelihood to idata_: pass store=True with them")
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
         parameters = self._parameters()
         unknown = [] if var_names is None else [name for name in var_names if name not in parameters]
@@ -897,7 +939,31 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
                 values = posterior.sample(chains * n, rng)
             draws[name] = values.reshape((chains, n) + values.shape[1:])
         posterior = self._dataset(draws, ("chain", "draw")).assign_coords(chain=np.arange(chains), draw=np.arange(n))
-        return az.InferenceData(posterior=posterior)
+        if not store:
+            return az.InferenceData(posterior=posterior)
+        self._store_posterior(az.InferenceData(posterior=posterior.assign_attrs(draws="exact")))
+        if X is not None:
+            self.add_log_likelihood(X, y)
+        return self.idata_
+
+    def _store_posterior(self, idata) -> None:
+        """``idata``'s posterior draws (and their ``sample_stats``) as ``idata_``, with the
+        workflow's ``observed_data`` and ``constant_data`` and an earlier prior predictive: the
+        groups computed from earlier draws go.
+        """
+        from pgm_models.inference import workflow
+
+        earlier = getattr(self, "idata_", None)
+        kept = {
+            group: earlier[group]
+            for group in ("prior", "prior_predictive")
+            if earlier is not None and group in earlier.groups()
+        }
+        # the draws' own groups, a sampler's observed statistics replaced by the workflow's
+        groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
+        for group, data in workflow.training_data(self).items():
+            groups[group] = groups[group].merge(data) if group in groups else data
+        self.idata_ = type(idata)(**groups, **kept)
 
     @available_if(_has_pymc_model)
     def pymc_trace(self, idata):
@@ -1085,7 +1151,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         >>> check_posterior(model, idata).passed  # doctest: +SKIP
         True
         """
-        from pgm_models.inference import sampling, workflow
+        from pgm_models.inference import sampling
 
         sampler = sampler or sampling.DEFAULT_SAMPLER
         if self._closed_form:
@@ -1106,27 +1172,47 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             auxiliary=self._without_auxiliary_draws,
             **pm_sample_kwargs,
         )
-        earlier = getattr(self, "idata_", None)
-        kept = {
-            group: earlier[group]
-            for group in ("prior", "prior_predictive")
-            if earlier is not None and group in earlier.groups()
-        }
-        # the draws' own groups, the counts form's observed statistics replaced by the workflow's
-        groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
-        for group, data in workflow.training_data(self).items():
-            groups[group] = groups[group].merge(data) if group in groups else data
-        self.idata_ = type(idata)(**groups, **kept)
+        self._store_posterior(idata)
         if X is not None:
             self.add_log_likelihood(X, y)
         return self.idata_
 
     @available_if(_has_pymc_model)
     def add_log_likelihood(self, X, y):
-        """Add to ``idata_`` the ``log_likelihood`` of the training rows (X, y) under every NUTS draw,
-        log p(x_i, y_i | θ_s) (the rows-form model's likelihood of row i), and their class indices
-        as ``observed_data`` ``y``: then ``az.loo(model.idata_)`` estimates the leave-one-out
-        log p(y_i, x_i | D₋ᵢ) that ``loo(X, y, conditional=False)`` computes exactly. Returns self.
+        """Add to ``idata_`` the ``log_likelihood`` of the training rows (X, y) under every posterior
+        draw in ``idata_`` (NUTS draws of :meth:`sample_posterior`, or exact ones kept by
+        ``posterior_draws(store=True)``), log p(x_i, y_i | θ_s) (the rows-form model's likelihood of
+        row i, ``pgm_models.inference.workflow``), and their class indices as ``observed_data``
+        ``y``: then ``az.loo(model.idata_)`` estimates the leave-one-out log p(y_i, x_i | D₋ᵢ) that
+        ``loo(X, y, conditional=False)`` computes exactly. Returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows, those of the fit.
+        y : array-like of shape (n_samples,)
+            Their labels.
+
+        Returns
+        -------
+        self
+            The model, its ``idata_`` with ``log_likelihood`` ``y`` (chain, draw, row).
+
+        Raises
+        ------
+        ValueError
+            If ``idata_`` holds no posterior draws, or y's class counts are not the fitted ones.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pgm_models import CategoricalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = CategoricalNB().fit(X, y)
+        >>> _ = model.posterior_draws(n=100, random_seed=0, store=True)
+        >>> model.add_log_likelihood(X, y).idata_.log_likelihood["y"].shape
+        (2, 100, 6)
         """
         import arviz as az
 
@@ -1143,10 +1229,15 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         return self
 
     def _sampled_posterior(self, method: str):
-        """The NUTS posterior in ``idata_``, or an error naming what to call first."""
+        """The posterior draws in ``idata_``, or an error naming what to call first."""
         check_fitted(self, "classes_")
         idata = getattr(self, "idata_", None)
         if idata is None or "posterior" not in idata.groups():
+            if self._closed_form:
+                raise ValueError(
+                    f"{method} reads the posterior draws in idata_: call sample_posterior() (NUTS) or "
+                    "posterior_draws(store=True) (exact draws) first"
+                )
             raise ValueError(f"{method} reads the NUTS draws: call sample_posterior() first")
         return idata.posterior
 
@@ -1245,10 +1336,12 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         Without X: a synthetic dataset of the training size per draw, rows (x, y) from the joint
         model (forward sampling of the rows form, as for :meth:`sample_prior_predictive`).
 
-        The draws θ_s are the NUTS draws in ``idata_`` when :meth:`sample_posterior` has run (all
-        of them; ``n`` is then unused), else ``n`` exact draws of the closed-form posterior
-        (``posterior_draws``, no NUTS). The exact path's labels come from ``predict_proba_draws``,
-        the NUTS path's from the rows-form model's likelihood of each row under each class.
+        The draws θ_s are the posterior draws in ``idata_`` when there are some (all of them, ``n``
+        then unused: NUTS draws of :meth:`sample_posterior`, or exact ones kept by
+        ``posterior_draws(store=True)``), else ``n`` fresh exact draws of the closed-form
+        posterior (``posterior_draws``, no NUTS). The fresh draws' labels come from
+        ``predict_proba_draws``, the kept draws' from the rows-form model's likelihood of each row
+        under each class.
 
         An average of models has no parameter posterior of its own: its labels for given X are
         drawn row by row from its own predictive, ``predict_proba(X, estimate="predictive")``

@@ -137,7 +137,9 @@ def test_workflow_methods_refuse_bad_input(vote):
     with pytest.raises(NotFittedError):
         CategoricalNB().sample_prior_predictive(10)
     model = CategoricalNB().fit(X, y)
-    with pytest.raises(ValueError, match=r"add_log_likelihood reads the NUTS draws: call sample_posterior\(\) first"):
+    with pytest.raises(
+        ValueError, match=r"add_log_likelihood reads the posterior draws in idata_: call sample_posterior\(\)"
+    ):
         model.add_log_likelihood(X, y)
     with pytest.raises(ValueError, match="feature names"):
         model.sample_posterior_predictive(X.rename(columns={X.columns[0]: "unseen"}))

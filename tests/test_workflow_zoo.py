@@ -8,7 +8,7 @@ import arviz as az
 import matplotlib
 import numpy as np
 import pytest
-from zoo_cases import fit, fitted, make, training_data
+from zoo_cases import fitted, training_data
 
 import pgm_models
 
@@ -65,29 +65,44 @@ def test_prior_predictive_datasets_have_the_training_size(name):
 
 
 @pytest.mark.parametrize("name", pgm_models.ESTIMATORS)
-def test_posterior_predictive_labels_follow_the_models_probabilities(name):
+def test_posterior_predictive_labels_follow_the_models_probabilities(name, monkeypatch):
     """500 replicated labels of each of 12 rows: each class's frequency within 0.12 of the mean
     probability its draws give it (a sum of independent Bernoullis: sd ≤ 0.0224, 5.4 sds; a false
-    failure has a chance below 1e-4 per run of the 36 cells of the 21 models). The labels of an
-    average of models (and HierarchicalNB) come from predict_proba(estimate="predictive") itself;
-    a closed-form model's from its exact posterior draws, the same predict_proba_draws the same
-    seed gives; LogisticRegression's from every one of its 500 draws, whose average is
-    predict_proba(estimate="predictive")."""
+    failure has a chance below 1e-4 per run of the 36 cells of the 21 models). The probabilities
+    the labels are drawn from (``workflow.sampled_labels``' argument, recorded) are the model's: an
+    average of models' (and HierarchicalNB's) predict_proba(estimate="predictive") itself; a
+    closed-form model's its exact posterior draws, those predict_proba_draws gives with the same
+    seed (its first 5 compared: one generator, drawn in turn); LogisticRegression's every one of
+    its 500 draws, whose average is predict_proba(estimate="predictive")."""
+    from pgm_models.inference import workflow
+
+    recorded = []
+    sampled_labels = workflow.sampled_labels
+
+    def recording(probabilities, rng):
+        recorded.append(np.array(probabilities))
+        return sampled_labels(probabilities, rng)
+
+    monkeypatch.setattr(workflow, "sampled_labels", recording)
     rng = np.random.default_rng(7)
     model, rows = fitted(name)
     if name == "LogisticRegression":
         stub_nuts(model, rng, draws=250)
     idata = model.sample_posterior_predictive(rows, n=500, random_seed=3)
     labels = idata.posterior_predictive["y"].values.reshape(-1, len(rows))
-    assert labels.shape[0] == 500
-    frequency = (labels[..., None] == np.arange(len(model.classes_))).mean(axis=0)
+    assert labels.shape[0] == 500 and len(recorded) == 1
+    probabilities = recorded[0].reshape(-1, len(rows), len(model.classes_))
+    assert probabilities.shape[0] == 500
     if name == "HierarchicalNB":
-        expected = model.predict_proba(rows)
+        np.testing.assert_allclose(probabilities, np.broadcast_to(model.predict_proba(rows), probabilities.shape))
     elif name in AVERAGED or name == "LogisticRegression":
         expected = model.predict_proba(rows, estimate="predictive")
+        np.testing.assert_allclose(probabilities.mean(axis=0), expected, rtol=1e-9, atol=1e-12)
     else:  # the draws sample_posterior_predictive read: its generator's first use
-        expected = model.predict_proba_draws(rows, n_draws=500, random_seed=np.random.default_rng(3)).mean(axis=0)
-    np.testing.assert_allclose(frequency, expected, atol=0.12)
+        first = model.predict_proba_draws(rows, n_draws=5, random_seed=np.random.default_rng(3))
+        np.testing.assert_allclose(probabilities[:5], first, rtol=1e-12, atol=1e-15)
+    frequency = (labels[..., None] == np.arange(len(model.classes_))).mean(axis=0)
+    np.testing.assert_allclose(frequency, probabilities.mean(axis=0), atol=0.12)
     counts = idata.posterior_predictive["class_count"].values.reshape(-1, len(model.classes_))
     np.testing.assert_array_equal(counts.sum(axis=1), len(rows))
 
@@ -111,15 +126,16 @@ def test_plot_ppc_runs_on_the_replicated_training_data(name):
 
 @pytest.mark.parametrize("name", pgm_models.ESTIMATORS)
 def test_graph_returns_a_source_naming_the_model(name):
-    """graph() of every model (fitted with fractional weights: counts rounded for the drawing;
-    MixedNB, whose blocks keep their own counts, unweighted) is DOT text; an average's names
+    """graph() of every model (fitted with fractional weights: counts rounded for the drawing, on a
+    copy: the model keeps its own, MixedNB's in its blocks too) is DOT text; an average's names
     every attribute and labels its dependences with weights in [0, 1]."""
-    if name == "MixedNB":
-        X, y, _ = training_data(name)
-        model = fit(make(name), X, y)
-    else:
-        model, _ = fitted(name)
+    model, _ = fitted(name)
+    statistics = {key: np.copy(value) for key, value in vars(model).items() if key.endswith("count_")}
     source = model.graph().source
+    for key, value in statistics.items():
+        np.testing.assert_array_equal(getattr(model, key), value)
+    if name == "MixedNB":
+        assert "stacked_count" in source and "poisson_total" in source and "bernoulli_count" in source
     assert source.lstrip().startswith("digraph")
     if name in AVERAGED:
         for column in model._feature_names():

@@ -31,10 +31,12 @@ NUMERIC = {"GaussianNB", "LDA", "QDA", "LogisticRegression"}
 HIERARCHICAL_ALPHA_DRAWS = np.array([[0.3], [1.0], [4.0]])
 
 
-def training_data(name: str, rng=None):
-    """(X, y, sample_weight) of a small dataset ``name``'s estimator takes, as NumPy arrays."""
+def training_data(name: str, rng=None, per_class: int = 12):
+    """(X, y, sample_weight) of a small dataset ``name``'s estimator takes, as NumPy arrays
+    (``per_class`` rows of each of the 3 classes).
+    """
     rng = np.random.default_rng(20261128) if rng is None else rng
-    y = np.repeat([0, 1, 2], 12)
+    y = np.repeat([0, 1, 2], per_class)
     weight = rng.uniform(0.5, 2.0, len(y))
     if name in NOMINAL:
         # three classes whose attributes lean to different values, and that depend on each other

@@ -30,8 +30,19 @@ their number and layout are read); for a model whose rows have no fixed size (Mu
 documents) it is the statistics the counts form observes, replicated.
 
 The log likelihood of a draw is the rows-form PyMC model's own (``pm.compute_log_likelihood``), so
-every family with a rows form gets it; it needs the model's free variables in the draws
-(``pymc_trace`` adds the stacked Dirichlet groups back).
+every family with a rows form gets it, from NUTS draws (``sample_posterior``) or exact ones kept by
+``posterior_draws(store=True)``; it needs the model's free variables in the draws (``pymc_trace``
+adds the stacked Dirichlet groups back). An observed variable is summed per row over its ``row`` or
+``<name>_row`` dim, or over entries (several per row: MixedNB's numeric columns, ComplementNB's
+documents once per other class) whose rows the model's data variable ``<entry dim>_row`` names;
+``_log_likelihood_offset`` adds a model's own per-row term (MultinomialNB scores a document as
+its ordered words, as its ``loo`` does, leaving out the Multinomial's coefficient). The rows-form
+likelihood is the classifier's p(x, y | θ) except for HNB (each attribute observed once per table
+it has, the tables' model rather than the weighted mixture that classifies) and ComplementNB
+(each document observed under every other class's complement): those two have no exact ``loo``
+to compare ``az.loo`` with. HierarchicalNB and the averages of models have no posterior draws of
+their tables, so no ``log_likelihood``: their ``loo`` is their leave-one-out (PSIS over λ's
+draws for HierarchicalNB, exact for the averages).
 """
 
 from __future__ import annotations
@@ -126,17 +137,23 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
     pointwise = pm.compute_log_likelihood(trace, model=model, extend_inferencedata=False, progressbar=False)
     n_rows = len(class_index)
     total = np.zeros((posterior.sizes["chain"], posterior.sizes["draw"], n_rows))
+    offset = estimator._log_likelihood_offset(X)
+    if offset is not None:
+        total += np.asarray(offset, dtype=float)
     for name, values in pointwise.data_vars.items():
         values = values.transpose(*SAMPLE_DIMS, ...)
-        row_dims = [dim for dim in values.dims if dim == "row" or str(dim).endswith("_row")]
+        row_dims = [
+            dim for dim in values.dims if dim == "row" or str(dim).endswith("_row") or f"{dim}_row" in model.named_vars
+        ]
         if len(row_dims) != 1:
             raise ValueError(f"observed variable {name!r} of the rows-form model has no single row dim: {values.dims}")
         row_dim = row_dims[0]
         other = [dim for dim in values.dims if dim not in (*SAMPLE_DIMS, row_dim)]
         per_row = values.sum(other).transpose(*SAMPLE_DIMS, row_dim)
-        rows = np.asarray(
-            values[row_dim].values, dtype=np.intp
-        )  # the rows it observes (a SPODE's "row": those with the parent)
+        if f"{row_dim}_row" in model.named_vars:  # entries, several per row: the model's data names their rows
+            rows = np.asarray(model.named_vars[f"{row_dim}_row"].get_value(), dtype=np.intp)
+        else:  # the rows it observes (a SPODE's "row": those with the parent)
+            rows = np.asarray(values[row_dim].values, dtype=np.intp)
         np.add.at(total, (slice(None), slice(None), rows), per_row.values)
     return xr.DataArray(
         total,

@@ -257,6 +257,10 @@ class ComplementNB(MultinomialNB):
             "complement_count", n=counts.sum(axis=1), p=complement_prob, observed=counts, dims=("class", "feature")
         )
 
+    def _log_likelihood_offset(self, X):
+        """None: the class scores are not a likelihood, so no scoring to match (no exact ``loo``)."""
+        return None
+
     def _rows_model(self, model, X, class_index):
         """y_d ~ Categorical(π); x_d ~ Multinomial(n_d, θ̃_k) for every class k ≠ y_d."""
         import pymc as pm
@@ -267,11 +271,13 @@ class ComplementNB(MultinomialNB):
         model.add_coord("row", np.arange(len(class_index)))
         pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         row, other = np.nonzero(class_index[:, None] != np.arange(len(self.classes_)))
-        model.add_coord("complement_row", np.arange(len(row)))
+        model.add_coord("complement_entry", np.arange(len(row)))
+        # each document is observed once per other class: the entries' rows, for its log likelihood per row
+        pm.Data("complement_entry_row", row, dims="complement_entry")
         pm.Multinomial(
             "x",
             n=dense.sum(axis=1)[row],
             p=complement_prob[other],
             observed=dense[row],
-            dims=("complement_row", "feature"),
+            dims=("complement_entry", "feature"),
         )

@@ -41,6 +41,8 @@ with known categories.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
@@ -360,6 +362,17 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     def _statistics_merger(self):
         return merged_statistics
 
+    def _with_whole_counts(self):
+        """The template's rounded copy, with blocks of its own: a block reads its counts off the
+        model it belongs to, which would be the unrounded original.
+        """
+        shown = super()._with_whole_counts()
+        if shown is not self:
+            shown._blocks = {kind: copy.copy(block) for kind, block in self._blocks.items()}
+            for block in shown._blocks.values():
+                block.model = shown
+        return shown
+
     def _after_merged_statistics(self, first_fit: bool) -> None:
         """On a first fit, the data-scaled priors from the whole data's merged statistics."""
         if first_fit:
@@ -600,8 +613,12 @@ class _NumericBlock:
 
     def _entries(self, model, values, y):
         """Row and column of every observed entry, and its class from y; adds their coordinate."""
+        import pymc as pm
+
         rows, columns = np.nonzero(~np.isnan(values))
         model.add_coord(f"{self.kind}_entry", np.arange(rows.size))
+        # an entry's row, for the log likelihood per row (pgm_models.inference.workflow)
+        pm.Data(f"{self.kind}_entry_row", rows, dims=f"{self.kind}_entry")
         return y[rows], columns, values[rows, columns]
 
 

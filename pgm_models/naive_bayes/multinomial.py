@@ -176,6 +176,16 @@ class MultinomialNB(DiscreteNB):
             "feature_count", n=counts.sum(axis=1), p=feature_prob, observed=counts, dims=("class", "feature")
         )
 
+    def _log_likelihood_offset(self, X):
+        """−log(n_d! / Π_v x_dv!): the rows form's Multinomial scores the counts, ``loo`` and the
+        predictions the ordered sequence of words, which leaves the coefficient out.
+        """
+        from scipy.special import gammaln
+
+        counts = self._encode(X, reset=False, training=True)
+        counts = counts.toarray() if sp.issparse(counts) else np.asarray(counts, dtype=float)
+        return gammaln(counts + 1).sum(axis=1) - gammaln(counts.sum(axis=1) + 1)
+
     def _rows_model(self, model, X, class_index):
         """y_d ~ Categorical(π); x_d ~ Multinomial(n_d, θ[y_d])."""
         import pymc as pm
