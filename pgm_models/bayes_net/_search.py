@@ -39,10 +39,18 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from pgm_models._utils import jit
+
 SEARCHES = ("k2", "hill-climb", "tan")
 SCORES = ("bayes", "bdeu", "bic", "aic", "loglik")
 # A family's table may hold at most this many cells (classes × parent values × child values)
 MAX_TABLE_CELLS = 1_000_000
+# The "bayes" scores of rows of whole-number weights summing to at most COMPILED_SCORES_ROWS are
+# counted and scored by one compiled call a batch (``_search_kernel``; a small fold is mostly the
+# NumPy path's fixed cost), once numba is loaded (``jit.loaded``); its log Γ tables hold one entry
+# per possible count, hence the limit. False: always the NumPy path.
+COMPILED_SCORES = True
+COMPILED_SCORES_ROWS = 100_000
 
 
 class FamilyCounter:
@@ -62,6 +70,45 @@ class FamilyCounter:
         self.score_name, self.prior_count = score, prior_count
         self.n_rows = float(weight.sum())
         self._scores = {}
+        self._log_gamma = None  # the compiled path's tables, made at its first use
+
+    def _compiled(self) -> bool:
+        """Whether new families are counted and scored by ``_search_kernel.bayes_family_scores``."""
+        if self._log_gamma is None:
+            whole = self.score_name == "bayes" and bool(np.all(self.weight == np.floor(self.weight)))
+            self._log_gamma = (
+                {} if COMPILED_SCORES and jit.loaded() and whole and self.n_rows <= COMPILED_SCORES_ROWS else False
+            )
+        return self._log_gamma is not False
+
+    def _compiled_scores(self, child: int, families) -> np.ndarray:
+        """The kernel's scores of ``families`` (sorted parent lists) of ``child``; log Γ(α + n) and
+        log Γ(rα + n), n = 0..N, tabulated by SciPy once per r (rα summed as the NumPy path sums it).
+        """
+        r = int(self.sizes[child])
+        n = int(self.n_rows)
+        if "cell" not in self._log_gamma:
+            self._log_gamma["cell"] = gammaln(self.prior_count + np.arange(n + 1.0))
+            self._columns_intp = np.ascontiguousarray(self._columns, dtype=np.intp)
+            self._sizes_intp = np.asarray(self.sizes, dtype=np.intp)
+        if r not in self._log_gamma:
+            block = np.full((1, r), self.prior_count).sum(axis=-1)[0]
+            self._log_gamma[r] = gammaln(block + np.arange(n + 1.0))
+        width = max(1, max(len(f) for f in families))
+        parents = np.zeros((len(families), width), dtype=np.intp)
+        for m, family in enumerate(families):
+            parents[m, : len(family)] = family
+        return jit.kernels("pgm_models.bayes_net._search_kernel").bayes_family_scores(
+            self._columns_intp,
+            self.weight,
+            self._sizes_intp,
+            self.n_classes,
+            child,
+            parents,
+            np.array([len(f) for f in families], dtype=np.intp),
+            self._log_gamma["cell"],
+            self._log_gamma[r],
+        )
 
     def _keys(self, child: int, parents) -> np.ndarray:
         """Each row's cell of the family's (K, r_p1, .., r_child) table, flattened."""
@@ -77,7 +124,8 @@ class FamilyCounter:
         return np.bincount(self._keys(child, parents), self.weight, math.prod(shape)).reshape(shape)
 
     def score(self, child: int, parents) -> float:
-        return self.scores(child, [parents])[0]
+        known = self._scores.get((child, frozenset(parents)))
+        return known if known is not None else self.scores(child, [parents])[0]
 
     def scores(self, child: int, parent_sets) -> list[float]:
         """``score(child, parents)`` of each parent set: those not scored before are counted by one
@@ -86,7 +134,10 @@ class FamilyCounter:
         """
         keys = [(child, frozenset(parents)) for parents in parent_sets]
         new = list(dict.fromkeys(key for key in keys if key not in self._scores))
-        if new:
+        if new and self._compiled():
+            families = [sorted(parents) for _, parents in new]
+            self._scores.update(zip(new, self._compiled_scores(child, families).tolist()))
+        elif new:
             r = int(self.sizes[child])
             families = [sorted(parents) for _, parents in new]
             configurations = [self.n_classes * math.prod(int(self.sizes[p]) for p in f) for f in families]
@@ -195,7 +246,8 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     for h in range(n):
         tails = [t for t in range(n) if t != h]
         gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
-    linked = np.zeros(n, dtype=bool)
+    gain = gain.tolist()  # Python floats: the n² comparisons a step cost less than NumPy scalars'
+    linked = [False] * n
     links = []
     for step in range(n - 1):
         best, link = -np.inf, None
@@ -203,10 +255,10 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
             for tail in range(n):
                 if head == tail or (step > 0 and linked[head] == linked[tail]):
                     continue
-                if link is None or gain[head, tail] > best:
-                    best, link = gain[head, tail], (tail, head)
+                if link is None or gain[head][tail] > best:
+                    best, link = gain[head][tail], (tail, head)
         links.append(link)
-        linked[list(link)] = True
+        linked[link[0]] = linked[link[1]] = True
     has_parent = np.zeros(n, dtype=bool)
     for first, second in links:  # Weka's direction: the scored tail takes the head as parent unless it has one
         if not has_parent[first]:
@@ -231,16 +283,32 @@ def _reaches(parents, start: int, target: int) -> bool:
     return False
 
 
+def _descendants(children, start: int) -> set:
+    """The nodes reached from ``start`` along arcs parent → child (``start`` not included unless on a cycle)."""
+    seen, frontier = set(), list(children[start])
+    while frontier:
+        node = frontier.pop()
+        if node not in seen:
+            seen.add(node)
+            frontier.extend(children[node])
+    return seen
+
+
 def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
     n = len(counter.sizes)
     parents = [[] for _ in range(n)]
     while True:
         best, operation = -1e100, None
+        children = [[] for _ in range(n)]
+        for j in range(n):
+            for p in parents[j]:
+                children[p].append(j)
         for head in range(n):
             if len(parents[head]) + 1 >= max_parents:
                 continue
-            # an arc tail → head makes a cycle when head is already an ancestor of tail
-            tails = [t for t in range(n) if t != head and t not in parents[head] and not _reaches(parents, t, head)]
+            # an arc tail → head makes a cycle when tail is already a descendant of head
+            below = _descendants(children, head)
+            tails = [t for t in range(n) if t != head and t not in parents[head] and t not in below]
             current = counter.score(head, parents[head])
             for tail, score in zip(tails, counter.scores(head, [parents[head] + [t] for t in tails])):
                 delta = score - current

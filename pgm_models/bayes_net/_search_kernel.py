@@ -1,0 +1,119 @@
+"""The structure search's family counts and "bayes" scores by one compiled loop (numba), for small folds.
+
+``FamilyCounter.scores`` counts the new families of one child by one ``bincount`` over the
+distinct rows and scores them with ``family_scores``: some twenty NumPy calls a batch, which on a
+fold of a few hundred rows are nearly all fixed cost (BENCHMARKS.md, "Compiled kernels for small
+folds"). Here one call counts and scores the whole batch. It gives the NumPy path's bits:
+
+* each family's cells add the rows' weights in row order from 0, as ``bincount`` does;
+* log Γ is not evaluated here but read from tables that SciPy's ``gammaln`` filled (the same
+  function on the same arguments): with integer weights every count n is a whole number ≤ N, so
+  log Γ(α + n) is ``log_gamma_cell[n]`` and log Γ(rα + n_q) is ``log_gamma_block[n_q]``;
+* every sum is NumPy's pairwise summation (``pairwise_sum``: below 8 terms in order, up to 128 in
+  eight interleaved partial sums, beyond that halves at a multiple of 8), in the NumPy path's
+  order: a configuration's cells, its total count, then the family's configurations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models._utils.jit import compiled
+
+
+@compiled
+def block_sum(values, start, n):
+    """Σ values[start : start + n], n ≤ 128, in NumPy's order: below 8 terms one by one, else eight
+    interleaved partial sums added as a tree, then the rest one by one.
+    """
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = start + 8
+    stop = start + n - n % 8
+    while i < stop:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < start + n:
+        total += values[i]
+        i += 1
+    return total
+
+
+@compiled
+def pairwise_sum(values, start, n):
+    """Σ values[start : start + n] in NumPy's order (its add reduction's ``pairwise_sum``): blocks
+    of ≤ 128 by ``block_sum``, a longer run the sum of its two halves split at a multiple of 8;
+    the recursion unrolled on a stack (numba's cache does not reload a recursive function).
+    """
+    if n <= 128:
+        return block_sum(values, start, n)
+    starts, lengths, split = np.empty(128, np.intp), np.empty(128, np.intp), np.empty(128, np.bool_)
+    partial = np.empty(128)
+    top, sums = 0, 0
+    starts[0], lengths[0], split[0] = start, n, False
+    while top >= 0:
+        s, m, done = starts[top], lengths[top], split[top]
+        top -= 1
+        if m <= 128:
+            partial[sums] = block_sum(values, s, m)
+            sums += 1
+        elif done:  # both halves summed: left then right on the stack of partial sums
+            partial[sums - 2] = partial[sums - 2] + partial[sums - 1]
+            sums -= 1
+        else:
+            half = m // 2
+            half -= half % 8
+            starts[top + 1], lengths[top + 1], split[top + 1] = s, m, True
+            starts[top + 2], lengths[top + 2], split[top + 2] = s + half, m - half, False
+            starts[top + 3], lengths[top + 3], split[top + 3] = s, half, False
+            top += 3
+    return partial[0]
+
+
+@compiled
+def bayes_family_scores(columns, weight, sizes, n_classes, child, parents, n_parents, log_gamma_cell, log_gamma_block):
+    """(M,) the "bayes" score of each family of ``child``: Σ_q [log Γ(rα) − log Γ(rα + n_q) +
+    Σ_v (log Γ(α + n_qv) − log Γ(α))], the cells ordered (class, parents in the given order, child).
+
+    ``columns`` (1 + F, N) the distinct rows' class index and codes, one contiguous row each;
+    ``weight`` (N,) their whole-number weights; ``sizes`` (F,) the attributes' numbers of values;
+    ``parents`` (M, P) each family's parents (sorted, the first ``n_parents[m]`` of row m);
+    ``log_gamma_cell[n]`` = log Γ(α + n) and ``log_gamma_block[n]`` = log Γ(rα + n), n = 0..N.
+    """
+    n_rows = columns.shape[1]
+    r = sizes[child]
+    child_codes = columns[child + 1]
+    scores = np.empty(len(n_parents))
+    terms = np.empty(r)
+    for m in range(len(n_parents)):
+        q = n_classes
+        for i in range(n_parents[m]):
+            q *= sizes[parents[m, i]]
+        counts = np.zeros(q * r)
+        for row in range(n_rows):
+            key = columns[0, row]
+            for i in range(n_parents[m]):
+                key = key * sizes[parents[m, i]] + columns[parents[m, i] + 1, row]
+            counts[key * r + child_codes[row]] += weight[row]
+        rows = np.empty(q)
+        for u in range(q):
+            for v in range(r):
+                terms[v] = log_gamma_cell[int(counts[u * r + v])] - log_gamma_cell[0]
+            cells = pairwise_sum(terms, 0, r)
+            total = pairwise_sum(counts, u * r, r)
+            rows[u] = (log_gamma_block[0] - log_gamma_block[int(total)]) + cells
+        scores[m] = pairwise_sum(rows, 0, q)
+    return scores
