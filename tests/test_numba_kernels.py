@@ -222,7 +222,7 @@ def test_pairwise_sum_is_numpys_sum_bit_for_bit():
     """The structure search kernel's sums reproduce NumPy's add reduction (pairwise: in order below
     8 terms, 8 partial sums up to 128, halves beyond) on every length up to 700 and a few longer,
     from an offset, on terms of mixed magnitudes where another order changes the last bits."""
-    from pgm_models.bayes_net._search_kernel import pairwise_sum
+    from pgm_models.bayes_net._kernels import pairwise_sum
 
     rng = np.random.default_rng(37)
     for n in [*range(701), 1024, 2049, 5000]:
@@ -244,7 +244,7 @@ def test_bayes_net_compiled_family_scores_are_the_numpy_paths_bit_for_bit(monkey
     at most two attribute parents (configurations up to 3·12·11 = 396, past the 128 of one
     pairwise block; children of 12 values, past 8) scores the same bits on both paths (a spy
     checks the kernel ran); the log Γ tables come from SciPy, so the terms are SciPy's."""
-    from pgm_models.bayes_net import _search_kernel
+    from pgm_models.bayes_net import _kernels
 
     rng = np.random.default_rng(11)
     sizes = np.array([12, 11, 9, 2, 3])
@@ -256,8 +256,8 @@ def test_bayes_net_compiled_family_scores_are_the_numpy_paths_bit_for_bit(monkey
         for child in range(5)
     ]
     ran = []
-    kernel = _search_kernel.bayes_family_scores
-    monkeypatch.setattr(_search_kernel, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
+    kernel = _kernels.bayes_family_scores
+    monkeypatch.setattr(_kernels, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
     for prior_count in (0.5, 1.0, 0.037):
         arguments = (codes, class_index, weight, sizes, 3, "bayes", prior_count)
         compiled = _family_counter_scores(monkeypatch, True, arguments, families)
@@ -285,11 +285,11 @@ def test_bayes_net_compiled_search_is_the_numpy_paths_and_switches_at_its_limit(
     the rows' total weight N is at most ``COMPILED_SCORES_ROWS`` (limit N: yes; N − 1: no, and
     the same results), and never for fractional weights, another score, or without numba."""
     from pgm_models import BayesNetClassifier
-    from pgm_models.bayes_net import _search, _search_kernel
+    from pgm_models.bayes_net import _kernels, _search
 
     ran = []
-    kernel = _search_kernel.bayes_family_scores
-    monkeypatch.setattr(_search_kernel, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
+    kernel = _kernels.bayes_family_scores
+    monkeypatch.setattr(_kernels, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
     for X_train, y_train, _ in _folds(name)[:2]:
         for search in ("k2", "hill-climb", "tan"):
             for max_parents in (1, 2, 3):
@@ -316,4 +316,39 @@ def test_bayes_net_compiled_search_is_the_numpy_paths_and_switches_at_its_limit(
     BayesNetClassifier(score_type="bdeu").fit(X_train, y_train)
     monkeypatch.setitem(sys.modules, "numba", None)
     BayesNetClassifier().fit(X_train, y_train)
+    assert not ran
+
+
+@pytest.mark.parametrize("name", ["vote", "breast-cancer"])
+def test_bayes_net_compiled_prediction_is_the_numpy_paths_bit_for_bit(name, monkeypatch):
+    """Joint log probabilities and probabilities of every search and 1–3 parents (tables with
+    parents in the search's order, children of up to 13 values), unit and fractional weights, test
+    rows with missing values: the same bits with the compiled tables and sums on and off (a spy
+    checks they ran); other estimates keep the NumPy path."""
+    from pgm_models import BayesNetClassifier
+    from pgm_models.bayes_net import _kernels, classifier
+
+    ran = []
+    kernel = _kernels.table_log_sums
+    monkeypatch.setattr(_kernels, "table_log_sums", lambda *a: ran.append(1) or kernel(*a))
+    rng = np.random.default_rng(5)
+    for X_train, y_train, X_test in _folds(name)[:2]:
+        for search, max_parents in [("k2", 1), ("k2", 3), ("hill-climb", 2), ("hill-climb", 3), ("tan", 2)]:
+            for sample_weight in (None, rng.random(len(y_train)) + 0.25):
+                model = BayesNetClassifier(search=search, max_parents=max_parents, prior_count=0.7)
+                model.fit(X_train, y_train, sample_weight=sample_weight)
+                compiled, numpy_path = _both_paths(
+                    monkeypatch,
+                    classifier,
+                    "COMPILED_PREDICTION",
+                    lambda: model,
+                    lambda m: (m.predict_joint_log_proba(X_test), m.predict_proba(X_test)),
+                )
+                np.testing.assert_array_equal(compiled[0], numpy_path[0])
+                np.testing.assert_array_equal(compiled[1], numpy_path[1])
+    assert len(ran) == 2 * 2 * 5 * 2
+    ran.clear()
+    monkeypatch.setattr(classifier, "COMPILED_PREDICTION", True)
+    model.predict_proba(X_test, estimate="map")
+    model.predict_proba(X_test, estimate="mle")
     assert not ran

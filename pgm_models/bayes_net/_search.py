@@ -46,7 +46,7 @@ SCORES = ("bayes", "bdeu", "bic", "aic", "loglik")
 # A family's table may hold at most this many cells (classes × parent values × child values)
 MAX_TABLE_CELLS = 1_000_000
 # The "bayes" scores of rows of whole-number weights summing to at most COMPILED_SCORES_ROWS are
-# counted and scored by one compiled call a batch (``_search_kernel``; a small fold is mostly the
+# counted and scored by one compiled call a batch (``_kernels``; a small fold is mostly the
 # NumPy path's fixed cost), once numba is loaded (``jit.loaded``); its log Γ tables hold one entry
 # per possible count, hence the limit. False: always the NumPy path.
 COMPILED_SCORES = True
@@ -73,7 +73,7 @@ class FamilyCounter:
         self._log_gamma = None  # the compiled path's tables, made at its first use
 
     def _compiled(self) -> bool:
-        """Whether new families are counted and scored by ``_search_kernel.bayes_family_scores``."""
+        """Whether new families are counted and scored by ``_kernels.bayes_family_scores``."""
         if self._log_gamma is None:
             whole = self.score_name == "bayes" and bool(np.all(self.weight == np.floor(self.weight)))
             self._log_gamma = (
@@ -98,7 +98,7 @@ class FamilyCounter:
         parents = np.zeros((len(families), width), dtype=np.intp)
         for m, family in enumerate(families):
             parents[m, : len(family)] = family
-        return jit.kernels("pgm_models.bayes_net._search_kernel").bayes_family_scores(
+        return jit.kernels("pgm_models.bayes_net._kernels").bayes_family_scores(
             self._columns_intp,
             self.weight,
             self._sizes_intp,
@@ -246,19 +246,17 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     for h in range(n):
         tails = [t for t in range(n) if t != h]
         gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
-    gain = gain.tolist()  # Python floats: the n² comparisons a step cost less than NumPy scalars'
-    linked = [False] * n
+    # each step: the first (head, tail) in row-major order of the greatest gain among the pairs
+    # allowed (two ends, exactly one linked after the first step); the gains are finite, so masking
+    # the others with −inf and taking NumPy's first argmax is the scan of the pairs in that order
+    linked = np.zeros(n, dtype=bool)
+    off_diagonal = ~np.eye(n, dtype=bool)
     links = []
     for step in range(n - 1):
-        best, link = -np.inf, None
-        for head in range(n):
-            for tail in range(n):
-                if head == tail or (step > 0 and linked[head] == linked[tail]):
-                    continue
-                if link is None or gain[head][tail] > best:
-                    best, link = gain[head][tail], (tail, head)
-        links.append(link)
-        linked[link[0]] = linked[link[1]] = True
+        allowed = off_diagonal if step == 0 else linked[:, None] != linked[None, :]
+        head, tail = divmod(int(np.where(allowed, gain, -np.inf).argmax()), n)
+        links.append((tail, head))
+        linked[[head, tail]] = True
     has_parent = np.zeros(n, dtype=bool)
     for first, second in links:  # Weka's direction: the scored tail takes the head as parent unless it has one
         if not has_parent[first]:

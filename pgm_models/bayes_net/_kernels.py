@@ -1,9 +1,13 @@
-"""The structure search's family counts and "bayes" scores by one compiled loop (numba), for small folds.
+"""Compiled loops (numba) of ``BayesNetClassifier``'s small folds: the structure search's family counts
+and "bayes" scores, and the posterior-mean tables and look-ups of predict_proba.
 
-``FamilyCounter.scores`` counts the new families of one child by one ``bincount`` over the
-distinct rows and scores them with ``family_scores``: some twenty NumPy calls a batch, which on a
-fold of a few hundred rows are nearly all fixed cost (BENCHMARKS.md, "Compiled kernels for small
-folds"). Here one call counts and scores the whole batch. It gives the NumPy path's bits:
+A small fold is nearly all fixed cost of NumPy calls (BENCHMARKS.md, "Compiled kernels for small
+folds"): ``FamilyCounter.scores`` counts the new families of one child by one ``bincount`` over the
+distinct rows and scores them with ``family_scores``, some twenty calls a batch, and prediction
+builds a Dirichlet, its mean, log and gather per attribute table. Here one call counts and scores
+a batch (``bayes_family_scores``), one makes every table's mean (``mean_tables``, logged by
+NumPy as the NumPy path logs them) and one sums each row's entries (``table_log_sums``). They give
+the NumPy path's bits:
 
 * each family's cells add the rows' weights in row order from 0, as ``bincount`` does;
 * log Γ is not evaluated here but read from tables that SciPy's ``gammaln`` filled (the same
@@ -11,7 +15,8 @@ folds"). Here one call counts and scores the whole batch. It gives the NumPy pat
   log Γ(α + n) is ``log_gamma_cell[n]`` and log Γ(rα + n_q) is ``log_gamma_block[n_q]``;
 * every sum is NumPy's pairwise summation (``pairwise_sum``: below 8 terms in order, up to 128 in
   eight interleaved partial sums, beyond that halves at a multiple of 8), in the NumPy path's
-  order: a configuration's cells, its total count, then the family's configurations.
+  order: a configuration's cells, its total count, then the family's configurations; a table
+  row's concentrations α + n; a row's log entries attribute by attribute from 0.
 """
 
 from __future__ import annotations
@@ -117,3 +122,40 @@ def bayes_family_scores(columns, weight, sizes, n_classes, child, parents, n_par
             rows[u] = (log_gamma_block[0] - log_gamma_block[int(total)]) + cells
         scores[m] = pairwise_sum(rows, 0, q)
     return scores
+
+
+@compiled
+def mean_tables(counts, starts, n_values, alpha):
+    """The posterior means (α + n_uv) / Σ_v (α + n_uv) of every table, stacked as ``counts``: table
+    j's cells ``starts[j]`` to ``starts[j + 1]``, rows of ``n_values[j]`` cells (its child's values).
+    """
+    means = np.empty(len(counts))
+    for j in range(len(n_values)):
+        r = n_values[j]
+        for row in range(starts[j], starts[j + 1], r):
+            for v in range(row, row + r):
+                means[v] = alpha + counts[v]
+            total = pairwise_sum(means, row, r)
+            for v in range(row, row + r):
+                means[v] = means[v] / total
+    return means
+
+
+@compiled
+def table_log_sums(log_tables, starts, sizes, parents, n_parents, codes, n_classes):
+    """(K, N) Σ_j log θ_j[k, x_n,pa_j, x_nj]: each row's entry of every table under every class, the
+    tables stacked as ``mean_tables``'s (each C-ordered (class, parents in ``parents[j]``'s order,
+    child)), ``codes`` (N, F) observed values (missing ones replaced by the modes).
+    """
+    n_rows, n_features = codes.shape
+    sums = np.empty((n_classes, n_rows))
+    for k in range(n_classes):
+        for n in range(n_rows):
+            total = 0.0
+            for j in range(n_features):
+                index = k
+                for i in range(n_parents[j]):
+                    index = index * sizes[parents[j, i]] + codes[n, parents[j, i]]
+                total += log_tables[starts[j] + index * sizes[j] + codes[n, j]]
+            sums[k, n] = total
+    return sums
