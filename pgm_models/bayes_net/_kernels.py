@@ -89,39 +89,135 @@ def pairwise_sum(values, start, n):
 
 
 @compiled
-def bayes_family_scores(columns, weight, sizes, n_classes, child, parents, n_parents, log_gamma_cell, log_gamma_block):
-    """(M,) the "bayes" score of each family of ``child``: Σ_q [log Γ(rα) − log Γ(rα + n_q) +
-    Σ_v (log Γ(α + n_qv) − log Γ(α))], the cells ordered (class, parents in the given order, child).
+def count_family(columns, weight, sizes, n_classes, child, parents, n_parents, counts):
+    """Add each row's weight to its cell of ``counts`` (zeros, the family's (K, r_p1, .., r_child)
+    cells in C order, the parents in ``parents[:n_parents]``'s order), rows in order as ``bincount``.
+    """
+    r = sizes[child]
+    for row in range(columns.shape[1]):
+        key = columns[0, row]
+        for i in range(n_parents):
+            key = key * sizes[parents[i]] + columns[parents[i] + 1, row]
+        counts[key * r + columns[child + 1, row]] += weight[row]
+
+
+@compiled
+def family_size(sizes, n_classes, child, parents, n_parents):
+    """K Π r_p · r_child: the cells of a family's table."""
+    cells = n_classes * sizes[child]
+    for i in range(n_parents):
+        cells *= sizes[parents[i]]
+    return cells
+
+
+@compiled
+def bayes_score(columns, weight, sizes, n_classes, child, parents, n_parents, log_gamma_cell, log_gamma_block, terms):
+    """The "bayes" score of one family (parents ``parents[:n_parents]``, sorted): Σ_q [log Γ(rα) −
+    log Γ(rα + n_q) + Σ_v (log Γ(α + n_qv) − log Γ(α))], the cells ordered (class, parents, child);
+    ``log_gamma_block`` the child's r's row, ``terms`` scratch of at least r cells.
+    """
+    r = sizes[child]
+    counts = np.zeros(family_size(sizes, n_classes, child, parents, n_parents))
+    count_family(columns, weight, sizes, n_classes, child, parents, n_parents, counts)
+    q = len(counts) // r
+    rows = np.empty(q)
+    for u in range(q):
+        for v in range(r):
+            terms[v] = log_gamma_cell[int(counts[u * r + v])] - log_gamma_cell[0]
+        cells = pairwise_sum(terms, 0, r)
+        total = pairwise_sum(counts, u * r, r)
+        rows[u] = (log_gamma_block[0] - log_gamma_block[int(total)]) + cells
+    return pairwise_sum(rows, 0, q)
+
+
+@compiled
+def bayes_family_scores(
+    columns, weight, sizes, n_classes, children, parents, n_parents, log_gamma_cell, log_gamma_block, block_row
+):
+    """(M,) ``bayes_score`` of each family m: child ``children[m]``, parents the first ``n_parents[m]``
+    of ``parents[m]`` (sorted).
 
     ``columns`` (1 + F, N) the distinct rows' class index and codes, one contiguous row each;
     ``weight`` (N,) their whole-number weights; ``sizes`` (F,) the attributes' numbers of values;
-    ``parents`` (M, P) each family's parents (sorted, the first ``n_parents[m]`` of row m);
-    ``log_gamma_cell[n]`` = log Γ(α + n) and ``log_gamma_block[n]`` = log Γ(rα + n), n = 0..N.
+    ``log_gamma_cell[n]`` = log Γ(α + n) and ``log_gamma_block[block_row[j], n]`` = log Γ(r_j α + n),
+    n = 0..N.
     """
-    n_rows = columns.shape[1]
-    r = sizes[child]
-    child_codes = columns[child + 1]
-    scores = np.empty(len(n_parents))
-    terms = np.empty(r)
-    for m in range(len(n_parents)):
-        q = n_classes
-        for i in range(n_parents[m]):
-            q *= sizes[parents[m, i]]
-        counts = np.zeros(q * r)
-        for row in range(n_rows):
-            key = columns[0, row]
-            for i in range(n_parents[m]):
-                key = key * sizes[parents[m, i]] + columns[parents[m, i] + 1, row]
-            counts[key * r + child_codes[row]] += weight[row]
-        rows = np.empty(q)
-        for u in range(q):
-            for v in range(r):
-                terms[v] = log_gamma_cell[int(counts[u * r + v])] - log_gamma_cell[0]
-            cells = pairwise_sum(terms, 0, r)
-            total = pairwise_sum(counts, u * r, r)
-            rows[u] = (log_gamma_block[0] - log_gamma_block[int(total)]) + cells
-        scores[m] = pairwise_sum(rows, 0, q)
+    scores = np.empty(len(children))
+    terms = np.empty(np.max(sizes))
+    for m in range(len(children)):
+        child = children[m]
+        scores[m] = bayes_score(
+            columns,
+            weight,
+            sizes,
+            n_classes,
+            child,
+            parents[m],
+            n_parents[m],
+            log_gamma_cell,
+            log_gamma_block[block_row[child]],
+            terms,
+        )
     return scores
+
+
+@compiled
+def bayes_k2(columns, weight, sizes, n_classes, max_parents, log_gamma_cell, log_gamma_block, block_row):
+    """``_search.k2`` under the "bayes" score in one call (operands as ``bayes_family_scores``'s):
+    (F, max(1, max_parents − 1)) each attribute's parents in the order added, (F,) how many, (F,)
+    the score of its family. Candidates in attribute order, strictly better only, each family's
+    parents sorted when scored, as the Python search scores them.
+    """
+    n_features = len(sizes)
+    width = max(1, max_parents - 1)
+    chosen = np.zeros((n_features, width), dtype=np.intp)
+    n_chosen = np.zeros(n_features, dtype=np.intp)
+    best_scores = np.empty(n_features)
+    terms = np.empty(np.max(sizes))
+    family = np.empty(width + 1, dtype=np.intp)
+    for j in range(n_features):
+        block = log_gamma_block[block_row[j]]
+        best = bayes_score(columns, weight, sizes, n_classes, j, family, 0, log_gamma_cell, block, terms)
+        while n_chosen[j] + 1 < max_parents:
+            pick = -1
+            for candidate in range(j):
+                taken = False
+                for i in range(n_chosen[j]):
+                    taken = taken or chosen[j, i] == candidate
+                if taken:
+                    continue
+                # the chosen parents and the candidate, sorted
+                size = 0
+                for i in range(n_chosen[j]):
+                    family[size] = chosen[j, i]
+                    size += 1
+                family[size] = candidate
+                size += 1
+                family[:size].sort()
+                score = bayes_score(columns, weight, sizes, n_classes, j, family, size, log_gamma_cell, block, terms)
+                if score > best:
+                    best, pick = score, candidate
+            if pick < 0:
+                break
+            chosen[j, n_chosen[j]] = pick
+            n_chosen[j] += 1
+        best_scores[j] = best
+    return chosen, n_chosen, best_scores
+
+
+@compiled
+def family_tables(columns, weight, sizes, n_classes, parents, n_parents):
+    """(every attribute's family counts stacked, each table's first cell and one past its last):
+    attribute j's table with the parents ``parents[j, :n_parents[j]]`` in that order.
+    """
+    n_features = len(sizes)
+    starts = np.zeros(n_features + 1, dtype=np.intp)
+    for j in range(n_features):
+        starts[j + 1] = starts[j] + family_size(sizes, n_classes, j, parents[j], n_parents[j])
+    counts = np.zeros(starts[n_features])
+    for j in range(n_features):
+        count_family(columns, weight, sizes, n_classes, j, parents[j], n_parents[j], counts[starts[j] : starts[j + 1]])
+    return counts, starts
 
 
 @compiled

@@ -70,7 +70,7 @@ class FamilyCounter:
         self.score_name, self.prior_count = score, prior_count
         self.n_rows = float(weight.sum())
         self._scores = {}
-        self._log_gamma = None  # the compiled path's tables, made at its first use
+        self._log_gamma = None  # the compiled path's operands, made at its first use
 
     def _compiled(self) -> bool:
         """Whether new families are counted and scored by ``_kernels.bayes_family_scores``."""
@@ -81,34 +81,60 @@ class FamilyCounter:
             )
         return self._log_gamma is not False
 
-    def _compiled_scores(self, child: int, families) -> np.ndarray:
-        """The kernel's scores of ``families`` (sorted parent lists) of ``child``; log Γ(α + n) and
-        log Γ(rα + n), n = 0..N, tabulated by SciPy once per r (rα summed as the NumPy path sums it).
+    def _operands(self):
+        """The kernels' operands, made once: the columns and sizes as intp, and log Γ(α + n) and log
+        Γ(rα + n), n = 0..N, tabulated by SciPy (rα summed as the NumPy path sums it; a row per r).
         """
-        r = int(self.sizes[child])
-        n = int(self.n_rows)
-        if "cell" not in self._log_gamma:
-            self._log_gamma["cell"] = gammaln(self.prior_count + np.arange(n + 1.0))
-            self._columns_intp = np.ascontiguousarray(self._columns, dtype=np.intp)
-            self._sizes_intp = np.asarray(self.sizes, dtype=np.intp)
-        if r not in self._log_gamma:
-            block = np.full((1, r), self.prior_count).sum(axis=-1)[0]
-            self._log_gamma[r] = gammaln(block + np.arange(n + 1.0))
-        width = max(1, max(len(f) for f in families))
-        parents = np.zeros((len(families), width), dtype=np.intp)
-        for m, family in enumerate(families):
-            parents[m, : len(family)] = family
+        if not self._log_gamma:
+            n = int(self.n_rows)
+            r_values = sorted(set(self.sizes.tolist()))
+            blocks = [np.full((1, r), self.prior_count).sum(axis=-1)[0] for r in r_values]
+            self._log_gamma.update(
+                cell=gammaln(self.prior_count + np.arange(n + 1.0)),
+                block=gammaln(np.array(blocks)[:, None] + np.arange(n + 1.0)),
+                row=np.array([r_values.index(r) for r in self.sizes.tolist()], dtype=np.intp),
+                columns=np.ascontiguousarray(self._columns, dtype=np.intp),
+                sizes=np.asarray(self.sizes, dtype=np.intp),
+            )
+        return self._log_gamma
+
+    def _compiled_scores(self, children, families) -> np.ndarray:
+        """The kernel's scores of ``families`` (sorted parent lists) of ``children``."""
+        operands = self._operands()
         return jit.kernels("pgm_models.bayes_net._kernels").bayes_family_scores(
-            self._columns_intp,
+            operands["columns"],
             self.weight,
-            self._sizes_intp,
+            operands["sizes"],
             self.n_classes,
-            child,
-            parents,
-            np.array([len(f) for f in families], dtype=np.intp),
-            self._log_gamma["cell"],
-            self._log_gamma[r],
+            np.array(children, dtype=np.intp),
+            *_padded(families),
+            operands["cell"],
+            operands["block"],
+            operands["row"],
         )
+
+    def prefetch(self, families) -> None:
+        """Score the (child, parents) ``families`` a search is about to read, all by one kernel call
+        on the compiled path (the NumPy path scores each child's batch when asked).
+        """
+        if self._compiled():
+            new = list(dict.fromkeys(k for k in ((c, frozenset(p)) for c, p in families) if k not in self._scores))
+            if new:
+                scores = self._compiled_scores([c for c, _ in new], [sorted(p) for _, p in new])
+                self._scores.update(zip(new, scores.tolist()))
+
+    def tables(self, parents) -> list[np.ndarray]:
+        """``table(j, parents[j])`` of every attribute j (one kernel call on the compiled path)."""
+        if not self._compiled():
+            return [self.table(j, list(p)) for j, p in enumerate(parents)]
+        operands = self._operands()
+        counts, starts = jit.kernels("pgm_models.bayes_net._kernels").family_tables(
+            operands["columns"], self.weight, operands["sizes"], self.n_classes, *_padded(parents)
+        )
+        return [
+            counts[a:b].reshape(self.n_classes, *(int(self.sizes[q]) for q in p), int(self.sizes[j]))
+            for j, (p, a, b) in enumerate(zip(parents, starts[:-1].tolist(), starts[1:].tolist()))
+        ]
 
     def _keys(self, child: int, parents) -> np.ndarray:
         """Each row's cell of the family's (K, r_p1, .., r_child) table, flattened."""
@@ -136,7 +162,7 @@ class FamilyCounter:
         new = list(dict.fromkeys(key for key in keys if key not in self._scores))
         if new and self._compiled():
             families = [sorted(parents) for _, parents in new]
-            self._scores.update(zip(new, self._compiled_scores(child, families).tolist()))
+            self._scores.update(zip(new, self._compiled_scores([child] * len(new), families).tolist()))
         elif new:
             r = int(self.sizes[child])
             families = [sorted(parents) for _, parents in new]
@@ -147,6 +173,14 @@ class FamilyCounter:
             values = family_scores(counts, configurations, self.score_name, self.prior_count, self.n_rows)
             self._scores.update(zip(new, values))
         return [self._scores[key] for key in keys]
+
+
+def _padded(families):
+    """(M, P) the parent lists zero-padded to the longest (at least 1) and (M,) their lengths, as the kernels take them."""
+    parents = np.zeros((len(families), max([1, *(len(f) for f in families)])), dtype=np.intp)
+    for m, family in enumerate(families):
+        parents[m, : len(family)] = family
+    return parents, np.array([len(f) for f in families], dtype=np.intp)
 
 
 def family_scores(counts, configurations, score: str, prior_count: float, n_rows: float) -> list[float]:
@@ -220,6 +254,21 @@ def check_table_sizes(sizes, n_classes: int, max_parents: int, names) -> None:
 
 
 def k2(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
+    if counter._compiled():  # the whole search in one call; its families' scores join the cache
+        operands = counter._operands()
+        chosen, n_chosen, scores = jit.kernels("pgm_models.bayes_net._kernels").bayes_k2(
+            operands["columns"],
+            counter.weight,
+            operands["sizes"],
+            counter.n_classes,
+            max_parents,
+            operands["cell"],
+            operands["block"],
+            operands["row"],
+        )
+        parents = [row[:n].tolist() for row, n in zip(chosen, n_chosen.tolist())]
+        counter._scores.update(((j, frozenset(p)), s) for j, (p, s) in enumerate(zip(parents, scores.tolist())))
+        return parents
     parents = []
     for j in range(len(counter.sizes)):
         chosen, best = [], counter.score(j, [])
@@ -241,6 +290,7 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     parents = [[] for _ in range(n)]
     if n < 2:
         return parents
+    counter.prefetch([(j, []) for j in range(n)] + [(h, [t]) for h in range(n) for t in range(n) if t != h])
     base = [counter.score(j, []) for j in range(n)]
     gain = np.full((n, n), -np.inf)
     for h in range(n):
@@ -294,6 +344,9 @@ def _descendants(children, start: int) -> set:
 
 def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
     n = len(counter.sizes)
+    counter.prefetch(
+        [(j, []) for j in range(n)] + [(h, [t]) for h in range(n) for t in range(n) if t != h and max_parents > 1]
+    )
     parents = [[] for _ in range(n)]
     while True:
         best, operation = -1e100, None

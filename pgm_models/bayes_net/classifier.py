@@ -330,7 +330,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
         self.structure_score_ = structure_log_score(counter, parents)
-        self.family_counts_ = [counter.table(j, list(p)) for j, p in enumerate(parents)]
+        self.family_counts_ = counter.tables(parents)
 
     def _imputed(self, codes):
         """Training codes with each missing value replaced by its attribute's mode."""
