@@ -206,6 +206,59 @@ def bayes_k2(columns, weight, sizes, n_classes, max_parents, log_gamma_cell, log
 
 
 @compiled
+def hill_climb_one_parent(alone, pairs):
+    """``_search.hill_climb`` with ``max_parents=2`` (one attribute parent at most) from the scores
+    of every family: ``alone[j]`` = score(j | C), ``pairs[h, t]`` = score(h | C, t). (F,) each
+    attribute's parent, −1 for none. The same moves in the same order as the Python search
+    (additions, deletions, reversals; heads then tails in attribute order; strictly better only;
+    each delta's terms added in its order), so the same network.
+    """
+    n = len(alone)
+    parent = np.full(n, -1, dtype=np.intp)
+    while True:
+        best, kind, best_tail, best_head = -1e100, 0, -1, -1
+        for head in range(n):
+            if parent[head] >= 0:
+                continue
+            for tail in range(n):
+                if tail == head:
+                    continue
+                below = False  # tail a descendant of head: its chain of parents meets head
+                node = parent[tail]
+                while node >= 0:
+                    if node == head:
+                        below = True
+                        break
+                    node = parent[node]
+                if below:
+                    continue
+                delta = pairs[head, tail] - alone[head]
+                if delta > best:
+                    best, kind, best_tail, best_head = delta, 1, tail, head
+        for head in range(n):
+            tail = parent[head]
+            if tail >= 0:
+                delta = alone[head] - pairs[head, tail]
+                if delta > best:
+                    best, kind, best_tail, best_head = delta, 2, tail, head
+        for head in range(n):
+            tail = parent[head]
+            # the reversed arc head → tail: tail must have no parent yet; head, left without one, has no ancestor
+            if tail >= 0 and parent[tail] < 0:
+                delta = alone[head] - pairs[head, tail] + pairs[tail, head] - alone[tail]
+                if delta > best:
+                    best, kind, best_tail, best_head = delta, 3, tail, head
+        if kind == 0 or best <= 0:
+            return parent
+        if kind == 1:
+            parent[best_head] = best_tail
+        else:
+            parent[best_head] = -1
+            if kind == 3:
+                parent[best_tail] = best_head
+
+
+@compiled
 def family_tables(columns, weight, sizes, n_classes, parents, n_parents):
     """(every attribute's family counts stacked, each table's first cell and one past its last):
     attribute j's table with the parents ``parents[j, :n_parents[j]]`` in that order.

@@ -123,6 +123,37 @@ class FamilyCounter:
                 scores = self._compiled_scores([c for c, _ in new], [sorted(p) for _, p in new])
                 self._scores.update(zip(new, scores.tolist()))
 
+    def one_parent_scores(self) -> np.ndarray:
+        """Compiled path: (F, F) score(h | C, t) at [h, t] and score(h | C) at [h, h], every family
+        of at most one attribute parent by one kernel call (hill climbing with two parents and TAN
+        read nothing else).
+        """
+        n = len(self.sizes)
+        children = np.repeat(np.arange(n, dtype=np.intp), n)
+        parents = np.tile(np.arange(n, dtype=np.intp), n)[:, None]
+        operands = self._operands()
+        return (
+            jit.kernels("pgm_models.bayes_net._kernels")
+            .bayes_family_scores(
+                operands["columns"],
+                self.weight,
+                operands["sizes"],
+                self.n_classes,
+                children,
+                parents,
+                (children != parents[:, 0]).astype(np.intp),  # the diagonal's family has no attribute parent
+                operands["cell"],
+                operands["block"],
+                operands["row"],
+            )
+            .reshape(n, n)
+        )
+
+    def remember(self, parents, scores) -> None:
+        """Cache the one-parent families ``parents`` (a list per attribute) from ``one_parent_scores``'s matrix."""
+        for j, p in enumerate(parents):
+            self._scores[(j, frozenset(p))] = float(scores[j, p[0] if p else j])
+
     def tables(self, parents) -> list[np.ndarray]:
         """``table(j, parents[j])`` of every attribute j (one kernel call on the compiled path)."""
         if not self._compiled():
@@ -290,12 +321,17 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     parents = [[] for _ in range(n)]
     if n < 2:
         return parents
-    counter.prefetch([(j, []) for j in range(n)] + [(h, [t]) for h in range(n) for t in range(n) if t != h])
-    base = [counter.score(j, []) for j in range(n)]
-    gain = np.full((n, n), -np.inf)
-    for h in range(n):
-        tails = [t for t in range(n) if t != h]
-        gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
+    if counter._compiled():
+        scores = counter.one_parent_scores()
+        gain = scores - np.diag(scores)[:, None]  # score(h | C, t) − score(h | C), as below
+        np.fill_diagonal(gain, -np.inf)
+    else:
+        scores = None
+        base = [counter.score(j, []) for j in range(n)]
+        gain = np.full((n, n), -np.inf)
+        for h in range(n):
+            tails = [t for t in range(n) if t != h]
+            gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
     # each step: the first (head, tail) in row-major order of the greatest gain among the pairs
     # allowed (two ends, exactly one linked after the first step); the gains are finite, so masking
     # the others with −inf and taking NumPy's first argmax is the scan of the pairs in that order
@@ -315,6 +351,8 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
         else:
             parents[second].append(first)
             has_parent[second] = True
+    if scores is not None:
+        counter.remember(parents, scores)
     return parents
 
 
@@ -344,6 +382,12 @@ def _descendants(children, start: int) -> set:
 
 def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
     n = len(counter.sizes)
+    if max_parents == 2 and counter._compiled():  # one attribute parent each: the whole search in one call
+        scores = counter.one_parent_scores()
+        parent = jit.kernels("pgm_models.bayes_net._kernels").hill_climb_one_parent(np.diag(scores).copy(), scores)
+        parents = [[p] if p >= 0 else [] for p in parent.tolist()]
+        counter.remember(parents, scores)
+        return parents
     counter.prefetch(
         [(j, []) for j in range(n)] + [(h, [t]) for h in range(n) for t in range(n) if t != h and max_parents > 1]
     )
