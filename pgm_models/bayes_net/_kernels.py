@@ -1,13 +1,16 @@
-"""Compiled loops (numba) of ``BayesNetClassifier``'s small folds: the structure search's family counts
-and "bayes" scores, and the posterior-mean tables and look-ups of predict_proba.
+"""Compiled loops (numba) of ``BayesNetClassifier``'s small folds: the structure search's family counts,
+"bayes" scores and searches, the family tables, and the posterior-mean tables and look-ups of predict_proba.
 
-A small fold is nearly all fixed cost of NumPy calls (BENCHMARKS.md, "Compiled kernels for small
-folds"): ``FamilyCounter.scores`` counts the new families of one child by one ``bincount`` over the
-distinct rows and scores them with ``family_scores``, some twenty calls a batch, and prediction
-builds a Dirichlet, its mean, log and gather per attribute table. Here one call counts and scores
-a batch (``bayes_family_scores``), one makes every table's mean (``mean_tables``, logged by
-NumPy as the NumPy path logs them) and one sums each row's entries (``table_log_sums``). They give
-the NumPy path's bits:
+A small fold is nearly all fixed cost of NumPy calls and Python loops (BENCHMARKS.md, "Compiled
+kernels for small folds"): ``FamilyCounter.scores`` counts the new families of one child by one
+``bincount`` over the distinct rows and scores them with ``family_scores``, some twenty calls a
+batch, the searches loop over candidates in Python, and prediction builds a Dirichlet, its mean,
+log and gather per attribute table. Here one call counts and scores any batch of families
+(``bayes_family_scores``), K2 runs whole in one (``bayes_k2``), hill climbing with two parents in
+one over the matrix of one-parent scores (``hill_climb_one_parent``), the tables are counted in
+one (``family_tables``), one call makes every table's mean (``mean_tables``, logged by NumPy as the
+NumPy path logs them) and one sums each row's entries (``table_log_sums``). They give the
+NumPy path's bits:
 
 * each family's cells add the rows' weights in row order from 0, as ``bincount`` does;
 * log Γ is not evaluated here but read from tables that SciPy's ``gammaln`` filled (the same
@@ -16,7 +19,9 @@ the NumPy path's bits:
 * every sum is NumPy's pairwise summation (``pairwise_sum``: below 8 terms in order, up to 128 in
   eight interleaved partial sums, beyond that halves at a multiple of 8), in the NumPy path's
   order: a configuration's cells, its total count, then the family's configurations; a table
-  row's concentrations α + n; a row's log entries attribute by attribute from 0.
+  row's concentrations α + n; a row's log entries attribute by attribute from 0;
+* the searches try the Python searches' moves in their order, keep a move only when strictly
+  better, and add a delta's terms in the Python expression's order, so they find the same network.
 """
 
 from __future__ import annotations

@@ -45,10 +45,11 @@ SEARCHES = ("k2", "hill-climb", "tan")
 SCORES = ("bayes", "bdeu", "bic", "aic", "loglik")
 # A family's table may hold at most this many cells (classes × parent values × child values)
 MAX_TABLE_CELLS = 1_000_000
-# The "bayes" scores of rows of whole-number weights summing to at most COMPILED_SCORES_ROWS are
-# counted and scored by one compiled call a batch (``_kernels``; a small fold is mostly the
-# NumPy path's fixed cost), once numba is loaded (``jit.loaded``); its log Γ tables hold one entry
-# per possible count, hence the limit. False: always the NumPy path.
+# Under the "bayes" score, rows of whole-number weights summing to at most COMPILED_SCORES_ROWS are
+# counted, scored and searched by compiled calls (``_kernels``: a batch of families, K2 whole, hill
+# climbing with two parents whole, the tables; a small fold is mostly the NumPy path's fixed cost),
+# once numba is loaded (``jit.loaded``); their log Γ tables hold one entry per possible count, hence
+# the limit. False: always the NumPy path.
 COMPILED_SCORES = True
 COMPILED_SCORES_ROWS = 100_000
 
