@@ -159,16 +159,18 @@ def test_categorical_nb_compiled_scores_of_integer_codes_by_hand(monkeypatch):
 
 
 def test_a_lone_small_fit_never_imports_numba_and_takes_the_compiled_paths_once_it_is_loaded():
-    """In a fresh process, CategoricalNB's and AODE's fit + predict_proba on vote leave numba
-    unimported (the NumPy paths); after ``import numba`` the same calls run the compiled kernels,
-    with the NumPy paths' probabilities (CategoricalNB bit for bit, AODE to 1e-15)."""
+    """In a fresh process, CategoricalNB's, AODE's and BayesNetClassifier's fit + predict_proba on
+    vote leave numba unimported (the NumPy paths); after ``import numba`` the same calls run the
+    compiled kernels, with the NumPy paths' probabilities (CategoricalNB and BayesNetClassifier bit
+    for bit, AODE to 1e-15)."""
     script = """
 import sys
 import numpy as np
-from pgm_models import AODE, CategoricalNB
+from pgm_models import AODE, BayesNetClassifier, CategoricalNB
 from pgm_models.datasets import load_dataset
 X, y = load_dataset("vote")
 before = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+network = [BayesNetClassifier(search=s).fit(X, y).predict_proba(X) for s in ("k2", "hill-climb", "tan")]
 assert "numba" not in sys.modules, "a small fit imported numba"
 import numba
 from pgm_models.semi_naive import _aode_kernel
@@ -181,6 +183,11 @@ after = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
 assert sorted(calls) == ["aode_log_scores", "log_sums"], calls
 assert np.array_equal(before[0], after[0])
 assert np.abs(before[1] - after[1]).max() <= 1e-15
+assert "pgm_models.bayes_net._kernels" not in sys.modules
+assert all(
+    np.array_equal(p, BayesNetClassifier(search=s).fit(X, y).predict_proba(X))
+    for p, s in zip(network, ("k2", "hill-climb", "tan"))
+) and "pgm_models.bayes_net._kernels" in sys.modules  # the fits loaded and ran the kernels
 print("ok")
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
