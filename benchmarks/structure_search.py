@@ -2,7 +2,7 @@
 time against rows, and BMATAN against TAN.
 
     python -m benchmarks.structure_search [--repeats 3] [--warmup 20] [--rounds 5]
-        [--rows 10000 100000 1000000] [--bmatan-rounds 20] [--write FILE]
+        [--rows 10000 100000 1000000] [--bmatan-rounds 20] [--harness DIR] [--write FILE]
 
 Three tables, each from one run with the sides alternating:
 
@@ -10,7 +10,8 @@ Three tables, each from one run with the sides alternating:
    climbing (``max_parents=2``) and TAN search, score "bayes", α = 0.5, against Weka's
    ``BayesNet`` with the same search (K2 -P 2, HillClimber -P 2 -R, TAN; -S BAYES; SimpleEstimator
    -A 0.5) on Weka's own 10 folds of vote and breast-cancer (``--datasets``), inside one warm JVM
-   (``benchmarks/weka/WarmWeka.java``, as ``benchmarks.vs_warm_weka``): fit + predict_proba of
+   (``benchmarks/weka/WarmWeka.java``, as ``benchmarks.vs_warm_weka``; ``--harness DIR`` reuses
+   one compiled there; the folds are those the first Weka run prints): fit + predict_proba of
    each fold's test rows, median over folds and repeats; ratio = pgm_models / Weka (≤ 1 is the
    target) and the largest difference of the two sides' class probabilities.
 2. **Against rows.** Fit time of K2 and hill climbing (``max_parents=3``) on a synthetic network of
@@ -25,7 +26,6 @@ Three tables, each from one run with the sides alternating:
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import sys
 import tempfile
@@ -46,11 +46,20 @@ SEARCHES = {"bn-k2": "k2", "bn-hc": "hill-climb", "bn-tan": "tan"}
 DATASETS = ("vote", "breast-cancer")
 
 
-@functools.cache
+_FOLDS = {}  # Weka's folds of each data file, from the first harness run on it
+
+
+def weka_run(arff: Path, model: str, warmup: int, rounds: int, build: Path):
+    """``run_weka``, keeping the folds it prints (every run prints the same folds of a file)."""
+    folds, milliseconds, distributions = run_weka(arff, model, warmup, rounds, build)
+    _FOLDS.setdefault(arff, folds)
+    return folds, milliseconds, distributions
+
+
 def weka_folds(arff: Path, build: Path):
-    """Weka's 10 stratified folds of ``arff`` (the test rows of each), from one cheap harness run."""
-    folds, _, _ = run_weka(arff, "nb", 0, 1, build)
-    return folds
+    """Weka's 10 stratified folds of ``arff`` (the test rows of each): those of an earlier run on
+    it, else from one cheap harness run."""
+    return _FOLDS[arff] if arff in _FOLDS else weka_run(arff, "nb", 0, 1, build)[0]
 
 
 def modulo_folds(n_rows: int, n_folds: int = 10):
@@ -77,14 +86,14 @@ def search_per_fold(files, build, repeats: int, warmup: int, rounds: int, with_w
     rows = []
     for name, arff in files.items():
         X, y = load_arff(arff)
-        folds = weka_folds(arff, build) if with_weka else modulo_folds(len(y))
-        data = fold_data(X, y, folds)
+        data = None if with_weka else fold_data(X, y, modulo_folds(len(y)))
         for model, search in SEARCHES.items():
             ours_ms, weka_ms, weka_p, ours_p = [], [], None, None
             for _ in range(repeats):
                 if with_weka:
-                    _, milliseconds, weka_p = run_weka(arff, model, warmup, rounds, build)
+                    folds, milliseconds, weka_p = weka_run(arff, model, warmup, rounds, build)
                     weka_ms += milliseconds
+                    data = data or fold_data(X, y, folds)  # the first Weka run's folds: no run for the folds alone
                 milliseconds, ours_p = run_ours(
                     lambda: BayesNetClassifier(search=search, max_parents=2), data, warmup, rounds
                 )
@@ -244,14 +253,18 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS), help="bundled nominal datasets of table 1")
     parser.add_argument("--bmatan-data", default="vote", help="the bundled dataset of table 3")
     parser.add_argument("--no-weka", action="store_true", help="time pgm_models alone")
+    parser.add_argument(
+        "--harness", help="folder of the compiled Weka harness, compiled there if it is not (default: a temporary one)"
+    )
     parser.add_argument("--write", help="append the Markdown section to this file")
     args = parser.parse_args(argv)
     with_weka = weka_available() and not args.no_weka
+    _FOLDS.clear()  # the data files are this run's
     with tempfile.TemporaryDirectory() as folder:
-        build = Path(folder)
+        build = Path(args.harness) if args.harness else Path(folder)
         files = {}
         for name in {*args.datasets, args.bmatan_data}:
-            files[name] = build / f"{name}.arff"
+            files[name] = Path(folder) / f"{name}.arff"
             files[name].write_bytes(dataset_path(name).read_bytes())
         if with_weka:
             compile_harness(build)
@@ -265,7 +278,9 @@ def main(argv=None) -> int:
     against_rows = search_against_rows(args.rows, args.repeats)
     if args.write:
         command = "python -m benchmarks.structure_search " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+            a
+            for a in (argv if argv is not None else sys.argv[1:])
+            if a not in (args.write, "--write", args.harness, "--harness")
         )
         append_section(args.write, markdown(command.strip(), per_fold, with_weka, against_rows, bmatan))
     return 0

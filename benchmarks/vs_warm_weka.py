@@ -1,8 +1,9 @@
 """Per-fold model time against a warm Weka 3.6, on Weka's own 10 cross-validation folds.
 
-    python -m benchmarks.vs_warm_weka [--repeats 3] [--rows 50000] [--attributes 30] [--write FILE]
+    python -m benchmarks.vs_warm_weka [--repeats 3] [--rows 50000] [--attributes 30] [--harness DIR] [--write FILE]
 
-Weka runs `benchmarks/weka/WarmWeka.java` (compiled with `javac -cp /usr/share/java/weka.jar`):
+Weka runs `benchmarks/weka/WarmWeka.java` (compiled with `javac -cp /usr/share/java/weka.jar`,
+into a temporary folder or ``--harness DIR``, where a compiled one newer than the source is reused):
 one JVM builds the classifier on each fold's training rows and calls distributionForInstance on
 each test row, timed after warm-up passes over all folds, so the JIT has compiled the hot code
 (what Weka's Experimenter or a 10-fold CV sees). The folds are Weka's (randomize(Random(1)),
@@ -75,6 +76,11 @@ def weka_available() -> bool:
 
 
 def compile_harness(build: Path) -> None:
+    """Compile the harness into ``build``, unless its class there is newer than the source (a
+    second run with the same ``--harness`` folder, or a test session, compiles once)."""
+    compiled = Path(build) / "WarmWeka.class"
+    if compiled.exists() and compiled.stat().st_mtime >= HARNESS.stat().st_mtime:
+        return
     subprocess.run(["javac", "-cp", str(WEKA_JAR), "-d", str(build), str(HARNESS)], check=True)
 
 
@@ -498,6 +504,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timed passes over the 10 folds per repeat (small data)")
     parser.add_argument("--rows", type=int, default=50_000, help="rows of the synthetic AODE set (0: skip it)")
     parser.add_argument("--attributes", type=int, default=30)
+    parser.add_argument(
+        "--harness", help="folder of the compiled Weka harness, compiled there if it is not (default: a temporary one)"
+    )
     parser.add_argument("--write", help="append the Markdown section to this file")
     args = parser.parse_args(argv)
     results = []
@@ -519,15 +528,16 @@ def main(argv=None) -> int:
             files[name] = folder / "synthetic.arff"
             write_synthetic(files[name], args.rows, args.attributes, seed=1)
             cases.append((name, "aode"))
+        harness = Path(args.harness) if args.harness else folder
         if weka_available():
-            compile_harness(folder)
+            compile_harness(harness)
             for name, model in cases:
                 small = not name.startswith("synthetic")
                 warmup, rounds = (args.warmup, args.rounds) if small else (2, 1)
                 X, y = load_arff(files[name])
                 ours_ms, weka_ms, data = [], [], None
                 for _ in range(args.repeats):
-                    folds, milliseconds, weka_p = run_weka(files[name], model, warmup, rounds, folder)
+                    folds, milliseconds, weka_p = run_weka(files[name], model, warmup, rounds, harness)
                     weka_ms += milliseconds
                     data = data or fold_data(X, y, folds)
                     milliseconds, ours_p = run_ours(MODELS[model][1], data, warmup, rounds)
@@ -583,7 +593,9 @@ def main(argv=None) -> int:
         print(title, profile, sep="\n")
     if args.write:
         command = "python -m benchmarks.vs_warm_weka " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
+            a
+            for a in (argv if argv is not None else sys.argv[1:])
+            if a not in (args.write, "--write", args.harness, "--harness")
         )
         lines = [
             "",

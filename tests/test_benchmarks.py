@@ -1,6 +1,7 @@
 """Smoke test: the benchmark runs at a tiny size and writes its table."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,15 +246,27 @@ def test_sbc_benchmark_runs_at_tiny_size(tmp_path):
     assert "| CategoricalNB | 14 | 3 |" in out.read_text() and figure.stat().st_size > 5_000
 
 
-def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
+@pytest.fixture(scope="session")
+def weka_harness(tmp_path_factory):
+    """``["--harness", folder]`` of the warm-Weka harness compiled once for the session's Weka tests
+    (javac takes seconds); ``[]`` without Weka."""
+    from benchmarks import vs_warm_weka
+
+    if not vs_warm_weka.weka_available():
+        return []
+    build = tmp_path_factory.mktemp("weka_harness")
+    vs_warm_weka.compile_harness(build)
+    return ["--harness", str(build)]
+
+
+def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path, weka_harness):
     """Without Weka only the profile is written; with it, every case's row and a Δp that shows
     the two sides computed the same distributions on the same folds."""
     from benchmarks import vs_warm_weka
 
     out = tmp_path / "ww.md"
-    assert (
-        vs_warm_weka.main(["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0", "--write", str(out)]) == 0
-    )
+    arguments = ["--repeats", "1", "--warmup", "1", "--rounds", "1", "--rows", "0"]
+    assert vs_warm_weka.main(arguments + weka_harness + ["--write", str(out)]) == 0
     text = out.read_text()
     assert "Top costs (own time)" in text and "fit" in text.split("Top costs", 1)[1]
     # the vote profile per fold: µs own and total and calls per fold (one template fit per fold), not pstats' seconds
@@ -273,15 +286,17 @@ def test_warm_weka_benchmark_runs_at_tiny_size(tmp_path):
     assert all(float(row[-1].rstrip(" |")) < 1e-12 for row in rows)  # same folds, same model: Weka's probabilities
 
 
-def test_structure_search_benchmark_runs_at_tiny_size(tmp_path):
+def test_structure_search_benchmark_runs_at_tiny_size(tmp_path, weka_harness):
     """Every search's row per dataset, the rows table and BMATAN's ratios; with Weka, K2 and TAN
-    give Weka's class probabilities on Weka's folds (the two sides time the same model)."""
+    give Weka's class probabilities on Weka's folds (the two sides time the same model). The
+    harness is the session's compiled one, and each Weka search one JVM (its folds are the first
+    run's)."""
     from benchmarks import structure_search
 
     out = tmp_path / "s.md"
     arguments = ["--repeats", "1", "--warmup", "0", "--rounds", "1", "--rows", "300", "600", "--bmatan-rounds", "1"]
     arguments += ["--datasets", "breast-cancer", "--bmatan-data", "breast-cancer"]
-    assert structure_search.main(arguments + ["--write", str(out)]) == 0
+    assert structure_search.main(arguments + weka_harness + ["--write", str(out)]) == 0
     text = out.read_text()
     assert f"Command: `python -m benchmarks.structure_search {' '.join(arguments)}`" in text
     lines = text.splitlines()
@@ -315,17 +330,16 @@ def vs_warm_weka_available() -> bool:
     return vs_warm_weka.weka_available()
 
 
-def test_warm_weka_harness_prints_weka_folds(tmp_path):
+def test_warm_weka_harness_prints_weka_folds(tmp_path, weka_harness):
     """Weka's stratified folds partition the rows: each row is tested exactly once."""
     from benchmarks import vs_warm_weka
     from pgm_models.datasets import dataset_path
 
-    if not vs_warm_weka.weka_available():
+    if not weka_harness:
         pytest.skip("Weka 3.6 and a JDK are not installed")
-    vs_warm_weka.compile_harness(tmp_path)
     arff = tmp_path / "vote.arff"
     arff.write_bytes(dataset_path("vote").read_bytes())
-    folds, milliseconds, distributions = vs_warm_weka.run_weka(arff, "nb", 0, 1, tmp_path)
+    folds, milliseconds, distributions = vs_warm_weka.run_weka(arff, "nb", 0, 1, Path(weka_harness[1]))
     assert len(folds) == 10 and len(milliseconds) == 10
     assert np.array_equal(np.sort(np.concatenate(folds)), np.arange(435))
     assert all(len(distributions[f]) == len(folds[f]) for f in range(10))

@@ -3,7 +3,8 @@ AODE's compiled tables and scores against its NumPy scoring (probabilities to 1e
 of the bundled nominal sets with missing values, under every weighting and estimator it takes, and
 a row with no eligible parent); the small unit-weight pair counts by bit sets over every cell
 against the brute-force counts (exact); CategoricalNB's compiled counts and scores against its
-NumPy counts and look-ups (bit for bit, with weights, zero probabilities and every estimate)."""
+NumPy counts and look-ups (bit for bit, with weights, zero probabilities and every estimate); the
+structure search's compiled family scores against its NumPy scores (bit for bit)."""
 
 import subprocess
 import sys
@@ -158,16 +159,18 @@ def test_categorical_nb_compiled_scores_of_integer_codes_by_hand(monkeypatch):
 
 
 def test_a_lone_small_fit_never_imports_numba_and_takes_the_compiled_paths_once_it_is_loaded():
-    """In a fresh process, CategoricalNB's and AODE's fit + predict_proba on vote leave numba
-    unimported (the NumPy paths); after ``import numba`` the same calls run the compiled kernels,
-    with the NumPy paths' probabilities (CategoricalNB bit for bit, AODE to 1e-15)."""
+    """In a fresh process, CategoricalNB's, AODE's and BayesNetClassifier's fit + predict_proba on
+    vote leave numba unimported (the NumPy paths); after ``import numba`` the same calls run the
+    compiled kernels, with the NumPy paths' probabilities (CategoricalNB and BayesNetClassifier bit
+    for bit, AODE to 1e-15)."""
     script = """
 import sys
 import numpy as np
-from pgm_models import AODE, CategoricalNB
+from pgm_models import AODE, BayesNetClassifier, CategoricalNB
 from pgm_models.datasets import load_dataset
 X, y = load_dataset("vote")
 before = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
+network = [BayesNetClassifier(search=s).fit(X, y).predict_proba(X) for s in ("k2", "hill-climb", "tan")]
 assert "numba" not in sys.modules, "a small fit imported numba"
 import numba
 from pgm_models.semi_naive import _aode_kernel
@@ -180,6 +183,11 @@ after = [m().fit(X, y).predict_proba(X) for m in (CategoricalNB, AODE)]
 assert sorted(calls) == ["aode_log_scores", "log_sums"], calls
 assert np.array_equal(before[0], after[0])
 assert np.abs(before[1] - after[1]).max() <= 1e-15
+assert "pgm_models.bayes_net._kernels" not in sys.modules
+assert all(
+    np.array_equal(p, BayesNetClassifier(search=s).fit(X, y).predict_proba(X))
+    for p, s in zip(network, ("k2", "hill-climb", "tan"))
+) and "pgm_models.bayes_net._kernels" in sys.modules  # the fits loaded and ran the kernels
 print("ok")
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
@@ -215,3 +223,173 @@ def test_a_blocked_numba_module_is_not_loaded(monkeypatch):
     assert not _numba.loaded()
     for model, probabilities in zip((CategoricalNB, AODE), expected):
         assert np.abs(model().fit(X, y).predict_proba(X) - probabilities).max() <= 1e-15
+
+
+def test_pairwise_sum_is_numpys_sum_bit_for_bit():
+    """The structure search kernel's sums reproduce NumPy's add reduction (pairwise: in order below
+    8 terms, 8 partial sums up to 128, halves beyond) on every length up to 700 and a few longer,
+    from an offset, on terms of mixed magnitudes where another order changes the last bits."""
+    from pgm_models.bayes_net._kernels import pairwise_sum
+
+    rng = np.random.default_rng(37)
+    for n in [*range(701), 1024, 2049, 5000]:
+        values = rng.standard_normal(n + 3) * 10.0 ** rng.integers(-4, 5, n + 3)
+        assert pairwise_sum(values, 3, n) == values[3:].sum(), n
+        assert pairwise_sum(values, 0, n) == values[:n].reshape(1, n).sum(axis=-1, keepdims=True)[0, 0], n
+
+
+def _family_counter_scores(monkeypatch, on, counter_args, families):
+    from pgm_models.bayes_net import _search
+
+    monkeypatch.setattr(_search, "COMPILED_SCORES", on)
+    counter = _search.FamilyCounter(*counter_args)
+    return [counter.scores(child, parent_sets) for child, parent_sets in families]
+
+
+def test_bayes_net_compiled_family_scores_are_the_numpy_paths_bit_for_bit(monkeypatch):
+    """Random rows of 3 classes and attributes of 2 to 12 values with weights 1..4: every family of
+    at most two attribute parents (configurations up to 3·12·11 = 396, past the 128 of one
+    pairwise block; children of 12 values, past 8) scores the same bits on both paths (a spy
+    checks the kernel ran); the log Γ tables come from SciPy, so the terms are SciPy's."""
+    from pgm_models.bayes_net import _kernels
+
+    rng = np.random.default_rng(11)
+    sizes = np.array([12, 11, 9, 2, 3])
+    codes = np.column_stack([rng.integers(0, s, 400) for s in sizes])
+    class_index = rng.integers(0, 3, 400)
+    weight = rng.integers(1, 5, 400).astype(float)
+    families = [
+        (child, [[], *([p] for p in range(5) if p != child), *([p, t] for p in range(5) for t in range(p))])
+        for child in range(5)
+    ]
+    ran = []
+    kernel = _kernels.bayes_family_scores
+    monkeypatch.setattr(_kernels, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
+    for prior_count in (0.5, 1.0, 0.037):
+        arguments = (codes, class_index, weight, sizes, 3, "bayes", prior_count)
+        compiled = _family_counter_scores(monkeypatch, True, arguments, families)
+        assert len(ran) == 5
+        assert compiled == _family_counter_scores(monkeypatch, False, arguments, families)
+        ran.clear()
+
+
+@pytest.mark.parametrize("search", ["k2", "hill-climb", "tan"])
+def test_bayes_net_compiled_searches_and_tables_are_the_numpy_paths(search, monkeypatch):
+    """On the random rows above (tables past one pairwise block, children of 12 values), each search
+    with 2 to 4 parents finds the same parents, every family it scored has the same bits, and the
+    family tables are equal, with the compiled path (K2 one call, hill climbing and TAN their
+    first families in one) on and off."""
+    from pgm_models.bayes_net import _search
+
+    rng = np.random.default_rng(12)
+    sizes = np.array([12, 11, 9, 2, 3, 5])
+    codes = np.column_stack([rng.integers(0, s, 500) for s in sizes])
+    # attribute 4 follows attribute 2 and the class, so the searches add arcs
+    codes[:, 4] = np.where(rng.random(500) < 0.8, (codes[:, 2] + rng.integers(0, 3, 500)) % 3, codes[:, 4])
+    class_index = rng.integers(0, 3, 500)
+    weight = rng.integers(1, 5, 500).astype(float)
+    run = {"k2": _search.k2, "hill-climb": _search.hill_climb, "tan": lambda c, _: _search.tan(c)}[search]
+    for max_parents in (2, 3, 4):
+        results = []
+        for on in (True, False):
+            monkeypatch.setattr(_search, "COMPILED_SCORES", on)
+            counter = _search.FamilyCounter(codes, class_index, weight, sizes, 3, "bayes", 0.5)
+            parents = run(counter, max_parents)
+            results.append((parents, counter, counter.tables(parents)))
+        (parents, compiled, tables), (numpy_parents, numpy_path, numpy_tables) = results
+        assert compiled._compiled() and not numpy_path._compiled()
+        assert parents == numpy_parents and any(parents)
+        assert all(
+            compiled._scores[key] == value for key, value in numpy_path._scores.items() if key in compiled._scores
+        )
+        assert {(j, frozenset(p)) for j, p in enumerate(parents)} <= compiled._scores.keys()
+        for mine, theirs in zip(tables, numpy_tables):
+            np.testing.assert_array_equal(mine, theirs)
+
+
+def _fit_both_paths(monkeypatch, make, X, y, sample_weight=None):
+    """(structure score, parents, probabilities on X) with the compiled scores on, then off."""
+    from pgm_models.bayes_net import _search
+
+    results = []
+    for on in (True, False):
+        monkeypatch.setattr(_search, "COMPILED_SCORES", on)
+        model = make().fit(X, y, sample_weight=sample_weight)
+        results.append((model.structure_score_, [p.tolist() for p in model.parents_], model.predict_proba(X)))
+    return results
+
+
+@pytest.mark.parametrize("name", ["vote", "breast-cancer"])
+def test_bayes_net_compiled_search_is_the_numpy_paths_and_switches_at_its_limit(name, monkeypatch):
+    """K2, hill climbing and TAN with 1–3 parents on two folds: the same structure, score and
+    probabilities bit for bit with the compiled scores on and off. The kernel runs (a spy) where
+    the rows' total weight N is at most ``COMPILED_SCORES_ROWS`` (limit N: yes; N − 1: no, and
+    the same results), and never for fractional weights, another score, or without numba."""
+    from pgm_models import BayesNetClassifier
+    from pgm_models.bayes_net import _kernels, _search
+
+    ran = []
+    kernel = _kernels.bayes_family_scores
+    monkeypatch.setattr(_kernels, "bayes_family_scores", lambda *a: ran.append(1) or kernel(*a))
+    for X_train, y_train, _ in _folds(name)[:2]:
+        for search in ("k2", "hill-climb", "tan"):
+            for max_parents in (1, 2, 3):
+                compiled, numpy_path = _fit_both_paths(
+                    monkeypatch, lambda: BayesNetClassifier(search=search, max_parents=max_parents), X_train, y_train
+                )
+                assert compiled[:2] == numpy_path[:2]
+                np.testing.assert_array_equal(compiled[2], numpy_path[2])
+    assert ran
+    X_train, y_train, _ = _folds(name)[0]
+    n_rows = len(y_train)
+    results = {}
+    for limit in (n_rows, n_rows - 1):
+        monkeypatch.setattr(_search, "COMPILED_SCORES_ROWS", limit)
+        ran.clear()
+        results[limit] = _fit_both_paths(monkeypatch, lambda: BayesNetClassifier(search="hill-climb"), X_train, y_train)
+        assert bool(ran) == (limit == n_rows)
+    assert results[n_rows][0][:2] == results[n_rows - 1][0][:2]
+    np.testing.assert_array_equal(results[n_rows][0][2], results[n_rows - 1][0][2])
+    monkeypatch.setattr(_search, "COMPILED_SCORES", True)
+    ran.clear()
+    fractional = np.random.default_rng(0).random(n_rows) + 0.5
+    BayesNetClassifier().fit(X_train, y_train, sample_weight=fractional)
+    BayesNetClassifier(score_type="bdeu").fit(X_train, y_train)
+    monkeypatch.setitem(sys.modules, "numba", None)
+    BayesNetClassifier().fit(X_train, y_train)
+    assert not ran
+
+
+@pytest.mark.parametrize("name", ["vote", "breast-cancer"])
+def test_bayes_net_compiled_prediction_is_the_numpy_paths_bit_for_bit(name, monkeypatch):
+    """Joint log probabilities and probabilities of every search and 1–3 parents (tables with
+    parents in the search's order, children of up to 13 values), unit and fractional weights, test
+    rows with missing values: the same bits with the compiled tables and sums on and off (a spy
+    checks they ran); other estimates keep the NumPy path."""
+    from pgm_models import BayesNetClassifier
+    from pgm_models.bayes_net import _kernels, classifier
+
+    ran = []
+    kernel = _kernels.table_log_sums
+    monkeypatch.setattr(_kernels, "table_log_sums", lambda *a: ran.append(1) or kernel(*a))
+    rng = np.random.default_rng(5)
+    for X_train, y_train, X_test in _folds(name)[:2]:
+        for search, max_parents in [("k2", 1), ("k2", 3), ("hill-climb", 2), ("hill-climb", 3), ("tan", 2)]:
+            for sample_weight in (None, rng.random(len(y_train)) + 0.25):
+                model = BayesNetClassifier(search=search, max_parents=max_parents, prior_count=0.7)
+                model.fit(X_train, y_train, sample_weight=sample_weight)
+                compiled, numpy_path = _both_paths(
+                    monkeypatch,
+                    classifier,
+                    "COMPILED_PREDICTION",
+                    lambda: model,
+                    lambda m: (m.predict_joint_log_proba(X_test), m.predict_proba(X_test)),
+                )
+                np.testing.assert_array_equal(compiled[0], numpy_path[0])
+                np.testing.assert_array_equal(compiled[1], numpy_path[1])
+    assert len(ran) == 2 * 2 * 5 * 2
+    ran.clear()
+    monkeypatch.setattr(classifier, "COMPILED_PREDICTION", True)
+    model.predict_proba(X_test, estimate="map")
+    model.predict_proba(X_test, estimate="mle")
+    assert not ran

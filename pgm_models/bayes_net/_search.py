@@ -39,10 +39,19 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from pgm_models._utils import jit
+
 SEARCHES = ("k2", "hill-climb", "tan")
 SCORES = ("bayes", "bdeu", "bic", "aic", "loglik")
 # A family's table may hold at most this many cells (classes × parent values × child values)
 MAX_TABLE_CELLS = 1_000_000
+# Under the "bayes" score, rows of whole-number weights summing to at most COMPILED_SCORES_ROWS are
+# counted, scored and searched by compiled calls (``_kernels``: a batch of families, K2 whole, hill
+# climbing with two parents whole, the tables; a small fold is mostly the NumPy path's fixed cost),
+# once numba is loaded (``jit.loaded``); their log Γ tables hold one entry per possible count, hence
+# the limit. False: always the NumPy path.
+COMPILED_SCORES = True
+COMPILED_SCORES_ROWS = 100_000
 
 
 class FamilyCounter:
@@ -62,6 +71,102 @@ class FamilyCounter:
         self.score_name, self.prior_count = score, prior_count
         self.n_rows = float(weight.sum())
         self._scores = {}
+        self._log_gamma = None  # the compiled path's operands, made at its first use
+
+    def _compiled(self) -> bool:
+        """Whether new families are counted and scored by ``_kernels.bayes_family_scores``."""
+        if self._log_gamma is None:
+            whole = self.score_name == "bayes" and bool(np.all(self.weight == np.floor(self.weight)))
+            self._log_gamma = (
+                {} if COMPILED_SCORES and jit.loaded() and whole and self.n_rows <= COMPILED_SCORES_ROWS else False
+            )
+        return self._log_gamma is not False
+
+    def _operands(self):
+        """The kernels' operands, made once: the columns and sizes as intp, and log Γ(α + n) and log
+        Γ(rα + n), n = 0..N, tabulated by SciPy (rα summed as the NumPy path sums it; a row per r).
+        """
+        if not self._log_gamma:
+            n = int(self.n_rows)
+            r_values = sorted(set(self.sizes.tolist()))
+            blocks = [np.full((1, r), self.prior_count).sum(axis=-1)[0] for r in r_values]
+            self._log_gamma.update(
+                cell=gammaln(self.prior_count + np.arange(n + 1.0)),
+                block=gammaln(np.array(blocks)[:, None] + np.arange(n + 1.0)),
+                row=np.array([r_values.index(r) for r in self.sizes.tolist()], dtype=np.intp),
+                columns=np.ascontiguousarray(self._columns, dtype=np.intp),
+                sizes=np.asarray(self.sizes, dtype=np.intp),
+            )
+        return self._log_gamma
+
+    def _compiled_scores(self, children, families) -> np.ndarray:
+        """The kernel's scores of ``families`` (sorted parent lists) of ``children``."""
+        operands = self._operands()
+        return jit.kernels("pgm_models.bayes_net._kernels").bayes_family_scores(
+            operands["columns"],
+            self.weight,
+            operands["sizes"],
+            self.n_classes,
+            np.array(children, dtype=np.intp),
+            *_padded(families),
+            operands["cell"],
+            operands["block"],
+            operands["row"],
+        )
+
+    def prefetch(self, families) -> None:
+        """Score the (child, parents) ``families`` a search is about to read, all by one kernel call
+        on the compiled path (the NumPy path scores each child's batch when asked).
+        """
+        if self._compiled():
+            new = list(dict.fromkeys(k for k in ((c, frozenset(p)) for c, p in families) if k not in self._scores))
+            if new:
+                scores = self._compiled_scores([c for c, _ in new], [sorted(p) for _, p in new])
+                self._scores.update(zip(new, scores.tolist()))
+
+    def one_parent_scores(self) -> np.ndarray:
+        """Compiled path: (F, F) score(h | C, t) at [h, t] and score(h | C) at [h, h], every family
+        of at most one attribute parent by one kernel call (hill climbing with two parents and TAN
+        read nothing else).
+        """
+        n = len(self.sizes)
+        children = np.repeat(np.arange(n, dtype=np.intp), n)
+        parents = np.tile(np.arange(n, dtype=np.intp), n)[:, None]
+        operands = self._operands()
+        return (
+            jit.kernels("pgm_models.bayes_net._kernels")
+            .bayes_family_scores(
+                operands["columns"],
+                self.weight,
+                operands["sizes"],
+                self.n_classes,
+                children,
+                parents,
+                (children != parents[:, 0]).astype(np.intp),  # the diagonal's family has no attribute parent
+                operands["cell"],
+                operands["block"],
+                operands["row"],
+            )
+            .reshape(n, n)
+        )
+
+    def remember(self, parents, scores) -> None:
+        """Cache the one-parent families ``parents`` (a list per attribute) from ``one_parent_scores``'s matrix."""
+        for j, p in enumerate(parents):
+            self._scores[(j, frozenset(p))] = float(scores[j, p[0] if p else j])
+
+    def tables(self, parents) -> list[np.ndarray]:
+        """``table(j, parents[j])`` of every attribute j (one kernel call on the compiled path)."""
+        if not self._compiled():
+            return [self.table(j, list(p)) for j, p in enumerate(parents)]
+        operands = self._operands()
+        counts, starts = jit.kernels("pgm_models.bayes_net._kernels").family_tables(
+            operands["columns"], self.weight, operands["sizes"], self.n_classes, *_padded(parents)
+        )
+        return [
+            counts[a:b].reshape(self.n_classes, *(int(self.sizes[q]) for q in p), int(self.sizes[j]))
+            for j, (p, a, b) in enumerate(zip(parents, starts[:-1].tolist(), starts[1:].tolist()))
+        ]
 
     def _keys(self, child: int, parents) -> np.ndarray:
         """Each row's cell of the family's (K, r_p1, .., r_child) table, flattened."""
@@ -77,7 +182,8 @@ class FamilyCounter:
         return np.bincount(self._keys(child, parents), self.weight, math.prod(shape)).reshape(shape)
 
     def score(self, child: int, parents) -> float:
-        return self.scores(child, [parents])[0]
+        known = self._scores.get((child, frozenset(parents)))
+        return known if known is not None else self.scores(child, [parents])[0]
 
     def scores(self, child: int, parent_sets) -> list[float]:
         """``score(child, parents)`` of each parent set: those not scored before are counted by one
@@ -86,7 +192,10 @@ class FamilyCounter:
         """
         keys = [(child, frozenset(parents)) for parents in parent_sets]
         new = list(dict.fromkeys(key for key in keys if key not in self._scores))
-        if new:
+        if new and self._compiled():
+            families = [sorted(parents) for _, parents in new]
+            self._scores.update(zip(new, self._compiled_scores([child] * len(new), families).tolist()))
+        elif new:
             r = int(self.sizes[child])
             families = [sorted(parents) for _, parents in new]
             configurations = [self.n_classes * math.prod(int(self.sizes[p]) for p in f) for f in families]
@@ -96,6 +205,14 @@ class FamilyCounter:
             values = family_scores(counts, configurations, self.score_name, self.prior_count, self.n_rows)
             self._scores.update(zip(new, values))
         return [self._scores[key] for key in keys]
+
+
+def _padded(families):
+    """(M, P) the parent lists zero-padded to the longest (at least 1) and (M,) their lengths, as the kernels take them."""
+    parents = np.zeros((len(families), max([1, *(len(f) for f in families)])), dtype=np.intp)
+    for m, family in enumerate(families):
+        parents[m, : len(family)] = family
+    return parents, np.array([len(f) for f in families], dtype=np.intp)
 
 
 def family_scores(counts, configurations, score: str, prior_count: float, n_rows: float) -> list[float]:
@@ -169,6 +286,21 @@ def check_table_sizes(sizes, n_classes: int, max_parents: int, names) -> None:
 
 
 def k2(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
+    if counter._compiled():  # the whole search in one call; its families' scores join the cache
+        operands = counter._operands()
+        chosen, n_chosen, scores = jit.kernels("pgm_models.bayes_net._kernels").bayes_k2(
+            operands["columns"],
+            counter.weight,
+            operands["sizes"],
+            counter.n_classes,
+            max_parents,
+            operands["cell"],
+            operands["block"],
+            operands["row"],
+        )
+        parents = [row[:n].tolist() for row, n in zip(chosen, n_chosen.tolist())]
+        counter._scores.update(((j, frozenset(p)), s) for j, (p, s) in enumerate(zip(parents, scores.tolist())))
+        return parents
     parents = []
     for j in range(len(counter.sizes)):
         chosen, best = [], counter.score(j, [])
@@ -190,23 +322,28 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
     parents = [[] for _ in range(n)]
     if n < 2:
         return parents
-    base = [counter.score(j, []) for j in range(n)]
-    gain = np.full((n, n), -np.inf)
-    for h in range(n):
-        tails = [t for t in range(n) if t != h]
-        gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
+    if counter._compiled():
+        scores = counter.one_parent_scores()
+        gain = scores - np.diag(scores)[:, None]  # score(h | C, t) − score(h | C), as below
+        np.fill_diagonal(gain, -np.inf)
+    else:
+        scores = None
+        base = [counter.score(j, []) for j in range(n)]
+        gain = np.full((n, n), -np.inf)
+        for h in range(n):
+            tails = [t for t in range(n) if t != h]
+            gain[h, tails] = np.array(counter.scores(h, [[t] for t in tails])) - base[h]
+    # each step: the first (head, tail) in row-major order of the greatest gain among the pairs
+    # allowed (two ends, exactly one linked after the first step); the gains are finite, so masking
+    # the others with −inf and taking NumPy's first argmax is the scan of the pairs in that order
     linked = np.zeros(n, dtype=bool)
+    off_diagonal = ~np.eye(n, dtype=bool)
     links = []
     for step in range(n - 1):
-        best, link = -np.inf, None
-        for head in range(n):
-            for tail in range(n):
-                if head == tail or (step > 0 and linked[head] == linked[tail]):
-                    continue
-                if link is None or gain[head, tail] > best:
-                    best, link = gain[head, tail], (tail, head)
-        links.append(link)
-        linked[list(link)] = True
+        allowed = off_diagonal if step == 0 else linked[:, None] != linked[None, :]
+        head, tail = divmod(int(np.where(allowed, gain, -np.inf).argmax()), n)
+        links.append((tail, head))
+        linked[[head, tail]] = True
     has_parent = np.zeros(n, dtype=bool)
     for first, second in links:  # Weka's direction: the scored tail takes the head as parent unless it has one
         if not has_parent[first]:
@@ -215,6 +352,8 @@ def tan(counter: FamilyCounter) -> list[list[int]]:
         else:
             parents[second].append(first)
             has_parent[second] = True
+    if scores is not None:
+        counter.remember(parents, scores)
     return parents
 
 
@@ -231,16 +370,41 @@ def _reaches(parents, start: int, target: int) -> bool:
     return False
 
 
+def _descendants(children, start: int) -> set:
+    """The nodes reached from ``start`` along arcs parent → child (``start`` not included unless on a cycle)."""
+    seen, frontier = set(), list(children[start])
+    while frontier:
+        node = frontier.pop()
+        if node not in seen:
+            seen.add(node)
+            frontier.extend(children[node])
+    return seen
+
+
 def hill_climb(counter: FamilyCounter, max_parents: int) -> list[list[int]]:
     n = len(counter.sizes)
+    if max_parents == 2 and counter._compiled():  # one attribute parent each: the whole search in one call
+        scores = counter.one_parent_scores()
+        parent = jit.kernels("pgm_models.bayes_net._kernels").hill_climb_one_parent(np.diag(scores).copy(), scores)
+        parents = [[p] if p >= 0 else [] for p in parent.tolist()]
+        counter.remember(parents, scores)
+        return parents
+    counter.prefetch(
+        [(j, []) for j in range(n)] + [(h, [t]) for h in range(n) for t in range(n) if t != h and max_parents > 1]
+    )
     parents = [[] for _ in range(n)]
     while True:
         best, operation = -1e100, None
+        children = [[] for _ in range(n)]
+        for j in range(n):
+            for p in parents[j]:
+                children[p].append(j)
         for head in range(n):
             if len(parents[head]) + 1 >= max_parents:
                 continue
-            # an arc tail → head makes a cycle when head is already an ancestor of tail
-            tails = [t for t in range(n) if t != head and t not in parents[head] and not _reaches(parents, t, head)]
+            # an arc tail → head makes a cycle when tail is already a descendant of head
+            below = _descendants(children, head)
+            tails = [t for t in range(n) if t != head and t not in parents[head] and t not in below]
             current = counter.score(head, parents[head])
             for tail, score in zip(tails, counter.scores(head, [parents[head] + [t] for t in tails])):
                 delta = score - current

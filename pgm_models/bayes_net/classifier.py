@@ -33,6 +33,7 @@ import sys
 
 import numpy as np
 
+from pgm_models._utils import jit
 from pgm_models._utils.validation import is_number
 from pgm_models.base import integer_counts
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
@@ -49,6 +50,11 @@ from pgm_models.bayes_net._search import (
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.model_selection.loo import ExactLOO
+
+# Posterior-mean predictions are made by two compiled calls (``_kernels``: the tables' means, then each row's
+# sums) where some five NumPy calls a table took most of a small fold's predict_proba, once numba is loaded
+# (``jit.loaded``). False: always the NumPy path.
+COMPILED_PREDICTION = True
 
 
 def distinct_rows(rows, radices):
@@ -325,7 +331,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         parents = self._search_structure(counter)
         self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
         self.structure_score_ = structure_log_score(counter, parents)
-        self.family_counts_ = [counter.table(j, list(p)) for j, p in enumerate(parents)]
+        self.family_counts_ = counter.tables(parents)
 
     def _imputed(self, codes):
         """Training codes with each missing value replaced by its attribute's mode."""
@@ -376,11 +382,35 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def _feature_log_likelihood(self, codes, estimate):
         codes = np.asarray(codes, dtype=np.intp)
+        if self._compiled_prediction(estimate):
+            return self._compiled_log_sums(codes).T
         total = np.zeros((len(self.classes_), len(codes)))
         for j, counts in enumerate(self.family_counts_):
             table = log_probabilities(self._prior(j).estimate(counts, estimate))
             total += table[self._entries(codes, j, len(codes))]
         return total.T
+
+    def _compiled_prediction(self, estimate) -> bool:
+        """Whether ``_kernels`` scores the rows: the flag is on, numba is loaded, the estimate is the posterior mean."""
+        return COMPILED_PREDICTION and isinstance(estimate, str) and estimate in ("mean", "predictive") and jit.loaded()
+
+    def _compiled_log_sums(self, codes):
+        """(K, N) the NumPy path's sums by the kernels: every table's mean in one call, NumPy's log of
+        them, each row's entries in another.
+        """
+        kernels = jit.kernels("pgm_models.bayes_net._kernels")
+        sizes = np.asarray(self.n_categories_, dtype=np.intp)
+        counts = np.concatenate([c.ravel() for c in self.family_counts_]).astype(float, copy=False)
+        starts = np.zeros(len(self.family_counts_) + 1, dtype=np.intp)
+        np.cumsum([c.size for c in self.family_counts_], out=starts[1:])
+        log_tables = kernels.mean_tables(counts, starts, sizes, float(self.prior_count))
+        np.log(log_tables, out=log_tables)  # every mean > 0 (α > 0): NumPy's log, as the NumPy path's tables
+        width = max(1, max(len(p) for p in self.parents_))
+        parents = np.zeros((len(self.parents_), width), dtype=np.intp)
+        for j, p in enumerate(self.parents_):
+            parents[j, : len(p)] = p
+        n_parents = np.array([len(p) for p in self.parents_], dtype=np.intp)
+        return kernels.table_log_sums(log_tables, starts, sizes, parents, n_parents, codes, len(self.classes_))
 
     def _floats_per_row(self):
         return 4 * len(self.classes_)
