@@ -113,7 +113,9 @@ def test_held_blocks_are_counted_where_they_lie_one_task_per_worker_thread(clien
     tasks = stream.data
     # 6 blocks on each worker, split between its 2 threads: 4 tasks, each where its blocks are (no transfer)
     assert sorted(t["key"].split("-")[0] for t in tasks) == ["_counted_group"] * 4
-    assert [s["action"] for t in tasks for s in t["startstops"]] == ["compute"] * 4
+    # a worker short of memory may read a spilled block back from its disk first: that is not a transfer
+    actions = [s["action"] for t in tasks for s in t["startstops"] if s["action"] != "disk-read"]
+    assert actions == ["compute"] * 4
     assert sorted(t["worker"] for t in tasks) == sorted(2 * list(client.scheduler_info()["workers"]))
     assert_same_fit(model.__class__(**model.get_params()).fit(X, y, sample_weight=weight), fitted, X, X_dask)
 
