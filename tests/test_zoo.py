@@ -139,3 +139,24 @@ def test_the_zoo_leaves_r_hat_and_ess_to_its_own_verification(monkeypatch):
     with pytest.raises(Captured):
         run_zoo(X, y, models=models)
     assert seen["compute_convergence_checks"] is False and seen["tune"] == 1000 and seen["draws"] == 1000
+
+
+def test_an_mle_the_training_rows_leave_undefined_scores_nan_and_says_why():
+    """heights-weights, seed 2: the three women of the training split lie on a line (160, 55),
+    (163, 58), (165, 60), so QDA's MLE covariance is singular; the zoo scores it NaN, keeps the
+    other estimates' scores and says why (it stopped the whole zoo before)."""
+    from sklearn.model_selection import train_test_split
+
+    from pgm_models import QDA, score_estimates
+    from pgm_models.app.zoo import _scores
+
+    X, y = load_dataset("heights-weights")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=2, stratify=y)
+    model = QDA().fit(X_train, y_train)
+    with pytest.raises(ValueError, match="singular under estimate='mle'"):
+        score_estimates(model, X_test, y_test, estimates=("mle",))
+    scores, undefined = _scores(model, X_test, y_test)
+    assert list(undefined) == ["mle"] and "class 'woman' is singular" in undefined["mle"]
+    assert scores.loc["mle"].isna().all()
+    expected = score_estimates(model, X_test, y_test, estimates=("mean", "map", "predictive")).set_index("estimate")
+    pd.testing.assert_frame_equal(scores.loc[["mean", "map", "predictive"], expected.columns], expected)

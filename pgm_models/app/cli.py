@@ -177,6 +177,9 @@ def zoo(args) -> int:
         )
     if narrow:
         print("(acc, logloss: the posterior mean's; --wide prints every estimate's scores, z_max and fit_s)")
+    for run in result.runs:
+        for estimate, reason in run.undefined.items():
+            print(f"{run.name}: {estimate} not scored (NaN), undefined on these training rows: {reason}")
     comparison = result.comparison()
     if comparison is not None:
         print("\nexact leave-one-out log p(y | x) on the training rows (az.compare):")

@@ -53,6 +53,7 @@ class ZooRun:
         None  # exact leave-one-out on the training rows (pgm_models.model_selection.loo), where the model has it
     )
     prior: str = ""  # the hyperparameters learned by --prior evidence
+    undefined: dict = field(default_factory=dict)  # estimate -> why these training rows leave it undefined
 
     @property
     def classifier(self):
@@ -113,6 +114,25 @@ class ZooResult:
         from pgm_models.model_selection.loo import compare_loo
 
         return compare_loo({run.name: run.loo for run in self.runs if run.loo is not None})
+
+
+def _scores(classifier, X_test, y_test) -> tuple[pd.DataFrame, dict]:
+    """``score_estimates`` indexed by estimate, with the MLE scored NaN where the training rows
+    leave it undefined (a class of collinear rows under QDA: the notes' "the MLE cannot even be
+    computed"), and why, by estimate; the prior defines every other estimate, so their errors stand.
+    """
+    from pgm_models.model_selection.compare import score_estimates
+
+    rows, undefined = [], {}
+    for estimate in ESTIMATES:
+        try:
+            rows.append(score_estimates(classifier, X_test, y_test, estimates=(estimate,)))
+        except ValueError as reason:
+            if estimate != "mle":
+                raise
+            undefined[estimate] = str(reason)
+            rows.append(pd.DataFrame([{"estimate": estimate}]))
+    return pd.concat(rows, ignore_index=True).set_index("estimate"), undefined
 
 
 def _classifier(model):
@@ -295,7 +315,6 @@ def run_zoo(
 
     from pgm_models.inference.sampling import DEFAULT_SAMPLER, check_sampler_name
     from pgm_models.inference.verify import check_posterior, check_sampler
-    from pgm_models.model_selection.compare import score_estimates
     from pgm_models.model_selection.evidence import describe_prior, use_evidence_priors
 
     if draws < 1 or chains < 1:
@@ -366,7 +385,7 @@ def run_zoo(
                 if any(type(_classifier(m)).__name__ == kind for _, m in models)
                 else f"verify one of them with check_posterior(m, m.sample_posterior()), m a {kind} of the average"
             )
-        run.scores = score_estimates(run.classifier, run.features(X_test), y_test).set_index("estimate")
+        run.scores, run.undefined = _scores(run.classifier, run.features(X_test), y_test)
         runs.append(run)
     progress(len(models), len(models), "done")
     settings = {
