@@ -162,6 +162,16 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
     )
 
 
+def draw_values(posterior: xr.Dataset, names: list[str], owner: str) -> dict:
+    """{name: values (chain, draw, ...)} of the draws of ``posterior``, or an error naming the
+    variables ``owner``'s log likelihood needs and the draws lack.
+    """
+    absent = [name for name in names if name not in posterior]
+    if absent:
+        raise ValueError(f"the draws lack the variables {absent}: the pointwise log likelihood of {owner} needs them")
+    return {name: posterior[name].transpose(*SAMPLE_DIMS, ...).values for name in names}
+
+
 def class_probability_draws(estimator, posterior: xr.Dataset, X) -> np.ndarray:
     """P(y = k | x_n, θ_s) for every draw of ``posterior``: (chain, draw, N, K), from the rows-form
     log likelihood of each row labelled with each class in turn, normalised over the classes.
