@@ -80,7 +80,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         The number of attributes seen in ``fit``.
     idata_ : arviz.InferenceData
-        The NUTS samples of ``alpha``.
+        The NUTS samples of ``alpha`` (with each training row's ``log_likelihood`` after
+        :meth:`add_log_likelihood`, for ``az.loo``).
     alpha_draws_ : ndarray of shape (n_draws, P)
         The λ draws, P = 1 or the number of attributes.
 
