@@ -50,7 +50,11 @@ teaching them its name:
     those forward-sampled rows as ``y`` (the class indices) and the attributes' variables;
 ``_synthetic_rows(n_datasets, n_rows, rng, prior)`` / ``_structure_edges()``
     for an average of models (``_averaged``): synthetic datasets drawn from the average's joint,
-    a structure and its parameters per dataset, and the averaged structure ``graph`` draws.
+    a structure and its parameters per dataset, and the averaged structure ``graph`` draws;
+``_joint_draws_refused()``, ``_structure_draws(n, rng)``, ``_structure_log_likelihood(posterior, encoded, class_index)``
+    for an average of models: why it has no joint posterior draws (None where it has), else
+    joint (structure, parameters) draws from the posterior and each row's log likelihood under
+    them, which ``posterior_draws`` and ``add_log_likelihood`` read.
 
 The Bayesian workflow's methods (``sample_prior_predictive``, ``sample_posterior`` with the
 training rows' ``log_likelihood``, ``sample_posterior_predictive``, ``graph``, ``save`` / ``load``)
@@ -165,6 +169,14 @@ def _has_pymc_model(estimator) -> bool:
 
 
 def _has_workflow(estimator) -> bool:
+    return estimator._pymc_model or estimator._averaged
+
+
+def _has_draws(estimator) -> bool:
+    return estimator._closed_form or estimator._averaged
+
+
+def _has_log_likelihood(estimator) -> bool:
     return estimator._pymc_model or estimator._averaged
 
 
@@ -837,7 +849,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             raise ValueError(f"statistic={statistic!r} is not one of 'mean', 'sd', 'mode'")
         return self._dataset({n: getattr(p, statistic)() for n, (p, _) in self._parameters().items()})
 
-    @available_if(_has_closed_form)
+    @available_if(_has_draws)
     def posterior_draws(self, n=1000, random_seed=None, chains=2, var_names=None, *, store=False, X=None, y=None):
         """Exact i.i.d. draws from the closed-form posterior, as ArviZ InferenceData.
 
@@ -853,6 +865,14 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         ``loo(X, y, conditional=False)`` computes exactly, without NUTS. The draws are
         independent, so PSIS's relative efficiency is 1: ``az.loo(model.idata_, reff=1.0)``
         (its default estimates it from the draws' effective sample size, close to 1).
+
+        MANB and BMATAN, true Bayesian model averages, draw jointly: a structure by its posterior
+        probability (MANB's arcs ``arc``, each independently with ``arc_posterior_``; BMATAN's
+        spanning tree exactly by the matrix-tree theorem, as ``parent``), then its parameters from
+        their conjugate posterior; their log likelihood is log p(y_i, x_i | structure, θ), so
+        ``az.loo`` estimates the average's leave-one-out that their exact ``loo`` computes. The
+        averages of SPODEs (AODE, AODEsr, WAODE, A2DE) are no posterior over structures and
+        refuse, pointing to their ``loo``.
 
         Parameters
         ----------
@@ -881,7 +901,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         ------
         ValueError
             If a name in ``var_names`` is not a parameter of the model, X or y is given without
-            the other or without ``store=True``, or (X, y) are not the fitted rows.
+            the other or without ``store=True``, (X, y) are not the fitted rows, or the model is
+            an average of SPODEs (no joint posterior to draw from).
 
         See Also
         --------
@@ -920,6 +941,19 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         if X is not None and not store:
             raise ValueError("posterior_draws(X=, y=) adds the log likelihood to idata_: pass store=True with them")
         n, chains = check_n_draws(n, "n"), check_n_draws(chains, "chains")
+        if self._averaged:
+            posterior = self._averaged_draws(n, chains, random_seed, var_names)
+        else:
+            posterior = self._conjugate_draws(n, chains, random_seed, var_names)
+        if not store:
+            return az.InferenceData(posterior=posterior)
+        self._store_posterior(az.InferenceData(posterior=posterior.assign_attrs(draws="exact")))
+        if X is not None:
+            self.add_log_likelihood(X, y)
+        return self.idata_
+
+    def _conjugate_draws(self, n, chains, random_seed, var_names) -> xr.Dataset:
+        """``posterior_draws``' posterior of a closed-form model: (chain, draw, ...) per parameter."""
         parameters = self._parameters()
         unknown = [] if var_names is None else [name for name in var_names if name not in parameters]
         if unknown:
@@ -938,13 +972,54 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             else:
                 values = posterior.sample(chains * n, rng)
             draws[name] = values.reshape((chains, n) + values.shape[1:])
-        posterior = self._dataset(draws, ("chain", "draw")).assign_coords(chain=np.arange(chains), draw=np.arange(n))
-        if not store:
-            return az.InferenceData(posterior=posterior)
-        self._store_posterior(az.InferenceData(posterior=posterior.assign_attrs(draws="exact")))
-        if X is not None:
-            self.add_log_likelihood(X, y)
-        return self.idata_
+        return self._dataset(draws, ("chain", "draw")).assign_coords(chain=np.arange(chains), draw=np.arange(n))
+
+    def _averaged_draws(self, n, chains, random_seed, var_names) -> xr.Dataset:
+        """``posterior_draws``' posterior of an average of models: joint (structure, parameters)
+        draws (``_structure_draws``), or the average's reason for having none.
+        """
+        self._refuse_joint_draws()
+        draws, coords = self._structure_draws(chains * n, np.random.default_rng(random_seed))
+        unknown = [] if var_names is None else [name for name in var_names if name not in draws]
+        if unknown:
+            raise ValueError(f"var_names {unknown} are not variables of {type(self).__name__}'s draws: {list(draws)}")
+        variables = {
+            name: (("chain", "draw", *dims), values.reshape((chains, n) + values.shape[1:]))
+            for name, (dims, values) in draws.items()
+            if var_names is None or name in var_names
+        }
+        used = {dim for dims, _ in variables.values() for dim in dims}
+        return xr.Dataset(
+            variables, coords={dim: values for dim, values in coords.items() if dim in used}
+        ).assign_coords(chain=np.arange(chains), draw=np.arange(n))
+
+    def _refuse_joint_draws(self) -> None:
+        why = self._joint_draws_refused()
+        if why is not None:
+            raise ValueError(why)
+
+    def _joint_draws_refused(self):
+        """Hook for an average of models: why it has no joint posterior draws of (structure,
+        parameters) whose rows' log likelihood PSIS-LOO could read; None where it has them
+        (``_structure_draws`` and ``_structure_log_likelihood``).
+        """
+        return (
+            f"{type(self).__name__} has no joint posterior over its structures and their parameters to draw from: "
+            f"its leave-one-out is model.loo(X, y, conditional=False)"
+        )
+
+    def _structure_draws(self, n_draws: int, rng):
+        """Hook for an average of models: ``n_draws`` joint posterior draws, a structure by its
+        posterior probability and then its parameters from their conjugate posterior, as
+        ({name: (dims, values of shape (n_draws, ...))}, {dim: coordinate}).
+        """
+        raise NotImplementedError(self._joint_draws_refused())
+
+    def _structure_log_likelihood(self, posterior: xr.Dataset, encoded, class_index: np.ndarray) -> np.ndarray:
+        """Hook for an average of models: (chain, draw, row) log p(y_i, x_i | structure_s, θ_s) of
+        the encoded training rows under the draws of ``_structure_draws``.
+        """
+        raise NotImplementedError(self._joint_draws_refused())
 
     def _store_posterior(self, idata) -> None:
         """``idata``'s posterior draws (and their ``sample_stats``) as ``idata_``, with the
@@ -1177,14 +1252,15 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             self.add_log_likelihood(X, y)
         return self.idata_
 
-    @available_if(_has_pymc_model)
+    @available_if(_has_log_likelihood)
     def add_log_likelihood(self, X, y):
         """Add to ``idata_`` the ``log_likelihood`` of the training rows (X, y) under every posterior
         draw in ``idata_`` (NUTS draws of :meth:`sample_posterior`, or exact ones kept by
         ``posterior_draws(store=True)``), log p(x_i, y_i | θ_s) (the rows-form model's likelihood of
         row i, ``pgm_models.inference.workflow``), and their class indices as ``observed_data``
         ``y``: then ``az.loo(model.idata_)`` estimates the leave-one-out log p(y_i, x_i | D₋ᵢ) that
-        ``loo(X, y, conditional=False)`` computes exactly. Returns self.
+        ``loo(X, y, conditional=False)`` computes exactly. For MANB and BMATAN the draws are joint
+        (structure, parameters) draws and the likelihood is the drawn structure's. Returns self.
 
         Parameters
         ----------
@@ -1201,7 +1277,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         Raises
         ------
         ValueError
-            If ``idata_`` holds no posterior draws, or y's class counts are not the fitted ones.
+            If ``idata_`` holds no posterior draws, y's class counts are not the fitted ones, or
+            the model is an average of SPODEs (AODE, AODEsr, WAODE, A2DE: see ``posterior_draws``).
 
         Examples
         --------
@@ -1218,9 +1295,20 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
 
         from pgm_models.inference import workflow
 
+        if self._averaged:
+            self._refuse_joint_draws()
         posterior = self._sampled_posterior("add_log_likelihood")
         class_index = self._training_rows(X, y)
-        pointwise = workflow.pointwise_log_likelihood(self, posterior, X, class_index)
+        if self._averaged:
+            pointwise = xr.DataArray(
+                self._structure_log_likelihood(
+                    posterior, self._encode(as_array_like(X), reset=False, training=True), class_index
+                ),
+                dims=("chain", "draw", "row"),
+                coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values},
+            ).assign_coords(row=np.arange(len(class_index)))
+        else:
+            pointwise = workflow.pointwise_log_likelihood(self, posterior, X, class_index)
         observed = workflow.training_data(self)
         observed["observed_data"] = (
             observed["observed_data"].assign(y=("row", class_index)).assign_coords(row=np.arange(len(class_index)))
@@ -1233,6 +1321,11 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         check_fitted(self, "classes_")
         idata = getattr(self, "idata_", None)
         if idata is None or "posterior" not in idata.groups():
+            if self._averaged:
+                raise ValueError(
+                    f"{method} reads the posterior draws in idata_: call posterior_draws(store=True) "
+                    "(exact joint draws of a structure and its parameters) first"
+                )
             if self._closed_form:
                 raise ValueError(
                     f"{method} reads the posterior draws in idata_: call sample_posterior() (NUTS) or "

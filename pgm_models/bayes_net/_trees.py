@@ -94,40 +94,63 @@ def random_spanning_tree(log_weight: np.ndarray, rng) -> np.ndarray:
     scaled by the largest and floored at e⁻⁷⁰⁰ of it (an edge that light is never drawn, but the
     graph stays connected).
     """
+    return random_spanning_trees(log_weight, 1, rng)[0]
+
+
+def random_spanning_trees(log_weight: np.ndarray, n_trees: int, rng) -> np.ndarray:
+    """``n_trees`` independent draws of ``random_spanning_tree``: (n_trees, n). The draws that made
+    the same decisions so far share their contracted graph and its τ, so a step costs one τ per
+    distinct history (at most the number of distinct trees drawn), not one per draw.
+    """
     log_weight = np.array(log_weight, dtype=float)
     n = len(log_weight)
     np.fill_diagonal(log_weight, -np.inf)
     off = ~np.eye(n, dtype=bool)
     peak = np.max(log_weight[off], initial=0.0)
     weight = np.where(off, np.exp(np.maximum(log_weight - peak, -700.0)), 0.0)
-    current = weight.copy()  # the contracted graph's weights, one row per contracted node
-    where = np.arange(n)  # each node's row in ``current``
+    edges = list(zip(*np.triu_indices(n, 1)))
+    parents = np.full((n_trees, n), -1, dtype=np.intp)
 
     def log_tau(matrix):
         with np.errstate(divide="ignore"):
             return log_tree_sum(np.log(matrix))
 
-    total, kept = log_tau(current), []
-    for u, v in zip(*np.triu_indices(n, 1)):
-        if len(kept) == n - 1:
-            break
-        a, b = sorted((int(where[u]), int(where[v])))
-        if a == b:
-            continue
-        merged = current.copy()
-        merged[a] += merged[b]
-        merged[:, a] += merged[:, b]
-        merged[a, a] = 0.0
-        merged = np.delete(np.delete(merged, b, axis=0), b, axis=1)
-        log_through = log_tau(merged)
-        if rng.random() < np.exp(min(0.0, np.log(weight[u, v]) + log_through - total)):
-            kept.append((u, v))
-            current, total = merged, log_through
-            where = np.where(where == b, a, where)
-            where = np.where(where > b, where - 1, where)
-        else:  # left out: its weight leaves the contracted pair's (a lone edge's exactly)
+    # each history: (the draws that share it, the contracted graph's weights one row per contracted
+    # node, each node's row in it, log τ of it, the edges kept, the next edge to decide)
+    histories = [(np.arange(n_trees), weight.copy(), np.arange(n), log_tau(weight), [], 0)]
+    while histories:
+        draws, current, where, total, kept, step = histories.pop()
+        while len(kept) < n - 1:
+            u, v = edges[step]
+            step += 1
+            a, b = sorted((int(where[u]), int(where[v])))
+            if a == b:
+                continue
+            merged = current.copy()
+            merged[a] += merged[b]
+            merged[:, a] += merged[:, b]
+            merged[a, a] = 0.0
+            merged = np.delete(np.delete(merged, b, axis=0), b, axis=1)
+            log_through = log_tau(merged)
+            keep = rng.random(len(draws)) < np.exp(min(0.0, np.log(weight[u, v]) + log_through - total))
+            if keep.any():
+                joined = np.where(where == b, a, where)
+                joined = np.where(joined > b, joined - 1, joined)
+                if keep.all():
+                    current, where, total, kept = merged, joined, log_through, [*kept, (u, v)]
+                    continue
+                histories.append((draws[keep], merged, joined, log_through, [*kept, (u, v)], step))
+                draws = draws[~keep]
+            # left out: its weight leaves the contracted pair's (a lone edge's exactly)
+            current = current.copy()
             current[a, b] = current[b, a] = max(0.0, current[a, b] - weight[u, v])
             total = log_tau(current)
+        parents[draws] = _rooted_at_first(kept, n)
+    return parents
+
+
+def _rooted_at_first(kept, n) -> np.ndarray:
+    """The parent of each node of the tree with edges ``kept``, rooted at node 0 (−1 for the root)."""
     parent = np.full(n, -1, dtype=np.intp)
     neighbours = {node: [] for node in range(n)}
     for u, v in kept:

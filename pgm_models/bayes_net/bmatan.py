@@ -414,6 +414,70 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
                 codes[d, :, v] = sampled_labels(table[labels[d], codes[d, :, u]], rng)
         return {"parent": (("attribute",), parents)}, labels, codes
 
+    def _joint_draws_refused(self):
+        return None  # a true model average: (tree, tables) have a joint posterior
+
+    def _structure_draws(self, n_draws, rng):
+        """Joint posterior draws: a spanning tree from the posterior over trees (exactly, by the
+        matrix-tree theorem), rooted at the first attribute (``parent``, −1 for the root; BDeu
+        gives every rooting the same posterior), π and the tree's tables from their conjugate
+        posteriors on the imputed counts. ``feature_prob_<a>`` (class, parent_value, value) is
+        P(x_a | y, x_parent); the root's is the same whatever the parent value, and a parent
+        value beyond the parent's domain, never read, holds the uniform 1/r_a (not NaN, which
+        would make az.loo's relative efficiency NaN).
+        """
+        from pgm_models.bayes_net._trees import random_spanning_trees
+        from pgm_models.inference.workflow import dirichlet_draws
+
+        sizes, n_classes, names = self.n_categories_, len(self.classes_), self._feature_names()
+        starts = self._layout().value_starts
+        parents = random_spanning_trees(self.log_edge_weight_, n_draws, rng)
+        draws = {
+            "parent": (("attribute",), parents),
+            "class_prob": (
+                ("class",),
+                dirichlet_draws(rng, np.broadcast_to(self.class_concentration_, (n_draws, n_classes))),
+            ),
+        }
+        width, single = int(sizes.max()), self._attribute_counts()
+        for v, name in enumerate(names):
+            own = slice(starts[v], starts[v] + sizes[v])
+            table = np.full((n_draws, n_classes, width, sizes[v]), 1.0 / sizes[v])
+            for u in np.unique(parents[:, v]):
+                chosen = np.flatnonzero(parents[:, v] == u)
+                if u < 0:
+                    root = single[:, own] + self.ess / (n_classes * sizes[v])
+                    table[chosen] = dirichlet_draws(rng, np.broadcast_to(root, (len(chosen), *root.shape)))[:, :, None]
+                    continue
+                block = self._imputed[:, starts[u] : starts[u] + sizes[u], own] + self.ess / (
+                    n_classes * sizes[u] * sizes[v]
+                )
+                table[chosen, :, : sizes[u]] = dirichlet_draws(rng, np.broadcast_to(block, (len(chosen), *block.shape)))
+            draws[f"feature_prob_{name}"] = (("class", "parent_value", f"{name}_value"), table)
+        coords = {"class": self.classes_, "attribute": names, "parent_value": np.arange(width)}
+        coords.update({f"{name}_value": np.asarray(c) for name, c in zip(names, self.categories_)})
+        return draws, coords
+
+    def _structure_log_likelihood(self, posterior, codes, class_index):
+        """Log π_y + Σ_a log P(x_a | y, x_parent(a)) under each drawn tree and its tables, missing
+        values replaced by the modes of the fit (as ``loo`` does).
+        """
+        from pgm_models.inference.workflow import draw_values
+
+        names = self._feature_names()
+        draws = draw_values(posterior, ["parent", "class_prob", *(f"feature_prob_{name}" for name in names)], "BMATAN")
+        codes = np.where(codes < 0, self.modes_[None, :], codes)
+        parent = draws["parent"].astype(np.intp)  # (chain, draw, F)
+        total = np.log(draws["class_prob"][:, :, class_index])
+        chain = np.arange(parent.shape[0])[:, None, None]
+        draw = np.arange(parent.shape[1])[None, :, None]
+        for v, name in enumerate(names):
+            u = parent[:, :, v]
+            parent_code = np.where(u[..., None] >= 0, codes.T[np.maximum(u, 0)], 0)  # (chain, draw, row)
+            table = draws[f"feature_prob_{name}"]
+            total += np.log(table[chain, draw, class_index, parent_code, codes[:, v]])
+        return total
+
     def _structure_edges(self):
         """The class → every attribute, and every tree edge u — v with ``edge_posterior_``."""
         names = self._feature_names()

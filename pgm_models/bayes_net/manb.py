@@ -243,6 +243,59 @@ class MANB(ExactLOO, DiscreteNetwork):
             codes[:, :, j] = sampled_labels(probabilities, rng)
         return {"arc": (("attribute",), arcs)}, labels, codes
 
+    def _joint_draws_refused(self):
+        return None  # a true model average: (arcs, tables) have a joint posterior
+
+    def _structure_draws(self, n_draws, rng):
+        """Joint posterior draws: the arcs, each present with ``arc_posterior_`` independently (the
+        structure posterior factorises), π and every attribute's two tables from their conjugate
+        posteriors, ``feature_prob_<a>`` given the class (used where the arc is drawn) and
+        ``marginal_prob_<a>`` alone (used where it is not): the table the drawn structure does
+        not use is drawn too, and enters no likelihood.
+        """
+        from pgm_models.inference.workflow import dirichlet_draws
+
+        names, n_classes, alpha = self._feature_names(), len(self.classes_), float(self.alpha)
+        draws = {
+            "arc": (("attribute",), rng.random((n_draws, self.n_features_in_)) < self.arc_posterior_),
+            "class_prob": (
+                ("class",),
+                dirichlet_draws(rng, np.broadcast_to(self.class_concentration_, (n_draws, n_classes))),
+            ),
+        }
+        for name, start, size in zip(names, self._layout().value_starts, self.n_categories_):
+            block = self.feature_count_[:, start : start + size] + alpha  # (K, r_j)
+            draws[f"feature_prob_{name}"] = (
+                ("class", f"{name}_value"),
+                dirichlet_draws(rng, np.broadcast_to(block, (n_draws, *block.shape))),
+            )
+            margin = self.feature_count_[:, start : start + size].sum(axis=0) + alpha
+            draws[f"marginal_prob_{name}"] = (
+                (f"{name}_value",),
+                dirichlet_draws(rng, np.broadcast_to(margin, (n_draws, size))),
+            )
+        coords = {"class": self.classes_, "attribute": names}
+        coords.update({f"{name}_value": np.asarray(c) for name, c in zip(names, self.categories_)})
+        return draws, coords
+
+    def _structure_log_likelihood(self, posterior, codes, class_index):
+        """Log π_y + Σ_j log θ_j[x_j], θ_j the table given the class where the draw has the arc,
+        else the attribute's own; a missing value adds 0 (summed out), as in ``loo``.
+        """
+        from pgm_models.inference.workflow import draw_values
+
+        names = self._feature_names()
+        tables = [f"{kind}_{name}" for name in names for kind in ("feature_prob", "marginal_prob")]
+        draws = draw_values(posterior, ["arc", "class_prob", *tables], "MANB")
+        total = np.log(draws["class_prob"][:, :, class_index])
+        arc = draws["arc"].astype(bool)
+        for j, name in enumerate(names):
+            rows = np.flatnonzero(codes[:, j] >= 0)
+            given = draws[f"feature_prob_{name}"][:, :, class_index[rows], codes[rows, j]]
+            alone = draws[f"marginal_prob_{name}"][:, :, codes[rows, j]]
+            total[:, :, rows] += np.log(np.where(arc[:, :, j, None], given, alone))
+        return total
+
     def _structure_edges(self):
         """The arcs class → x_j, each labelled with its posterior probability ``arc_posterior_``."""
         return (

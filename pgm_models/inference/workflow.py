@@ -40,9 +40,13 @@ its ordered words, as its ``loo`` does, leaving out the Multinomial's coefficien
 likelihood is the classifier's p(x, y | θ) except for HNB (each attribute observed once per table
 it has, the tables' model rather than the weighted mixture that classifies) and ComplementNB
 (each document observed under every other class's complement): those two have no exact ``loo``
-to compare ``az.loo`` with. HierarchicalNB and the averages of models have no posterior draws of
-their tables, so no ``log_likelihood``: their ``loo`` is their leave-one-out (PSIS over λ's
-draws for HierarchicalNB, exact for the averages).
+to compare ``az.loo`` with. MANB and BMATAN, Bayesian model averages, store joint draws (a
+structure by its posterior probability, then its conjugate parameters) and each row's log
+likelihood under the drawn structure (their ``_structure_draws`` and
+``_structure_log_likelihood``); the averages of SPODEs have no posterior over structures and
+refuse (their ``loo`` is exact, but A2DE's). HierarchicalNB, whose θ is integrated out, stores
+log p(y_i, x_i | D₋ᵢ, λ_s) per NUTS draw of λ (its ``add_log_likelihood``), the term PSIS needs
+for rows that are not independent given λ.
 """
 
 from __future__ import annotations
@@ -160,6 +164,16 @@ def pointwise_log_likelihood(estimator, posterior: xr.Dataset, X, class_index: n
         dims=(*SAMPLE_DIMS, "row"),
         coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, "row": np.arange(n_rows)},
     )
+
+
+def draw_values(posterior: xr.Dataset, names: list[str], owner: str) -> dict:
+    """{name: values (chain, draw, ...)} of the draws of ``posterior``, or an error naming the
+    variables ``owner``'s log likelihood needs and the draws lack.
+    """
+    absent = [name for name in names if name not in posterior]
+    if absent:
+        raise ValueError(f"the draws lack the variables {absent}: the pointwise log likelihood of {owner} needs them")
+    return {name: posterior[name].transpose(*SAMPLE_DIMS, ...).values for name in names}
 
 
 def class_probability_draws(estimator, posterior: xr.Dataset, X) -> np.ndarray:

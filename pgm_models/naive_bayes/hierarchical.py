@@ -80,7 +80,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         The number of attributes seen in ``fit``.
     idata_ : arviz.InferenceData
-        The NUTS samples of ``alpha``.
+        The NUTS samples of ``alpha`` (with each training row's ``log_likelihood`` after
+        :meth:`add_log_likelihood`, for ``az.loo``).
     alpha_draws_ : ndarray of shape (n_draws, P)
         The λ draws, P = 1 or the number of attributes.
 
@@ -418,6 +419,83 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
             pareto_k=np.asarray(pareto_k),
             good_k=min(1 - 1 / np.log10(len(draws)), 0.7),
         )
+
+    def add_log_likelihood(self, X, y):
+        """Add to ``idata_`` each training row's ``log_likelihood`` under every NUTS draw of λ, so
+        that ``az.loo(model.idata_)`` runs; returns self.
+
+        θ is integrated out, so the rows are not independent given λ alone: the pointwise term
+        PSIS needs is the row's leave-one-out predictive given λ, log p(y_i, x_i | D₋ᵢ, λ_s) (the
+        wrapped model's exact conjugate LOO at λ_s), as for a non-factorised model (Bürkner, Gabry
+        & Vehtari 2021). Its importance ratios 1 / p(y_i, x_i | D₋ᵢ, λ_s) take p(λ | D) to
+        p(λ | D₋ᵢ), so ``az.loo(model.idata_)`` estimates log p(y_i, x_i | D₋ᵢ) and its
+        ``elpd_loo`` and ``pareto_k`` are those of ``loo(X, y, conditional=False)`` (the same draws
+        and weights); its ``p_loo`` differs, as az.loo's lppd averages these left-out terms where
+        ``loo``'s averages the full-data predictive. ``observed_data`` gets the rows' class
+        indices ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows, exactly those of the fit (each fitted with weight 1).
+        y : array-like of shape (n_samples,)
+            Their labels.
+
+        Returns
+        -------
+        self
+            The model, its ``idata_`` with ``log_likelihood`` ``y`` (chain, draw, row).
+
+        Raises
+        ------
+        ValueError
+            If (X, y) are not the fitted rows (their sufficient statistics differ).
+
+        Examples
+        --------
+        ``fit`` runs NUTS, so this example is not run:
+
+        >>> import arviz as az
+        >>> import numpy as np
+        >>> from pgm_models import HierarchicalNB
+        >>> X = np.array([[0, 1], [0, 0], [1, 1], [1, 0], [2, 1], [2, 1]])
+        >>> y = np.array([0, 0, 1, 1, 1, 1])
+        >>> model = HierarchicalNB(random_seed=0).fit(X, y).add_log_likelihood(X, y)  # doctest: +SKIP
+        >>> model.idata_.log_likelihood["y"].shape  # doctest: +SKIP
+        (4, 1000, 6)
+        >>> az.loo(model.idata_).elpd_loo == model.loo(X, y, conditional=False).elpd_loo  # doctest: +SKIP
+        True
+        """
+        import arviz as az
+        import xarray as xr
+
+        from pgm_models.inference.workflow import merge_groups
+
+        check_is_fitted(self, "alpha_draws_")
+        posterior = self.idata_.posterior
+        alpha = posterior["alpha"].transpose("chain", "draw", ...).values
+        chains, draws = alpha.shape[:2]
+        encoded, class_index = self.model_._loo_rows(X, y)
+        left_out = np.stack(
+            [
+                self._at(value)._loo_log_joint(encoded, class_index, all_classes=False)[1]
+                for value in alpha.reshape(chains * draws, -1)
+            ]
+        )
+        rows = {"row": np.arange(len(class_index))}
+        log_likelihood = xr.Dataset(
+            {"y": (("chain", "draw", "row"), left_out.reshape(chains, draws, -1))},
+            coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values, **rows},
+        )
+        observed = xr.Dataset(
+            {
+                "feature_count": (("class", "cell"), self._layout()[2]),
+                "y": ("row", class_index),
+            },
+            coords={"class": self.classes_, **rows},
+        )
+        merge_groups(self, az.InferenceData(log_likelihood=log_likelihood, observed_data=observed))
+        return self
 
     # ------------------------------------------------------------------ simulation-based calibration
     def simulate(self, rng):

@@ -365,6 +365,9 @@ class A2DE(AODE):
             averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
         return averaged
 
+    _members = "SP2DEs (pairs of super-parents)"
+    _loo_route = "A2DE has no exact leave-one-out either (its loo raises NotImplementedError): refit without each row"
+
     def _loo_block(self, codes, class_index):
         raise NotImplementedError(
             "A2DE has no exact leave-one-out (its pair counts' downdates are not implemented); "

@@ -171,6 +171,12 @@ class AODE(SemiNaiveBayes):
     _closed_form = False  # an average of models: see spode(a) for each one's posterior
     _pymc_model = False
     _averaged = True
+    # what _joint_draws_refused names: the members, and the leave-one-out to use instead
+    _members = "SPODEs"
+    _loo_route = (
+        "its leave-one-out is exact: model.loo(X, y, conditional=False) (a member's own draws: "
+        "model.spode(a).posterior_draws(store=True, X=X, y=y))"
+    )
 
     def __init__(
         self,
@@ -463,6 +469,20 @@ class AODE(SemiNaiveBayes):
                 table = tables[f"feature_prob_{name}"].values[0]  # (datasets, class, r_a, r_j)
                 codes[datasets, :, j] = sampled_labels(table[np.arange(len(datasets))[:, None], y, x_parent], rng)
         return {"parent": ((), parent)}, labels, codes
+
+    def _joint_draws_refused(self):
+        """Why an average of SPODEs has no posterior draws for ``az.loo``: its weights (fixed, or
+        renormalised over a row's eligible super-parents) are not a posterior over structures, so the
+        members' posteriors together are no posterior whose likelihood is the averaged joint, and
+        PSIS's importance ratios would be the wrong ones (docs/user_guide/workflow.md).
+        """
+        name = type(self).__name__
+        return (
+            f"{name} averages its {self._members} with weights renormalised over each row's eligible super-parents, "
+            "not by one posterior over structures and their parameters: draws of the members' parameters with each row's log "
+            "averaged joint are not a posterior and its likelihood, and PSIS-LOO of them is biased without a Pareto-k "
+            f"warning, so {name} has no posterior_draws or add_log_likelihood for az.loo; {self._loo_route}"
+        )
 
     def _structure_edges(self):
         """The class → every attribute, and super-parent a → every other attribute with a's weight."""
