@@ -659,6 +659,13 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """
         return self.predict_joint_log_proba(X, estimate)
 
+    def _probability_scores(self, X, estimate):
+        """The scores ``predict_proba`` normalises: ``_log_posterior_scores``, unless a model has a form
+        whose rounding suits the probabilities but not the logarithm of an unlikely class's (MultinomialNB's
+        class differences, whose log probabilities differ from the joint's by rounding at its scale).
+        """
+        return self._log_posterior_scores(X, estimate)
+
     @_dask_aware
     def predict_proba(self, X, estimate=None):
         """Posterior class probabilities P(y = k | x) of each row.
@@ -696,7 +703,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """
         if not self._generative:  # no joint: the model's own log posterior
             return np.exp(self.predict_log_proba(X, estimate))
-        _, exp, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        _, exp, total = _shifted_exp(self._probability_scores(X, estimate))
         exp /= total[:, None]
         return exp
 

@@ -198,3 +198,29 @@ def test_a_dask_fit_with_auto_refuses_to_score():
     np.testing.assert_allclose(
         oas_fit.predict_proba(X), LDA(estimate="mle", shrinkage="oas").fit(X, y).predict_proba(X), atol=1e-12
     )
+
+
+@pytest.mark.parametrize("work_rows", [2048, 7])  # one chunk of rows per class; several, the last one short
+@pytest.mark.parametrize("unit", [True, False])
+def test_batch_moments_are_the_textbook_sums_over_chunks_of_rows(work_rows, unit, monkeypatch):
+    """n_k, x̄_k, S_k, T_k = Σ w d_j² d_l and F_k = Σ w d_j² d_l² (d = x − x̄_k), which "auto" reads from
+    one symmetric product over chunks of ``WORK_ROWS`` rows, against their sums written out."""
+    from pgm_models.conjugate import normal
+    from pgm_models.gaussian._shrinkage import batch_all_moments
+
+    monkeypatch.setattr(normal, "WORK_ROWS", work_rows)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 3)) * [1.0, 10.0, 0.1] + 5.0
+    y = np.r_[np.zeros(25, int), np.full(15, 2)]  # class 1 has no rows
+    weight = np.ones(40) if unit else rng.random(40) * 2
+    n, mean, scatter, third, fourth = batch_all_moments(X, y, weight, 3)
+    np.testing.assert_allclose(n, [weight[:25].sum(), 0.0, weight[25:].sum()], rtol=1e-15)
+    for k in (0, 2):
+        w = weight[y == k]
+        d = X[y == k] - np.average(X[y == k], axis=0, weights=w)
+        np.testing.assert_allclose(mean[k], np.average(X[y == k], axis=0, weights=w), rtol=1e-14)
+        np.testing.assert_allclose(scatter[k], np.einsum("i,ij,il->jl", w, d, d), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(third[k], np.einsum("i,ij,il->jl", w, d**2, d), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(fourth[k], np.einsum("i,ij,il->jl", w, d**2, d**2), rtol=1e-12, atol=1e-12)
+    for moments in (mean, scatter, third, fourth):
+        assert not moments[1].any()

@@ -8,7 +8,7 @@ from conftest import logp_at_random_points
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 
-from pgm_models import MultinomialNB
+from pgm_models import ComplementNB, MultinomialNB
 from pgm_models.datasets import load_dataset
 
 
@@ -72,3 +72,58 @@ def test_negative_counts_are_rejected_naming_the_column():
         match="negative value -3.0 in column 1; Negative values in data are not counts: MultinomialNB needs counts ≥ 0",
     ):
         MultinomialNB().fit(X, [0, 1])
+
+
+def _softmax(joint):
+    shifted = np.exp(joint - joint.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+# 5 classes: the K − 1 = 4 differences in one product, above DIFFERENCE_PRODUCTS
+@pytest.mark.parametrize("n_classes", [1, 2, 4, 5])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MultinomialNB(alpha=0.3),
+        lambda: MultinomialNB(estimate="map", alpha=2.0),
+        lambda: ComplementNB(),
+        lambda: ComplementNB(norm=True, estimate="map", alpha=1.5),
+    ],
+    ids=["MultinomialNB", "MultinomialNB-map", "ComplementNB", "ComplementNB-norm-map"],
+)
+def test_plug_in_probabilities_from_class_differences_equal_the_joints(make, n_classes):
+    """predict_proba scores the K − 1 differences of the class weights (a sparse X one difference at a
+    time up to DIFFERENCE_PRODUCTS); the joint scores every class: the same probabilities to 1e-12,
+    with sample weights and with a fixed class prior holding a 0."""
+    from pgm_models.naive_bayes.multinomial import DIFFERENCE_PRODUCTS
+
+    assert (n_classes - 1 <= DIFFERENCE_PRODUCTS) == (n_classes < 5)  # the classes straddle the threshold
+    rng = np.random.default_rng(n_classes)
+    X = rng.poisson(rng.gamma(0.5, 1.0, 30), size=(120, 30)).astype(float)
+    y, weight = np.arange(120) % n_classes, rng.random(120) + 0.5
+    priors = [None] if n_classes == 1 else [None, np.r_[0.0, np.full(n_classes - 1, 1 / (n_classes - 1))]]
+    for X_in in (X, sp.csr_array(X), sp.csr_matrix(X)):
+        for class_prior in priors:
+            model = make().set_params(class_prior=class_prior).fit(X_in, y, sample_weight=weight)
+            expected = _softmax(model.predict_joint_log_proba(X_in))
+            np.testing.assert_allclose(model.predict_proba(X_in), expected, rtol=0, atol=1e-12)
+
+
+def test_a_float64_csr_matrix_is_checked_for_canonical_format_once(monkeypatch):
+    """The canonical-format flag is read from the caller's matrix, where scipy keeps it: predicting on
+    the matrix a fit checked does not scan its indices again; duplicates are still summed (a copy)."""
+    import scipy.sparse._compressed as compressed
+
+    calls = []
+    original = compressed.csr_has_canonical_format
+    monkeypatch.setattr(compressed, "csr_has_canonical_format", lambda *a: calls.append(1) or original(*a))
+    rng = np.random.default_rng(2)
+    X = sp.csr_matrix(rng.poisson(1.0, size=(50, 8)).astype(float))
+    model = MultinomialNB().fit(X, np.arange(50) % 2)
+    model.predict_proba(X)
+    assert len(calls) == 1
+    duplicated = sp.csr_matrix(
+        (np.r_[X.data, 1.0], np.r_[X.indices, 0], np.r_[X.indptr[:-1], X.nnz + 1]), shape=X.shape
+    )
+    dense = duplicated.toarray()
+    np.testing.assert_allclose(model.predict_proba(duplicated), model.predict_proba(dense), atol=1e-14)

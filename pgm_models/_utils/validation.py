@@ -225,12 +225,20 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
     A sparse X becomes CSR with its duplicate entries summed (a cell's value is the sum of its
     stored entries): a copy when there are duplicates to sum, else it may share the caller's
     arrays (copying tens of MB per call cost more than the model), so the result is read-only
-    for the caller of this function. A nullable pandas dtype's <NA> becomes NaN, which is then
+    for the caller of this function. Whether a float64 CSR X is canonical is read from X (scipy
+    computes the flag once and keeps it on the matrix). A nullable pandas dtype's <NA> becomes NaN, which is then
     rejected as missing.
     """
     if sp.issparse(X):
+        # a float64 CSR's flag as scipy caches it on the caller's matrix: predicting on the matrix a fit
+        # read does not scan its indices again
+        canonical = X.has_canonical_format if X.format == "csr" and X.dtype == np.float64 else None
         matrix = sp.csr_array(X, dtype=np.float64)
-        if not matrix.has_canonical_format:
+        if canonical is None:
+            canonical = matrix.has_canonical_format
+        if canonical:
+            matrix.has_canonical_format = True  # the caller's arrays, whose flag this matrix does not carry
+        else:
             matrix = matrix.copy()  # summing duplicates in place would rewrite the caller's arrays
             matrix.sum_duplicates()
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.weights import is_unit_weight
+from pgm_models.conjugate import normal
 
 
 def shrunk(cov: np.ndarray, s: float) -> np.ndarray:
@@ -59,21 +60,38 @@ def ledoit_wolf_standardised(scatter: np.ndarray, fourth: np.ndarray, n: float) 
     return np.outer(scale, scale) * shrunk(correlation, s)
 
 
-def batch_higher_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, means: np.ndarray):
-    """(K, p, p) third and fourth co-moments of one batch's classes about their batch ``means``."""
-    n_classes, p = means.shape
-    third, fourth = np.zeros((n_classes, p, p)), np.zeros((n_classes, p, p))
-    for k in range(n_classes):
-        rows = class_index == k
-        if not rows.any():
-            continue
-        centred = X[rows] - means[k]
-        squares = centred**2
-        weighted_squares = squares if is_unit_weight(weight[rows]) else squares * weight[rows, None]
-        third[k] = weighted_squares.T @ centred
-        # unit weights: Aᵀ A of one array, which NumPy computes as a symmetric product (half the work)
-        fourth[k] = weighted_squares.T @ squares
-    return third, fourth
+def batch_all_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int):
+    """(n, x̄, S, T, F) of one batch's classes: counts (K,), means (K, p), and the (K, p, p) scatters, third and
+    fourth co-moments about the batch's class means.
+
+    A class's rows are gathered once (its mean as ``batch_moments`` finds it), then, a chunk of
+    ``normal.WORK_ROWS`` of them at a time, centred and squared side by side in one work array M = √w [d | d²]:
+    Mᵀ M holds S, T and F as its blocks, one symmetric product (half the work of a general one) in
+    place of a scatter, a third and a fourth product over (n_k × p) temporaries faulted in per class.
+    """
+    p = X.shape[1]
+    n = np.bincount(class_index, weight, n_classes)
+    mean = np.zeros((n_classes, p))
+    scatter, third, fourth = (np.zeros((n_classes, p, p)) for _ in range(3))
+    unit = is_unit_weight(weight)
+    rows = max(1, min(len(X), normal.WORK_ROWS))
+    work, product = np.empty((rows, 2 * p)), np.empty((2 * p, 2 * p))
+    for k in np.flatnonzero(n > 0):
+        own_rows = class_index == k
+        own, own_weight = X[own_rows], weight[own_rows]
+        mean[k] = own_weight @ own / n[k]
+        moments = np.zeros((2 * p, 2 * p))
+        for start in range(0, len(own), rows):
+            chunk = work[: min(rows, len(own) - start)]
+            centred, squares = chunk[:, :p], chunk[:, p:]
+            np.subtract(own[start : start + len(chunk)], mean[k], out=centred)
+            np.multiply(centred, centred, out=squares)
+            if not unit:
+                chunk *= np.sqrt(own_weight[start : start + len(chunk), None])
+            np.matmul(chunk.T, chunk, out=product)  # Aᵀ A of one array: NumPy's symmetric product
+            moments += product
+        scatter[k], third[k], fourth[k] = moments[:p, :p], moments[p:, :p], moments[p:, p:]
+    return n, mean, scatter, third, fourth
 
 
 def shifted_higher_moments(n, scatter, third, fourth, shift):

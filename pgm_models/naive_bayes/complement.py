@@ -181,6 +181,24 @@ class ComplementNB(MultinomialNB):
         with np.errstate(divide="ignore"):  # a class of prior 0 scores −inf
             return scores + np.log(prior)
 
+    def _score_weights(self, estimate):
+        """(K, V) weights, −log θ̂̃ or log θ̂̃ over its sum (norm), and (K,) class terms: log ``class_prior``
+        when one is fixed, else 0; a −inf log θ̂̃ leaves an infinite weight (the plain path names it).
+        """
+        self._check_norm(estimate)
+        log_prob = self._feature_log_prob(estimate)
+        if not self.norm:
+            weights = -log_prob
+        elif np.isneginf(log_prob).any():
+            weights = log_prob
+        else:
+            weights = log_prob / log_prob.sum(axis=1, keepdims=True)
+        prior = self._fixed_class_prior()
+        if prior is None:
+            return weights, np.zeros(len(weights))
+        with np.errstate(divide="ignore"):  # a class of prior 0 scores −inf
+            return weights, np.log(prior)
+
     def _log_posterior_scores(self, X, estimate):
         """The scores, with a row that reaches +∞ for some classes made uniform over them."""
         scores = self.predict_joint_log_proba(X, estimate)

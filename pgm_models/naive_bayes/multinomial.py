@@ -22,10 +22,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._utils.validation import check_numeric_matrix
+from pgm_models._utils.scores import add_per_class
+from pgm_models._utils.validation import as_array_like, check_fitted, check_numeric_matrix
 from pgm_models.base import integer_counts
-from pgm_models.conjugate import Dirichlet
+from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
+
+# Sparse rows are scored against the K − 1 weight differences one at a time up to this many: a sparse
+# product with one vector takes less than its share of one with two or three, not of one with many
+DIFFERENCE_PRODUCTS = 3
 
 
 class MultinomialNB(DiscreteNB):
@@ -145,6 +150,41 @@ class MultinomialNB(DiscreteNB):
 
     def _prior_concentration(self, alpha):
         return np.broadcast_to(alpha, (len(self.classes_), self.n_features_in_))
+
+    def _score_weights(self, estimate):
+        """(K, V) weights w and (K,) class terms c of the plug-in scores X @ wᵀ + c (log p(x, y = k))."""
+        return self._feature_log_prob(estimate), log_probabilities(self._class_probabilities(estimate))
+
+    def _plug_in_scores(self, X, estimate):
+        """The plug-in scores less class 0's words term, X @ (w_k − w_0)ᵀ + c_k, or None where they do
+        not apply (the predictive, a posterior draw, an infinite weight).
+
+        The same probabilities as the joint with one product fewer: class 0's column needs none, and a
+        sparse X is multiplied by each difference apart (``DIFFERENCE_PRODUCTS``). ``predict_proba`` only: an
+        unlikely class's log probability (−700 on a long document) differs from the joint's by the joint's
+        rounding (its scale times ε), which ``predict_log_proba`` keeps equal to scikit-learn's.
+        """
+        check_fitted(self, "classes_")
+        estimate = self._estimate(estimate)
+        if not (isinstance(estimate, str) and estimate in ("mean", "map", "mle")):
+            return None
+        weights, class_terms = self._score_weights(estimate)
+        if not np.isfinite(weights).all():  # log 0 (alpha = 0, "mle"): the plain path keeps 0 · log 0 = 0
+            return None
+        encoded = self._encode(as_array_like(X), reset=False, training=False)
+        differences = weights[1:] - weights[0]
+        scores = np.empty((encoded.shape[0], len(weights)))
+        scores[:, 0] = 0.0
+        if sp.issparse(encoded) and len(differences) <= DIFFERENCE_PRODUCTS:
+            for k, difference in enumerate(differences, start=1):
+                scores[:, k] = encoded @ difference
+        else:
+            scores[:, 1:] = encoded @ differences.T
+        return add_per_class(scores, class_terms)
+
+    def _probability_scores(self, X, estimate):
+        scores = self._plug_in_scores(X, estimate)
+        return self._log_posterior_scores(X, estimate) if scores is None else scores
 
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":
