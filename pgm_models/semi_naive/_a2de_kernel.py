@@ -1,14 +1,17 @@
 """A2DE's triple counts and scores by compiled loops (numba).
 
-The counts: each row adds its weight to N(y, s, t, u) for every multiset {s ≤ t ≤ u} of its
-observed value cells (one cell per attribute, so s = t only on the diagonals that hold the pair
-and single counts), F³/6 additions a row where a one-hot product costs T³ multiply-adds, attribute
-by attribute of the first cell so that the slabs written stay in cache; the other
-orderings of each triple are then copied from the sorted one, so the tensor is the symmetric one
-that the estimates read. The scores: per row and class, the log-sum-exp over the row's eligible
-attribute pairs (a < b) of log P(y, x_a, x_b) + Σ_j log P(x_j | y, x_a, x_b), F lookups in one
-contiguous line of the log child table per pair, pair by pair over the rows so that the pair's
-lines stay in cache; gathering every (row, class, a, b, j) at once held K·F³ floats a row.
+The counts N(y, s, t, u), for every multiset {s ≤ t ≤ u} of a row's observed value cells (one
+cell per attribute, so s = t only on the diagonals that hold the pair and single counts), each
+sorted triple then written in its six orders, so the tensor is the symmetric one that the
+estimates read. Unit-weight rows (``unit_triple_counts``) are counted by bit sets, as AODE's pairs
+are: per class and value cell s of an attribute, a bit set over that group's rows for each later
+cell, and one AND and POPCNT per 64 rows and pair of later cells. Weighted rows
+(``triple_counts``) add their weight attribute triple by attribute triple into a small block at a
+flat index, each cell's rows in row order. Both give the same whole-number counts of unit weights
+(a test compares them bit for bit). The scores: per row and class, the log-sum-exp over the row's
+eligible attribute pairs (a < b) of log P(y, x_a, x_b) + Σ_j log P(x_j | y, x_a, x_b), F lookups
+in one contiguous line of the log child table per pair, pair by pair over the rows so that the
+pair's lines stay in cache; gathering every (row, class, a, b, j) at once held K·F³ floats a row.
 """
 
 from __future__ import annotations
@@ -16,45 +19,168 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.jit import compiled
+from pgm_models.discrete.bitsets import _popcount
 
 
 @compiled
-def triple_counts(cells, class_index, weight, n_classes, n_values):
+def triple_counts(cells, class_index, weight, n_classes, value_starts, sizes):
     """(K, T, T, T) N(y = k, s, t, u): the summed ``weight`` of the rows of class k with the value
     cells s, t and u, on the rows observing all three (``cells`` (N, F) each row's value cells in
-    attribute order, ascending, ``n_values`` T where missing).
+    attribute order, T = Σ sizes where missing; ``value_starts`` and ``sizes`` (F,) each attribute's
+    first value cell and number of values).
+
+    Attribute triple by attribute triple (a ≤ b ≤ c; a = b, b = c the diagonals: the pair and
+    single counts), every row adds its weight to one cell of a K·(r_a + 1)(r_b + 1)(r_c + 1) block
+    at a flat index (its pair's index, kept from the triples before, times r_c + 1 plus its code of
+    c): a block that stays in cache and one addition a row, where adding a row's triples at once
+    touches the whole tensor. The extra slot of each attribute takes the rows missing it, which the
+    block's copy into the tensor (each sorted triple in its six orders) leaves out. Each cell adds its
+    rows in row order.
     """
     n_rows, n_features = cells.shape
+    n_values = value_starts[n_features - 1] + sizes[n_features - 1]
     counts = np.zeros((n_classes, n_values, n_values, n_values))
-    later = np.empty(n_features, np.intp)
-    # attribute by attribute: the rows' triples whose first cell is a's touch only the K·r_a (T, T)
-    # slabs of a's cells, which stay in cache, where all triples of a row at once touch the whole tensor
+    local = np.empty((n_features, n_rows), np.intp)  # each attribute's codes, r_j where missing
+    for j in range(n_features):
+        for n in range(n_rows):
+            cell = cells[n, j]
+            local[j, n] = cell - value_starts[j] if cell < n_values else sizes[j]
+    widest = 0
+    for j in range(n_features):
+        widest = max(widest, sizes[j] + 1)
+    block = np.empty(n_classes * widest**3)
+    single, pair = np.empty(n_rows, np.intp), np.empty(n_rows, np.intp)
     for a in range(n_features):
+        ra, sa = sizes[a], value_starts[a]
+        for n in range(n_rows):
+            single[n] = class_index[n] * (ra + 1) + local[a, n]
+        block[: n_classes * (ra + 1)] = 0.0
+        for n in range(n_rows):
+            block[single[n]] += weight[n]
+        for k in range(n_classes):
+            for x in range(ra):
+                counts[k, sa + x, sa + x, sa + x] = block[k * (ra + 1) + x]
+        for b in range(a + 1, n_features):
+            rb, sb = sizes[b], value_starts[b]
+            column = local[b]
+            for n in range(n_rows):
+                pair[n] = single[n] * (rb + 1) + column[n]
+            block[: n_classes * (ra + 1) * (rb + 1)] = 0.0
+            for n in range(n_rows):
+                block[pair[n]] += weight[n]
+            for k in range(n_classes):
+                for x in range(ra):
+                    s = sa + x
+                    for z in range(rb):
+                        t = sb + z
+                        c = block[(k * (ra + 1) + x) * (rb + 1) + z]
+                        counts[k, s, s, t] = c
+                        counts[k, s, t, s] = c
+                        counts[k, t, s, s] = c
+                        counts[k, s, t, t] = c
+                        counts[k, t, s, t] = c
+                        counts[k, t, t, s] = c
+            for c_ in range(b + 1, n_features):
+                rc, sc = sizes[c_], value_starts[c_]
+                column = local[c_]
+                block[: n_classes * (ra + 1) * (rb + 1) * (rc + 1)] = 0.0
+                for n in range(n_rows):
+                    block[pair[n] * (rc + 1) + column[n]] += weight[n]
+                for k in range(n_classes):
+                    for x in range(ra):
+                        s = sa + x
+                        for z in range(rb):
+                            t = sb + z
+                            base = ((k * (ra + 1) + x) * (rb + 1) + z) * (rc + 1)
+                            for v in range(rc):
+                                u = sc + v
+                                c = block[base + v]
+                                counts[k, s, t, u] = c
+                                counts[k, s, u, t] = c
+                                counts[k, t, s, u] = c
+                                counts[k, t, u, s] = c
+                                counts[k, u, s, t] = c
+                                counts[k, u, t, s] = c
+    return counts
+
+
+@compiled
+def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
+    """``triple_counts`` of unit-weight rows by bit sets: for each class k and value cell s of
+    attribute a, the bit set B over the ranks of the rows of (k, s) of each later attribute's cell, and
+
+        N(k, s, t, u) = Σ_w popcount(B[w, t] & B[w, u]),   N(k, s, t, t) = Σ_w popcount(B[w, t]),
+
+    one AND and one POPCNT for 64 rows where the row loop adds 1 to one cell per row and triple.
+    The bits are set in one pass over the rows per attribute a (a row's bits land in one word of
+    each of its later cells, side by side), all of a's groups at once: reading the rows group
+    by group swept the whole code matrix once per group. The sums run over the later cells u
+    innermost, contiguous. The counts are whole numbers, so they equal the row loop's sums exactly.
+    """
+    n_rows, n_features = cells.shape
+    n_values = value_starts[n_features - 1] + sizes[n_features - 1]
+    counts = np.zeros((n_classes, n_values, n_values, n_values))
+    for a in range(n_features):
+        ra, sa = sizes[a], value_starts[a]
+        first = sa + ra  # the later attributes' cells are first … n_values − 1
+        n_later = n_values - first
+        n_groups = n_classes * ra  # (class, value of a)
+        group_rows = np.zeros(n_groups, np.intp)
+        for n in range(n_rows):
+            if cells[n, a] < n_values:
+                group_rows[class_index[n] * ra + cells[n, a] - sa] += 1
+        for g in range(n_groups):
+            counts[g // ra, sa + g % ra, sa + g % ra, sa + g % ra] = group_rows[g]
+        if n_later == 0:
+            continue
+        # each group's words (word, later cell), one after the other
+        offsets = np.zeros(n_groups + 1, np.intp)
+        for g in range(n_groups):
+            offsets[g + 1] = offsets[g] + (group_rows[g] + 63) // 64 * n_later
+        bits = np.zeros(offsets[n_groups], np.uint64)
+        rank = np.zeros(n_groups, np.intp)
         for n in range(n_rows):
             s = cells[n, a]
             if s == n_values:
                 continue
-            slab, w, m = counts[class_index[n], s], weight[n], 1
-            later[0] = s
+            g = class_index[n] * ra + s - sa
+            i = rank[g]
+            rank[g] += 1
+            base, bit = offsets[g] + (i >> 6) * n_later - first, np.uint64(1) << np.uint64(i & 63)
             for b in range(a + 1, n_features):
-                if cells[n, b] < n_values:
-                    later[m] = cells[n, b]
-                    m += 1
-            for i in range(m):
-                line = slab[later[i]]
-                for j in range(i, m):
-                    line[later[j]] += w
-    # every other ordering of a sorted triple (only sorted ones were counted, the rest are 0)
-    for k in range(n_classes):
-        for s in range(n_values):
-            for t in range(s, n_values):
-                for u in range(t, n_values):
-                    c = counts[k, s, t, u]
-                    if c != 0.0:
+                t = cells[n, b]
+                if t < n_values:
+                    bits[base + t] |= bit
+        acc = np.empty(n_later, np.uint64)
+        for g in range(n_groups):
+            k, s = g // ra, sa + g % ra
+            n_words = (offsets[g + 1] - offsets[g]) // n_later
+            block = bits[offsets[g] : offsets[g + 1]]
+            for b in range(a + 1, n_features):
+                for t in range(value_starts[b], value_starts[b] + sizes[b]):
+                    # t with itself (the pair count) and with the cells of the attributes after b
+                    following = value_starts[b] + sizes[b] - first
+                    acc[:] = 0
+                    for w in range(n_words):
+                        line = block[w * n_later : (w + 1) * n_later]
+                        x = line[t - first]
+                        acc[t - first] += _popcount(x)
+                        for u in range(following, n_later):
+                            acc[u] += _popcount(x & line[u])
+                    c = float(acc[t - first])
+                    counts[k, s, s, t] = c
+                    counts[k, s, t, s] = c
+                    counts[k, t, s, s] = c
+                    counts[k, s, t, t] = c
+                    counts[k, t, s, t] = c
+                    counts[k, t, t, s] = c
+                    for u in range(first + following, n_values):
+                        c = float(acc[u - first])
+                        counts[k, s, t, u] = c
                         counts[k, s, u, t] = c
                         counts[k, t, s, u] = c
-                        counts[k, t, u, s] = c
                         counts[k, u, s, t] = c
+                        counts[k, t, u, s] = c
                         counts[k, u, t, s] = c
     return counts
 
@@ -65,17 +191,31 @@ def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit
     pairs a < b (both observed, N(x_a, x_b) ≥ ``frequency_limit``) of P(y = k, x_a, x_b) Π_j
     P(x_j | y = k, x_a, x_b); a row with none scores 0 (left to the fallback).
 
-    ``log_joint`` (K, T, T), ``log_child`` (K, T, T, T) (never read at a's or b's attribute: (K, T,
-    T, 0) with no third attribute), ``pair_frequency`` (T, T) N(s, t), ``cells`` (N, F) the rows' value cells (T where
-    missing). Pair by pair, every row: the K·r_a·r_b lines of the pair's child tables stay in cache,
-    where a row's pairs at once read lines all over the K·T³ tables. The log-sum-exp over the pairs
-    is kept running (its peak and the sum of exp(term − peak), rescaled when the peak rises).
+    ``log_joint`` (K, T, T), ``log_child`` (K, T, T, T) (0 at a's and b's own attributes; (K, T, T,
+    0) with no third attribute), ``pair_frequency`` (T, T) N(s, t), ``cells`` (N, F) the rows' value
+    cells (T where missing). Pair by pair, every row: the K·r_a·r_b lines of the pair's child tables
+    stay in cache, where a row's pairs at once read lines all over the K·T³ tables. Each row's
+    observed cells are listed once, and a pair's term adds the line at all of them: the parents'
+    own cells read log 1 = 0, which leaves the sum as it was, so the loop has no test. The
+    log-sum-exp over the pairs is kept running (its peak and the sum of exp(term − peak), rescaled
+    when the peak rises).
     """
     n_rows, n_features = cells.shape
     n_classes, n_values = log_joint.shape[0], log_joint.shape[1]
+    children = log_child.shape[3] > 0
+    observed = np.empty((n_rows, n_features), np.intp)
+    n_observed = np.zeros(n_rows, np.intp)
+    for n in range(n_rows):
+        m = 0
+        for j in range(n_features):
+            if cells[n, j] < n_values:
+                observed[n, m] = cells[n, j]
+                m += 1
+        n_observed[n] = m
     peaks = np.full((n_rows, n_classes), -np.inf)
     sums = np.zeros((n_rows, n_classes))
     counts = np.zeros(n_rows, np.intp)
+    terms = np.empty(n_classes)
     for a in range(n_features):
         for b in range(a + 1, n_features):
             for n in range(n_rows):
@@ -83,13 +223,24 @@ def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit
                 if s == n_values or t == n_values or pair_frequency[s, t] < frequency_limit:
                     continue
                 counts[n] += 1
-                row = cells[n]
+                row, m = observed[n], n_observed[n]
+                if children and n_classes == 2:  # the two classes' sums side by side: two chains of additions, not one
+                    first, second = log_child[0, s, t], log_child[1, s, t]
+                    term0, term1 = log_joint[0, s, t], log_joint[1, s, t]
+                    for i in range(m):
+                        term0 += first[row[i]]
+                        term1 += second[row[i]]
+                    terms[0], terms[1] = term0, term1
+                else:
+                    for k in range(n_classes):
+                        term = log_joint[k, s, t]
+                        if children:
+                            line = log_child[k, s, t]
+                            for i in range(m):
+                                term += line[row[i]]
+                        terms[k] = term
                 for k in range(n_classes):
-                    line = log_child[k, s, t]
-                    term = log_joint[k, s, t]
-                    for j in range(n_features):
-                        if j != a and j != b and row[j] < n_values:  # the parents are not children
-                            term += line[row[j]]
+                    term = terms[k]
                     peak = peaks[n, k]
                     if term == -np.inf:  # adds exp(−∞) = 0
                         continue
