@@ -114,8 +114,9 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
     one AND and one POPCNT for 64 rows where the row loop adds 1 to one cell per row and triple.
     The bits are set in one pass over the rows per attribute a (a row's bits land in one word of
     each of its later cells, side by side), all of a's groups at once: reading the rows group
-    by group swept the whole code matrix once per group. The sums run over the later cells u
-    innermost, contiguous. The counts are whole numbers, so they equal the row loop's sums exactly.
+    by group swept the whole code matrix once per group; a missing value's bit lands in a spare
+    word. Each group's words are then laid out cell by cell, so that a pair's count is one
+    contiguous reduction. The counts are whole numbers, so they equal the row loop's sums exactly.
     """
     n_rows, n_features = cells.shape
     n_values = value_starts[n_features - 1] + sizes[n_features - 1]
@@ -133,12 +134,15 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
             counts[g // ra, sa + g % ra, sa + g % ra, sa + g % ra] = group_rows[g]
         if n_later == 0:
             continue
-        # each group's words (word, later cell), one after the other
+        # each group's words (word, later cell and a spare one for the missing), one group after the other
+        width = n_later + 1
         offsets = np.zeros(n_groups + 1, np.intp)
         for g in range(n_groups):
-            offsets[g + 1] = offsets[g] + (group_rows[g] + 63) // 64 * n_later
+            offsets[g + 1] = offsets[g] + (group_rows[g] + 63) // 64 * width
         bits = np.zeros(offsets[n_groups], np.uint64)
         rank = np.zeros(n_groups, np.intp)
+        acc = np.empty(n_later, np.uint64)
+        # (no array slice in the loops: each costs numba a reference count, more than the work)
         for n in range(n_rows):
             s = cells[n, a]
             if s == n_values:
@@ -146,27 +150,27 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
             g = class_index[n] * ra + s - sa
             i = rank[g]
             rank[g] += 1
-            base, bit = offsets[g] + (i >> 6) * n_later - first, np.uint64(1) << np.uint64(i & 63)
+            start, bit = offsets[g] + (i >> 6) * width - first, np.uint64(1) << np.uint64(i & 63)
             for b in range(a + 1, n_features):
-                t = cells[n, b]
-                if t < n_values:
-                    bits[base + t] |= bit
-        acc = np.empty(n_later, np.uint64)
+                bits[start + cells[n, b]] |= bit  # a missing value's bit lands in the spare word
         for g in range(n_groups):
             k, s = g // ra, sa + g % ra
-            n_words = (offsets[g + 1] - offsets[g]) // n_later
-            block = bits[offsets[g] : offsets[g + 1]]
+            n_words = (offsets[g + 1] - offsets[g]) // width
+            # each later cell's words together, so that a pair's count is one contiguous reduction
+            by_cell = np.ascontiguousarray(bits[offsets[g] : offsets[g + 1]].reshape(n_words, width).T)
             for b in range(a + 1, n_features):
+                following = value_starts[b] + sizes[b] - first  # the cells of the attributes after b
                 for t in range(value_starts[b], value_starts[b] + sizes[b]):
-                    # t with itself (the pair count) and with the cells of the attributes after b
-                    following = value_starts[b] + sizes[b] - first
-                    acc[:] = 0
+                    mine = t - first
+                    total = np.uint64(0)
                     for w in range(n_words):
-                        line = block[w * n_later : (w + 1) * n_later]
-                        x = line[t - first]
-                        acc[t - first] += _popcount(x)
-                        for u in range(following, n_later):
-                            acc[u] += _popcount(x & line[u])
+                        total += _popcount(by_cell[mine, w])
+                    acc[mine] = total
+                    for u in range(following, n_later):
+                        total = np.uint64(0)
+                        for w in range(n_words):
+                            total += _popcount(by_cell[mine, w] & by_cell[u, w])
+                        acc[u] = total
                     c = float(acc[t - first])
                     counts[k, s, s, t] = c
                     counts[k, s, t, s] = c
@@ -186,6 +190,21 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
 
 
 @compiled
+def _add_term(peaks, sums, n, k, term):
+    """Add exp(``term``) to row n's and class k's running log-sum-exp (its peak and the sum of
+    exp(term − peak), rescaled when the peak rises).
+    """
+    peak = peaks[n, k]
+    if term == -np.inf:  # adds exp(−∞) = 0
+        return
+    if term <= peak:
+        sums[n, k] += np.exp(term - peak)
+    else:  # a new peak: the sum so far rescaled to it
+        sums[n, k] = sums[n, k] * np.exp(peak - term) + 1.0
+        peaks[n, k] = term
+
+
+@compiled
 def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit):
     """(scores (N, K), number of eligible pairs (N,)): log of the average over the row's eligible
     pairs a < b (both observed, N(x_a, x_b) ≥ ``frequency_limit``) of P(y = k, x_a, x_b) Π_j
@@ -196,59 +215,91 @@ def a2de_log_scores(log_joint, log_child, pair_frequency, cells, frequency_limit
     cells (T where missing). Pair by pair, every row: the K·r_a·r_b lines of the pair's child tables
     stay in cache, where a row's pairs at once read lines all over the K·T³ tables. Each row's
     observed cells are listed once, and a pair's term adds the line at all of them: the parents'
-    own cells read log 1 = 0, which leaves the sum as it was, so the loop has no test. The
-    log-sum-exp over the pairs is kept running (its peak and the sum of exp(term − peak), rescaled
-    when the peak rises).
+    own cells read log 1 = 0, which leaves the sum as it was, so the loop has no test (a row with
+    missing values pads its list with its cell of a, another 0). With two classes, four eligible
+    rows are summed side by side: eight chains of additions, each in the one-row order, where one
+    row's chain waits on each addition. The log-sum-exp over the pairs is kept running.
     """
     n_rows, n_features = cells.shape
     n_classes, n_values = log_joint.shape[0], log_joint.shape[1]
     children = log_child.shape[3] > 0
-    observed = np.empty((n_rows, n_features), np.intp)
-    n_observed = np.zeros(n_rows, np.intp)
+    # two bytes a cell (T³ floats never fit in memory at T = 2¹⁵), and each attribute's cells
+    # together: every pair reads every row's, and the (N, F) copies of 8 bytes left the cache
+    observed = np.full((n_rows, n_features), -1, np.int16)  # −1: padding
+    columns = np.empty((n_features, n_rows), np.int16)
     for n in range(n_rows):
         m = 0
         for j in range(n_features):
+            columns[j, n] = cells[n, j]
             if cells[n, j] < n_values:
                 observed[n, m] = cells[n, j]
                 m += 1
-        n_observed[n] = m
     peaks = np.full((n_rows, n_classes), -np.inf)
     sums = np.zeros((n_rows, n_classes))
     counts = np.zeros(n_rows, np.intp)
-    terms = np.empty(n_classes)
+    eligible = np.empty(n_rows, np.intp)
     for a in range(n_features):
         for b in range(a + 1, n_features):
+            n_eligible = 0
             for n in range(n_rows):
-                s, t = cells[n, a], cells[n, b]
+                s, t = columns[a, n], columns[b, n]
                 if s == n_values or t == n_values or pair_frequency[s, t] < frequency_limit:
                     continue
                 counts[n] += 1
-                row, m = observed[n], n_observed[n]
-                if children and n_classes == 2:  # the two classes' sums side by side: two chains of additions, not one
-                    first, second = log_child[0, s, t], log_child[1, s, t]
-                    term0, term1 = log_joint[0, s, t], log_joint[1, s, t]
-                    for i in range(m):
-                        term0 += first[row[i]]
-                        term1 += second[row[i]]
-                    terms[0], terms[1] = term0, term1
-                else:
-                    for k in range(n_classes):
-                        term = log_joint[k, s, t]
-                        if children:
-                            line = log_child[k, s, t]
-                            for i in range(m):
-                                term += line[row[i]]
-                        terms[k] = term
+                eligible[n_eligible] = n
+                n_eligible += 1
+            done = 0
+            if children and n_classes == 2:
+                while done + 4 <= n_eligible:
+                    n0, n1, n2, n3 = eligible[done], eligible[done + 1], eligible[done + 2], eligible[done + 3]
+                    s0, s1, s2, s3 = columns[a, n0], columns[a, n1], columns[a, n2], columns[a, n3]
+                    t0, t1, t2, t3 = columns[b, n0], columns[b, n1], columns[b, n2], columns[b, n3]
+                    a00, a01, a02, a03 = (
+                        log_joint[0, s0, t0],
+                        log_joint[0, s1, t1],
+                        log_joint[0, s2, t2],
+                        log_joint[0, s3, t3],
+                    )
+                    a10, a11, a12, a13 = (
+                        log_joint[1, s0, t0],
+                        log_joint[1, s1, t1],
+                        log_joint[1, s2, t2],
+                        log_joint[1, s3, t3],
+                    )
+                    for i in range(n_features):  # (no array slices: each costs numba a reference count)
+                        u0, u1, u2, u3 = observed[n0, i], observed[n1, i], observed[n2, i], observed[n3, i]
+                        u0 = s0 if u0 < 0 else u0
+                        u1 = s1 if u1 < 0 else u1
+                        u2 = s2 if u2 < 0 else u2
+                        u3 = s3 if u3 < 0 else u3
+                        a00 += log_child[0, s0, t0, u0]
+                        a10 += log_child[1, s0, t0, u0]
+                        a01 += log_child[0, s1, t1, u1]
+                        a11 += log_child[1, s1, t1, u1]
+                        a02 += log_child[0, s2, t2, u2]
+                        a12 += log_child[1, s2, t2, u2]
+                        a03 += log_child[0, s3, t3, u3]
+                        a13 += log_child[1, s3, t3, u3]
+                    _add_term(peaks, sums, n0, 0, a00)
+                    _add_term(peaks, sums, n0, 1, a10)
+                    _add_term(peaks, sums, n1, 0, a01)
+                    _add_term(peaks, sums, n1, 1, a11)
+                    _add_term(peaks, sums, n2, 0, a02)
+                    _add_term(peaks, sums, n2, 1, a12)
+                    _add_term(peaks, sums, n3, 0, a03)
+                    _add_term(peaks, sums, n3, 1, a13)
+                    done += 4
+            for e in range(done, n_eligible):  # one row at a time
+                n = eligible[e]
+                s, t = columns[a, n], columns[b, n]
                 for k in range(n_classes):
-                    term = terms[k]
-                    peak = peaks[n, k]
-                    if term == -np.inf:  # adds exp(−∞) = 0
-                        continue
-                    if term <= peak:
-                        sums[n, k] += np.exp(term - peak)
-                    else:  # a new peak: the sum so far rescaled to it
-                        sums[n, k] = sums[n, k] * np.exp(peak - term) + 1.0
-                        peaks[n, k] = term
+                    term = log_joint[k, s, t]
+                    if children:
+                        for i in range(n_features):
+                            if observed[n, i] < 0:
+                                break
+                            term += log_child[k, s, t, observed[n, i]]
+                    _add_term(peaks, sums, n, k, term)
     scores = np.zeros((n_rows, n_classes))
     for n in range(n_rows):
         if counts[n] == 0:
