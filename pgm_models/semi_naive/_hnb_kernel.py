@@ -22,30 +22,55 @@ def hnb_log_scores(child, naive_bayes, log_class, weights, cells):
     ``child`` (K, T, T) P(x_j = v | y = k, x_p = u) at [k, u, v]; ``naive_bayes`` (K, T)
     P(x_j = v | y = k); ``log_class`` (K,); ``weights`` (F, F) W_jp at [j, p] (0 on the diagonal);
     ``cells`` (N, F) the rows' value cells (T where missing).
+
+    The child table is read as [v, u, k] (a copy): a child's K·T entries lie together, and its
+    classes side by side; each row's observed attributes are listed once, and with two classes
+    both mixtures run side by side (two chains of additions, each in attribute order).
     """
     n_rows, n_features = cells.shape
     n_classes, n_values = naive_bayes.shape
+    by_child = np.empty((n_values, n_values, n_classes))
+    for k in range(n_classes):
+        for u in range(n_values):
+            for v in range(n_values):
+                by_child[v, u, k] = child[k, u, v]
     scores = np.empty((n_rows, n_classes))
-    for n in range(n_rows):
-        row = cells[n]
+    observed = np.empty(n_features, np.intp)
+    mixed = np.empty(n_classes)
+    for n in range(n_rows):  # (no array slices in the loops: each costs numba a reference count)
+        m = 0
+        for p in range(n_features):
+            if cells[n, p] < n_values:
+                observed[m] = p
+                m += 1
         for k in range(n_classes):
             scores[n, k] = log_class[k]
-        for j in range(n_features):
-            v = row[j]
-            if v == n_values:  # a missing child adds nothing
-                continue
+        for i in range(m):
+            j = observed[i]
+            v = cells[n, j]
             total = 0.0
-            for p in range(n_features):
-                if row[p] < n_values:
-                    total += weights[j, p]
-            for k in range(n_classes):
-                if total > 0:
-                    mixed = 0.0
-                    for p in range(n_features):
-                        if row[p] < n_values:
-                            mixed += weights[j, p] * child[k, row[p], v]
-                    scores[n, k] += np.log(mixed / total)
-                else:  # no observed parent of positive weight: naive Bayes
+            for q in range(m):
+                total += weights[j, observed[q]]
+            if total > 0:
+                if n_classes == 2:
+                    first, second = 0.0, 0.0
+                    for q in range(m):
+                        p = observed[q]
+                        w, u = weights[j, p], cells[n, p]
+                        first += w * by_child[v, u, 0]
+                        second += w * by_child[v, u, 1]
+                    mixed[0], mixed[1] = first, second
+                else:
+                    mixed[:] = 0.0
+                    for q in range(m):
+                        p = observed[q]
+                        w, u = weights[j, p], cells[n, p]
+                        for k in range(n_classes):
+                            mixed[k] += w * by_child[v, u, k]
+                for k in range(n_classes):
+                    scores[n, k] += np.log(mixed[k] / total)
+            else:  # no observed parent of positive weight: naive Bayes
+                for k in range(n_classes):
                     scores[n, k] += np.log(naive_bayes[k, v])
     return scores
 
