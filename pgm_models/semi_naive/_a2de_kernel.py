@@ -141,7 +141,7 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
             offsets[g + 1] = offsets[g] + (group_rows[g] + 63) // 64 * width
         bits = np.zeros(offsets[n_groups], np.uint64)
         rank = np.zeros(n_groups, np.intp)
-        acc = np.empty(n_later, np.uint64)
+        pairs = np.empty((n_later, n_later))
         # (no array slice in the loops: each costs numba a reference count, more than the work)
         for n in range(n_rows):
             s = cells[n, a]
@@ -158,34 +158,35 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
             n_words = (offsets[g + 1] - offsets[g]) // width
             # each later cell's words together, so that a pair's count is one contiguous reduction
             by_cell = np.ascontiguousarray(bits[offsets[g] : offsets[g + 1]].reshape(n_words, width).T)
+            # the group's counts of pairs of later cells, symmetric (0 between two cells of one attribute,
+            # the pair counts N(k, s, t) on the diagonal)
             for b in range(a + 1, n_features):
                 following = value_starts[b] + sizes[b] - first  # the cells of the attributes after b
-                for t in range(value_starts[b], value_starts[b] + sizes[b]):
-                    mine = t - first
+                for t in range(value_starts[b] - first, value_starts[b] + sizes[b] - first):
                     total = np.uint64(0)
                     for w in range(n_words):
-                        total += _popcount(by_cell[mine, w])
-                    acc[mine] = total
+                        total += _popcount(by_cell[t, w])
+                    pairs[t, t] = float(total)
+                    for u in range(value_starts[b] - first, following):
+                        if u != t:
+                            pairs[t, u] = 0.0
                     for u in range(following, n_later):
                         total = np.uint64(0)
                         for w in range(n_words):
-                            total += _popcount(by_cell[mine, w] & by_cell[u, w])
-                        acc[u] = total
-                    c = float(acc[t - first])
-                    counts[k, s, s, t] = c
-                    counts[k, s, t, s] = c
-                    counts[k, t, s, s] = c
-                    counts[k, s, t, t] = c
-                    counts[k, t, s, t] = c
-                    counts[k, t, t, s] = c
-                    for u in range(first + following, n_values):
-                        c = float(acc[u - first])
-                        counts[k, s, t, u] = c
-                        counts[k, s, u, t] = c
-                        counts[k, t, s, u] = c
-                        counts[k, u, s, t] = c
-                        counts[k, t, u, s] = c
-                        counts[k, u, t, s] = c
+                            total += _popcount(by_cell[t, w] & by_cell[u, w])
+                        pairs[t, u] = pairs[u, t] = float(total)
+            # the six orders of each triple, line by line: the slab of s, and the lines [x, s, ·] and
+            # [x, ·, s] of each later cell x (writing them triple by triple touched a page per write)
+            for x in range(n_later):
+                c = pairs[x, x]
+                counts[k, s, s, first + x] = c
+                counts[k, s, first + x, s] = c
+                counts[k, first + x, s, s] = c
+                for y in range(n_later):
+                    c = pairs[x, y]
+                    counts[k, s, first + x, first + y] = c
+                    counts[k, first + x, s, first + y] = c
+                    counts[k, first + x, first + y, s] = c
     return counts
 
 
