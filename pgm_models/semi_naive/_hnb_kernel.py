@@ -83,24 +83,34 @@ def conditional_mutual_information(values, value_starts, sizes):
     """
     n_classes, n_features = values.shape[0], len(sizes)
     information = np.zeros((n_features, n_features))
+    widest = 1
+    for j in range(n_features):
+        widest = max(widest, sizes[j])
+    by_parent, by_child = np.empty(widest), np.empty(widest)  # (indexed, no slice or array made per pair)
     for p in range(n_features):
         for j in range(n_features):
             if p == j:
                 continue
-            rows = slice(value_starts[p], value_starts[p] + sizes[p])
-            columns = slice(value_starts[j], value_starts[j] + sizes[j])
+            rows, columns = value_starts[p], value_starts[j]
             total, terms = 0.0, 0.0
             for k in range(n_classes):
-                table = values[k, rows, columns]
-                by_parent = table.sum(axis=1)
-                by_child = np.zeros(sizes[j])
                 for u in range(sizes[p]):
-                    by_child += table[u]
-                by_class = by_parent.sum()
+                    row_total = 0.0
+                    for v in range(sizes[j]):
+                        row_total += values[k, rows + u, columns + v]
+                    by_parent[u] = row_total
+                for v in range(sizes[j]):
+                    by_child[v] = 0.0
+                for u in range(sizes[p]):
+                    for v in range(sizes[j]):
+                        by_child[v] += values[k, rows + u, columns + v]
+                by_class = 0.0
+                for u in range(sizes[p]):
+                    by_class += by_parent[u]
                 total += by_class
                 for u in range(sizes[p]):
                     for v in range(sizes[j]):
-                        n = table[u, v]
+                        n = values[k, rows + u, columns + v]
                         if n > 0:
                             terms += n * np.log(n * by_class / (by_parent[u] * by_child[v]))
             if total > 0:
