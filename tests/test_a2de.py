@@ -133,3 +133,103 @@ def test_partial_fit_and_integer_weights_equal_fit_on_the_rows():
         A2DE().fit(X.iloc[rows], y.iloc[rows]).predict_proba(X),
         rtol=1e-12,
     )
+
+
+def _rows_and_cells(n_rows, n_values, missing, seed, n_classes=3):
+    """(cells (N, F) value cells, T where missing, class index, model) of a synthetic set whose groups of
+    (class, value) hold more than 64 rows (several words of bits) and some no row."""
+    rng = np.random.default_rng(seed)
+    sizes = [n_values, 2, n_values + 1, 3, 2, n_values]
+    X = pd.DataFrame(
+        {f"x{j}": pd.Categorical(rng.integers(0, r, n_rows), categories=range(r + 1)) for j, r in enumerate(sizes)}
+    )
+    X = X.mask(rng.random(X.shape) < missing)
+    y = pd.Series(rng.integers(0, n_classes, n_rows)).map({0: "a", 1: "b", 2: "c"})
+    model = A2DE().fit(X, y)
+    codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+    return model._layout.value_index(codes), pd.Categorical(y).codes.astype(np.intp), model
+
+
+def _row_by_row_triples(cells, class_index, weight, n_classes, n_values):
+    """N(k, s, t, u) by the definition: each row adds its weight to every multiset of its observed
+    cells, row after row (so each cell's sum runs in row order)."""
+    counts = np.zeros((n_classes, n_values, n_values, n_values))
+    for row, k, w in zip(cells, class_index, weight):
+        seen = sorted(c for c in row if c < n_values)
+        for i, s in enumerate(seen):
+            for j in range(i, len(seen)):
+                for m in range(j, len(seen)):
+                    for order in {
+                        (s, seen[j], seen[m]),
+                        (s, seen[m], seen[j]),
+                        (seen[j], s, seen[m]),
+                        (seen[j], seen[m], s),
+                        (seen[m], s, seen[j]),
+                        (seen[m], seen[j], s),
+                    }:
+                        counts[(k, *order)] += w
+    return counts
+
+
+@pytest.mark.parametrize("n_rows, missing", [(40, 0.0), (700, 0.15)])
+def test_the_compiled_triple_counts_are_the_row_by_row_counts_bit_for_bit(n_rows, missing):
+    """The bit-set kernel (unit weights) and the weighted kernel give the definition's counts: whole
+    numbers exactly, fractional weights summed in the same (row) order, so bit for bit; 700 rows put
+    more than 64 rows of a (class, value) group in several words of bits."""
+    from pgm_models.semi_naive import _a2de_kernel as kernels
+
+    cells, class_index, model = _rows_and_cells(n_rows, 3, missing, seed=n_rows)
+    layout, n_values = model._layout, len(model._layout.value_cells)
+    ones = np.ones(n_rows)
+    expected = _row_by_row_triples(cells, class_index, ones, 3, n_values)
+    np.testing.assert_array_equal(model.triple_count_, expected)
+    for dtype in (np.int16, np.intp):
+        rows = np.ascontiguousarray(cells, dtype=dtype)
+        np.testing.assert_array_equal(
+            kernels.unit_triple_counts(rows, class_index, 3, layout.value_starts, layout.sizes), expected
+        )
+        np.testing.assert_array_equal(
+            kernels.triple_counts(rows, class_index, ones, 3, layout.value_starts, layout.sizes), expected
+        )
+    weight = np.random.default_rng(1).random(n_rows) * 3
+    np.testing.assert_array_equal(
+        kernels.triple_counts(cells, class_index, weight, 3, layout.value_starts, layout.sizes),
+        _row_by_row_triples(cells, class_index, weight, 3, n_values),
+    )
+
+
+def test_the_compiled_scores_and_child_tables_are_the_plain_ones():
+    """``log_child_means`` is ``_log_pair_child("mean")`` where scoring reads it (to 1e-15), and the
+    compiled scores are the running log-sum-exp computed pair by pair in Python (bit for bit), for
+    3 classes and for 2 (whose sums run side by side)."""
+    from pgm_models.semi_naive import _a2de_kernel as kernels
+
+    for n_classes in (3, 2):
+        cells, class_index, model = _rows_and_cells(300, 3, 0.1, seed=n_classes, n_classes=n_classes)
+        log_joint, log_child, pair_frequency = model._a2de_tables("mean")
+        plain = model._log_pair_child("mean")
+        reads = np.triu(~model._layout.same_attribute_mask(), 1)  # the lines (s < t of two attributes) scoring reads
+        np.testing.assert_allclose(log_child[:, reads], plain[:, reads], rtol=0, atol=1e-15)
+        scores, counts = kernels.a2de_log_scores(log_joint, log_child, pair_frequency, np.asarray(cells, np.intp), 2.0)
+        n_values, (n_rows, n_features) = len(model._layout.value_cells), cells.shape
+        for n in range(0, n_rows, 7):
+            peaks, sums, eligible = np.full(n_classes, -np.inf), np.zeros(n_classes), 0
+            for a, b in combinations(range(n_features), 2):
+                s, t = cells[n, a], cells[n, b]
+                if s == n_values or t == n_values or pair_frequency[s, t] < 2.0:
+                    continue
+                eligible += 1
+                for k in range(n_classes):
+                    term = log_joint[k, s, t]
+                    for j in range(n_features):
+                        if j not in (a, b) and cells[n, j] < n_values:
+                            term += log_child[k, s, t, cells[n, j]]
+                    if term == -np.inf:
+                        continue
+                    if term <= peaks[k]:
+                        sums[k] += np.exp(term - peaks[k])
+                    else:
+                        sums[k], peaks[k] = sums[k] * np.exp(peaks[k] - term) + 1.0, term
+            assert counts[n] == eligible
+            if eligible:
+                np.testing.assert_array_equal(scores[n], np.log(sums) + peaks - np.log(float(eligible)))

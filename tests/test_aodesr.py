@@ -120,7 +120,9 @@ def test_generalisations_are_weka_s_sequential_loop(dataset, critical_value):
 )
 def test_compiled_removal_is_numpy_s(dataset, critical_value, removed, monkeypatch):
     """The compiled loop removes the values NumPy's T × T subsumption table removes, each row in
-    the counts (``removed`` 0) or left out of them (1, leave-one-out's critical-value test)."""
+    the counts (``removed`` 0) or left out of them (1, leave-one-out's critical-value test); on
+    all rows it reads a table of class-free counts (N·F² tests above the T'² pairs of cells), row by
+    row it sums the classes' counts test by test."""
     import numba  # noqa: F401  (the compiled loop runs once numba is loaded)
 
     from pgm_models.semi_naive import aodesr
@@ -129,10 +131,14 @@ def test_compiled_removal_is_numpy_s(dataset, critical_value, removed, monkeypat
     model = AODEsr(critical_value=critical_value).fit(X, y)
     codes = model._encode(X, reset=False, training=False)
     compiled = model._parent_codes(codes, removed)
+    n_cells, n_features = model._layout.n_cells, codes.shape[1]
+    assert len(codes) * n_features**2 > n_cells**2 >= n_features**2  # the table, then row by row without
+    row_by_row = np.vstack([model._parent_codes(codes[n : n + 1], removed) for n in range(len(codes))])
     monkeypatch.setattr(aodesr, "COMPILED_GENERALISATIONS", False)
     numpy_path = model._parent_codes(codes, removed)
     assert (compiled != codes).any()
     np.testing.assert_array_equal(compiled, numpy_path)
+    np.testing.assert_array_equal(row_by_row, numpy_path)
 
 
 def test_a_duplicated_column_is_removed_and_the_rest_is_aode():

@@ -128,21 +128,26 @@ def _parent_terms(log_joint, log_child, frequency, codes, value_starts, frequenc
         for k in range(n_classes):
             # the eligible parents' sums over the children j four at a time, each added from j = 0 up: one
             # parent's F additions each wait for the last, four parents' chains do not
+            # (indexed, not sliced: each array slice costs numba a reference count)
             for p in range(0, n_eligible - 3, 4):
-                first, second = log_child[k, parent_cells[p]], log_child[k, parent_cells[p + 1]]
-                third, fourth = log_child[k, parent_cells[p + 2]], log_child[k, parent_cells[p + 3]]
+                first, second, third, fourth = (
+                    parent_cells[p],
+                    parent_cells[p + 1],
+                    parent_cells[p + 2],
+                    parent_cells[p + 3],
+                )
                 s0 = s1 = s2 = s3 = 0.0
                 for j in range(n_features):
                     cell = cells[j]
-                    s0 += first[cell]
-                    s1 += second[cell]
-                    s2 += third[cell]
-                    s3 += fourth[cell]
+                    s0 += log_child[k, first, cell]
+                    s1 += log_child[k, second, cell]
+                    s2 += log_child[k, third, cell]
+                    s3 += log_child[k, fourth, cell]
                 sums[p], sums[p + 1], sums[p + 2], sums[p + 3] = s0, s1, s2, s3
             for p in range(n_eligible - n_eligible % 4, n_eligible):
-                child, score = log_child[k, parent_cells[p]], 0.0
+                parent, score = parent_cells[p], 0.0
                 for j in range(n_features):
-                    score += child[cells[j]]
+                    score += log_child[k, parent, cells[j]]
                 sums[p] = score
             peak, p = -np.inf, 0
             for a in range(n_features):
@@ -190,33 +195,51 @@ def without_generalisations(pair_count, value_cells, value_starts, codes, critic
     attribute's). N are the class-free sums of ``pair_count`` (K, T', T'), added class by class as
     NumPy's sum over the classes adds them; ``value_cells`` (T,) and ``value_starts`` (F,) place
     each value among the T' cells. F² tests a row, where NumPy's path builds the T × T test first.
+    Where the rows' N·F² tests outnumber the T'² pairs of cells, the class-free sums are added
+    once, into a T' × T' table (in the same order: the same numbers), and each test reads one
+    entry, not K scattered over the K tables.
     """
     n_rows, n_features = codes.shape
-    n_classes = pair_count.shape[0]
+    n_classes, n_cells = pair_count.shape[0], pair_count.shape[1]
+    tabled = n_rows * n_features * n_features > n_cells * n_cells
+    class_free = np.zeros((n_cells, n_cells) if tabled else (0, 0))
+    for k in range(n_classes if tabled else 0):
+        for s in range(n_cells):
+            for t in range(n_cells):
+                class_free[s, t] += pair_count[k, s, t]
     result = codes.copy()
     cells = np.empty(n_features, np.intp)  # the row's cells among the T', −1 where missing
     frequency = np.empty(n_features)
+    subsumer = np.empty(n_features, np.bool_)  # frequent enough to subsume
     for n in range(n_rows):
         for a in range(n_features):
             cells[a] = -1
+            subsumer[a] = False
             if codes[n, a] >= 0:
                 cell = value_cells[value_starts[a] + codes[n, a]]
                 cells[a] = cell
-                total = 0.0
-                for k in range(n_classes):
-                    total += pair_count[k, cell, cell]
-                frequency[a] = total
+                if tabled:
+                    frequency[a] = class_free[cell, cell]
+                else:
+                    total = 0.0
+                    for k in range(n_classes):
+                        total += pair_count[k, cell, cell]
+                    frequency[a] = total
+                subsumer[a] = frequency[a] - removed > critical_value
         for i in range(n_features):
             if cells[i] < 0:
                 continue
             for j in range(n_features):
-                if j == i or cells[j] < 0 or not frequency[j] - removed > critical_value:
+                if j == i or not subsumer[j]:
                     continue
                 if frequency[i] == frequency[j] and i < j:
                     continue
-                both = 0.0
-                for k in range(n_classes):
-                    both += pair_count[k, cells[i], cells[j]]
+                if tabled:
+                    both = class_free[cells[i], cells[j]]
+                else:
+                    both = 0.0
+                    for k in range(n_classes):
+                        both += pair_count[k, cells[i], cells[j]]
                 if both == frequency[j]:
                     result[n, i] = -1
                     break

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from pgm_models._utils import jit
+from pgm_models._utils.weights import is_unit_weight
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import is_learned
@@ -208,13 +209,24 @@ class A2DE(AODE):
             self.triple_count_ = None
             return
         kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")  # loads numba: K·T³ counts repay its import
-        triple = kernels.triple_counts(
-            np.asarray(self._value_index(codes), dtype=np.intp),
-            np.asarray(class_index, dtype=np.intp),
-            np.asarray(weight, dtype=float),
-            len(self.classes_),
-            len(self._layout.value_cells),
-        )
+        layout = self._layout
+        cells = self._value_index(codes)
+        # row by row, two bytes a cell where they fit: the kernels read each row's cells together, once per attribute
+        cells = np.ascontiguousarray(cells, dtype=np.int16 if len(layout.value_cells) < 2**15 else np.intp)
+        class_index = np.asarray(class_index, dtype=np.intp)
+        if is_unit_weight(weight):  # whole counts: bit sets
+            triple = kernels.unit_triple_counts(
+                cells, class_index, len(self.classes_), layout.value_starts, layout.sizes
+            )
+        else:
+            triple = kernels.triple_counts(
+                cells,
+                class_index,
+                np.asarray(weight, dtype=float),
+                len(self.classes_),
+                layout.value_starts,
+                layout.sizes,
+            )
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
     # ------------------------------------------------------------------ estimates
