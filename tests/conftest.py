@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,75 @@ def pytest_report_header(config):
         f"threads: {variables}",
         f"numpy {np.__version__}, pymc {pymc.__version__}, pytensor {pytensor.__version__}, blas.ldflags={pytensor.config.blas__ldflags!r}",
     ]
+
+
+def pytest_addoption(parser, pluginmanager):
+    """pyproject's addopts name xdist's options; without xdist (``-p no:xdist``, or not installed)
+    they are accepted and the suite runs in this one process."""
+    if not pluginmanager.has_plugin("xdist"):
+        parser.addoption("--numprocesses", dest="numprocesses", default=None, help="(xdist is not loaded)")
+        parser.addoption("--dist", dest="dist", default="no", help="(xdist is not loaded)")
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown where xdist is not loaded
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: the cores this process may run on (xdist's own counts physical cores, one on a
+    machine of two hyperthreads), at most 8: each worker imports PyMC and samples its own fixtures."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on macOS and Windows
+        cores = os.cpu_count() or 1
+    return min(cores, 8)
+
+
+# pytest-xdist (pyproject's addopts: ``--numprocesses=auto --dist=loadgroup``) shares tests out one at a time,
+# so each worker process would compute a module's module-scoped fixtures, and a session fixture
+# that samples, again. Tests that share such a fixture are put in one xdist group (one worker):
+# those of a module with a module- or class-scoped fixture, and the users of these session fixtures.
+SHARED_SESSION_FIXTURES = ("nuts_samples",)
+# What runs first under xdist, so that no long test starts last while the other worker idles:
+# xdist hands out the largest groups first, then single tests in the order given here.
+HEAVY_MARKS = ("notebook", "nuts")
+
+
+def _xdist_groups(items) -> dict:
+    """item → group name, for the items that share an expensive fixture with another item."""
+    parent: dict = {}
+
+    def find(key):
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        for name in item.fixturenames if info else ():
+            definitions = info.name2fixturedefs.get(name)
+            if not definitions:
+                continue
+            scope = definitions[-1].scope
+            if scope in ("module", "class", "package"):
+                key = ("module", str(item.path))
+            elif scope == "session" and name in SHARED_SESSION_FIXTURES:
+                key = ("session", name)
+            else:
+                continue
+            parent[find(item)] = find(key)  # union: the item joins the key's group
+    groups: dict = {}
+    for item in items:
+        if item in parent:
+            root = find(item)
+            groups[item] = root[1] if root[0] == "session" else Path(root[1]).name
+    return groups
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns xdist_group marks into group names
+def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.has_plugin("xdist") or getattr(config.option, "dist", "no") != "loadgroup":
+        return
+    for item, group in _xdist_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: not any(item.get_closest_marker(mark) for mark in HEAVY_MARKS))  # stable
 
 
 @pytest.fixture(scope="session")
