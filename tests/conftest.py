@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -204,12 +205,29 @@ def fitted_models(training_data):
     return {name: model.fit(*training_data[name]) for name, model in models.items()}
 
 
+class _SampledOnFirstUse(Mapping):
+    """Each model's NUTS samples, drawn the first time a test reads them (its own seed, so the
+    draws are those of sampling all models up front): a test of one model samples one model."""
+
+    def __init__(self, models: dict):
+        self._models, self._samples = models, {}
+
+    def __getitem__(self, name):
+        if name not in self._samples:
+            self._samples[name] = self._models[name].sample_posterior(random_seed=20261121, **NUTS_SETTINGS)
+        return self._samples[name]
+
+    def __iter__(self):
+        return iter(self._models)
+
+    def __len__(self):
+        return len(self._models)
+
+
 @pytest.fixture(scope="session")
 def nuts_samples(fitted_models):
-    """NUTS samples of each model's counts-form PyMC model (sampled once per session)."""
-    return {
-        name: model.sample_posterior(random_seed=20261121, **NUTS_SETTINGS) for name, model in fitted_models.items()
-    }
+    """NUTS samples of each model's counts-form PyMC model (sampled once per session, on first use)."""
+    return _SampledOnFirstUse(fitted_models)
 
 
 def frame(columns: dict, categories: dict) -> pd.DataFrame:
