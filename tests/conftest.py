@@ -79,54 +79,43 @@ def pytest_xdist_auto_num_workers(config):
     return min(cores, 8)
 
 
-# pytest-xdist (pyproject's addopts: ``--numprocesses=auto --dist=loadgroup``) shares tests out one at a time,
-# so each worker process would compute a module's module-scoped fixtures, and a session fixture
-# that samples, again. Tests that share such a fixture are put in one xdist group (one worker):
-# those of a module with a module- or class-scoped fixture, and the users of these session fixtures.
-SHARED_SESSION_FIXTURES = ("nuts_samples",)
-# What runs first under xdist, so that no long test starts last while the other worker idles:
-# xdist hands out the largest groups first, then single tests in the order given here.
+# pytest-xdist (pyproject's addopts: ``--numprocesses=auto --dist=loadgroup``) hands out work in
+# units, each run by one worker process. A unit is a test file, so that a module-scoped fixture (the
+# docs build, a Dask cluster) is made once; the NUTS samples' readers (test_verify, test_plots) are one
+# unit, so no model is sampled in two workers; the files of independent tests listed here are split
+# into single tests, so that none of them is one long unit. (xdist's own loadgroup reads xdist_group
+# marks through the node id, which pytest 9 no longer lets a plugin change.)
+SHARED_UNITS = {"test_verify.py": "nuts_samples", "test_plots.py": "nuts_samples"}
+SPLIT_FILES = ("test_notebooks.py", "test_sklearn_conformance.py", "test_bad_input_matrix.py")
+# What a worker is handed first among single tests, so that no long test starts last.
 HEAVY_MARKS = ("notebook", "nuts")
 
 
-def _xdist_groups(items) -> dict:
-    """item → group name, for the items that share an expensive fixture with another item."""
-    parent: dict = {}
-
-    def find(key):
-        while parent.setdefault(key, key) != key:
-            key = parent[key]
-        return key
-
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        for name in item.fixturenames if info else ():
-            definitions = info.name2fixturedefs.get(name)
-            if not definitions:
-                continue
-            scope = definitions[-1].scope
-            if scope in ("module", "class", "package"):
-                key = ("module", str(item.path))
-            elif scope == "session" and name in SHARED_SESSION_FIXTURES:
-                key = ("session", name)
-            else:
-                continue
-            parent[find(item)] = find(key)  # union: the item joins the key's group
-    groups: dict = {}
-    for item in items:
-        if item in parent:
-            root = find(item)
-            groups[item] = root[1] if root[0] == "session" else Path(root[1]).name
-    return groups
+def _work_unit(nodeid: str) -> str:
+    """The unit of xdist work ``nodeid`` belongs to: its file, its shared unit, or itself."""
+    file = nodeid.split("::", 1)[0]
+    name = Path(file).name
+    return SHARED_UNITS.get(name) or (nodeid if name in SPLIT_FILES else file)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns xdist_group marks into group names
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling (largest units first) over the units of ``_work_unit``."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _work_unit(nodeid)
+
+    return FileScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.has_plugin("xdist") or getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    for item, group in _xdist_groups(items).items():
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: not any(item.get_closest_marker(mark) for mark in HEAVY_MARKS))  # stable
+    if getattr(config.option, "loadgroup", False):  # set in an xdist worker of --dist=loadgroup
+        items.sort(key=lambda item: not any(item.get_closest_marker(mark) for mark in HEAVY_MARKS))  # stable
 
 
 @pytest.fixture(scope="session")
