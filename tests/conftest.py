@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -56,6 +58,64 @@ def pytest_report_header(config):
         f"threads: {variables}",
         f"numpy {np.__version__}, pymc {pymc.__version__}, pytensor {pytensor.__version__}, blas.ldflags={pytensor.config.blas__ldflags!r}",
     ]
+
+
+def pytest_addoption(parser, pluginmanager):
+    """pyproject's addopts name xdist's options; without xdist (``-p no:xdist``, or not installed)
+    they are accepted and the suite runs in this one process."""
+    if not pluginmanager.has_plugin("xdist"):
+        parser.addoption("--numprocesses", dest="numprocesses", default=None, help="(xdist is not loaded)")
+        parser.addoption("--dist", dest="dist", default="no", help="(xdist is not loaded)")
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown where xdist is not loaded
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: the cores this process may run on (xdist's own counts physical cores, one on a
+    machine of two hyperthreads), at most 8: each worker imports PyMC and samples its own fixtures."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on macOS and Windows
+        cores = os.cpu_count() or 1
+    return min(cores, 8)
+
+
+# pytest-xdist (pyproject's addopts: ``--numprocesses=auto --dist=loadgroup``) hands out work in
+# units, each run by one worker process. A unit is a test file, so that a module-scoped fixture (the
+# docs build, a Dask cluster) is made once; the NUTS samples' readers (test_verify, test_plots) are one
+# unit, so no model is sampled in two workers; the files of independent tests listed here are split
+# into single tests, so that none of them is one long unit. (xdist's own loadgroup reads xdist_group
+# marks through the node id, which pytest 9 no longer lets a plugin change.)
+SHARED_UNITS = {"test_verify.py": "nuts_samples", "test_plots.py": "nuts_samples"}
+SPLIT_FILES = ("test_notebooks.py", "test_sklearn_conformance.py", "test_bad_input_matrix.py")
+# What a worker is handed first among single tests, so that no long test starts last.
+HEAVY_MARKS = ("notebook", "nuts")
+
+
+def _work_unit(nodeid: str) -> str:
+    """The unit of xdist work ``nodeid`` belongs to: its file, its shared unit, or itself."""
+    file = nodeid.split("::", 1)[0]
+    name = Path(file).name
+    return SHARED_UNITS.get(name) or (nodeid if name in SPLIT_FILES else file)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling (largest units first) over the units of ``_work_unit``."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _work_unit(nodeid)
+
+    return FileScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "loadgroup", False):  # set in an xdist worker of --dist=loadgroup
+        items.sort(key=lambda item: not any(item.get_closest_marker(mark) for mark in HEAVY_MARKS))  # stable
 
 
 @pytest.fixture(scope="session")
@@ -134,12 +194,29 @@ def fitted_models(training_data):
     return {name: model.fit(*training_data[name]) for name, model in models.items()}
 
 
+class _SampledOnFirstUse(Mapping):
+    """Each model's NUTS samples, drawn the first time a test reads them (its own seed, so the
+    draws are those of sampling all models up front): a test of one model samples one model."""
+
+    def __init__(self, models: dict):
+        self._models, self._samples = models, {}
+
+    def __getitem__(self, name):
+        if name not in self._samples:
+            self._samples[name] = self._models[name].sample_posterior(random_seed=20261121, **NUTS_SETTINGS)
+        return self._samples[name]
+
+    def __iter__(self):
+        return iter(self._models)
+
+    def __len__(self):
+        return len(self._models)
+
+
 @pytest.fixture(scope="session")
 def nuts_samples(fitted_models):
-    """NUTS samples of each model's counts-form PyMC model (sampled once per session)."""
-    return {
-        name: model.sample_posterior(random_seed=20261121, **NUTS_SETTINGS) for name, model in fitted_models.items()
-    }
+    """NUTS samples of each model's counts-form PyMC model (sampled once per session, on first use)."""
+    return _SampledOnFirstUse(fitted_models)
 
 
 def frame(columns: dict, categories: dict) -> pd.DataFrame:
