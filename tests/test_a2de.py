@@ -233,3 +233,21 @@ def test_the_compiled_scores_and_child_tables_are_the_plain_ones():
             assert counts[n] == eligible
             if eligible:
                 np.testing.assert_array_equal(scores[n], np.log(sums) + peaks - np.log(float(eligible)))
+
+
+def test_loo_of_two_attributes_says_it_is_not_exact_rather_than_comparing_absent_triples():
+    """With two attributes A2DE counts no triples (``triple_count_`` is None): the LOO's check that
+    the rows give the fitted statistics skips an absent statistic instead of calling None ≠ None
+    (it stopped ``pgm-models zoo`` on textbook-15 and mountain-climbing)."""
+    from pgm_models.datasets import load_dataset
+
+    X, y = load_dataset("textbook-15")
+    model = A2DE().fit(X, y)
+    assert X.shape[1] == 2 and model.triple_count_ is None
+    with pytest.raises(NotImplementedError, match="A2DE has no exact leave-one-out"):
+        model.loo(X, y)
+    other = X.copy()
+    column = other.columns[0]
+    other.loc[other.index[0], column] = next(v for v in other[column].unique() if v != other[column].iloc[0])
+    with pytest.raises(ValueError, match="do not give the fitted pair_count_"):
+        model.loo(other, y)
