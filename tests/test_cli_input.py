@@ -241,10 +241,10 @@ def test_failed_verification_says_what_failed_and_what_to_raise():
     assert "raise --draws from 500 to 1000" in _verification_advice(_failed([1.015], [800.0]), draws=500, chains=4)
 
 
-def _fake_zoo(monkeypatch, table):
+def _fake_zoo(monkeypatch, table, undefined=None):
     import pgm_models.app.zoo
 
-    runs = [SimpleNamespace(name="CategoricalNB", status="passed")]
+    runs = [SimpleNamespace(name="CategoricalNB", status="passed", undefined=undefined or {})]
     result = SimpleNamespace(table=lambda: table, runs=runs, passed=True, comparison=lambda: None)
     monkeypatch.setattr(pgm_models.app.zoo, "run_zoo", lambda *a, **k: result)
 
@@ -282,6 +282,16 @@ def test_zoo_table_is_narrow_on_a_terminal_and_explains_inf(monkeypatch, capsys)
     out = capsys.readouterr().out.splitlines()
     assert "logloss_mle" in out[0].split() and "fit_s" in out[0].split()
     assert out[2].startswith("inf in logloss_mle, logloss_map: that estimate gives probability 0 to the true class")
+
+
+def test_zoo_says_which_estimate_the_training_rows_leave_undefined(monkeypatch, capsys):
+    _fake_zoo(monkeypatch, _zoo_table(), undefined={"mle": "the covariance of class 'woman' is singular"})
+    assert main(["zoo", "--dataset", "weather.nominal", "--wide"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        "CategoricalNB: mle not scored (NaN), undefined on these training rows: the covariance of class 'woman' "
+        "is singular" in out
+    )
 
 
 def test_summary_computes_only_the_rows_it_shows_and_draws_nothing_with_standard_marginals(monkeypatch):
