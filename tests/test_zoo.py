@@ -6,7 +6,7 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from pgm_models.app.zoo import applicable_models, run_zoo
-from pgm_models.datasets import load_dataset
+from pgm_models.datasets import list_datasets, load_dataset
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -160,3 +160,34 @@ def test_an_mle_the_training_rows_leave_undefined_scores_nan_and_says_why():
     assert scores.loc["mle"].isna().all()
     expected = score_estimates(model, X_test, y_test, estimates=("mean", "map", "predictive")).set_index("estimate")
     pd.testing.assert_frame_equal(scores.loc[["mean", "map", "predictive"], expected.columns], expected)
+
+
+class _NothingSampled(dict):
+    """The catalogue's ``NOT_SAMPLED`` with every model in it (the note is what the zoo reports)."""
+
+    def __contains__(self, name):
+        return True
+
+    def __getitem__(self, name):
+        return "not sampled in this test"
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+@pytest.mark.parametrize("dataset", list(list_datasets()["name"]))
+def test_every_bundled_dataset_runs_through_the_zoo_but_the_sampling(monkeypatch, dataset, seed):
+    """Fit, exact LOO and scores of every applicable model on every bundled dataset and two splits,
+    NUTS left out (LogisticRegression, whose mean needs its draws, with it): the NUTS sweep of
+    benchmarks/false_alarm.py found the zoo stopping on heights-weights seed 2 (an undefined MLE)
+    and on the two-attribute datasets (A2DE's absent triples in the LOO check)."""
+    import pgm_models.app.zoo as zoo
+
+    monkeypatch.setattr(zoo, "NOT_SAMPLED", _NothingSampled())
+    catalogue = zoo.applicable_models
+    monkeypatch.setattr(zoo, "applicable_models", lambda X: [m for m in catalogue(X) if m[0] != "LogisticRegression"])
+    X, y = load_dataset(dataset)
+    result = run_zoo(X, y, dataset=dataset, seed=seed)
+    assert [run.name for run in result.runs] == [name for name, _ in catalogue(X) if name != "LogisticRegression"]
+    for run in result.runs:
+        assert np.isfinite(run.scores.loc[["mean", "predictive"], "accuracy"]).all(), run.name
+        assert set(run.undefined) <= {"mle"}
+        assert run.scores.loc["mle"].isna().all() == ("mle" in run.undefined)
