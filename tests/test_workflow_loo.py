@@ -37,6 +37,16 @@ def stored(name, per_class=PER_CLASS, seed=20261128, **settings):
     return model, X, y
 
 
+def _assert_psis_is_the_exact_loo(idata, model, X, y):
+    """PSIS-LOO of the stored draws within min(2, se) of the exact LOO, rows within 0.6, k < 0.7."""
+    psis = az.loo(idata, reff=1.0, pointwise=True)
+    exact = model.loo(X, y, conditional=False)
+    assert float(psis.pareto_k.max()) < 0.7
+    assert abs(psis.elpd_loo - exact.elpd_loo) < min(2.0, psis.se)
+    np.testing.assert_allclose(psis.loo_i.values, exact.loo_i.values, atol=0.6)
+    assert np.isfinite(az.loo(idata).elpd_loo)  # az.loo's own reff, from the draws' ESS, runs too
+
+
 @pytest.mark.parametrize("name", sorted(set(CLOSED_FORM) - WITHOUT_EXACT_LOO))
 def test_psis_loo_of_exact_draws_agrees_with_the_exact_loo(name):
     """PSIS-LOO of 1000 independent exact draws (reff = 1) estimates log p(y_i, x_i | D₋ᵢ), which
@@ -52,12 +62,7 @@ def test_psis_loo_of_exact_draws_agrees_with_the_exact_loo(name):
     assert idata.posterior.attrs["draws"] == "exact"
     assert idata.log_likelihood["y"].shape == (2, DRAWS, len(y))
     np.testing.assert_array_equal(idata.observed_data["y"].values, y)
-    psis = az.loo(idata, reff=1.0, pointwise=True)
-    exact = model.loo(X, y, conditional=False)
-    assert float(psis.pareto_k.max()) < 0.7
-    assert abs(psis.elpd_loo - exact.elpd_loo) < min(2.0, psis.se)
-    np.testing.assert_allclose(psis.loo_i.values, exact.loo_i.values, atol=0.6)
-    assert np.isfinite(az.loo(idata).elpd_loo)  # az.loo's own reff, from the draws' ESS, runs too
+    _assert_psis_is_the_exact_loo(idata, model, X, y)
 
 
 def test_mixed_nb_psis_loo_agrees_with_refitting_without_each_row():
@@ -246,12 +251,7 @@ def test_psis_loo_of_joint_structure_draws_agrees_with_the_exact_loo(name):
             edges[d, child, parent[child]] = edges[d, parent[child], child] = 1
         frequency, exact_probability = edges.mean(axis=0), model.edge_posterior_
     np.testing.assert_allclose(frequency, exact_probability, atol=0.06)
-    psis = az.loo(idata, reff=1.0, pointwise=True)
-    exact = model.loo(X, y, conditional=False)
-    assert float(psis.pareto_k.max()) < 0.7
-    assert abs(psis.elpd_loo - exact.elpd_loo) < min(2.0, psis.se)
-    np.testing.assert_allclose(psis.loo_i.values, exact.loo_i.values, atol=0.6)
-    assert np.isfinite(az.loo(idata).elpd_loo)  # az.loo's own reff, from the draws' ESS, runs too
+    _assert_psis_is_the_exact_loo(idata, model, X, y)
 
 
 def test_joint_draws_log_likelihood_is_the_drawn_structures():
