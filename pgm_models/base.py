@@ -197,8 +197,8 @@ def _dask_aware(method):
 
 
 def add_statistics(a: dict, b: dict) -> dict:
-    """Count statistics merged: they add."""
-    return {name: value + b[name] for name, value in a.items()}
+    """Count statistics merged: they add; one the data do not need (None in every block) stays None."""
+    return {name: None if value is None else value + b[name] for name, value in a.items()}
 
 
 def _required_hooks(cls) -> list[str]:

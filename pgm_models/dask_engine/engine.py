@@ -358,7 +358,7 @@ def _on_classes(part: _Counts, classes) -> dict:
 
 def _zero_statistics(model):
     for name, value in model._statistics().items():
-        setattr(model, name, np.zeros_like(value))
+        setattr(model, name, None if value is None else np.zeros_like(value))  # None: a statistic the data do not need
     return model
 
 
