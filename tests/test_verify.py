@@ -192,8 +192,8 @@ def test_check_sampler_judges_health_alone(exact):
 
 
 def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
-    """z_mean over σ/√ESS and z_sd on the second moment about the analytic mean, with the
-    Beta marginal's exact excess kurtosis (scipy) in its standard error."""
+    """A Beta-marginal cell's z-scores are its probability integral transform's, p = F(θ) − 1/2,
+    against p's exact moments (E p = 0, E p² = 1/12, Var p² = 1/180) with the draws' ESS."""
     from scipy.stats import beta
 
     from pgm_models.inference.verify import _ess, _split_chains
@@ -202,15 +202,13 @@ def test_z_scores_use_the_analytic_sd_and_kurtosis(exact):
     row = check_posterior(model, idata).table.iloc[0]  # class_prob[yes]: Beta(9 + 1, 5 + 1)
     draws = idata.posterior["class_prob"].isel({"class": 0}).values
     a, b = model.class_concentration_[0], model.class_concentration_[1]
-    mean, variance, _, kurtosis = (float(v) for v in beta(a, b).stats("mvsk"))
+    mean, variance = (float(v) for v in beta(a, b).stats("mv"))
     assert row["analytic_mean"] == pytest.approx(mean) and row["analytic_sd"] == pytest.approx(np.sqrt(variance))
-    ess = min(_ess(_split_chains(draws[None]))[0], draws.size)
-    assert row["z_mean"] == pytest.approx((draws.mean() - mean) / np.sqrt(variance / ess))
-    squared = (draws - mean) ** 2
-    ess_squared = min(_ess(_split_chains(squared[None]))[0], draws.size)
-    assert row["z_sd"] == pytest.approx(
-        (squared.mean() - variance) / (variance * np.sqrt((kurtosis + 2) / ess_squared))
-    )
+    p = beta(a, b).cdf(draws) - 0.5
+    ess = min(_ess(_split_chains(p[None]))[0], draws.size)
+    assert row["z_mean"] == pytest.approx(p.mean() / np.sqrt(1 / 12 / ess))
+    ess_squared = min(_ess(_split_chains((p**2)[None]))[0], draws.size)
+    assert row["z_sd"] == pytest.approx((np.mean(p**2) - 1 / 12) / np.sqrt(1 / 180 / ess_squared))
 
 
 def test_vectorised_diagnostics_equal_arviz():

@@ -338,6 +338,15 @@ def check_posterior(
     # a normal z needs light enough tails: finite 4th moments for a mean, 8th for a second moment
     table["z_mean"] = np.where(tail > 4, _z(table["sampled_mean"] - mean, table["mcse_mean"]), np.nan)
     table["z_sd"] = np.where(tail > 8, z_sd, np.nan)
+    # the joint combines the moments' z-scores, whose correlations the closed form gives
+    moment_z_mean = table["z_mean"].to_numpy()
+    beta = _beta_marginals(posteriors, analytic_mean, names)
+    if beta is not None:
+        rows, a, b = beta
+        pit_mean, pit_second = _pit_z(values[rows], a, b, n_draws)
+        z_mean_all, z_sd_all = table["z_mean"].to_numpy().copy(), table["z_sd"].to_numpy().copy()
+        z_mean_all[rows], z_sd_all[rows] = pit_mean, pit_second
+        table["z_mean"], table["z_sd"] = z_mean_all, z_sd_all
 
     if z_max is None:  # a third of family_error over the 2P two-sided z-scores
         z_max = float(norm.isf(family_error / (12 * len(table))))
@@ -349,7 +358,7 @@ def check_posterior(
         for _, row in table[~z_ok].iterrows()
     ]
     joint_level = family_error / 3
-    statistic, df = _joint_chi_square(posteriors, table)
+    statistic, df = _joint_chi_square(posteriors, table.assign(z_mean=moment_z_mean))
     joint_p = float(chi2.sf(statistic, df)) if df else float("nan")
     if joint_p < joint_level:
         reasons.append(
@@ -388,6 +397,44 @@ def check_posterior(
     result.coupling_z, result.coupling_df = coupling_z, coupling_df
     result.untested = int(table[["z_mean", "z_sd"]].isna().to_numpy().sum())
     return result
+
+
+def _beta_marginals(posteriors, analytic_mean, names):
+    """(rows of the table, a, b) of the entries whose exact marginal is a Beta(a, b) (the cells of
+    a Dirichlet block), or None when there are none.
+    """
+    rows, a, b, start = [], [], [], 0
+    for name in names:
+        shape = analytic_mean[name].shape
+        for offset, entry in enumerate(np.ndindex(*shape)):
+            marginal = posteriors[name].marginal_distribution(entry)
+            if marginal is not None and getattr(marginal.dist, "name", "") == "beta" and np.all(marginal.args[1] > 0):
+                rows.append(start + offset)
+                a.append(float(marginal.args[0]))
+                b.append(float(marginal.args[1]))
+        start += int(np.prod(shape))
+    return (np.array(rows), np.array(a), np.array(b)) if rows else None
+
+
+def _pit_z(values, a, b, n_draws):
+    """(z of the mean, z of the second moment) of the probability integral transform
+    p = F(θ) − 1/2 of draws ``values`` (parameter, chain, draw) of Beta(a, b) marginals: under
+    the closed form p is uniform on (−1/2, 1/2), E p = 0, E p² = 1/12, Var p² = 1/180, exactly,
+    whatever the marginal's skew; p is bounded, so the normal z needs no tail condition. The
+    raw moments of a skewed cell (Beta(0.5, 145): skewness 2.8) are carried by a few draws in
+    its upper tail, which NUTS visits in clusters: their z on the zoo's BayesNet-K2 draws of
+    breast-cancer seed 9 was 5.8 while the cell's PIT z was 2.6.
+    """
+    from scipy.stats import beta
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = beta.cdf(values, a[:, None, None], b[:, None, None]) - 0.5
+        squared = p**2
+        z_mean = _z(p.mean(axis=(1, 2)), np.sqrt(1 / 12 / np.minimum(_ess(_split_chains(p)), n_draws)))
+        z_second = _z(
+            squared.mean(axis=(1, 2)) - 1 / 12, np.sqrt(1 / 180 / np.minimum(_ess(_split_chains(squared)), n_draws))
+        )
+    return z_mean, z_second
 
 
 def _joint_chi_square(posteriors, table) -> tuple[float, int]:
