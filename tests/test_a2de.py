@@ -185,17 +185,16 @@ def test_the_compiled_triple_counts_are_the_row_by_row_counts_bit_for_bit(n_rows
     np.testing.assert_array_equal(model.triple_count_, expected)
     for dtype in (np.int16, np.intp):
         rows = np.ascontiguousarray(cells, dtype=dtype)
-        np.testing.assert_array_equal(
-            kernels.unit_triple_counts(rows, class_index, 3, layout.value_starts, layout.sizes), expected
-        )
-        np.testing.assert_array_equal(
-            kernels.triple_counts(rows, class_index, ones, 3, layout.value_starts, layout.sizes), expected
-        )
+        counts = np.zeros(expected.shape)
+        kernels.unit_triple_counts(rows, class_index, layout.value_starts, layout.sizes, counts)
+        np.testing.assert_array_equal(counts, expected)
+        counts = np.zeros(expected.shape)
+        kernels.triple_counts(rows, class_index, ones, layout.value_starts, layout.sizes, counts)
+        np.testing.assert_array_equal(counts, expected)
     weight = np.random.default_rng(1).random(n_rows) * 3
-    np.testing.assert_array_equal(
-        kernels.triple_counts(cells, class_index, weight, 3, layout.value_starts, layout.sizes),
-        _row_by_row_triples(cells, class_index, weight, 3, n_values),
-    )
+    counts = np.zeros(expected.shape)
+    kernels.triple_counts(cells, class_index, weight, layout.value_starts, layout.sizes, counts)
+    np.testing.assert_array_equal(counts, _row_by_row_triples(cells, class_index, weight, 3, n_values))
 
 
 def test_the_compiled_scores_and_child_tables_are_the_plain_ones():

@@ -23,8 +23,8 @@ from pgm_models.discrete.bitsets import _popcount
 
 
 @compiled
-def triple_counts(cells, class_index, weight, n_classes, value_starts, sizes):
-    """(K, T, T, T) N(y = k, s, t, u): the summed ``weight`` of the rows of class k with the value
+def triple_counts(cells, class_index, weight, value_starts, sizes, counts):
+    """Write into ``counts`` (K, T, T, T), zeros, N(y = k, s, t, u): the summed ``weight`` of the rows of class k with the value
     cells s, t and u, on the rows observing all three (``cells`` (N, F) each row's value cells in
     attribute order, T = Σ sizes where missing; ``value_starts`` and ``sizes`` (F,) each attribute's
     first value cell and number of values).
@@ -38,8 +38,7 @@ def triple_counts(cells, class_index, weight, n_classes, value_starts, sizes):
     rows in row order.
     """
     n_rows, n_features = cells.shape
-    n_values = value_starts[n_features - 1] + sizes[n_features - 1]
-    counts = np.zeros((n_classes, n_values, n_values, n_values))
+    n_classes, n_values = counts.shape[0], counts.shape[1]
     local = np.empty((n_features, n_rows), np.intp)  # each attribute's codes, r_j where missing
     for j in range(n_features):
         for n in range(n_rows):
@@ -101,13 +100,13 @@ def triple_counts(cells, class_index, weight, n_classes, value_starts, sizes):
                                 counts[k, t, u, s] = c
                                 counts[k, u, s, t] = c
                                 counts[k, u, t, s] = c
-    return counts
 
 
 @compiled
-def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
-    """``triple_counts`` of unit-weight rows by bit sets: for each class k and value cell s of
-    attribute a, the bit set B over the ranks of the rows of (k, s) of each later attribute's cell, and
+def unit_triple_counts(cells, class_index, value_starts, sizes, counts):
+    """Write into ``counts`` (K, T, T, T), zeros, ``triple_counts`` of unit-weight rows by bit sets: for
+    each class k and value cell s of attribute a, the bit set B over the ranks of the rows of (k, s)
+    of each later attribute's cell, and
 
         N(k, s, t, u) = Σ_w popcount(B[w, t] & B[w, u]),   N(k, s, t, t) = Σ_w popcount(B[w, t]),
 
@@ -117,16 +116,24 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
     by group swept the whole code matrix once per group; a missing value's bit lands in a spare
     word. Each group's words are then laid out cell by cell, so that a pair's count is one
     contiguous reduction. The counts are whole numbers, so they equal the row loop's sums exactly.
+    The caller allocates ``counts`` (NumPy's allocation of a large array asks for huge pages, numba's
+    faults it in 4 KiB pages) and the loops reuse one buffer of each kind for every attribute.
     """
     n_rows, n_features = cells.shape
-    n_values = value_starts[n_features - 1] + sizes[n_features - 1]
-    counts = np.zeros((n_classes, n_values, n_values, n_values))
+    n_classes, n_values = counts.shape[0], counts.shape[1]
+    largest = n_classes * sizes.max()
+    group_rows = np.zeros(largest, np.intp)
+    offsets = np.zeros(largest + 1, np.intp)
+    rank = np.zeros(largest, np.intp)
+    pairs = np.empty((n_values, n_values))
+    # room for the bits of every attribute's groups: the first's are the widest, each group ≤ 63 spare bits
+    bits = np.empty(((n_rows + 63 * largest) // 64 + largest) * (n_values + 1), np.uint64)
     for a in range(n_features):
         ra, sa = sizes[a], value_starts[a]
         first = sa + ra  # the later attributes' cells are first … n_values − 1
         n_later = n_values - first
         n_groups = n_classes * ra  # (class, value of a)
-        group_rows = np.zeros(n_groups, np.intp)
+        group_rows[:n_groups] = 0
         for n in range(n_rows):
             if cells[n, a] < n_values:
                 group_rows[class_index[n] * ra + cells[n, a] - sa] += 1
@@ -136,12 +143,10 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
             continue
         # each group's words (word, later cell and a spare one for the missing), one group after the other
         width = n_later + 1
-        offsets = np.zeros(n_groups + 1, np.intp)
         for g in range(n_groups):
             offsets[g + 1] = offsets[g] + (group_rows[g] + 63) // 64 * width
-        bits = np.zeros(offsets[n_groups], np.uint64)
-        rank = np.zeros(n_groups, np.intp)
-        pairs = np.empty((n_later, n_later))
+        bits[: offsets[n_groups]] = 0
+        rank[:n_groups] = 0
         # (no array slice in the loops: each costs numba a reference count, more than the work)
         for n in range(n_rows):
             s = cells[n, a]
@@ -156,7 +161,8 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
         for g in range(n_groups):
             k, s = g // ra, sa + g % ra
             n_words = (offsets[g + 1] - offsets[g]) // width
-            # each later cell's words together, so that a pair's count is one contiguous reduction
+            # each later cell's words together (cell t's at t·n_words), so that a pair's count is one
+            # contiguous reduction
             by_cell = np.ascontiguousarray(bits[offsets[g] : offsets[g + 1]].reshape(n_words, width).T)
             # the group's counts of pairs of later cells, symmetric (0 between two cells of one attribute,
             # the pair counts N(k, s, t) on the diagonal)
@@ -187,7 +193,6 @@ def unit_triple_counts(cells, class_index, n_classes, value_starts, sizes):
                     counts[k, s, first + x, first + y] = c
                     counts[k, first + x, s, first + y] = c
                     counts[k, first + x, first + y, s] = c
-    return counts
 
 
 @compiled
@@ -338,3 +343,125 @@ def log_child_means(triple, value_starts, sizes, attribute_of_value_cell, alpha)
                     for u in range(start, stop):
                         table[u] = np.log((counts[u] + alpha[u]) / total)
     return log_child
+
+
+@compiled
+def child_means(triple, value_starts, sizes, attribute_of_value_cell, alpha, child):
+    """Write into ``child`` (T, T, T + 1, K), zeros, ``log_child_means``'s table before its logs, class
+    last: child[s, t, u, k] = P(x_j = u | y = k, x_a = s, x_b = t) = (n + α_u) / Σ_{u' of j} (n + α_u')
+    (each the quotient that ``log_child_means`` logs) on the lines s < t of two attributes, 1 where u's
+    attribute is s's or t's and in the extra cell u = T (a padding that leaves a product as it was);
+    return the least child probability (> 0: every α > 0), which bounds the products' range.
+    """
+    n_classes, n_values = triple.shape[0], triple.shape[1]
+    n_features = len(sizes)
+    smallest = 1.0
+    for s in range(n_values):
+        for t in range(s + 1, n_values):
+            a, b = attribute_of_value_cell[s], attribute_of_value_cell[t]
+            if a == b:
+                continue
+            for k in range(n_classes):
+                child[s, t, n_values, k] = 1.0
+                for j in range(n_features):
+                    start, stop = value_starts[j], value_starts[j] + sizes[j]
+                    if j == a or j == b:
+                        for u in range(start, stop):
+                            child[s, t, u, k] = 1.0
+                        continue
+                    total = 0.0
+                    for u in range(start, stop):
+                        total += triple[k, s, t, u] + alpha[u]
+                    for u in range(start, stop):
+                        p = (triple[k, s, t, u] + alpha[u]) / total
+                        child[s, t, u, k] = p
+                        smallest = min(smallest, p)
+    return smallest
+
+
+@compiled
+def a2de_scores(joint, child, pair_frequency, cells, frequency_limit):
+    """``a2de_log_scores`` in probability space: (scores (N, K), number of eligible pairs (N,)), each
+    pair's term the product P(y = k, x_a, x_b) Π_j P(x_j | y = k, x_a, x_b) of ``joint`` (T, T, K) and
+    ``child`` (T, T, T + 1, K) (``child_means``'s: 1 at a's and b's own attributes and at u = T),
+    summed over the row's eligible pairs, and the score log(sum) − log(count): one log a row and class
+    where the log path takes an exp a pair. The caller checks that no product can fall below the
+    smallest normal float (each factor is the number whose log the log path adds, so the two agree to
+    rounding). Pair by pair over the rows, as ``a2de_log_scores``; each row's observed cells listed
+    once as offsets into a line (padded with the cell T, whose 1 leaves the product as it was: no
+    test), the classes of a cell side by side, and with two classes four eligible rows at once.
+    """
+    n_rows, n_features = cells.shape
+    n_values, n_classes = joint.shape[1], joint.shape[2]
+    line = (n_values + 1) * n_classes  # one (s, t)'s cells
+    flat = child.reshape(-1)
+    observed = np.full((n_rows, n_features), n_values * n_classes, np.int32)  # offsets u·K; T·K: padding
+    columns = np.empty((n_features, n_rows), np.int16)
+    for n in range(n_rows):
+        m = 0
+        for j in range(n_features):
+            columns[j, n] = cells[n, j]
+            if cells[n, j] < n_values:
+                observed[n, m] = cells[n, j] * n_classes
+                m += 1
+    sums = np.zeros((n_rows, n_classes))
+    counts = np.zeros(n_rows, np.intp)
+    eligible = np.empty(n_rows, np.intp)
+    for a in range(n_features):
+        for b in range(a + 1, n_features):
+            n_eligible = 0
+            for n in range(n_rows):
+                s, t = columns[a, n], columns[b, n]
+                if s == n_values or t == n_values or pair_frequency[s, t] < frequency_limit:
+                    continue
+                counts[n] += 1
+                eligible[n_eligible] = n
+                n_eligible += 1
+            done = 0
+            if n_classes == 2:
+                while done + 4 <= n_eligible:
+                    n0, n1, n2, n3 = eligible[done], eligible[done + 1], eligible[done + 2], eligible[done + 3]
+                    s0, s1, s2, s3 = columns[a, n0], columns[a, n1], columns[a, n2], columns[a, n3]
+                    t0, t1, t2, t3 = columns[b, n0], columns[b, n1], columns[b, n2], columns[b, n3]
+                    p00, p01, p02, p03 = joint[s0, t0, 0], joint[s1, t1, 0], joint[s2, t2, 0], joint[s3, t3, 0]
+                    p10, p11, p12, p13 = joint[s0, t0, 1], joint[s1, t1, 1], joint[s2, t2, 1], joint[s3, t3, 1]
+                    l0 = (s0 * n_values + t0) * line
+                    l1 = (s1 * n_values + t1) * line
+                    l2 = (s2 * n_values + t2) * line
+                    l3 = (s3 * n_values + t3) * line
+                    for i in range(n_features):  # (no array slices: each costs numba a reference count)
+                        c0, c1, c2, c3 = l0 + observed[n0, i], l1 + observed[n1, i], l2 + observed[n2, i], l3 + observed[n3, i]
+                        p00 *= flat[c0]
+                        p10 *= flat[c0 + 1]
+                        p01 *= flat[c1]
+                        p11 *= flat[c1 + 1]
+                        p02 *= flat[c2]
+                        p12 *= flat[c2 + 1]
+                        p03 *= flat[c3]
+                        p13 *= flat[c3 + 1]
+                    sums[n0, 0] += p00
+                    sums[n0, 1] += p10
+                    sums[n1, 0] += p01
+                    sums[n1, 1] += p11
+                    sums[n2, 0] += p02
+                    sums[n2, 1] += p12
+                    sums[n3, 0] += p03
+                    sums[n3, 1] += p13
+                    done += 4
+            for e in range(done, n_eligible):  # one row at a time
+                n = eligible[e]
+                s, t = columns[a, n], columns[b, n]
+                origin = (s * n_values + t) * line
+                for k in range(n_classes):
+                    term = joint[s, t, k]
+                    for i in range(n_features):
+                        term *= flat[origin + observed[n, i] + k]
+                    sums[n, k] += term
+    scores = np.zeros((n_rows, n_classes))
+    for n in range(n_rows):
+        if counts[n] == 0:
+            continue
+        for k in range(n_classes):
+            # every pair's product 0 (a class of zero probability): −∞
+            scores[n, k] = np.log(sums[n, k]) - np.log(float(counts[n])) if sums[n, k] > 0 else -np.inf
+    return scores, counts
