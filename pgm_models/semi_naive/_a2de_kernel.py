@@ -121,11 +121,17 @@ def unit_triple_counts(cells, class_index, value_starts, sizes, counts):
     """
     n_rows, n_features = cells.shape
     n_classes, n_values = counts.shape[0], counts.shape[1]
+    flat = counts.reshape(-1)
     largest = n_classes * sizes.max()
     group_rows = np.zeros(largest, np.intp)
     offsets = np.zeros(largest + 1, np.intp)
     rank = np.zeros(largest, np.intp)
     pairs = np.empty((n_values, n_values))
+    complete = np.ones(n_features, np.bool_)  # attributes with no missing value
+    for n in range(n_rows):
+        for j in range(n_features):
+            if cells[n, j] == n_values:
+                complete[j] = False
     # room for the bits of every attribute's groups: the first's are the widest, each group ≤ 63 spare bits
     bits = np.empty(((n_rows + 63 * largest) // 64 + largest) * (n_values + 1), np.uint64)
     for a in range(n_features):
@@ -155,9 +161,11 @@ def unit_triple_counts(cells, class_index, value_starts, sizes, counts):
             g = class_index[n] * ra + s - sa
             i = rank[g]
             rank[g] += 1
-            start, bit = offsets[g] + (i >> 6) * width - first, np.uint64(1) << np.uint64(i & 63)
+            # (unsigned indices, here and below: numba adds no test for a negative index)
+            start = np.uint64(offsets[g] + (i >> 6) * width) - np.uint64(first)  # + a later cell ≥ first
+            bit = np.uint64(1) << np.uint64(i & 63)
             for b in range(a + 1, n_features):
-                bits[start + cells[n, b]] |= bit  # a missing value's bit lands in the spare word
+                bits[start + np.uint64(cells[n, b])] |= bit  # a missing value's bit lands in the spare word
         for g in range(n_groups):
             k, s = g // ra, sa + g % ra
             n_words = (offsets[g + 1] - offsets[g]) // width
@@ -166,33 +174,55 @@ def unit_triple_counts(cells, class_index, value_starts, sizes, counts):
             by_cell = np.ascontiguousarray(bits[offsets[g] : offsets[g + 1]].reshape(n_words, width).T)
             # the group's counts of pairs of later cells, symmetric (0 between two cells of one attribute,
             # the pair counts N(k, s, t) on the diagonal)
+            for t in range(n_later):
+                total = np.uint64(0)
+                for w in range(n_words):
+                    total += _popcount(by_cell[t, w])
+                pairs[t, t] = float(total)
             for b in range(a + 1, n_features):
-                following = value_starts[b] + sizes[b] - first  # the cells of the attributes after b
-                for t in range(value_starts[b] - first, value_starts[b] + sizes[b] - first):
-                    total = np.uint64(0)
-                    for w in range(n_words):
-                        total += _popcount(by_cell[t, w])
-                    pairs[t, t] = float(total)
-                    for u in range(value_starts[b] - first, following):
+                low_b, high_b = value_starts[b] - first, value_starts[b] + sizes[b] - first
+                for t in range(low_b, high_b):
+                    for u in range(low_b, high_b):
                         if u != t:
                             pairs[t, u] = 0.0
-                    for u in range(following, n_later):
-                        total = np.uint64(0)
-                        for w in range(n_words):
-                            total += _popcount(by_cell[t, w] & by_cell[u, w])
-                        pairs[t, u] = pairs[u, t] = float(total)
+                for c in range(b + 1, n_features):
+                    low_c, high_c = value_starts[c] - first, value_starts[c] + sizes[c] - first
+                    # the last value of an attribute never missing by subtraction: a cell's rows in the
+                    # group are those of its pairs with each value of that attribute (whole numbers, exact)
+                    for t in range(low_b, high_b - 1 if complete[b] else high_b):
+                        for u in range(low_c, high_c - 1 if complete[c] else high_c):
+                            total = np.uint64(0)
+                            for w in range(np.uint64(n_words)):
+                                total += _popcount(by_cell[np.uint64(t), w] & by_cell[np.uint64(u), w])
+                            pairs[t, u] = pairs[u, t] = float(total)
+                        if complete[c]:
+                            rest = pairs[t, t]
+                            for u in range(low_c, high_c - 1):
+                                rest -= pairs[t, u]
+                            pairs[t, high_c - 1] = pairs[high_c - 1, t] = rest
+                    if complete[b]:
+                        for u in range(low_c, high_c):
+                            rest = pairs[u, u]
+                            for t in range(low_b, high_b - 1):
+                                rest -= pairs[t, u]
+                            pairs[high_b - 1, u] = pairs[u, high_b - 1] = rest
             # the six orders of each triple, line by line: the slab of s, and the lines [x, s, ·] and
             # [x, ·, s] of each later cell x (writing them triple by triple touched a page per write)
+            cube = np.uint64(k * n_values**3)
             for x in range(n_later):
                 c = pairs[x, x]
                 counts[k, s, s, first + x] = c
                 counts[k, s, first + x, s] = c
                 counts[k, first + x, s, s] = c
-                for y in range(n_later):
+                # the lines [s, x, ·], [x, s, ·] and the column [x, ·, s] from first on
+                line_sx = cube + np.uint64(((s * n_values) + first + x) * n_values + first)
+                line_xs = cube + np.uint64(((first + x) * n_values + s) * n_values + first)
+                column = cube + np.uint64(((first + x) * n_values + first) * n_values + s)
+                for y in range(np.uint64(n_later)):
                     c = pairs[x, y]
-                    counts[k, s, first + x, first + y] = c
-                    counts[k, first + x, s, first + y] = c
-                    counts[k, first + x, first + y, s] = c
+                    flat[line_sx + y] = c
+                    flat[line_xs + y] = c
+                    flat[column + y * np.uint64(n_values)] = c
 
 
 @compiled
@@ -395,7 +425,7 @@ def a2de_scores(joint, child, pair_frequency, cells, frequency_limit):
     n_values, n_classes = joint.shape[1], joint.shape[2]
     line = (n_values + 1) * n_classes  # one (s, t)'s cells
     flat = child.reshape(-1)
-    observed = np.full((n_rows, n_features), n_values * n_classes, np.int32)  # offsets u·K; T·K: padding
+    observed = np.full((n_rows, n_features), n_values * n_classes, np.uint32)  # offsets u·K; T·K: padding
     columns = np.empty((n_features, n_rows), np.int16)
     for n in range(n_rows):
         m = 0
@@ -425,20 +455,23 @@ def a2de_scores(joint, child, pair_frequency, cells, frequency_limit):
                     t0, t1, t2, t3 = columns[b, n0], columns[b, n1], columns[b, n2], columns[b, n3]
                     p00, p01, p02, p03 = joint[s0, t0, 0], joint[s1, t1, 0], joint[s2, t2, 0], joint[s3, t3, 0]
                     p10, p11, p12, p13 = joint[s0, t0, 1], joint[s1, t1, 1], joint[s2, t2, 1], joint[s3, t3, 1]
-                    l0 = (s0 * n_values + t0) * line
-                    l1 = (s1 * n_values + t1) * line
-                    l2 = (s2 * n_values + t2) * line
-                    l3 = (s3 * n_values + t3) * line
-                    for i in range(n_features):  # (no array slices: each costs numba a reference count)
+                    l0 = np.uint64((s0 * n_values + t0) * line)
+                    l1 = np.uint64((s1 * n_values + t1) * line)
+                    l2 = np.uint64((s2 * n_values + t2) * line)
+                    l3 = np.uint64((s3 * n_values + t3) * line)
+                    one = np.uint64(1)
+                    # (unsigned offsets: numba adds no test for negative indices; no array slices: each
+                    # costs numba a reference count)
+                    for i in range(n_features):
                         c0, c1, c2, c3 = l0 + observed[n0, i], l1 + observed[n1, i], l2 + observed[n2, i], l3 + observed[n3, i]
                         p00 *= flat[c0]
-                        p10 *= flat[c0 + 1]
+                        p10 *= flat[c0 + one]
                         p01 *= flat[c1]
-                        p11 *= flat[c1 + 1]
+                        p11 *= flat[c1 + one]
                         p02 *= flat[c2]
-                        p12 *= flat[c2 + 1]
+                        p12 *= flat[c2 + one]
                         p03 *= flat[c3]
-                        p13 *= flat[c3 + 1]
+                        p13 *= flat[c3 + one]
                     sums[n0, 0] += p00
                     sums[n0, 1] += p10
                     sums[n1, 0] += p01
@@ -451,11 +484,11 @@ def a2de_scores(joint, child, pair_frequency, cells, frequency_limit):
             for e in range(done, n_eligible):  # one row at a time
                 n = eligible[e]
                 s, t = columns[a, n], columns[b, n]
-                origin = (s * n_values + t) * line
+                origin = np.uint64((s * n_values + t) * line)
                 for k in range(n_classes):
                     term = joint[s, t, k]
                     for i in range(n_features):
-                        term *= flat[origin + observed[n, i] + k]
+                        term *= flat[origin + observed[n, i] + np.uint64(k)]
                     sums[n, k] += term
     scores = np.zeros((n_rows, n_classes))
     for n in range(n_rows):

@@ -28,6 +28,7 @@ import numpy as np
 
 from pgm_models._utils import jit
 from pgm_models._utils.weights import is_unit_weight
+from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import is_learned
@@ -357,8 +358,10 @@ class A2DE(AODE):
         )
 
     def _floats_per_row(self):
-        """AODE's (the fallback), and each row's K scores and F² pair terms in the compiled loop."""
-        return super()._floats_per_row() + len(self.classes_) + self.n_features_in_**2
+        """Each row's K sums and scores and its cells in the compiled loop (the AODE fallback's rows go
+        through AODE's blocks): the child tables, read once per block, then one block for most calls.
+        """
+        return 2 * len(self.classes_) + self.n_features_in_
 
     def _a2de_tables(self, estimate):
         """(joint (K, T, T), child (K, T, T, T), N(x_a, x_b) (T, T), in probabilities): the tables of
@@ -407,8 +410,12 @@ class A2DE(AODE):
             float(self.frequency_limit),
         )
         fallback = count == 0  # a row with no eligible pair: AODE's
-        if fallback.any():
-            averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
+        if fallback.any():  # in AODE's blocks, which bound its per-row temporaries
+            rows = np.flatnonzero(fallback)
+            size = max(256, FLOATS_PER_BLOCK // super()._floats_per_row())
+            for start in range(0, len(rows), size):
+                block = rows[start : start + size]
+                averaged[block] = super()._joint_log_likelihood(codes[block], estimate)
         return averaged
 
     _members = "SP2DEs (pairs of super-parents)"
