@@ -463,7 +463,12 @@ def a2de_scores(joint, child, pair_frequency, cells, frequency_limit):
                     # (unsigned offsets: numba adds no test for negative indices; no array slices: each
                     # costs numba a reference count)
                     for i in range(n_features):
-                        c0, c1, c2, c3 = l0 + observed[n0, i], l1 + observed[n1, i], l2 + observed[n2, i], l3 + observed[n3, i]
+                        c0, c1, c2, c3 = (
+                            l0 + observed[n0, i],
+                            l1 + observed[n1, i],
+                            l2 + observed[n2, i],
+                            l3 + observed[n3, i],
+                        )
                         p00 *= flat[c0]
                         p10 *= flat[c0 + one]
                         p01 *= flat[c1]
