@@ -8,10 +8,13 @@ are: per class and value cell s of an attribute, a bit set over that group's row
 cell, and one AND and POPCNT per 64 rows and pair of later cells. Weighted rows
 (``triple_counts``) add their weight attribute triple by attribute triple into a small block at a
 flat index, each cell's rows in row order. Both give the same whole-number counts of unit weights
-(a test compares them bit for bit). The scores: per row and class, the log-sum-exp over the row's
-eligible attribute pairs (a < b) of log P(y, x_a, x_b) + Σ_j log P(x_j | y, x_a, x_b), F lookups
-in one contiguous line of the log child table per pair, pair by pair over the rows so that the
-pair's lines stay in cache; gathering every (row, class, a, b, j) at once held K·F³ floats a row.
+(a test compares them bit for bit). The scores of the posterior means (``a2de_scores``): per row
+and class, the sum over the row's eligible attribute pairs (a < b) of P(y, x_a, x_b) Π_j P(x_j | y,
+x_a, x_b), F lookups in one contiguous line of the child table per pair, pair by pair over the rows
+so that the pair's lines stay in cache, and one log per row and class; where a product could fall
+below the normal floats, and for the other estimates, the same in logs (``a2de_log_scores``: a
+running log-sum-exp over the pairs, an exp per pair). Gathering every (row, class, a, b, j) at once
+held K·F³ floats a row.
 """
 
 from __future__ import annotations
@@ -115,8 +118,9 @@ def unit_triple_counts(cells, class_index, value_starts, sizes, counts):
     each of its later cells, side by side), all of a's groups at once: reading the rows group
     by group swept the whole code matrix once per group; a missing value's bit lands in a spare
     word. Each group's words are then laid out cell by cell, so that a pair's count is one
-    contiguous reduction. The counts are whole numbers, so they equal the row loop's sums exactly.
-    The caller allocates ``counts`` (NumPy's allocation of a large array asks for huge pages, numba's
+    contiguous reduction. Where an attribute c is never missing, the pairs (t, last value of c) are
+    N(k, s, t, t) less the pairs with c's other values, one r_c-th of the popcounts saved per side.
+    The counts are whole numbers, so they equal the row loop's sums exactly. The caller allocates ``counts`` (NumPy's allocation of a large array asks for huge pages, numba's
     faults it in 4 KiB pages) and the loops reuse one buffer of each kind for every attribute.
     """
     n_rows, n_features = cells.shape
