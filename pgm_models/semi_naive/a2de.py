@@ -361,14 +361,16 @@ class A2DE(AODE):
         )
 
     def _floats_per_row(self):
-        """Each row's K sums and scores and its cells in the compiled loop (the AODE fallback's rows go
-        through AODE's blocks): the child tables, read once per block, then one block for most calls.
+        """Each row's cells and offsets and its K sums and scores in the compiled loop, about 2F + 2K
+        floats (the AODE fallback's rows go through AODE's blocks): the child tables, read once per
+        block, then one block for most calls.
         """
-        return 2 * len(self.classes_) + self.n_features_in_
+        return 2 * (self.n_features_in_ + len(self.classes_))
 
     def _a2de_tables(self, estimate):
-        """(joint (K, T, T), child (K, T, T, T), N(x_a, x_b) (T, T), in probabilities): the tables of
-        P(y, x_a, x_b) and P(x_j | y, x_a, x_b), made once per prediction call (``_OPERANDS_OF_CALL``, as
+        """(joint, child, N(x_a, x_b) (T, T), in probabilities): the tables of P(y, x_a, x_b) and
+        P(x_j | y, x_a, x_b), (T, T, K) and (T, T, T + 1, K) in probabilities, (K, T, T) and (K, T, T, T)
+        in logs, made once per prediction call (``_OPERANDS_OF_CALL``, as
         AODE's operands; a PosteriorDraw, whose rows form one block, draws each parameter once). In
         probabilities (``a2de_scores``) for the compiled posterior means where no pair's product can fall
         below 2^−1000 (``_products_stay_normal``), else their logs (``a2de_log_scores``).
