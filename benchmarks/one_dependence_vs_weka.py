@@ -1,7 +1,7 @@
 """AODEsr, WAODE and HNB per fold against a warm Weka 3.6; A2DE's time and memory against AODE's.
 
     python -m benchmarks.one_dependence_vs_weka [--repeats 3] [--datasets vote breast-cancer] [--rows 50000] [--attributes 30]
-        [--a2de-rows 50000] [--a2de-attributes 30] [--a2de-folds 3] [--write FILE]
+        [--a2de-rows 50000] [--a2de-attributes 30] [--a2de-folds 3] [--a2de-only] [--write FILE]
 
 The first table is ``benchmarks.vs_warm_weka``'s measurement for the rest of Weka 3.6's
 one-dependence family: Weka's own 10 folds (``benchmarks/weka/WarmWeka.java``: buildClassifier +
@@ -21,7 +21,8 @@ and the data's alone (``benchmarks.large_data.measure``); the median fit + predi
 the first ``--a2de-folds`` of 10 folds (every tenth row tested), A2DE and AODE alternating on
 the same folds (target: A2DE ≤ 10 × AODE); and the time A2DE takes to refuse 20 values per
 attribute (at 30 attributes T = 600: a 2 × 600³ tensor above ``max_triple_cells``; more values
-where fewer attributes keep the tensor below it), with its message.
+where fewer attributes keep the tensor below it), with its message. ``--a2de-only`` runs this part
+alone.
 """
 
 from __future__ import annotations
@@ -168,13 +169,16 @@ def main(argv=None) -> int:
     parser.add_argument("--a2de-rows", type=int, default=50_000, help="0: skip A2DE")
     parser.add_argument("--a2de-attributes", type=int, default=30)
     parser.add_argument("--a2de-folds", type=int, default=3)
+    parser.add_argument("--a2de-only", action="store_true", help="only the A2DE section (no Weka)")
     parser.add_argument("--write", help="append the Markdown section to this file")
     args = parser.parse_args(argv)
     command = "python -m benchmarks.one_dependence_vs_weka " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]) if a not in (args.write, "--write")
     )
     lines = ["", HEADING, "", f"Command: `{command.strip()}`", ""]
-    if weka_available():
+    if args.a2de_only:
+        lines.append("Only A2DE against AODE (`--a2de-only`): no run against Weka.")
+    elif weka_available():
         with tempfile.TemporaryDirectory() as folder:
             folder = Path(folder)
             files = {}

@@ -185,33 +185,43 @@ def test_the_compiled_triple_counts_are_the_row_by_row_counts_bit_for_bit(n_rows
     np.testing.assert_array_equal(model.triple_count_, expected)
     for dtype in (np.int16, np.intp):
         rows = np.ascontiguousarray(cells, dtype=dtype)
-        np.testing.assert_array_equal(
-            kernels.unit_triple_counts(rows, class_index, 3, layout.value_starts, layout.sizes), expected
-        )
-        np.testing.assert_array_equal(
-            kernels.triple_counts(rows, class_index, ones, 3, layout.value_starts, layout.sizes), expected
-        )
+        counts = np.zeros(expected.shape)
+        kernels.unit_triple_counts(rows, class_index, layout.value_starts, layout.sizes, counts)
+        np.testing.assert_array_equal(counts, expected)
+        counts = np.zeros(expected.shape)
+        kernels.triple_counts(rows, class_index, ones, layout.value_starts, layout.sizes, counts)
+        np.testing.assert_array_equal(counts, expected)
     weight = np.random.default_rng(1).random(n_rows) * 3
-    np.testing.assert_array_equal(
-        kernels.triple_counts(cells, class_index, weight, 3, layout.value_starts, layout.sizes),
-        _row_by_row_triples(cells, class_index, weight, 3, n_values),
-    )
+    counts = np.zeros(expected.shape)
+    kernels.triple_counts(cells, class_index, weight, layout.value_starts, layout.sizes, counts)
+    np.testing.assert_array_equal(counts, _row_by_row_triples(cells, class_index, weight, 3, n_values))
 
 
 def test_the_compiled_scores_and_child_tables_are_the_plain_ones():
-    """``log_child_means`` is ``_log_pair_child("mean")`` where scoring reads it (to 1e-15), and the
-    compiled scores are the running log-sum-exp computed pair by pair in Python (bit for bit), for
-    3 classes and for 2 (whose sums run side by side)."""
+    """``log_child_means`` is ``_log_pair_child("mean")`` where scoring reads it (to 1e-15) and
+    ``child_means`` its exponential (class last, 1 at the parents' cells and the padding cell); the
+    compiled log scores are the running log-sum-exp computed pair by pair in Python (bit for bit) and
+    the scores in probabilities, which predictions use here, equal them to 1e-13; for 3 classes and
+    for 2 (whose sums run side by side, four rows at once)."""
     from pgm_models.semi_naive import _a2de_kernel as kernels
 
     for n_classes in (3, 2):
         cells, class_index, model = _rows_and_cells(300, 3, 0.1, seed=n_classes, n_classes=n_classes)
-        log_joint, log_child, pair_frequency = model._a2de_tables("mean")
+        log_joint, log_child = model._log_pair_joint("mean"), model._log_child_means()
+        joint, child, pair_frequency, in_probabilities = model._a2de_tables("mean")
+        assert in_probabilities
         plain = model._log_pair_child("mean")
-        reads = np.triu(~model._layout.same_attribute_mask(), 1)  # the lines (s < t of two attributes) scoring reads
+        layout, n_values = model._layout, len(model._layout.value_cells)
+        reads = np.triu(~layout.same_attribute_mask(), 1)  # the lines (s < t of two attributes) scoring reads
         np.testing.assert_allclose(log_child[:, reads], plain[:, reads], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(child[reads][:, :n_values].transpose(2, 0, 1), np.exp(plain[:, reads]), rtol=1e-15)
+        np.testing.assert_array_equal(child[reads][:, n_values], 1.0)
+        np.testing.assert_allclose(joint.transpose(2, 0, 1)[:, reads], np.exp(log_joint[:, reads]), rtol=1e-15)
         scores, counts = kernels.a2de_log_scores(log_joint, log_child, pair_frequency, np.asarray(cells, np.intp), 2.0)
-        n_values, (n_rows, n_features) = len(model._layout.value_cells), cells.shape
+        products, product_counts = kernels.a2de_scores(joint, child, pair_frequency, np.asarray(cells, np.intp), 2.0)
+        np.testing.assert_array_equal(product_counts, counts)
+        np.testing.assert_allclose(products, scores, rtol=1e-13)
+        (n_rows, n_features) = cells.shape
         for n in range(0, n_rows, 7):
             peaks, sums, eligible = np.full(n_classes, -np.inf), np.zeros(n_classes), 0
             for a, b in combinations(range(n_features), 2):
@@ -233,6 +243,53 @@ def test_the_compiled_scores_and_child_tables_are_the_plain_ones():
             assert counts[n] == eligible
             if eligible:
                 np.testing.assert_array_equal(scores[n], np.log(sums) + peaks - np.log(float(eligible)))
+
+
+def _products_stay_normal(model):
+    """The model's own test that chooses the scores in probabilities, on its least joint and child."""
+    return model._products_stay_normal(model._log_pair_joint("mean"), model._child_means()[1])
+
+
+def test_scores_switch_to_logs_where_a_product_could_fall_below_the_normal_floats():
+    """The smaller α, the smaller the least product: on either side of the α at which it crosses
+    2^−1000 (found by bisection, both sides within a factor 1 + 1e-9), predictions take the
+    probabilities' path above it and the logs' below, and both equal the log path's scores."""
+    from pgm_models.semi_naive import _a2de_kernel as kernels
+
+    X, y = _with_missing("breast-cancer", 0.05, 3)
+    low, high = -200.0, 0.0  # log10 α: below, products of 7 children under 2^−1000; above, over
+    for _ in range(40):
+        middle = (low + high) / 2
+        if _products_stay_normal(A2DE(alpha=10.0**middle).fit(X, y)):
+            high = middle
+        else:
+            low = middle
+    assert high - low < 1e-9 / np.log(10) and -100 < low < -20
+    for log_alpha, expected in ((high, True), (low, False)):
+        model = A2DE(alpha=10.0**log_alpha).fit(X, y)
+        assert _products_stay_normal(model) is expected
+        assert model._a2de_tables("mean")[3] is expected
+        codes = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns])
+        cells = np.asarray(model._layout.value_index(codes), np.intp)
+        pair_frequency = model._value_counts(model.pair_count_, model._layout).sum(axis=0)
+        logs, counts = kernels.a2de_log_scores(
+            model._log_pair_joint("mean"), model._log_child_means(), pair_frequency, cells, 1.0
+        )
+        assert (counts > 0).all()
+        np.testing.assert_allclose(model.predict_joint_log_proba(X), logs, rtol=1e-13)
+
+
+def test_fallback_rows_are_scored_in_aodes_blocks(monkeypatch):
+    """With every row below the frequency limit and blocks of 256 rows, A2DE's 286 rows go to AODE in
+    two blocks and equal AODE's scores."""
+    from pgm_models.semi_naive import a2de
+
+    X, y = _with_missing("breast-cancer", 0.05, 4)
+    monkeypatch.setattr(a2de, "FLOATS_PER_BLOCK", 1)
+    model = A2DE(frequency_limit=10**6).fit(X, y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), AODE(frequency_limit=10**6).fit(X, y).predict_joint_log_proba(X), rtol=1e-12
+    )
 
 
 def test_loo_of_two_attributes_says_it_is_not_exact_rather_than_comparing_absent_triples():

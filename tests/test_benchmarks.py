@@ -669,6 +669,18 @@ def test_a2de_benchmark_times_both_models_and_is_refused_above_the_limit():
     assert 2 * (values * 4) ** 3 > 2**26 and "more than max_triple_cells=67,108,864" in message
 
 
+def test_a2de_only_runs_the_a2de_section_alone(tmp_path):
+    """``--a2de-only``: the A2DE table and its command, no Weka table."""
+    from benchmarks import one_dependence_vs_weka
+
+    out = tmp_path / "a2de.md"
+    arguments = ["--a2de-only", "--a2de-rows", "300", "--a2de-attributes", "4", "--a2de-folds", "1", "--repeats", "1"]
+    assert one_dependence_vs_weka.main([*arguments, "--write", str(out)]) == 0
+    text = out.read_text()
+    assert f"Command: `python -m benchmarks.one_dependence_vs_weka {' '.join(arguments)}`" in text
+    assert "| A2DE | " in text and "| AODE | " in text and "warm Weka (ms)" not in text
+
+
 def test_wide_csv_benchmark_runs_at_tiny_size(tmp_path):
     from benchmarks import wide_csv
 

@@ -28,11 +28,15 @@ import numpy as np
 
 from pgm_models._utils import jit
 from pgm_models._utils.weights import is_unit_weight
+from pgm_models.base import FLOATS_PER_BLOCK
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.discrete.pairs import check_memory
 from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._base import _OPERANDS_OF_CALL, _added
 from pgm_models.semi_naive.aode import AODE
+
+# the least log-product a pair's term may have for scoring in probabilities: 2^−1000, a normal float
+SMALLEST_LOG_PRODUCT = -1000 * math.log(2)
 
 
 class A2DE(AODE):
@@ -214,18 +218,14 @@ class A2DE(AODE):
         # row by row, two bytes a cell where they fit: the kernels read each row's cells together, once per attribute
         cells = np.ascontiguousarray(cells, dtype=np.int16 if len(layout.value_cells) < 2**15 else np.intp)
         class_index = np.asarray(class_index, dtype=np.intp)
+        # NumPy's zeros, which a large array gets in huge pages (numba's allocation faults 4 KiB pages)
+        n_values = len(layout.value_cells)
+        triple = np.zeros((len(self.classes_), n_values, n_values, n_values))
         if is_unit_weight(weight):  # whole counts: bit sets
-            triple = kernels.unit_triple_counts(
-                cells, class_index, len(self.classes_), layout.value_starts, layout.sizes
-            )
+            kernels.unit_triple_counts(cells, class_index, layout.value_starts, layout.sizes, triple)
         else:
-            triple = kernels.triple_counts(
-                cells,
-                class_index,
-                np.asarray(weight, dtype=float),
-                len(self.classes_),
-                layout.value_starts,
-                layout.sizes,
+            kernels.triple_counts(
+                cells, class_index, np.asarray(weight, dtype=float), layout.value_starts, layout.sizes, triple
             )
         self.triple_count_ = _added(getattr(self, "triple_count_", None), triple)
 
@@ -236,18 +236,21 @@ class A2DE(AODE):
         """
         layout, n_classes = self._layout, len(self.classes_)
         joint = self._value_counts(self.pair_count_, layout)  # (K, T, T): n(k, s, t)
-        starts, sizes = layout.value_starts, layout.sizes
-        blocks = [(a, b) for a in range(len(sizes)) for b in range(len(sizes)) if a != b]
-        spans = [(slice(starts[a], starts[a] + sizes[a]), slice(starts[b], starts[b] + sizes[b])) for a, b in blocks]
-        counts = np.concatenate([joint[:, s, t].ravel() for s, t in spans])
-        block_cells = np.array([n_classes * sizes[a] * sizes[b] for a, b in blocks])
+        sizes, attribute = layout.sizes, layout.attribute_of_value_cell
+        # every (k, s, t) of two attributes, block (a, b) after block, each block's cells in (k, s, t)
+        # order: one gather, where slicing the F(F − 1) blocks one by one cost a Python step each
+        k, s, t = (axis.ravel() for axis in np.indices(joint.shape))
+        of_two = attribute[s] != attribute[t]
+        k, s, t = k[of_two], s[of_two], t[of_two]
+        order = np.lexsort((t, s, k, attribute[t], attribute[s]))
+        k, s, t = k[order], s[order], t[order]
+        first, second = np.nonzero(~np.eye(len(sizes), dtype=bool))  # the blocks (a, b), a ≠ b, in that order
+        block_cells = n_classes * sizes[first] * sizes[second]
         concentration = np.repeat(np.broadcast_to(self._per_cell(block_cells), block_cells.shape), block_cells)
-        flat = Dirichlet(concentration, block_cells).estimate(counts, estimate)
+        flat = Dirichlet(concentration, block_cells).estimate(joint[k, s, t], estimate)
         result = np.zeros(joint.shape)
-        offsets = np.concatenate([[0], np.cumsum(block_cells)])
         with np.errstate(divide="ignore"):
-            for (s, t), start, stop in zip(spans, offsets[:-1], offsets[1:]):
-                result[:, s, t] = np.log(flat[start:stop]).reshape(n_classes, s.stop - s.start, t.stop - t.start)
+            result[k, s, t] = np.log(flat)
         return result
 
     def _log_pair_child(self, estimate):
@@ -285,6 +288,24 @@ class A2DE(AODE):
             layout.attribute_of_value_cell,
             np.ascontiguousarray(self._per_value_cell(layout.sizes), dtype=float),
         )
+
+    def _child_means(self):
+        """(``child_means``'s table (T, T, T + 1, K): ``_log_child_means`` before its logs, class last, the
+        least child probability), by one compiled pass into NumPy's zeros (huge pages where numba's
+        allocation faults 4 KiB pages).
+        """
+        layout = self._layout
+        n_classes, n_values = self.triple_count_.shape[0], self.triple_count_.shape[1]
+        child = np.zeros((n_values, n_values, n_values + 1, n_classes))
+        smallest = jit.kernels("pgm_models.semi_naive._a2de_kernel").child_means(
+            self.triple_count_,
+            layout.value_starts,
+            layout.sizes,
+            layout.attribute_of_value_cell,
+            np.ascontiguousarray(self._per_value_cell(layout.sizes), dtype=float),
+            child,
+        )
+        return child, smallest
 
     def _components(self):
         """None: A2DE averages two-parent models that it does not expose one by one (AODE's
@@ -340,41 +361,66 @@ class A2DE(AODE):
         )
 
     def _floats_per_row(self):
-        """AODE's (the fallback), and each row's K scores and F² pair terms in the compiled loop."""
-        return super()._floats_per_row() + len(self.classes_) + self.n_features_in_**2
+        """Each row's cells and offsets and its K sums and scores in the compiled loop, about 2F + 2K
+        floats (the AODE fallback's rows go through AODE's blocks): the child tables, read once per
+        block, then one block for most calls.
+        """
+        return 2 * (self.n_features_in_ + len(self.classes_))
 
     def _a2de_tables(self, estimate):
-        """(log P(y, x_a, x_b) (K, T, T), log P(x_j | y, x_a, x_b) (K, T, T, T), N(x_a, x_b) (T, T)),
-        made once per prediction call (``_OPERANDS_OF_CALL``, as AODE's operands; a PosteriorDraw,
-        whose rows form one block, draws each parameter once).
+        """(joint, child, N(x_a, x_b) (T, T), in probabilities): the tables of P(y, x_a, x_b) and
+        P(x_j | y, x_a, x_b), (T, T, K) and (T, T, T + 1, K) in probabilities, (K, T, T) and (K, T, T, T)
+        in logs, made once per prediction call (``_OPERANDS_OF_CALL``, as
+        AODE's operands; a PosteriorDraw, whose rows form one block, draws each parameter once). In
+        probabilities (``a2de_scores``) for the compiled posterior means where no pair's product can fall
+        below 2^−1000 (``_products_stay_normal``), else their logs (``a2de_log_scores``).
         """
         model, cache = _OPERANDS_OF_CALL.get()
         if model is self and not isinstance(estimate, PosteriorDraw) and ("a2de", estimate) in cache:
             return cache["a2de", estimate]
-        tables = (
-            self._log_pair_joint(estimate),
-            self._log_child_means()
-            if self._compiled_child_means(estimate) and self.triple_count_ is not None
-            else self._log_pair_child(estimate),
-            self._value_counts(self.pair_count_, self._layout).sum(axis=0),
-        )
+        log_joint = self._log_pair_joint(estimate)
+        pair_frequency = self._value_counts(self.pair_count_, self._layout).sum(axis=0)
+        tables = None
+        if self._compiled_child_means(estimate) and self.triple_count_ is not None:
+            child, smallest = self._child_means()
+            if self._products_stay_normal(log_joint, smallest):
+                tables = (np.ascontiguousarray(np.exp(log_joint).transpose(1, 2, 0)), child, pair_frequency, True)
+            else:
+                tables = (log_joint, self._log_child_means(), pair_frequency, False)
+        if tables is None:
+            tables = (log_joint, self._log_pair_child(estimate), pair_frequency, False)
         if model is self and not isinstance(estimate, PosteriorDraw):
             cache["a2de", estimate] = tables
         return tables
 
+    def _products_stay_normal(self, log_joint, smallest_child):
+        """Whether every pair's product P(y, x_a, x_b) Π_j P(x_j | y, x_a, x_b) is at least 2^−1000 (a
+        normal float, far from the subnormals whose rounding the logs' sum does not share): the least
+        joint times the least child probability to the power F − 2, the most children a pair has.
+        """
+        n_children = self.n_features_in_ - 2
+        with np.errstate(divide="ignore"):
+            least = float(log_joint.min()) + n_children * math.log(smallest_child)  # −∞ with an empty joint cell
+        return least >= SMALLEST_LOG_PRODUCT
+
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
-        log_joint, log_child, pair_frequency = self._a2de_tables(estimate)
-        averaged, count = jit.kernels("pgm_models.semi_naive._a2de_kernel").a2de_log_scores(
-            log_joint,
-            log_child,
+        joint, child, pair_frequency, in_probabilities = self._a2de_tables(estimate)
+        kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")
+        averaged, count = (kernels.a2de_scores if in_probabilities else kernels.a2de_log_scores)(
+            joint,
+            child,
             pair_frequency,
             np.asarray(self._value_index(codes), dtype=np.intp),
             float(self.frequency_limit),
         )
         fallback = count == 0  # a row with no eligible pair: AODE's
-        if fallback.any():
-            averaged[fallback] = super()._joint_log_likelihood(codes[fallback], estimate)
+        if fallback.any():  # in AODE's blocks, which bound its per-row temporaries
+            rows = np.flatnonzero(fallback)
+            size = max(256, FLOATS_PER_BLOCK // super()._floats_per_row())
+            for start in range(0, len(rows), size):
+                block = rows[start : start + size]
+                averaged[block] = super()._joint_log_likelihood(codes[block], estimate)
         return averaged
 
     _members = "SP2DEs (pairs of super-parents)"
