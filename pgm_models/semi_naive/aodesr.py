@@ -24,6 +24,7 @@ import numpy as np
 
 from pgm_models._utils import jit
 from pgm_models._utils.validation import as_array_like, check_fitted, is_number
+from pgm_models.semi_naive._small import SmallFolds
 from pgm_models.semi_naive.aode import AODE
 
 # Remove the generalisations by the compiled loop of ``_aode_kernel`` once numba is loaded in the
@@ -31,7 +32,7 @@ from pgm_models.semi_naive.aode import AODE
 COMPILED_GENERALISATIONS = True
 
 
-class AODEsr(AODE):
+class AODEsr(SmallFolds, AODE):
     r"""Averaged one-dependence estimators with subsumption resolution.
 
     AODEsr is :class:`AODE` with one step added at prediction: a value of the row that every
@@ -166,6 +167,8 @@ class AODEsr(AODE):
 
     def _check_critical_value(self):
         value = self.critical_value
+        if type(value) in (int, float) and value >= 0:  # a plain number (NaN fails): no NumPy call on it
+            return
         if isinstance(value, (bool, np.bool_)) or not (is_number(value) and np.isreal(value) and value >= 0):
             raise ValueError(f"critical_value must be a number ≥ 0 (Weka -C), got {value!r}")
 

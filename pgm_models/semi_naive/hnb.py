@@ -40,13 +40,14 @@ from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.semi_naive._base import _OPERANDS_OF_CALL, SemiNaiveBayes
+from pgm_models.semi_naive._small import SmallFolds
 
 # Score with the compiled loop of ``_hnb_kernel`` (numba) once numba is loaded in the process
 # (``jit.loaded``: a lone fit does not pay its import). False: always the NumPy path.
 COMPILED_SCORING = True
 
 
-class HNB(SemiNaiveBayes):
+class HNB(SmallFolds, SemiNaiveBayes):
     r"""Hidden naive Bayes.
 
     Each attribute x_j gets a hidden parent that mixes the one-dependence estimates
@@ -240,7 +241,32 @@ class HNB(SemiNaiveBayes):
             return nullcontext()  # the compiled loop calls no BLAS (setting its threads is a cost for nothing)
         return super()._scoring_threads(estimate)
 
+    def _scored_from_counts(self, estimate) -> bool:
+        """Whether the rows are scored by ``_hnb_kernel.hnb_scores_from_counts`` (tables, weights and
+        scores in one call): the compiled scoring, the posterior mean (a name, not a PosteriorDraw) and
+        every concentration > 0 (no empty block).
+        """
+        if not (self._compiled_scoring() and isinstance(estimate, str) and estimate in ("mean", "predictive")):
+            return False
+        per_cell = self._per_cell(1)
+        return per_cell > 0 if type(per_cell) in (float, int) else bool(np.min(per_cell) > 0)
+
     def _joint_log_likelihood(self, codes, estimate):
+        if self._scored_from_counts(estimate):
+            layout = self._layout
+            alpha = self._per_value_cell(layout.sizes).astype(float, copy=False)  # child and naive Bayes tables alike
+            with np.errstate(divide="ignore"):  # a class of probability 0 (a class_prior's) scores −inf
+                log_class = np.log(self._class_probabilities(estimate))
+            return jit.kernels("pgm_models.semi_naive._hnb_kernel").hnb_scores_from_counts(
+                self.pair_count_,
+                layout.value_cells,
+                layout.value_starts,
+                layout.sizes,
+                alpha,
+                alpha,
+                log_class,
+                np.asarray(codes, dtype=np.intp),
+            )
         child, naive_bayes, class_prob, information = self._hnb_tables(estimate)
         cells = self._value_index(codes)  # (N, F), T where missing
         if self._compiled_scoring():

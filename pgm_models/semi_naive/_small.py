@@ -1,0 +1,179 @@
+"""The small-fold path of AODEsr, WAODE and HNB: ``fit`` and ``predict_proba`` of a frame of
+Categoricals in a few Python calls.
+
+A cross-validation fold of a few hundred rows is mostly fixed cost: the template's fit and
+prediction (``pgm_models.base``) pass through some 250 and 150 Python calls each (checking and
+encoding the frame, the labels, the weights, the class prior), which cost more than the compiled
+counting and scoring (BENCHMARKS.md, "Compiled kernels for small folds"). The common case of a
+fold — a DataFrame whose every column is a Categorical of a domain already seen (a fold sliced from
+one frame, so its columns and dtypes are the very objects of the earlier folds), a Categorical
+label Series, no ``sample_weight``, plain hyperparameters, a fresh estimator — is recognised by
+identity and takes these methods, which call the template's own steps (its priors, ``_init_counts``
+and ``_count``, ``_joint_log_likelihood``) without the checks that identity already answers.
+Anything else, and any of it when ``SMALL_PATH`` is off or numba is not loaded (the compiled
+scoring is what makes the rest worth it), takes the template's path; both leave the same fitted
+state and the same probabilities (a test compares them to 1e-12).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pandas as pd
+
+from pgm_models._utils import jit
+from pgm_models._utils.frames import categorical_codes, categorical_codes_of, column_arrays, index_values
+from pgm_models._utils.shared_priors import shared_prior
+from pgm_models._utils.validation import sorted_classes
+from pgm_models._utils.weights import unit_weights
+from pgm_models.base import BayesianClassifier, _shifted_exp
+from pgm_models.conjugate import Dirichlet
+from pgm_models.discrete import attributes
+
+# Fit and predict small folds by ``SmallFolds``' methods where they apply; False: always the template's.
+SMALL_PATH = True
+# Rows of a prediction up to which it is one block (the template's one-block limit: ``base.predict_joint_log_proba``)
+SMALL_ROWS = 256
+_ESTIMATORS = ("laplace", "m-estimate")
+# a Categorical's dtype is its C-level ``_dtype`` (its ``dtype`` property is a Python call, one per column)
+_DTYPE = operator.attrgetter("_dtype")
+_PLAIN = (int, float)
+# (columns, names) of the last frame whose column names were found distinct strings: a fold's columns
+# are a new Index sharing the frame's identity (``Index.is_``), so the check runs once per frame
+_NAMED_COLUMNS = [None, None]
+
+
+def _plain(value) -> bool:
+    """A plain Python number ≥ 0 (not NaN, not a bool, not ∞: the checks the slow path makes pass)."""
+    return type(value) in _PLAIN and 0 <= value < float("inf")
+
+
+def _string_names(columns: pd.Index):
+    """The column names as a read-only array if they are distinct strings, else None (the template checks them)."""
+    last, names = _NAMED_COLUMNS
+    if last is not None and columns.is_(last):
+        return names
+    if not (len(columns) and columns.is_unique and all(type(c) is str for c in columns)):
+        return None
+    names = np.asarray(columns).view()
+    names.flags.writeable = False
+    _NAMED_COLUMNS[:] = columns, names
+    return names
+
+
+class SmallFolds:
+    """Mixin (before the semi-naive template in the bases) giving ``fit`` and ``predict_proba`` their
+    small-fold path; ``_small_parameters`` says whether the model's own hyperparameters are plain.
+    """
+
+    def _small_parameters(self) -> bool:
+        """Whether the hyperparameters are plain numbers and names (learned α, a class prior, declared
+        sizes or a bad value: the template's path, which checks them).
+        """
+        return (
+            self.estimator in _ESTIMATORS
+            and _plain(self.alpha)
+            and _plain(self.m)
+            and self.class_prior is None
+            and self.n_categories is None
+            and self.handle_unknown in attributes.HANDLE_UNKNOWN
+            and type(self.estimate) is str
+            and self.estimate in ("mean", "predictive")
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        if (
+            SMALL_PATH
+            and sample_weight is None
+            and type(X) is pd.DataFrame
+            and type(y) is pd.Series
+            and jit.loaded()
+            and self._small_fit(X, y)
+        ):
+            return self
+        return super().fit(X, y, sample_weight)
+
+    fit.__doc__ = BayesianClassifier.fit.__doc__
+
+    def _small_fit(self, X, y) -> bool:
+        """Fit a fold of the common case (see the module) and return True, or return False having set
+        nothing (the template's fit then runs).
+        """
+        if any(name[-1] == "_" for name in vars(self)) or not self._small_parameters():
+            return False  # a refit (the template forgets the earlier fit) or a hyperparameter to check
+        if not isinstance(y.dtype, pd.CategoricalDtype):
+            return False
+        labels = y.array
+        class_index = categorical_codes(labels)
+        n_rows = len(class_index)
+        if n_rows == 0 or len(X.index) != n_rows or np.minimum.reduce(class_index) < 0:
+            return False  # a missing label, or lengths that differ: the template's errors
+        names = _string_names(X.columns)
+        if names is None:
+            return False
+        columns = column_arrays(X)
+        try:
+            dtypes = list(map(_DTYPE, columns))
+        except AttributeError:  # a NumPy column: not a frame of Categoricals
+            return False
+        known = attributes._CATEGORICAL_DOMAINS.get(tuple(map(id, dtypes)))  # the domains of an earlier fold
+        # by identity (an id can be reused; comparing Categorical dtypes compares their categories)
+        if known is None or not all(map(operator.is_, map(operator.call, known[0]), dtypes)) or min(known[2]) == 0:
+            return False
+        classes = sorted_classes(index_values(labels.categories))
+        if classes.tolist() != index_values(labels.categories).tolist():
+            return False  # the categories not in sorted order: the template maps them
+        n_classes = len(classes)
+        class_alpha = self._class_concentration(n_classes)
+        self.n_features_in_, self.feature_names_in_ = len(names), names.copy()
+        self._fitted_columns = X.columns
+        self.categories_, self._domain_dtypes = list(known[1]), dtypes
+        self.n_categories_ = np.array(known[2])
+        self.classes_ = classes
+        self._class_prior = shared_prior(
+            ("class", n_classes, class_alpha.shape, class_alpha.tobytes()),
+            lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (n_classes,))),
+            self,
+        )
+        codes = np.array(
+            categorical_codes_of(columns)
+        ).T  # the Categoricals' own (narrow) codes, as the template counts them
+        class_index = class_index.astype(np.intp)
+        weight = unit_weights(n_rows)
+        self._init_counts(codes, class_index, weight)
+        self.class_count_ = np.zeros(n_classes) + np.bincount(class_index, weight, n_classes)
+        self._count(codes, class_index, weight)
+        self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
+        return True
+
+    def predict_proba(self, X, estimate=None):
+        if SMALL_PATH and estimate is None and type(X) is pd.DataFrame and jit.loaded():
+            probabilities = self._small_predict_proba(X)
+            if probabilities is not None:
+                return probabilities
+        return super().predict_proba(X, estimate)
+
+    predict_proba.__doc__ = BayesianClassifier.predict_proba.__doc__
+
+    def _small_predict_proba(self, X):
+        """``predict_proba`` of a frame with the fitted columns and the fitted domains' own dtypes (a
+        fold of the training frame), up to ``SMALL_ROWS`` rows; None otherwise.
+        """
+        state = vars(self)
+        fitted_columns = state.get("_fitted_columns")
+        if fitted_columns is None or not X.columns.is_(fitted_columns) or not self._small_parameters():
+            return None
+        columns = column_arrays(X)
+        fitted = state["_domain_dtypes"]
+        try:
+            if not (len(columns) == len(fitted) and all(map(operator.is_, map(_DTYPE, columns), fitted))):
+                return None
+        except AttributeError:  # a NumPy column: not the fitted Categoricals
+            return None
+        if not 0 < len(X.index) <= SMALL_ROWS:
+            return None
+        codes = np.array(categorical_codes_of(columns), dtype=np.intp).T
+        _, exp, total = _shifted_exp(self._joint_log_likelihood(codes, self.estimate))
+        exp /= total[:, None]
+        return exp
