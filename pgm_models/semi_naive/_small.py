@@ -18,6 +18,7 @@ state and the same probabilities (a test compares them to 1e-12).
 from __future__ import annotations
 
 import operator
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,8 @@ from pgm_models._utils.validation import sorted_classes
 from pgm_models._utils.weights import unit_weights
 from pgm_models.base import BayesianClassifier, _shifted_exp
 from pgm_models.conjugate import Dirichlet
-from pgm_models.discrete import attributes
+from pgm_models.discrete import attributes, pairs
+from pgm_models.discrete.pairs import PairLayout
 
 # Fit and predict small folds by ``SmallFolds``' methods where they apply; False: always the template's.
 SMALL_PATH = True
@@ -39,6 +41,12 @@ _ESTIMATORS = ("laplace", "m-estimate")
 # a Categorical's dtype is its C-level ``_dtype`` (its ``dtype`` property is a Python call, one per column)
 _DTYPE = operator.attrgetter("_dtype")
 _PLAIN = (int, float)
+# The largest pair tensor (classes × cells², floats) the small fit counts without the template's memory check
+SMALL_TENSOR = 1 << 18
+# (type, hyperparameters, ids of the columns' and the label's dtypes) → what the folds of one frame share
+# (``SmallFolds._small_context``): the domains, classes, class prior and layout found once, not per fold
+_CONTEXTS: dict = {}
+_CONTEXTS_KEPT = 64
 # (columns, names) of the last frame whose column names were found distinct strings: a fold's columns
 # are a new Index sharing the frame's identity (``Index.is_``), so the check runs once per frame
 _NAMED_COLUMNS = [None, None]
@@ -67,14 +75,16 @@ class SmallFolds:
     small-fold path; ``_small_parameters`` says whether the model's own hyperparameters are plain.
     """
 
+    # the numeric hyperparameters (the model's own among them: AODEsr's critical value) that must be plain
+    _small_numbers = operator.attrgetter("alpha", "m")
+
     def _small_parameters(self) -> bool:
         """Whether the hyperparameters are plain numbers and names (learned α, a class prior, declared
         sizes or a bad value: the template's path, which checks them).
         """
         return (
             self.estimator in _ESTIMATORS
-            and _plain(self.alpha)
-            and _plain(self.m)
+            and all(map(_plain, self._small_numbers(self)))  # (an attrgetter is not bound: given self)
             and self.class_prior is None
             and self.n_categories is None
             and self.handle_unknown in attributes.HANDLE_UNKNOWN
@@ -102,9 +112,10 @@ class SmallFolds:
         """
         if any(name[-1] == "_" for name in vars(self)) or not self._small_parameters():
             return False  # a refit (the template forgets the earlier fit) or a hyperparameter to check
-        if not isinstance(y.dtype, pd.CategoricalDtype):
-            return False
         labels = y.array
+        y_dtype = getattr(labels, "_dtype", None)
+        if not isinstance(y_dtype, pd.CategoricalDtype):
+            return False
         class_index = categorical_codes(labels)
         n_rows = len(class_index)
         if n_rows == 0 or len(X.index) != n_rows or np.minimum.reduce(class_index) < 0:
@@ -117,35 +128,74 @@ class SmallFolds:
             dtypes = list(map(_DTYPE, columns))
         except AttributeError:  # a NumPy column: not a frame of Categoricals
             return False
-        known = attributes._CATEGORICAL_DOMAINS.get(tuple(map(id, dtypes)))  # the domains of an earlier fold
+        dtypes.append(y_dtype)
+        key = (type(self), self.estimator, self.alpha, self.m, *map(id, dtypes))
+        context = _CONTEXTS.get(key)
         # by identity (an id can be reused; comparing Categorical dtypes compares their categories)
-        if known is None or not all(map(operator.is_, map(operator.call, known[0]), dtypes)) or min(known[2]) == 0:
-            return False
-        classes = sorted_classes(index_values(labels.categories))
-        if classes.tolist() != index_values(labels.categories).tolist():
-            return False  # the categories not in sorted order: the template maps them
-        n_classes = len(classes)
-        class_alpha = self._class_concentration(n_classes)
+        if context is None or not all(map(operator.is_, map(operator.call, context[0]), dtypes)):
+            context = self._small_context(key, dtypes, labels)
+            if context is None:
+                return False
+        _, categories, sizes, classes, class_prior, layout = context
+        del dtypes[-1]
         self.n_features_in_, self.feature_names_in_ = len(names), names.copy()
         self._fitted_columns = X.columns
-        self.categories_, self._domain_dtypes = list(known[1]), dtypes
-        self.n_categories_ = np.array(known[2])
-        self.classes_ = classes
-        self._class_prior = shared_prior(
+        self.categories_, self._domain_dtypes, self.n_categories_ = list(categories), dtypes, sizes.copy()
+        self.classes_, self._class_prior, self._layout = classes.copy(), class_prior, layout
+        codes = np.array(categorical_codes_of(columns)).T  # the Categoricals' own (narrow) codes, as the template's
+        class_index = class_index.astype(np.intp)
+        weight = unit_weights(n_rows)
+        n_classes = len(classes)
+        if n_rows * layout.n_cells**2 <= pairs.DIRECT_PRODUCT_WORK and pairs.COMPILED_SMALL_COUNTS:
+            # the template's counts (``pairs.pair_counts``' bit sets) without its checks: the tensor is
+            # at most SMALL_TENSOR floats (``_small_context``), whose memory check cannot refuse it
+            self.pair_count_ = pairs._bit_counts(
+                codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells
+            )
+        else:
+            self._init_counts(codes, class_index, weight)
+            self._count(codes, class_index, weight)
+        self.class_count_ = np.bincount(class_index, weight, n_classes)
+        self.class_concentration_ = class_prior.posterior(self.class_count_).concentration
+        return True
+
+    def _small_context(self, key, dtypes, labels):
+        """What every fold of one frame and these hyperparameters shares, kept in ``_CONTEXTS``: (weak
+        references to the columns' and the label's dtypes, the domains, their sizes, the classes, the
+        class prior, the pair layout), found as the template finds them; None where the small path
+        does not apply (domains not yet known, an empty one, class categories out of sorted order, a
+        tensor above ``SMALL_TENSOR``).
+        """
+        if not type(self).__module__.startswith("pgm_models."):
+            return None  # a subclass of its own may make its priors otherwise (``shared_prior`` makes them afresh)
+        known = attributes._CATEGORICAL_DOMAINS.get(tuple(map(id, dtypes[:-1])))  # the domains of an earlier fold
+        if known is None or not all(map(operator.is_, map(operator.call, known[0]), dtypes)) or min(known[2]) == 0:
+            return None
+        categories = index_values(labels.categories)
+        classes = sorted_classes(categories)
+        if classes.tolist() != categories.tolist():
+            return None  # the categories not in sorted order: the template maps them
+        n_classes = len(classes)
+        layout = PairLayout.of_sizes(tuple(known[2]))
+        if n_classes * layout.n_cells**2 > SMALL_TENSOR or n_classes * layout.n_cells > pairs.BITSET_CLASS_CELLS:
+            return None
+        class_alpha = self._class_concentration(n_classes)
+        class_prior = shared_prior(
             ("class", n_classes, class_alpha.shape, class_alpha.tobytes()),
             lambda: Dirichlet(np.broadcast_to(class_alpha.copy(), (n_classes,))),
             self,
         )
-        codes = np.array(
-            categorical_codes_of(columns)
-        ).T  # the Categoricals' own (narrow) codes, as the template counts them
-        class_index = class_index.astype(np.intp)
-        weight = unit_weights(n_rows)
-        self._init_counts(codes, class_index, weight)
-        self.class_count_ = np.zeros(n_classes) + np.bincount(class_index, weight, n_classes)
-        self._count(codes, class_index, weight)
-        self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
-        return True
+        if len(_CONTEXTS) >= _CONTEXTS_KEPT:
+            _CONTEXTS.clear()
+        context = _CONTEXTS[key] = (
+            [weakref.ref(dtype) for dtype in dtypes],
+            known[1],
+            np.array(known[2]),
+            classes,
+            class_prior,
+            layout,
+        )
+        return context
 
     def predict_proba(self, X, estimate=None):
         if SMALL_PATH and estimate is None and type(X) is pd.DataFrame and jit.loaded():

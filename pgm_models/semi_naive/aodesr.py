@@ -20,6 +20,8 @@ changes, N(x_j) − 1 > C.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from pgm_models._utils import jit
@@ -142,6 +144,10 @@ class AODEsr(SmallFolds, AODE):
 
     weights = "uniform"  # AODE's options that AODEsr does not take
     temperature = 1.0
+
+    _small_numbers = operator.attrgetter(
+        "alpha", "m", "critical_value", "frequency_limit"
+    )  # checked by _count on the template's path
 
     def __init__(
         self,

@@ -22,6 +22,8 @@ cell of each (class, x_a) table one count less).
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from scipy.special import xlogy
 
@@ -142,6 +144,8 @@ class WAODE(SmallFolds, AODE):
     weights = "uniform"  # AODE's options that WAODE does not take: its weights are its own
     temperature = 1.0
     frequency_limit = 0  # every observed parent, as Weka
+
+    _small_numbers = operator.attrgetter("alpha", "m", "frequency_limit")  # checked by _count on the template's path
 
     def __init__(
         self,
