@@ -28,10 +28,11 @@ from pgm_models._utils.frames import categorical_codes, categorical_codes_of, co
 from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.validation import sorted_classes
 from pgm_models._utils.weights import unit_weights
-from pgm_models.base import BayesianClassifier, _shifted_exp
+from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet
 from pgm_models.discrete import attributes, pairs
 from pgm_models.discrete.pairs import PairLayout
+from pgm_models.semi_naive import aode
 
 # Fit and predict small folds by ``SmallFolds``' methods where they apply; False: always the template's.
 SMALL_PATH = True
@@ -224,6 +225,44 @@ class SmallFolds:
         if not 0 < len(X.index) <= SMALL_ROWS:
             return None
         codes = np.array(categorical_codes_of(columns), dtype=np.intp).T
-        _, exp, total = _shifted_exp(self._joint_log_likelihood(codes, self.estimate))
-        exp /= total[:, None]
-        return exp
+        return jit.kernels("pgm_models.semi_naive._small_kernel").probabilities(self._small_scores(codes))
+
+    def _small_scores(self, codes):
+        """The joint log probabilities (N, K) of the rows' ``codes`` (intp, −1 missing) under the posterior mean."""
+        return self._joint_log_likelihood(codes, self.estimate)
+
+
+class SmallAveragedFolds(SmallFolds):
+    """``SmallFolds`` of AODE's subclasses (AODEsr, WAODE): their scores by AODE's compiled kernels
+    (``AODE._joint_log_likelihood``'s compiled path) without its checks, which the small path's plain
+    hyperparameters answer: the posterior mean, every concentration > 0 (so every probability is, and
+    its log needs no error state), no class prior.
+    """
+
+    def _small_scores(self, codes):
+        positive = self.m > 0 if self.estimator == "m-estimate" else self.alpha > 0
+        if not (aode.COMPILED_SCORING and positive):
+            return self._joint_log_likelihood(codes, self.estimate)
+        layout, kernels = self._layout, jit.kernels("pgm_models.semi_naive._aode_kernel")
+        joint, child, frequency = kernels.aode_probabilities(
+            self.pair_count_,
+            layout.value_cells,
+            layout.value_starts,
+            layout.sizes,
+            layout.attribute_of_value_cell,
+            self._joint_prior().concentration.reshape(len(layout.value_cells), len(self.classes_)),
+            self._child_prior().concentration[0],
+        )
+        np.log(joint, out=joint), np.log(child, out=child)
+        scores, fallback = kernels.aode_log_scores(
+            joint,
+            child,
+            frequency,
+            self._parent_codes(codes, 0),
+            layout.value_starts,
+            float(self.frequency_limit),
+            self._log_weights(),
+        )
+        if fallback.any():
+            scores[fallback] = self._log_naive_bayes(codes[fallback], self.estimate)
+        return scores

@@ -26,7 +26,7 @@ import numpy as np
 
 from pgm_models._utils import jit
 from pgm_models._utils.validation import as_array_like, check_fitted, is_number
-from pgm_models.semi_naive._small import SmallFolds
+from pgm_models.semi_naive._small import SmallAveragedFolds
 from pgm_models.semi_naive.aode import AODE
 
 # Remove the generalisations by the compiled loop of ``_aode_kernel`` once numba is loaded in the
@@ -34,7 +34,7 @@ from pgm_models.semi_naive.aode import AODE
 COMPILED_GENERALISATIONS = True
 
 
-class AODEsr(SmallFolds, AODE):
+class AODEsr(SmallAveragedFolds, AODE):
     r"""Averaged one-dependence estimators with subsumption resolution.
 
     AODEsr is :class:`AODE` with one step added at prediction: a value of the row that every

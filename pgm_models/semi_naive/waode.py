@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import xlogy
 
 from pgm_models._utils import jit
-from pgm_models.semi_naive._small import SmallFolds
+from pgm_models.semi_naive._small import SmallAveragedFolds
 from pgm_models.semi_naive.aode import AODE
 
 # Compute the weights by the compiled loop of ``_waode_kernel`` once numba is loaded in the process
@@ -36,7 +36,7 @@ from pgm_models.semi_naive.aode import AODE
 COMPILED_WEIGHTS = True
 
 
-class WAODE(SmallFolds, AODE):
+class WAODE(SmallAveragedFolds, AODE):
     r"""Weightily averaged one-dependence estimators.
 
     WAODE averages the :class:`SPODE` models of every attribute like :class:`AODE`, but weights
