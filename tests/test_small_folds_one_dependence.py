@@ -204,3 +204,35 @@ def test_waode_compiled_weights_are_the_mutual_informations(monkeypatch):
     flat = WAODE().fit(independent, ["p", "q", "q", "p"])
     assert flat.mutual_information()[0] == 0 and flat.mutual_information()[1] == 0
     assert np.array_equal(flat._log_weights(), [0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "model, alpha", [(AODEsr, 1.0), (WAODE, 1.0), (AODEsr, 1e-25), (WAODE, 1e-25), (AODEsr, 2e-18)], ids=str
+)
+def test_averaged_scores_in_the_probability_domain_equal_aode_s_logs(model, alpha):
+    """The small path's scores (products, one log a row and class) equal AODE's kernels' joint log
+    probabilities to 1e-12 relative: vote's folds; factors below 1e-20 (an α of 1e-25 where a pair is
+    unseen: each adds its own log); and products of 15 factors near 1e-19, logged before they
+    underflow: 30 attributes equal to the class (40 rows of one, 20 of the other), test rows
+    alternating, only the frequent value a parent (frequency limit 30) and AODEsr's critical value
+    above every count (else every copy of the class would be a generalisation removed)."""
+    y = np.repeat([0, 1], [40, 20])
+    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(y, ["u", "v"]) for j in range(30)})
+    test = pd.DataFrame({f"a{j}": pd.Categorical.from_codes((np.arange(4) + j) % 2, ["u", "v"]) for j in range(30)})
+    options = {}
+    if alpha == 1.0:
+        X, y, test = _fold("vote")
+    elif model is AODEsr:
+        options = {"critical_value": 10**6, "frequency_limit": 30 if alpha == 2e-18 else 1}
+    fitted = model(estimator="laplace", alpha=alpha, **options).fit(X, y)
+    codes = np.array([test[c].cat.codes for c in test.columns], dtype=np.intp).T
+    small = fitted._small_scores(codes)
+    aode.COMPILED_SCORING = False
+    try:
+        plain = fitted._joint_log_likelihood(codes, "mean")
+    finally:
+        aode.COMPILED_SCORING = True
+    assert np.isfinite(small).all()
+    np.testing.assert_allclose(small, plain, rtol=1e-12, atol=0)
+    if alpha == 2e-18:
+        assert plain[:, 0].max() < np.log(1e-280)  # every parent's product passed the underflow guard

@@ -233,33 +233,26 @@ class SmallFolds:
 
 
 class SmallAveragedFolds(SmallFolds):
-    """``SmallFolds`` of AODE's subclasses (AODEsr, WAODE): their scores by AODE's compiled kernels
-    (``AODE._joint_log_likelihood``'s compiled path) without its checks, which the small path's plain
-    hyperparameters answer: the posterior mean, every concentration > 0 (so every probability is, and
-    its log needs no error state), no class prior.
+    """``SmallFolds`` of AODE's subclasses (AODEsr, WAODE): their scores by one compiled call from the
+    pair counts (``_small_kernel.aode_scores``: AODE's average in the probability domain, a log per
+    row and class where AODE's kernels log K·T² table entries), under what the small path's plain
+    hyperparameters assure: the posterior mean, every concentration > 0, no class prior. With a
+    concentration of 0, or ``aode.COMPILED_SCORING`` off, AODE's own scoring.
     """
 
     def _small_scores(self, codes):
         positive = self.m > 0 if self.estimator == "m-estimate" else self.alpha > 0
         if not (aode.COMPILED_SCORING and positive):
             return self._joint_log_likelihood(codes, self.estimate)
-        layout, kernels = self._layout, jit.kernels("pgm_models.semi_naive._aode_kernel")
-        joint, child, frequency = kernels.aode_probabilities(
+        layout = self._layout
+        scores, fallback = jit.kernels("pgm_models.semi_naive._small_kernel").aode_scores(
             self.pair_count_,
             layout.value_cells,
             layout.value_starts,
             layout.sizes,
-            layout.attribute_of_value_cell,
             self._joint_prior().concentration.reshape(len(layout.value_cells), len(self.classes_)),
             self._child_prior().concentration[0],
-        )
-        np.log(joint, out=joint), np.log(child, out=child)
-        scores, fallback = kernels.aode_log_scores(
-            joint,
-            child,
-            frequency,
             self._parent_codes(codes, 0),
-            layout.value_starts,
             float(self.frequency_limit),
             self._log_weights(),
         )
