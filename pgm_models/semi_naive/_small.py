@@ -137,7 +137,7 @@ class SmallFolds:
             context = self._small_context(key, dtypes, labels)
             if context is None:
                 return False
-        _, categories, sizes, classes, class_prior, layout = context
+        _, categories, sizes, classes, class_prior, layout, _ = context
         del dtypes[-1]
         self.n_features_in_, self.feature_names_in_ = len(names), names.copy()
         self._fitted_columns = X.columns
@@ -150,9 +150,15 @@ class SmallFolds:
         if n_rows * layout.n_cells**2 <= pairs.DIRECT_PRODUCT_WORK and pairs.COMPILED_SMALL_COUNTS:
             # the template's counts (``pairs.pair_counts``' bit sets) without its checks: the tensor is
             # at most SMALL_TENSOR floats (``_small_context``), whose memory check cannot refuse it
-            self.pair_count_ = pairs._bit_counts(
-                codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells
-            )
+            if n_rows <= context[6]:  # ``pairs._bit_counts``' one chunk of rows: its kernel called directly
+                self.pair_count_ = np.zeros((n_classes, layout.n_cells, layout.n_cells))
+                jit.kernels("pgm_models.discrete.bitsets").add_value_pair_counts(
+                    jit.kernel_codes(codes), layout.starts, layout.missing_cells, class_index, self.pair_count_
+                )
+            else:
+                self.pair_count_ = pairs._bit_counts(
+                    codes, layout.starts, layout.missing_cells, class_index, n_classes, layout.n_cells
+                )
         else:
             self._init_counts(codes, class_index, weight)
             self._count(codes, class_index, weight)
@@ -163,7 +169,7 @@ class SmallFolds:
     def _small_context(self, key, dtypes, labels):
         """What every fold of one frame and these hyperparameters shares, kept in ``_CONTEXTS``: (weak
         references to the columns' and the label's dtypes, the domains, their sizes, the classes, the
-        class prior, the pair layout), found as the template finds them; None where the small path
+        class prior, the pair layout, the rows the bit sets count in one chunk), found as the template finds them; None where the small path
         does not apply (domains not yet known, an empty one, class categories out of sorted order, a
         tensor above ``SMALL_TENSOR``).
         """
@@ -195,6 +201,15 @@ class SmallFolds:
             classes,
             class_prior,
             layout,
+            # the rows ``pairs._bit_counts`` counts in one chunk
+            64
+            * max(
+                1,
+                min(
+                    pairs.BITSET_BYTES // (8 * n_classes * layout.n_cells),
+                    pairs.CHUNK_CODE_BYTES // (64 * 8 * max(1, len(known[2]))),
+                ),
+            ),
         )
         return context
 
