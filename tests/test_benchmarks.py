@@ -531,6 +531,19 @@ def test_every_benchmarks_md_section_cited_in_the_package_exists():
     assert not missing, f"cited sections not in BENCHMARKS.md: {missing}"
 
 
+def test_benchmarks_md_ends_with_the_analysis_word_for_word():
+    """BENCHMARKS.md's "Reading the tables" is benchmarks/ANALYSIS.md as ``python -m benchmarks``
+    appends it: an edit to one without the other leaves a stale reading beside new tables."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    report = (root / "BENCHMARKS.md").read_text()
+    analysis = (root / "benchmarks" / "ANALYSIS.md").read_text()
+    assert analysis.startswith("# Reading the tables\n")
+    assert report.count("\n# Reading the tables\n") == 1
+    assert report[report.index("\n# Reading the tables\n") + 1 :] == analysis
+
+
 def test_each_section_records_its_machine_date_and_load_under_its_command(tmp_path):
     out = tmp_path / "B.md"
     append_section(out, ["", "## A (settings)", "", "Command: `python -m benchmarks.a`", "", "| x |"])
