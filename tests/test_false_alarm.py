@@ -110,6 +110,33 @@ def test_zoo_table_counts_failed_runs_and_their_tests(tmp_path):
     )
     lines = false_alarm.zoo_markdown(*false_alarm.load_zoo_results(tmp_path))
     upper = false_alarm.clopper_pearson_upper(1, 2)
-    assert f"| heights-weights | 2 | 1 | 50.0 % | {100 * upper:.1f} % |" in lines
+    # a command with no UTC date is not known to have run on the current statistic
+    assert f"| heights-weights | 2 | 1 | 50.0 % | {100 * upper:.1f} % | raw 2 |" in lines
     assert "| heights-weights | QDA | 5 | 2 | 1 | divergences | 1 | 1.0020 | 3000 |" in lines
     assert "| heights-weights | LDA | 5 | 2 | 0 | – | 0 | 1.0020 | 3000 |" in lines
+
+    # seed 1 rerun on the current statistic (passed), seed 2 new: seed 1 counts once, by the rerun;
+    # seed 0 stays as recorded before
+    (folder / "heights-weights.pit.json").write_text(
+        json.dumps(
+            {
+                "dataset": "heights-weights",
+                "commands": [f"python -m benchmarks.false_alarm --zoo-seeds 3 ({false_alarm.PIT_SINCE} UTC)"],
+                "sampler": "nutpie-numba",
+                "seeds": {s: {"failed": False, "models": {"LDA": model, "QDA": model}} for s in ("1", "2")},
+            }
+        )
+    )
+    table, commands = false_alarm.load_zoo_results(tmp_path)
+    assert len(table) == 6 and len(commands) == 2
+    lines = false_alarm.zoo_markdown(table, commands)
+    assert (
+        f"| heights-weights | 3 | 0 | 0.0 % | {100 * false_alarm.clopper_pearson_upper(0, 3):.1f} % | PIT 2, raw 1 |"
+        in lines
+    )
+    assert f"| all PIT | 2 | 0 | 0.0 % | {100 * false_alarm.clopper_pearson_upper(0, 2):.1f} % | PIT |" in lines
+    # the same files in the other order of reading: a raw seed never replaces a rerun one
+    (folder / "heights-weights.pit.json").rename(folder / "a-heights-weights.json")
+    assert sorted(false_alarm.zoo_markdown(*false_alarm.load_zoo_results(tmp_path))) == sorted(
+        lines
+    )  # commands reorder
