@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from pgm_models._utils.validation import check_numeric_matrix, is_number, reject_entries
+from pgm_models._utils.validation import check_numeric_matrix, is_number
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Beta
 from pgm_models.naive_bayes._discrete import DiscreteNB
@@ -132,7 +132,15 @@ class BernoulliNB(DiscreteNB):
     def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
         names = getattr(self, "feature_names_in_", None)
-        matrix = check_numeric_matrix(X, names, nonnegative=False, what="BernoulliNB")
+        matrix = check_numeric_matrix(
+            X,
+            names,
+            nonnegative=False,
+            what="BernoulliNB",
+            binary=None
+            if self.binarize is not None
+            else "binarize=None expects 0/1 input; set binarize to a threshold",
+        )
         if self.binarize is not None:
             if isinstance(self.binarize, (bool, np.bool_)) or not (
                 is_number(self.binarize) and np.isreal(self.binarize) and np.isfinite(self.binarize)
@@ -150,14 +158,6 @@ class BernoulliNB(DiscreteNB):
                 present.eliminate_zeros()
                 return present
             return (matrix > self.binarize).astype(float)
-        if not _is_binary(matrix.data if sp.issparse(matrix) else matrix):
-            reject_entries(
-                matrix,
-                lambda v: (v != 0) & (v != 1),
-                names,
-                "the non-binary value",
-                "binarize=None expects 0/1 input; set binarize to a threshold",
-            )
         return matrix
 
     def _prior_concentration(self, alpha):
@@ -235,15 +235,3 @@ class BernoulliNB(DiscreteNB):
         y = pm.Categorical("y", p=class_prob, observed=class_index, dims="row")
         dense = X.toarray() if sp.issparse(X) else X
         pm.Bernoulli("x", p=feature_prob[y], observed=dense.astype(np.int64), dims=("row", "feature"))
-
-
-def _is_binary(values: np.ndarray) -> bool:
-    """All values in {0, 1}, checked a block of 2^16 values at a time: the masks of a block stay
-    in cache, where full-size masks cost more than scoring the rows.
-    """
-    flat = np.ravel(values, order="K")  # a view of any contiguous layout
-    block = 1 << 16
-    return all(
-        bool(((part == 0) | (part == 1)).all())
-        for part in (flat[start : start + block] for start in range(0, flat.size, block))
-    )
