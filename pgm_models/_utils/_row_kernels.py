@@ -48,22 +48,17 @@ def normalise_rows(scores, log):
 
 
 @compiled
-def value_summary(values):
-    """(every entry finite, the smallest, the largest, every entry 0 or 1) of a 2-D array, in one
-    pass (the smallest and largest mean nothing unless every entry is finite).
+def value_counts(values, limit):
+    """(entries not within ±``limit`` (NaN and ±inf among them), negative entries, entries neither 0 nor 1)
+    of a 2-D array, in one pass of comparisons counted as integers (which, unlike a float minimum, the
+    compiler may add in any order).
     """
-    probe = 0.0  # x · 0 is NaN for an infinite or NaN x, and stays NaN in the sum
-    binary = True
-    low, high = np.inf, -np.inf
+    outside, negative, non_binary = 0, 0, 0
     n_rows, n_columns = values.shape
     for i in range(n_rows):
         for j in range(n_columns):
             x = values[i, j]
-            probe += x * 0.0
-            if x != 0.0 and x != 1.0:
-                binary = False
-            if x < low:
-                low = x
-            if x > high:
-                high = x
-    return probe == 0.0, low, high, binary
+            outside += not (abs(x) <= limit)
+            negative += x < 0.0
+            non_binary += (x != 0.0) & (x != 1.0)
+    return outside, negative, non_binary

@@ -262,21 +262,30 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
         if matrix.ndim != 2:
             raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}. Reshape your data")
     values = matrix.data if sp.issparse(matrix) else matrix
-    summary = _dense_summary(values)
-    if summary is not None:
-        all_finite, low, high, all_binary = summary
-    else:
+    counts = _dense_counts(values, np.finfo(float).max if max_abs is None else max_abs[0])
+    if counts is None:
         with np.errstate(over="ignore", invalid="ignore"):
             all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
+        # the minimum and maximum: no full-size mask (nor |X| temporary) unless an entry fails
+        low = values.min() if values.size and (nonnegative or max_abs is not None) else 0.0
+        high = values.max() if values.size and max_abs is not None else 0.0
+        beyond = max_abs is not None and max(high, -low) > max_abs[0]
+        negative = nonnegative and low < 0
+        non_binary = binary is not None and not _is_binary(values)
+    else:
+        outside, negatives, non_binaries = counts
+        # which kind of entry is outside the limit is looked up on a failure only
+        all_finite = outside == 0 or bool(np.isfinite(values).all())
+        beyond = max_abs is not None and outside > 0
+        negative = nonnegative and negatives > 0
+        non_binary = binary is not None and non_binaries > 0
     if not all_finite:
         reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a NaN or inf value:")
-    if summary is None and values.size and (nonnegative or max_abs is not None):
-        low, high = values.min(), values.max()  # no full-size mask (nor |X| temporary) unless an entry fails
-    if max_abs is not None and values.size and max(high, -low) > max_abs[0]:
+    if beyond:
         reject_entries(matrix, lambda v: np.abs(v) > max_abs[0], names, "the value", max_abs[1])
-    if binary is not None and not (all_binary if summary is not None else _is_binary(values)):
+    if non_binary:
         reject_entries(matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value", binary)
-    if nonnegative and values.size and low < 0:
+    if negative:
         reject_entries(
             matrix,
             lambda v: v < 0,
@@ -287,17 +296,15 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
     return matrix
 
 
-def _dense_summary(values):
-    """(all finite, min, max, all 0 or 1) of a dense 2-D float array in one compiled pass, once numba is
-    loaded (``_utils._row_kernels``); None otherwise (the NumPy reductions, a pass each, decide).
+def _dense_counts(values, limit: float):
+    """(entries beyond ±``limit`` or not finite, negative entries, entries neither 0 nor 1) of a dense 2-D
+    float array in one compiled pass, once numba is loaded (``_utils._row_kernels``); None otherwise (the
+    NumPy reductions, a pass each, decide).
     """
     if not (jit.loaded() and isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype == np.float64):
         return None
-    if values.size == 0:
-        return True, 0.0, 0.0, True
     oriented = values.T if values.flags.f_contiguous and not values.flags.c_contiguous else values
-    finite, low, high, binary = jit.kernels("pgm_models._utils._row_kernels").value_summary(oriented)
-    return bool(finite), float(low), float(high), bool(binary)
+    return jit.kernels("pgm_models._utils._row_kernels").value_counts(oriented, float(limit))
 
 
 def _is_binary(values: np.ndarray) -> bool:
