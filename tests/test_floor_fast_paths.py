@@ -16,10 +16,13 @@ from pgm_models.discrete import attributes
 from pgm_models.naive_bayes import categorical
 
 
+@pytest.mark.parametrize("loaded", [True, False])
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint16])
-def test_seen_integers_are_each_columns_sorted_distinct_values_in_its_dtype(dtype):
+def test_seen_integers_are_each_columns_sorted_distinct_values_in_its_dtype(dtype, loaded, monkeypatch):
     """Gaps, negative values, a constant column and slices of rows that do not divide the rows all
-    give what ``pd.unique`` of each column, sorted, gives (the hashing path), dtype included."""
+    give what ``pd.unique`` of each column, sorted, gives (the hashing path), dtype included: by the
+    compiled marking of seen values (numba loaded) and by NumPy's counts of keys."""
+    monkeypatch.setattr(jit, "loaded", lambda: loaded)
     rng = np.random.default_rng(0)
     X = rng.integers(0, 7, size=(70_001, 6)).astype(dtype)
     X[:, 2] *= 3  # gaps: 0, 3, .., 18
