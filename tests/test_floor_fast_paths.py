@@ -279,3 +279,29 @@ def test_fit_leaves_no_factorized_labels_behind():
     with pytest.raises(ValueError, match="NaN or inf value"):
         failed.fit(np.full((6, 2), np.nan), y)
     assert not hasattr(failed, "_factorized_labels")
+
+
+def _mixed_categorical_outputs(frame, y, weight):
+    model = MixedNB(column_types=dict.fromkeys(frame.columns, "categorical"))
+    model.partial_fit(frame.iloc[:700], y[:700], classes=[0, 1, 2], sample_weight=weight[:700])
+    model.partial_fit(frame.iloc[700:], y[700:], sample_weight=weight[700:])
+    return [model.categorical_count_, model.predict_joint_log_proba(frame), model.predict_proba(frame)]
+
+
+def test_mixed_nb_categorical_columns_compiled_are_the_look_ups_bit_for_bit(monkeypatch):
+    """MixedNB's categorical columns counted and scored by the compiled loops (numba loaded) and by
+    NumPy's per-column bincounts and look-ups: the same numbers to the bit, with fractional weights over
+    two batches, missing values (code −1), an int8-coded Categorical column and integer columns."""
+    rng = np.random.default_rng(9)
+    n_rows = 1500
+    frame = pd.DataFrame({f"c{j}": rng.integers(0, 4 + j, n_rows).astype(float) for j in range(3)})
+    frame.loc[rng.random(n_rows) < 0.1, "c1"] = np.nan
+    frame["cat"] = pd.Categorical(rng.choice(["a", "b", "c"], n_rows))
+    y = rng.integers(0, 3, n_rows)
+    weight = rng.random(n_rows) + 0.25
+    compiled = _mixed_categorical_outputs(frame, y, weight)
+    monkeypatch.setattr(jit, "loaded", lambda: False)
+    plain = _mixed_categorical_outputs(frame, y, weight)
+    np.testing.assert_array_equal(compiled[0], plain[0])
+    np.testing.assert_array_equal(compiled[1], plain[1])
+    np.testing.assert_allclose(compiled[2], plain[2], rtol=1e-15, atol=1e-16)
