@@ -113,6 +113,9 @@ def _gaussian_outputs(X, frame, y, weight):
         out += [model.predict_proba(X), model.predict_joint_log_proba(X[:50])]
         mixed = MixedNB(estimate=estimate).fit(frame, y, sample_weight=weight)
         out += [mixed.predict_proba(frame), mixed.predict_joint_log_proba(frame.iloc[:50])]
+        complete = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])]).assign(c=frame["c"])
+        mixed = MixedNB(estimate=estimate).fit(complete, y, sample_weight=weight)  # overall moments unmasked
+        out += [mixed.predict_proba(complete), mixed.predict_joint_log_proba(complete.iloc[:50])]
     return out
 
 

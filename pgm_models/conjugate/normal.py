@@ -702,6 +702,15 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
     """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
     is left out of its column), the variance floored so the prior stays proper.
     """
+    if _compiled(X) and weight.sum() > 0 and not np.isnan(np.add.reduce(X, axis=None)):
+        # one class holding every row: the compiled moments' two passes, no (N × p) products or squares
+        # (the same numbers as np.average's to the rounding of their sums); a NaN sum without a NaN
+        # (inf − inf) takes the masked path below, exact for any rows
+        kernels = jit.kernels("pgm_models.conjugate._normal_kernels")
+        n, mean, scatter = kernels.diagonal_moments(
+            np.asarray(X, dtype=float), np.zeros(len(X), dtype=np.intp), np.asarray(weight, dtype=float), 1
+        )
+        return mean[0], floored_variance(scatter[0] / n[0])
     missing = np.isnan(X)
     if missing.any() or weight.sum() <= 0:
         weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)
