@@ -308,3 +308,19 @@ def test_mixed_nb_categorical_columns_compiled_are_the_look_ups_bit_for_bit(monk
     np.testing.assert_array_equal(compiled[0], plain[0])
     np.testing.assert_array_equal(compiled[1], plain[1])
     np.testing.assert_allclose(compiled[2], plain[2], rtol=1e-15, atol=1e-16)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16])
+def test_integer_codes_against_a_range_domain_are_the_look_ups(dtype):
+    """An integer column against the domain 0..S−1 is its own codes (no hashing): what the index look-up
+    gives, values outside the domain (negative, S and above) marked outside; a domain with a gap is
+    looked up as before."""
+    values = np.array([0, 3, 1, 7, 2, 4, 3, 0], dtype=dtype)
+    if np.dtype(dtype).kind == "i":
+        values[5] = -1
+    for categories in (np.arange(4, dtype=dtype), np.array([0, 1, 3], dtype=dtype)):
+        codes = attributes._codes_in(values, categories, "column 'x'")
+        expected = pd.Index(categories).get_indexer(values)
+        expected[expected < 0] = attributes._OUTSIDE
+        assert codes.dtype == np.intp and codes.tolist() == expected.tolist()
+    assert attributes._codes_in(values, np.arange(4, dtype=dtype), "x")[3] == attributes._OUTSIDE

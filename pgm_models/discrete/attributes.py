@@ -279,6 +279,17 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
         recode[:-1][recode[:-1] < 0] = _OUTSIDE
         return recode[column.codes]
     values = _values(column)
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype.kind in "iu"
+        and values.dtype != np.uint64
+        and _is_range(categories)
+    ):
+        # integers against the domain 0..S−1: each value is its own code (what the look-up finds), no hashing
+        codes = values.astype(np.intp)
+        if codes.size and (codes.min() < 0 or codes.max() >= len(categories)):
+            codes[(codes < 0) | (codes >= len(categories))] = _OUTSIDE
+        return codes
     try:
         codes = pd.Index(categories).get_indexer(values).astype(np.intp)
     except TypeError as error:
