@@ -324,3 +324,6 @@ def test_integer_codes_against_a_range_domain_are_the_look_ups(dtype):
         expected[expected < 0] = attributes._OUTSIDE
         assert codes.dtype == np.intp and codes.tolist() == expected.tolist()
     assert attributes._codes_in(values, np.arange(4, dtype=dtype), "x")[3] == attributes._OUTSIDE
+    inside = np.array([0, 3, 1, 2, 2], dtype=dtype)  # all inside: the values themselves, not writable through
+    codes = attributes._codes_in(inside, np.arange(4, dtype=dtype), "x")
+    assert codes.tolist() == [0, 3, 1, 2, 2] and codes.dtype == np.intp and not codes.flags.writeable

@@ -286,9 +286,12 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
         and _is_range(categories)
     ):
         # integers against the domain 0..S−1: each value is its own code (what the look-up finds), no hashing
+        if not values.size or (values.min() >= 0 and values.max() < len(categories)):
+            codes = values.astype(np.intp, copy=False).view()  # the caller's values themselves: read-only
+            codes.flags.writeable = False
+            return codes
         codes = values.astype(np.intp)
-        if codes.size and (codes.min() < 0 or codes.max() >= len(categories)):
-            codes[(codes < 0) | (codes >= len(categories))] = _OUTSIDE
+        codes[(codes < 0) | (codes >= len(categories))] = _OUTSIDE
         return codes
     try:
         codes = pd.Index(categories).get_indexer(values).astype(np.intp)

@@ -332,7 +332,7 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         for j, column in enumerate(per_column):
             codes[:, j] = column
         weight = getattr(self, "_fit_weight", None) if training else None
-        for j in np.flatnonzero((codes < -1).any(axis=0)):
+        for j in np.flatnonzero(codes.min(axis=0, initial=0) < -1):  # each column's minimum: no full-size mask
             self._handle_outside(codes[:, j], columns[j], j, training, where[j], weight)
         return codes
 
@@ -359,7 +359,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         }
 
     def _count(self, table, class_index, weight):
-        weights = class_weights(class_index, weight, len(self.classes_))
+        # the (N, K) class weights only the Bernoulli and Poisson columns' products read
+        numeric = {"bernoulli", "poisson"} & set(self._blocks)
+        weights = class_weights(class_index, weight, len(self.classes_)) if numeric else None
         for kind, block in self._blocks.items():
             block.add(table.parts[kind], class_index, weight, weights)
 
@@ -507,6 +509,11 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
         ),
     }
     bad, problem = checks[kind]
+    if kind == "gaussian":
+        # the largest and smallest values, missing ones left out: no full-size mask unless one is beyond
+        high, low = np.fmax.reduce(values, initial=-np.inf), np.fmin.reduce(values, initial=np.inf)
+        if high <= MAX_ABS_VALUE and low >= -MAX_ABS_VALUE:
+            return values
     flagged = bad(values)
     if flagged.any():
         raise ValueError(
