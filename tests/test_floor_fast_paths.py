@@ -191,7 +191,7 @@ def test_full_scatter_by_hand():
 
 def test_compiled_normalisation_is_the_numpy_paths():
     """Rows of ordinary, very unequal and equal scores, one of −inf everywhere (uniform), one with a −inf
-    class, one of a single finite class: the compiled normalisation and ``_shifted_exp`` agree to an ulp,
+    class, one of a single finite class: the compiled normalisation and ``_shifted_exp`` agree to a few ulps,
     as probabilities and as their logarithms; the scores are overwritten by the result."""
     rng = np.random.default_rng(6)
     scores = np.vstack(
@@ -207,7 +207,9 @@ def test_compiled_normalisation_is_the_numpy_paths():
         kernels.normalise_rows(compiled, log)
         shifted, exp, total = _shifted_exp(scores.copy())
         expected = shifted - np.log(total)[:, None] if log else exp / total[:, None]
-        np.testing.assert_allclose(compiled, expected, rtol=4e-16, atol=4e-16 if log else 0)
+        np.testing.assert_allclose(
+            compiled, expected, rtol=2e-15, atol=2e-15 if log else 0
+        )  # a few ulps: NumPy's exp may be its own SIMD one
         np.testing.assert_array_equal(np.isneginf(compiled), np.isneginf(expected))
     probabilities = scores.copy()
     kernels.normalise_rows(probabilities, False)
@@ -228,8 +230,8 @@ def test_predictions_normalised_by_numpy_and_compiled_agree(Model, monkeypatch):
     compiled = [model.predict_proba(X), model.predict_log_proba(X), model.predict_joint_log_proba(X)]
     monkeypatch.setattr(base, "normalised_in_place", lambda scores, log: None)
     plain = [model.predict_proba(X), model.predict_log_proba(X), model.predict_joint_log_proba(X)]
-    np.testing.assert_allclose(compiled[0], plain[0], rtol=1e-15, atol=1e-16)
-    np.testing.assert_allclose(compiled[1], plain[1], rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(compiled[0], plain[0], rtol=2e-15, atol=1e-16)
+    np.testing.assert_allclose(compiled[1], plain[1], rtol=2e-15, atol=2e-15)
     np.testing.assert_array_equal(compiled[2], plain[2])
 
 
