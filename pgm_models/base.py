@@ -81,7 +81,7 @@ from pgm_models._utils.decision import bayes_decision
 from pgm_models._utils.frames import categorical_codes, index_values
 from pgm_models._utils.param_names import ParamNamesOnce
 from pgm_models._utils.persistence import Persistent
-from pgm_models._utils.scores import add_per_class, subtract_per_row
+from pgm_models._utils.scores import add_per_class, normalised_in_place, subtract_per_row
 from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.validation import (
     as_array_like,
@@ -345,7 +345,15 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         array([4., 4.])
         """
         labels = self._start_fit(y)
-        return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
+        if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) or isinstance(labels, pd.Categorical):
+            return self._partial_fit(X, labels, self._declared_classes(y, labels), sample_weight)
+        # the labels hashed once: their distinct values give the classes and, with their codes, the class index
+        codes, distinct = pd.factorize(labels)
+        self._factorized_labels = (labels, codes, distinct)
+        try:
+            return self._partial_fit(X, labels, np.sort(distinct), sample_weight)
+        finally:
+            del self._factorized_labels
 
     def _start_fit(self, y) -> np.ndarray:
         """Forget any earlier fit and return y's labels, checked to be a classification target."""
@@ -478,6 +486,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             # K labels compared as lists (an object array's == and all() are slower)
             if distinct.dtype == self.classes_.dtype and distinct.tolist() == self.classes_.tolist():
                 return codes.astype(np.intp)  # categories declared in the classes' order: the codes are the indices
+        elif getattr(self, "_factorized_labels", (None,))[0] is labels:  # fit's own labels, already factorized
+            _, codes, distinct = self._factorized_labels
         else:
             codes, distinct = pd.factorize(labels)
         position = {
@@ -650,7 +660,11 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         >>> model.predict_log_proba(X[:1]).round(3)
         array([[-0.425, -1.061]])
         """
-        shifted, _, total = _shifted_exp(self._log_posterior_scores(X, estimate))
+        scores = self._log_posterior_scores(X, estimate)
+        compiled = normalised_in_place(scores, log=True)
+        if compiled is not None:
+            return compiled
+        shifted, _, total = _shifted_exp(scores)
         return subtract_per_row(shifted, np.log(total))
 
     def _log_posterior_scores(self, X, estimate):
@@ -703,7 +717,11 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         """
         if not self._generative:  # no joint: the model's own log posterior
             return np.exp(self.predict_log_proba(X, estimate))
-        _, exp, total = _shifted_exp(self._probability_scores(X, estimate))
+        scores = self._probability_scores(X, estimate)
+        compiled = normalised_in_place(scores, log=False)
+        if compiled is not None:
+            return compiled
+        _, exp, total = _shifted_exp(scores)
         exp /= total[:, None]
         return exp
 

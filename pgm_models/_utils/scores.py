@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import jit
+
 # Column by column from this many rows, for at most PER_CLASS_COLUMNS classes
 PER_CLASS_ROWS = 256
 PER_CLASS_COLUMNS = 8
@@ -48,4 +50,17 @@ def subtract_per_row(scores: np.ndarray, per_row: np.ndarray) -> np.ndarray:
             column -= per_row
     else:
         scores -= per_row[:, None]
+    return scores
+
+
+def normalised_in_place(scores: np.ndarray, log: bool) -> np.ndarray | None:
+    """Each row of (N, K) log scores made its posterior (``log``: its log posterior) in place by the
+    compiled loop (one pass, no (N, K) temporary), which runs once numba is loaded, at every size, so a
+    row's result does not depend on its batch; None where it does not run (the caller's NumPy path).
+    """
+    if not (jit.loaded() and isinstance(scores, np.ndarray) and scores.ndim == 2 and scores.dtype == np.float64):
+        return None
+    if not scores.flags.writeable:
+        return None
+    jit.kernels("pgm_models._utils._row_kernels").normalise_rows(scores, log)
     return scores

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import column_or_1d
 
+from pgm_models._utils import jit
 from pgm_models._utils.frames import categorical_codes
 from pgm_models._utils.weights import unit_weights
 
@@ -219,8 +220,10 @@ def reject_time_values(dtype, where: str, what: str) -> None:
         )
 
 
-def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
-    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry.
+def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs=None, binary=None):
+    """A finite numeric 2-D matrix (dense ndarray or scipy CSR), optionally with no negative entry,
+    no entry beyond ±bound (``max_abs``: (bound, the remedy its error gives)) and every entry 0 or 1
+    (``binary``: the remedy its error gives).
 
     A sparse X becomes CSR with its duplicate entries summed (a cell's value is the sum of its
     stored entries): a copy when there are duplicates to sum, else it may share the caller's
@@ -259,11 +262,30 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
         if matrix.ndim != 2:
             raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}. Reshape your data")
     values = matrix.data if sp.issparse(matrix) else matrix
-    with np.errstate(over="ignore", invalid="ignore"):
-        all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
+    counts = _dense_counts(values, np.finfo(float).max if max_abs is None else max_abs[0])
+    if counts is None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            all_finite = np.isfinite(values.sum())  # one pass; only a failure pays to locate the entry
+        # the minimum and maximum: no full-size mask (nor |X| temporary) unless an entry fails
+        low = values.min() if values.size and (nonnegative or max_abs is not None) else 0.0
+        high = values.max() if values.size and max_abs is not None else 0.0
+        beyond = max_abs is not None and max(high, -low) > max_abs[0]
+        negative = nonnegative and low < 0
+        non_binary = binary is not None and not _is_binary(values)
+    else:
+        outside, negatives, non_binaries = counts
+        # which kind of entry is outside the limit is looked up on a failure only
+        all_finite = outside == 0 or bool(np.isfinite(values).all())
+        beyond = max_abs is not None and outside > 0
+        negative = nonnegative and negatives > 0
+        non_binary = binary is not None and non_binaries > 0
     if not all_finite:
         reject_entries(matrix, lambda v: ~np.isfinite(v), names, "a NaN or inf value:")
-    if nonnegative and values.size and values.min() < 0:  # the minimum: no full-size mask unless one is negative
+    if beyond:
+        reject_entries(matrix, lambda v: np.abs(v) > max_abs[0], names, "the value", max_abs[1])
+    if non_binary:
+        reject_entries(matrix, lambda v: (v != 0) & (v != 1), names, "the non-binary value", binary)
+    if negative:
         reject_entries(
             matrix,
             lambda v: v < 0,
@@ -272,3 +294,26 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str):
             f"Negative values in data are not counts: {what} needs counts ≥ 0",
         )
     return matrix
+
+
+def _dense_counts(values, limit: float):
+    """(entries beyond ±``limit`` or not finite, negative entries, entries neither 0 nor 1) of a dense 2-D
+    float array in one compiled pass, once numba is loaded (``_utils._row_kernels``); None otherwise (the
+    NumPy reductions, a pass each, decide).
+    """
+    if not (jit.loaded() and isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype == np.float64):
+        return None
+    oriented = values.T if values.flags.f_contiguous and not values.flags.c_contiguous else values
+    return jit.kernels("pgm_models._utils._row_kernels").value_counts(oriented, float(limit))
+
+
+def _is_binary(values: np.ndarray) -> bool:
+    """All values in {0, 1}, checked a block of 2^16 values at a time: the masks of a block stay
+    in cache, where full-size masks cost more than scoring the rows.
+    """
+    flat = np.ravel(values, order="K")  # a view of any contiguous layout
+    block = 1 << 16
+    return all(
+        bool(((part == 0) | (part == 1)).all())
+        for part in (flat[start : start + block] for start in range(0, flat.size, block))
+    )

@@ -53,18 +53,24 @@ def merge_moments(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b, full: bool):
     return n, mean, scatter
 
 
-def batch_moments(X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool):
+def batch_moments(
+    X: np.ndarray, class_index: np.ndarray, weight: np.ndarray, n_classes: int, full: bool, may_miss: bool = True
+):
     """(n_k, x̄_k, S_k) of one batch. With per-feature scatters (``_diagonal_moments``) a NaN entry is
-    a missing value: n is then (K, p), each feature's own count. A full scatter gathers each class's
+    a missing value: n is then (K, p), each feature's own count (``may_miss=False``: X is known to have
+    none, and is not searched for them). A full scatter gathers each class's
     rows once and centres them on their mean, so it costs one n_k × p product per class (a product
     over all rows with the other classes' weights 0 costs K times as much).
     """
     if not full:
         # a NaN makes the sum NaN, and a sum needs no (N × p) mask; a NaN sum without one (inf − inf
         # of huge values) only takes the missing values' path, exact for any rows
-        if np.isnan(np.add.reduce(X, axis=None)):
+        if may_miss and np.isnan(np.add.reduce(X, axis=None)):
             return _batch_moments_with_missing(X, class_index, weight, n_classes)
         return _diagonal_moments(X, class_index, weight, n_classes)
+    if _compiled(X):  # one pass for the sums, one for the scatters' lower triangles: no gathered or centred copy
+        kernels = jit.kernels("pgm_models.conjugate._normal_kernels")
+        return kernels.full_moments(np.asarray(X, dtype=float), class_index, np.asarray(weight, dtype=float), n_classes)
     p = X.shape[1]
     n = np.bincount(class_index, weight, n_classes)
     mean = np.zeros((n_classes, p))
@@ -328,10 +334,14 @@ def normal_log_density_rows(X, mu, var):
     """(N, K) Σ_j log N(x_nj | μ_kj, σ²_kj) of the rows of X (N, F) under K classes' (K, F)
     parameters; a NaN entry is a missing value and is skipped.
     """
-    scale, log_constant, weight = np.sqrt(var), -0.5 * np.log(2 * np.pi * var), np.full(np.shape(var), 0.5)
+    log_constant = -0.5 * np.log(2 * np.pi * var)
     if _compiled(X) and np.ndim(var) == 2:
+        # ½(x − μ)²/σ² as (x − μ)² · (½/σ²): a product per entry, no division (the NumPy path's form
+        # differs from it by rounding, a few ulps of each score)
         kernels = jit.kernels("pgm_models.conjugate._normal_kernels")
-        return kernels.normal_rows(np.asarray(X, dtype=float), np.asarray(mu, dtype=float), scale, log_constant, weight)
+        coef, loc = np.ascontiguousarray(0.5 / np.asarray(var, dtype=float)), np.asarray(mu, dtype=float)
+        return kernels.normal_rows(np.asarray(X, dtype=float), np.ascontiguousarray(loc), coef, log_constant)
+    scale, weight = np.sqrt(var), np.full(np.shape(var), 0.5)
     return _rows_by_class(X, mu, scale, log_constant, weight, lambda z, k: z)
 
 
@@ -692,6 +702,15 @@ def overall_moments(X: np.ndarray, weight: np.ndarray):
     """Weighted mean and variance of each feature over all rows (a NaN entry, a missing value,
     is left out of its column), the variance floored so the prior stays proper.
     """
+    if _compiled(X) and weight.sum() > 0 and not np.isnan(np.add.reduce(X, axis=None)):
+        # one class holding every row: the compiled moments' two passes, no (N × p) products or squares
+        # (the same numbers as np.average's to the rounding of their sums); a NaN sum without a NaN
+        # (inf − inf) takes the masked path below, exact for any rows
+        kernels = jit.kernels("pgm_models.conjugate._normal_kernels")
+        n, mean, scatter = kernels.diagonal_moments(
+            np.asarray(X, dtype=float), np.zeros(len(X), dtype=np.intp), np.asarray(weight, dtype=float), 1
+        )
+        return mean[0], floored_variance(scatter[0] / n[0])
     missing = np.isnan(X)
     if missing.any() or weight.sum() <= 0:
         weights = np.where(missing, 0.0, weight[:, None]) if weight.sum() > 0 else (~missing).astype(float)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from pgm_models._utils import jit
 from pgm_models._utils.frames import categorical_codes_of, column_arrays, index_values
 from pgm_models._utils.validation import check_concentration, column_name
 
@@ -230,6 +231,9 @@ def _seen_integers(X: np.ndarray):
     width = high - low + 1
     if width > SEEN_RANGE or X.dtype == np.uint64 or not -(1 << 62) < low <= high < 1 << 62:  # keys stay intp
         return None
+    if jit.loaded():  # one compiled pass marking each (column, value), no key array
+        present = jit.kernels("pgm_models.discrete._seen_kernels").seen_table(X, low, width)
+        return [(np.flatnonzero(row) + low).astype(X.dtype) for row in present]
     n_rows, n_columns = X.shape
     places = np.arange(n_columns, dtype=np.intp) * width - low
     counts = np.zeros(n_columns * width, dtype=np.intp)
@@ -275,6 +279,20 @@ def _codes_in(column, categories: np.ndarray, where: str, domain_dtype=None) -> 
         recode[:-1][recode[:-1] < 0] = _OUTSIDE
         return recode[column.codes]
     values = _values(column)
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype.kind in "iu"
+        and values.dtype != np.uint64
+        and _is_range(categories)
+    ):
+        # integers against the domain 0..S−1: each value is its own code (what the look-up finds), no hashing
+        if not values.size or (values.min() >= 0 and values.max() < len(categories)):
+            codes = values.astype(np.intp, copy=False).view()  # the caller's values themselves: read-only
+            codes.flags.writeable = False
+            return codes
+        codes = values.astype(np.intp)
+        codes[(codes < 0) | (codes >= len(categories))] = _OUTSIDE
+        return codes
     try:
         codes = pd.Index(categories).get_indexer(values).astype(np.intp)
     except TypeError as error:

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils.threads import single_blas_thread
-from pgm_models._utils.validation import check_numeric_matrix, is_number, reject_entries
+from pgm_models._utils.validation import check_numeric_matrix, is_number
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.conjugate.normal import (
@@ -70,17 +70,11 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
         if sp.issparse(X):
             raise ValueError(f"{type(self).__name__} needs dense numeric X, got a sparse matrix")
         names = getattr(self, "feature_names_in_", None)
-        matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__)
-        if (
-            matrix.size and max(matrix.max(), -matrix.min()) > MAX_ABS_VALUE
-        ):  # no |X| temporary, which costs a full-size allocation
-            reject_entries(
-                matrix,
-                lambda v: np.abs(v) > MAX_ABS_VALUE,
-                names,
-                "the value",
-                f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",
-            )
+        bound = (
+            MAX_ABS_VALUE,
+            f"Gaussian models need |x| ≤ {MAX_ABS_VALUE:g} (sums of squared deviations must stay finite in float64): rescale X",
+        )
+        matrix = check_numeric_matrix(X, names, nonnegative=False, what=type(self).__name__, max_abs=bound)
         return matrix
 
     def _placeholder_rows(self, n: int):
@@ -104,7 +98,9 @@ class GaussianClassifier(GaussianLOO, GaussianEvidence, BayesianClassifier):
 
     @single_blas_thread  # the moments' products gain nothing from a second thread here, and lose under load
     def _count(self, X, class_index, weight):
-        self._add_batch(X, weight, batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter))
+        # _encode rejected every non-finite entry: no missing value to search for
+        batch = batch_moments(X, class_index, weight, len(self.classes_), self.full_scatter, may_miss=False)
+        self._add_batch(X, weight, batch)
 
     def _add_batch(self, X, weight, batch):
         """Merge one batch's (n_k, x̄_k, S_k) into the statistics (the first batch also scales the prior)."""

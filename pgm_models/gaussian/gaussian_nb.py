@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import jit
 from pgm_models._utils.validation import is_number
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate.normal import NormalInverseGamma, normal_log_density_rows, plug_in_moments
@@ -264,8 +265,9 @@ class GaussianNB(GaussianClassifier):
         )
 
     def _floats_per_row(self) -> int:
-        # scoring keeps (rows × features) temporaries, so rows are scored in blocks of ~1M floats
-        return self.n_features_in_
+        # the NumPy scoring keeps (rows × features) temporaries, so rows are scored in blocks of ~1M floats;
+        # the compiled loop keeps none, and blocks would only add their (N × K) concatenation
+        return 1 if jit.loaded() else self.n_features_in_
 
     def _feature_log_likelihood(self, X, estimate):
         if estimate == "predictive":

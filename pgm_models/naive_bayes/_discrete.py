@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import jit
 from pgm_models._utils.shared_priors import shared_prior
 from pgm_models._utils.threads import single_blas_thread
 from pgm_models.base import BayesianClassifier
@@ -53,6 +54,10 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
     """
 
     _template = True
+
+    # whether a dense design is counted by the compiled loop (numba loaded): BernoulliNB's 0/1 design, whose
+    # sums under whole weights are exact either way; a design of fractional values keeps the product's rounding
+    _compiled_dense_counts = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -98,7 +103,18 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
         fit took many times its single-thread time beside other work), and its sums then do not depend on
         the core count.
         """
-        return np.asarray(class_weights(class_index, weight, len(self.classes_)).T @ self._design(encoded))
+        design = self._design(encoded)
+        if (
+            self._compiled_dense_counts
+            and jit.loaded()
+            and isinstance(design, np.ndarray)
+            and design.ndim == 2
+            and design.dtype == np.float64
+        ):
+            # a dense design read once by a compiled loop: no (N, K) matrix of class weights to build
+            kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+            return kernels.dense_class_sums(design, class_index, np.asarray(weight, dtype=float), len(self.classes_))
+        return np.asarray(class_weights(class_index, weight, len(self.classes_)).T @ design)
 
     def _feature_counts(self):
         return self.feature_count_

@@ -112,3 +112,17 @@ def mean_tables(class_concentration, feature_concentration, starts, sizes):
                 valid &= 0.0 <= value < np.inf
                 table[k, t] = value / total if total > 0 else 1.0 / sizes[b]
     return table, valid
+
+
+@compiled
+def dense_class_sums(design, class_index, weight, n_classes):
+    """(K, T) Σ_n w_n 1{y_n = k} D[n, t] of a dense design, its rows added in order (whole counts, the
+    0/1 design under whole weights, are the product's to the bit; fractional ones to rounding).
+    """
+    n_rows, n_columns = design.shape
+    sums = np.zeros((n_classes, n_columns))
+    for n in range(n_rows):
+        own, w = sums[class_index[n]], weight[n]
+        for t in range(n_columns):
+            own[t] += w * design[n, t]
+    return sums

@@ -46,6 +46,7 @@ import copy
 import numpy as np
 import pandas as pd
 
+from pgm_models._utils import jit
 from pgm_models._utils.validation import check_concentration, column_name, is_number, reject_time_values
 from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
@@ -325,14 +326,23 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         }
 
     def _categorical_codes(self, columns, where, training):
-        codes = np.column_stack([_codes_in(c, self.categories_[j], where[j]) for j, c in enumerate(columns)])
+        per_column = [_codes_in(c, self.categories_[j], where[j]) for j, c in enumerate(columns)]
+        # filled a column at a time into a column-major array: np.column_stack's row-major writes are strided
+        codes = np.empty((len(per_column[0]), len(per_column)), dtype=np.result_type(*per_column), order="F")
+        for j, column in enumerate(per_column):
+            codes[:, j] = column
         weight = getattr(self, "_fit_weight", None) if training else None
-        for j in np.flatnonzero((codes < -1).any(axis=0)):
+        for j in np.flatnonzero(codes.min(axis=0, initial=0) < -1):  # each column's minimum: no full-size mask
             self._handle_outside(codes[:, j], columns[j], j, training, where[j], weight)
         return codes
 
     def _floats_per_row(self) -> int:
-        return self.n_features_in_ * 4  # each block's (rows × columns) temporaries
+        # each block's (rows × columns) temporaries; with numba loaded the categorical and Gaussian columns'
+        # compiled loops keep none (the predictive Student-t works in chunks of its own), and blocks would
+        # only repeat the tables and concatenate the scores
+        if jit.loaded() and set(getattr(self, "_blocks", ())) <= {"categorical", "gaussian"}:
+            return 1
+        return self.n_features_in_ * 4
 
     # ------------------------------------------------------------------ counting and scoring
     def _init_counts(self, table, class_index, weight):
@@ -349,7 +359,9 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         }
 
     def _count(self, table, class_index, weight):
-        weights = class_weights(class_index, weight, len(self.classes_))
+        # the (N, K) class weights only the Bernoulli and Poisson columns' products read
+        numeric = {"bernoulli", "poisson"} & set(self._blocks)
+        weights = class_weights(class_index, weight, len(self.classes_)) if numeric else None
         for kind, block in self._blocks.items():
             block.add(table.parts[kind], class_index, weight, weights)
 
@@ -497,6 +509,11 @@ def _numbers(column, kind: str, where: str) -> np.ndarray:
         ),
     }
     bad, problem = checks[kind]
+    if kind == "gaussian":
+        # the largest and smallest values, missing ones left out: no full-size mask unless one is beyond
+        high, low = np.fmax.reduce(values, initial=-np.inf), np.fmin.reduce(values, initial=np.inf)
+        if high <= MAX_ABS_VALUE and low >= -MAX_ABS_VALUE:
+            return values
     flagged = bad(values)
     if flagged.any():
         raise ValueError(
@@ -533,6 +550,16 @@ class _CategoricalBlock:
 
     def add(self, codes, class_index, weight, weights):
         n_classes = self.count.shape[0]
+        if jit.loaded():
+            # one compiled pass, each cell's weights added in row order from 0 as np.bincount adds them:
+            # the same batch counts, bit for bit, without a (rows × columns) of keys per column
+            batch = np.zeros(self.count.shape)
+            kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+            kernels.add_value_counts(
+                jit.kernel_codes(codes), self.offsets, class_index, np.asarray(weight, dtype=float), batch
+            )
+            self.count = self.count + batch
+            return
         counts = self.count.copy()
         for (_, block), column in zip(self._blocks(), codes.T):
             size = block.stop - block.start
@@ -546,6 +573,11 @@ class _CategoricalBlock:
     def log_likelihood(self, codes, estimate):
         # a missing value (code −1) points at an extra column of zeros: it adds nothing
         log_table = log_probabilities(self.prior.estimate(self.count, estimate))
+        if jit.loaded():
+            # the same sums, column after column from the first, a missing code adding nothing (x + 0 = x):
+            # bit for bit the look-ups' numbers, with no (rows × columns) of cells nor (rows × K) per column
+            kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+            return kernels.log_sums(np.ascontiguousarray(log_table), np.asarray(codes, dtype=np.intp), self.offsets, -1)
         table = np.vstack([log_table.T, np.zeros(log_table.shape[0])])  # (T + 1, K)
         cells = np.where(codes >= 0, codes + self.offsets, log_table.shape[1])
         scores = table[cells[:, 0]].copy()
