@@ -18,10 +18,8 @@ BLOCK = 512
 
 
 @compiled
-def diagonal_moments(X, class_index, weight, n_classes):
-    """(n_k, x̄_k, per-feature S_k) of rows with no missing value: Σ w, then Σ w x and Σ w (x − x̄_y)² in
-    blocks of ``BLOCK`` rows; a class of no weight has mean 0.
-    """
+def _class_means(X, class_index, weight, n_classes):
+    """(n_k, x̄_k): Σ w and Σ w x in blocks of ``BLOCK`` rows; a class of no weight has mean 0."""
     n_rows, p = X.shape
     n = np.zeros(n_classes)
     sums = np.zeros((n_classes, p))
@@ -38,7 +36,18 @@ def diagonal_moments(X, class_index, weight, n_classes):
     for k in range(n_classes):
         if n[k] > 0:
             mean[k] = sums[k] / n[k]
+    return n, mean
+
+
+@compiled
+def diagonal_moments(X, class_index, weight, n_classes):
+    """(n_k, x̄_k, per-feature S_k) of rows with no missing value: Σ w, then Σ w x and Σ w (x − x̄_y)² in
+    blocks of ``BLOCK`` rows; a class of no weight has mean 0.
+    """
+    n_rows, p = X.shape
+    n, mean = _class_means(X, class_index, weight, n_classes)
     scatter = np.zeros((n_classes, p))
+    block = np.empty((n_classes, p))
     for start in range(0, n_rows, BLOCK):
         block[:] = 0.0
         for i in range(start, min(start + BLOCK, n_rows)):
@@ -57,21 +66,7 @@ def full_moments(X, class_index, weight, n_classes):
     has mean 0 and scatter 0.
     """
     n_rows, p = X.shape
-    n = np.zeros(n_classes)
-    sums = np.zeros((n_classes, p))
-    block = np.empty((n_classes, p))
-    for start in range(0, n_rows, BLOCK):
-        block[:] = 0.0
-        for i in range(start, min(start + BLOCK, n_rows)):
-            k, w = class_index[i], weight[i]
-            n[k] += w
-            for j in range(p):
-                block[k, j] += w * X[i, j]
-        sums += block
-    mean = np.zeros((n_classes, p))
-    for k in range(n_classes):
-        if n[k] > 0:
-            mean[k] = sums[k] / n[k]
+    n, mean = _class_means(X, class_index, weight, n_classes)
     scatter = np.zeros((n_classes, p, p))
     block_scatter = np.empty((n_classes, p, p))
     d = np.empty(p)

@@ -25,6 +25,28 @@ from pgm_models._utils.jit import compiled
 
 
 @compiled
+def class_value_joint(pair_count, value_cells, value_starts, sizes, joint_alpha):
+    """(P(y = k, x_a = v) at [k, v], N(x_a = v)) from the pair counts' diagonal: each attribute's K·r_a
+    cells one block, summed value cell by value cell, class by class.
+    """
+    n_classes = pair_count.shape[0]
+    n_values, n_features = len(value_cells), len(sizes)
+    joint = np.empty((n_classes, n_values))
+    frequency = np.zeros(n_values)
+    for a in range(n_features):
+        total = 0.0
+        for v in range(value_starts[a], value_starts[a] + sizes[a]):
+            for k in range(n_classes):
+                count = pair_count[k, value_cells[v], value_cells[v]]
+                total += count + joint_alpha[v, k]
+                frequency[v] += count
+        for v in range(value_starts[a], value_starts[a] + sizes[a]):
+            for k in range(n_classes):
+                joint[k, v] = (pair_count[k, value_cells[v], value_cells[v]] + joint_alpha[v, k]) / total
+    return joint, frequency
+
+
+@compiled
 def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_of_value_cell, joint_alpha, child_alpha):
     """(P(y = k, x_a = v) (K, T), P(x_j = u | y = k, x_a = v) (K, T, T + 1), N(x_a = v) (T,)): the
     posterior-mean estimates of every SPODE read off the pair counts, each block's total summed
@@ -40,19 +62,7 @@ def aode_probabilities(pair_count, value_cells, value_starts, sizes, attribute_o
     """
     n_classes = pair_count.shape[0]
     n_values, n_features = len(value_cells), len(sizes)
-    # each attribute's K·r_a cells one block, summed value cell by value cell, class by class
-    joint = np.empty((n_classes, n_values))
-    frequency = np.zeros(n_values)
-    for a in range(n_features):
-        total = 0.0
-        for v in range(value_starts[a], value_starts[a] + sizes[a]):
-            for k in range(n_classes):
-                count = pair_count[k, value_cells[v], value_cells[v]]
-                total += count + joint_alpha[v, k]
-                frequency[v] += count
-        for v in range(value_starts[a], value_starts[a] + sizes[a]):
-            for k in range(n_classes):
-                joint[k, v] = (pair_count[k, value_cells[v], value_cells[v]] + joint_alpha[v, k]) / total
+    joint, frequency = class_value_joint(pair_count, value_cells, value_starts, sizes, joint_alpha)
     # each (class, parent cell, child attribute) one block: every block's total in one pass over the
     # child cells (each added in its block's order), the ratios in a second, then 1 over the parent's own
     child = np.empty((n_classes, n_values, n_values + 1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.jit import compiled
+from pgm_models.semi_naive._aode_kernel import class_value_joint
 
 
 @compiled
@@ -55,18 +56,7 @@ def aode_scores(
         for v in range(value_starts[a], value_starts[a] + sizes[a]):
             attribute[v] = a
     # P(y = k, x_a = v) (each attribute's K·r_a cells one block) and N(x_a = v)
-    joint = np.empty((n_classes, n_values))
-    frequency = np.zeros(n_values)
-    for a in range(n_features):
-        total = 0.0
-        for v in range(value_starts[a], value_starts[a] + sizes[a]):
-            for k in range(n_classes):
-                count = pair_count[k, value_cells[v], value_cells[v]]
-                total += count + joint_alpha[v, k]
-                frequency[v] += count
-        for v in range(value_starts[a], value_starts[a] + sizes[a]):
-            for k in range(n_classes):
-                joint[k, v] = (pair_count[k, value_cells[v], value_cells[v]] + joint_alpha[v, k]) / total
+    joint, frequency = class_value_joint(pair_count, value_cells, value_starts, sizes, joint_alpha)
     # P(x_j = u | y = k, x_a = v) at [v, u, k] (a row's classes side by side: K products side by side,
     # not one chain of multiplications); 1 where u is of a's own attribute and in column T (missing)
     child = np.empty((n_values, n_values + 1, n_classes))
