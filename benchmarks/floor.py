@@ -8,8 +8,11 @@ and normalises every row: the work per row any implementation must do, and nothi
 validation, no domains beyond those the counting pass finds, no pandas, no sample weights). Every
 run checks the floor's probabilities against the model's (max |Δp| ≤ 1e-12, else it stops): a floor
 that computes another model bounds nothing. Each cell is the median over ``repeats`` of fit(X, y) +
-predict_proba(X), the model and its floor alternating on the same data, so that a slow spell of the
-(shared) machine falls on both; ratio = model ÷ floor (≤ 1.5 is the target at 10⁶ rows and above).
+predict_proba(X), the model at one thread, the model at two threads (issue 39 item 3: large inputs'
+row blocks on threads, ``pgm_models.config_context(n_jobs=2)``) and the floor alternating on the same
+data, so that a slow spell of the (shared) machine falls on all three; ratio = model at one thread ÷
+floor (≤ 1.5 is the target at 10⁶ rows and above), ×2 threads = its one-thread time over its
+two-thread time (their probabilities equal to the bit, else the run stops).
 Bandwidth: the bytes of X and y the fit reads plus those of X the prediction reads, over the time,
 beside the machine's copy bandwidth (one large ``np.copyto``, bytes read over the time).
 
@@ -565,18 +568,24 @@ def check_floor(name: str, n_rows: int = 3000, seed: int = 1) -> float:
 
 
 def time_pair(name: str, X, y, repeats: int):
-    """(model s, floor s, max |Δp|): medians of fit + predict_proba, the two alternating."""
+    """(model s at one thread, model s at two, floor s, max |Δp|): medians of fit + predict_proba, the
+    three alternating; the model's two runs give the same probabilities to the bit (else it stops).
+    """
     _, make_model, make_floor = CASES[name]
-    times, difference = {"model": [], "floor": []}, 0.0
+    sides = {"model": (make_model, 1), "model, 2 threads": (make_model, 2), "floor": (make_floor, 1)}
+    times, difference = {side: [] for side in sides}, 0.0
     for _ in range(repeats):
         probabilities = {}
-        for side, make in (("model", make_model), ("floor", make_floor)):
-            start = time.perf_counter()
-            probabilities[side] = make().fit(X, y).predict_proba(X)
-            times[side].append(time.perf_counter() - start)
+        for side, (make, n_jobs) in sides.items():
+            with pgm_models.config_context(n_jobs=n_jobs):
+                start = time.perf_counter()
+                probabilities[side] = make().fit(X, y).predict_proba(X)
+                times[side].append(time.perf_counter() - start)
+        if not np.array_equal(probabilities["model"], probabilities["model, 2 threads"]):
+            raise AssertionError(f"{name}: one and two threads gave different probabilities")
         difference = max(difference, float(np.abs(probabilities["model"] - probabilities["floor"]).max()))
         del probabilities
-    return statistics.median(times["model"]), statistics.median(times["floor"]), difference
+    return (*(statistics.median(times[side]) for side in sides), difference)
 
 
 def run(sizes, repeats: int, models) -> tuple[list[dict], float]:
@@ -590,7 +599,7 @@ def run(sizes, repeats: int, models) -> tuple[list[dict], float]:
             raise AssertionError(f"{name}: the floor is not the model (max |Δp| {warm:.1e})")
         for n_rows in sizes:
             X, y = make_data(kind, n_rows)
-            model_s, floor_s, difference = time_pair(name, X, y, repeats if n_rows < 5_000_000 else 1)
+            model_s, threads_s, floor_s, difference = time_pair(name, X, y, repeats if n_rows < 5_000_000 else 1)
             if not difference <= 1e-12:
                 raise AssertionError(f"{name} at {n_rows} rows: the floor is not the model (max |Δp| {difference:.1e})")
             size = input_bytes(X, y)
@@ -599,8 +608,10 @@ def run(sizes, repeats: int, models) -> tuple[list[dict], float]:
                     "model": name,
                     "rows": n_rows,
                     "model_s": model_s,
+                    "threads_s": threads_s,
                     "floor_s": floor_s,
                     "ratio": model_s / floor_s,
+                    "speedup": model_s / threads_s,
                     "model_gbs": size / model_s / 1e9,
                     "floor_gbs": size / floor_s / 1e9,
                     "difference": difference,
@@ -608,6 +619,7 @@ def run(sizes, repeats: int, models) -> tuple[list[dict], float]:
             )
             print(
                 f"{name:14s} N={n_rows:>9d}  model {model_s:8.3f} s  floor {floor_s:8.3f} s  ratio {model_s / floor_s:5.2f}"
+                f"  2 threads {threads_s:8.3f} s (×{model_s / threads_s:.2f})"
                 f"  ({size / model_s / 1e9:.2f} vs {size / floor_s / 1e9:.2f} GB/s)  max |Δp| {difference:.1e}",
                 flush=True,
             )
@@ -620,18 +632,22 @@ def markdown(results, bandwidth: float, command: str, repeats: int) -> list[str]
         "",
         HEADING,
         "",
-        f"Command: `{command}` — median of {repeats} runs (one at 10⁷ rows) of fit + predict_proba, model and floor "
-        "alternating on the same data; ratio = model ÷ floor (target ≤ 1.5 at 10⁶ rows and above); GB/s = the bytes "
-        f"of X (read twice) and y over the time, beside a copy's {bandwidth:.1f} GB/s; max |Δp| between the two.",
+        f"Command: `{command}` — median of {repeats} runs (one at 10⁷ rows) of fit + predict_proba, the model at one "
+        "thread, the model at two (`pgm_models.config_context(n_jobs=2)`) and the floor alternating on the same data; "
+        "ratio = model at one thread ÷ floor (target ≤ 1.5 at 10⁶ rows and above); ×2 threads = the model's one-thread "
+        "time over its two-thread time (the same probabilities to the bit, checked); GB/s = the bytes of X (read "
+        f"twice) and y over the one-thread time, beside a copy's {bandwidth:.1f} GB/s; max |Δp| between model and floor.",
         run_record(f"numpy {np.__version__}, numba {numba.__version__}, pgm_models {pgm_models.__version__}"),
         "",
-        "| model | rows | model (s) | floor (s) | ratio | model GB/s | floor GB/s | max abs Δp |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| model | rows | model (s) | floor (s) | ratio | 2 threads (s) | ×2 threads | model GB/s | floor GB/s "
+        "| max abs Δp |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
             f"| {r['model']} | {r['rows']:,} | {r['model_s']:.3f} | {r['floor_s']:.3f} | {r['ratio']:.2f} | "
-            f"{r['model_gbs']:.2f} | {r['floor_gbs']:.2f} | {r['difference']:.0e} |"
+            f"{r['threads_s']:.3f} | {r['speedup']:.2f} | {r['model_gbs']:.2f} | {r['floor_gbs']:.2f} | "
+            f"{r['difference']:.0e} |"
         )
     return lines
 

@@ -16,7 +16,7 @@ Every public name is importable from here. The package is laid out by role:
 - ``dask_engine``: fitting and predicting on Dask collections;
 - ``app``: the ``pgm-models`` command, its zoo, report and plots;
 - ``datasets``: the bundled ARFF datasets and loaders;
-- ``_utils``: validation, frames, weights, score helpers, threads.
+- ``_utils``: validation, frames, weights, score helpers, threads and the settings (``n_jobs``).
 """
 
 import importlib as _importlib
@@ -72,6 +72,10 @@ _MODULES = {
     "use_evidence_priors": "pgm_models.model_selection.evidence",
     # saved models
     "load_model": "pgm_models._utils.persistence",
+    # settings
+    "config_context": "pgm_models._utils.config",
+    "get_config": "pgm_models._utils.config",
+    "set_config": "pgm_models._utils.config",
     # data
     "list_datasets": "pgm_models.datasets",
     "load_arff": "pgm_models.datasets",

@@ -606,7 +606,26 @@ def test_floor_benchmark_writes_its_table(tmp_path):
     assert "Command: `python -m benchmarks.floor --sizes 300 --repeats 1 --models CategoricalNB QDA`" in text
     rows = [line for line in text.splitlines() if line.startswith("| CategoricalNB |") or line.startswith("| QDA |")]
     assert [row.split(" | ")[1] for row in rows] == ["300", "300"]
-    assert all(len(row.strip("|").split("|")) == 8 for row in rows)
+    assert all(len(row.strip("|").split("|")) == 10 for row in rows)
+
+
+def test_floor_benchmark_stops_when_two_threads_change_the_probabilities(monkeypatch):
+    """The ×2 threads column compares like with like: a model whose probabilities moved with the
+    thread count would stop the run.
+    """
+    import pgm_models
+    from benchmarks import floor
+
+    class ThreadDependent(pgm_models.CategoricalNB):
+        def predict_proba(self, X):
+            shift = 1e-15 * pgm_models.get_config()["n_jobs"]
+            return super().predict_proba(X) + shift
+
+    kind, _, make_floor = floor.CASES["CategoricalNB"]
+    monkeypatch.setitem(floor.CASES, "CategoricalNB", (kind, ThreadDependent, make_floor))
+    X, y = floor.make_data(kind, 200)
+    with pytest.raises(AssertionError, match="one and two threads gave different probabilities"):
+        floor.time_pair("CategoricalNB", X, y, 1)
 
 
 def test_first_posterior_takes_step_medians_of_fresh_processes_after_a_warm_up(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgm_models._utils import jit
+from pgm_models._utils import jit, threads
 
 # Column by column from this many rows, for at most PER_CLASS_COLUMNS classes
 PER_CLASS_ROWS = 256
@@ -55,12 +55,14 @@ def subtract_per_row(scores: np.ndarray, per_row: np.ndarray) -> np.ndarray:
 
 def normalised_in_place(scores: np.ndarray, log: bool) -> np.ndarray | None:
     """Each row of (N, K) log scores made its posterior (``log``: its log posterior) in place by the
-    compiled loop (one pass, no (N, K) temporary), which runs once numba is loaded, at every size, so a
-    row's result does not depend on its batch; None where it does not run (the caller's NumPy path).
+    compiled loop (one pass, no (N, K) temporary; a large input's row blocks on threads), which runs
+    once numba is loaded, at every size, so a row's result does not depend on its batch; None where
+    it does not run (the caller's NumPy path).
     """
     if not (jit.loaded() and isinstance(scores, np.ndarray) and scores.ndim == 2 and scores.dtype == np.float64):
         return None
     if not scores.flags.writeable:
         return None
-    jit.kernels("pgm_models._utils._row_kernels").normalise_rows(scores, log)
+    normalise_rows = jit.kernels("pgm_models._utils._row_kernels").normalise_rows
+    threads.over_row_blocks(lambda start, stop: normalise_rows(scores[start:stop], log), len(scores))
     return scores

@@ -1,4 +1,5 @@
-"""One BLAS thread for the package's small numeric kernels.
+"""Threads: one BLAS thread for the package's small numeric kernels, and large inputs' rows split
+over several threads.
 
 OpenBLAS splits even small products (a few hundred rows × a few hundred columns) over every core
 it sees. On a machine busy with other work those threads wait on each other, so a small kernel
@@ -8,14 +9,31 @@ The split also changes the order of floating-point sums, so an optimiser's path
 decorated with :func:`single_blas_thread` are too small to gain from threads: they run on one
 BLAS thread whatever ``OPENBLAS_NUM_THREADS`` says, so their results do not depend on the core
 count or the machine's load. Large products elsewhere keep the caller's setting.
+
+A large input (``THREAD_MIN_ROWS`` rows or more) is cut into blocks of ``BLOCK_ROWS`` rows, and the
+compiled kernels (which release the GIL) run on the blocks in up to :func:`n_threads` threads
+(:func:`over_row_blocks`). The blocks are the same whatever the thread count, a row's scores are
+its own, integer counts are exact and sums of floats are merged block by block in block order
+(:func:`add_in_order`), so the results are bit for bit the same at one thread and at several.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import functools
+import os
 import sys
 import threading
+
+import numpy as np
+
+from pgm_models._utils.config import get_config
+
+# Inputs from this many rows on are cut into blocks of BLOCK_ROWS rows that threads share: below it a
+# thread's start and the blocks' merge cost more than a second core saves
+THREAD_MIN_ROWS = 1 << 17
+BLOCK_ROWS = 1 << 15
 
 _blas = {"controller": None, "modules": 0}
 
@@ -73,3 +91,81 @@ def single_blas_thread(function):
             return function(*args, **kwargs)
 
     return limited
+
+
+def _user_blas_threads() -> int:
+    """The loaded BLAS libraries' thread limit as the user set it (``OPENBLAS_NUM_THREADS``,
+    ``threadpoolctl``): the settings from before this module's own one-thread sections where any is open.
+    """
+    with _sections_lock:
+        before = _sections["before"]
+        if before is not None:
+            return max((n for _, n in before), default=1)
+        return max((library.num_threads for library in _blas_controller().lib_controllers), default=1)
+
+
+def n_threads() -> int:
+    """Threads a large input's blocks may use: ``n_jobs`` of the package's settings
+    (:func:`pgm_models.set_config`); by default every core this process may run on, within the
+    BLAS libraries' limit.
+    """
+    n_jobs = get_config()["n_jobs"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if n_jobs is None:
+        return max(1, min(cores, _user_blas_threads()))
+    return cores if n_jobs == -1 else n_jobs
+
+
+def row_spans(n_rows: int) -> list[tuple[int, int]]:
+    """The (start, stop) blocks ``n_rows`` rows are cut into: one below ``THREAD_MIN_ROWS``, else
+    blocks of ``BLOCK_ROWS``; they depend on ``n_rows`` only.
+    """
+    if n_rows < THREAD_MIN_ROWS:
+        return [(0, n_rows)]
+    return [(start, min(start + BLOCK_ROWS, n_rows)) for start in range(0, n_rows, BLOCK_ROWS)]
+
+
+_pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
+    with _pools_lock:
+        if workers not in _pools:
+            _pools[workers] = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pgm_models")
+        return _pools[workers]
+
+
+def over_row_blocks(function, n_rows: int) -> list:
+    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]``, the blocks shared by up to
+    :func:`n_threads` threads in contiguous runs (``function`` should spend its time in compiled
+    code that releases the GIL); the results in block order.
+    """
+    spans = row_spans(n_rows)
+    workers = min(len(spans), n_threads()) if len(spans) > 1 else 1
+    if workers == 1:
+        return [function(start, stop) for start, stop in spans]
+    runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
+    done = _pool(workers).map(lambda run: [function(start, stop) for start, stop in run], runs)
+    return [result for run in done for result in run]
+
+
+def add_in_order(parts: list):
+    """The sum of ``parts`` (arrays or tuples of arrays, one per block) added one after another in
+    block order, so that a sum of floats does not depend on the thread count; a single part as it is.
+    """
+    total = parts[0]
+    for part in parts[1:]:
+        total = tuple(a + b for a, b in zip(total, part)) if isinstance(total, tuple) else total + part
+    return total
+
+
+def rows_times(X, B):
+    """``X @ B``; for a dense 2-D ``X`` of ``THREAD_MIN_ROWS`` rows or more, each row block's product
+    into its rows of the result, the blocks on threads (the BLAS setting of the caller for each).
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2) or len(X) < THREAD_MIN_ROWS:
+        return X @ B
+    out = np.empty((len(X), B.shape[1]), dtype=np.result_type(X, B))
+    over_row_blocks(lambda start, stop: np.matmul(X[start:stop], B, out=out[start:stop]), len(X))
+    return out

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import column_or_1d
 
-from pgm_models._utils import jit
+from pgm_models._utils import jit, threads
 from pgm_models._utils.frames import categorical_codes
 from pgm_models._utils.weights import unit_weights
 
@@ -304,7 +304,9 @@ def _dense_counts(values, limit: float):
     if not (jit.loaded() and isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype == np.float64):
         return None
     oriented = values.T if values.flags.f_contiguous and not values.flags.c_contiguous else values
-    return jit.kernels("pgm_models._utils._row_kernels").value_counts(oriented, float(limit))
+    value_counts = jit.kernels("pgm_models._utils._row_kernels").value_counts
+    parts = threads.over_row_blocks(lambda start, stop: value_counts(oriented[start:stop], float(limit)), len(oriented))
+    return threads.add_in_order(parts)
 
 
 def _is_binary(values: np.ndarray) -> bool:

@@ -4,12 +4,15 @@ Each is one pass over the rows in their own order, with no (rows × features) te
 path (``normal._diagonal_moments``, ``normal._rows_by_class``) makes its sums through per-chunk
 products, centred copies and squares, which at large N cost several times the reading of X. The
 numbers agree with the NumPy path's to the rounding of their sums (a few ulps), not bit for bit.
+A large input's rows are split into blocks shared by threads (``pgm_models._utils.threads``): each
+block's sums are added in block order, the same at any thread count.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import threads
 from pgm_models._utils.jit import compiled
 
 # rows summed apart before their sums join the totals: a running sum over a block, then the blocks' sums,
@@ -18,36 +21,27 @@ BLOCK = 512
 
 
 @compiled
-def _class_means(X, class_index, weight, n_classes):
-    """(n_k, x̄_k): Σ w and Σ w x in blocks of ``BLOCK`` rows; a class of no weight has mean 0."""
+def class_sums(X, class_index, weight, n_classes):
+    """Σ w x per class, in blocks of ``BLOCK`` rows."""
     n_rows, p = X.shape
-    n = np.zeros(n_classes)
     sums = np.zeros((n_classes, p))
     block = np.empty((n_classes, p))
     for start in range(0, n_rows, BLOCK):
         block[:] = 0.0
         for i in range(start, min(start + BLOCK, n_rows)):
             k, w = class_index[i], weight[i]
-            n[k] += w
             for j in range(p):
                 block[k, j] += w * X[i, j]
         sums += block
-    mean = np.zeros((n_classes, p))
-    for k in range(n_classes):
-        if n[k] > 0:
-            mean[k] = sums[k] / n[k]
-    return n, mean
+    return sums
 
 
 @compiled
-def diagonal_moments(X, class_index, weight, n_classes):
-    """(n_k, x̄_k, per-feature S_k) of rows with no missing value: Σ w, then Σ w x and Σ w (x − x̄_y)² in
-    blocks of ``BLOCK`` rows; a class of no weight has mean 0.
-    """
+def diagonal_scatter(X, class_index, weight, mean):
+    """Per class and feature Σ w (x − x̄_y)², in blocks of ``BLOCK`` rows."""
     n_rows, p = X.shape
-    n, mean = _class_means(X, class_index, weight, n_classes)
-    scatter = np.zeros((n_classes, p))
-    block = np.empty((n_classes, p))
+    scatter = np.zeros(mean.shape)
+    block = np.empty(mean.shape)
     for start in range(0, n_rows, BLOCK):
         block[:] = 0.0
         for i in range(start, min(start + BLOCK, n_rows)):
@@ -56,17 +50,14 @@ def diagonal_moments(X, class_index, weight, n_classes):
                 d = X[i, j] - mean[k, j]
                 block[k, j] += w * (d * d)
         scatter += block
-    return n, mean, scatter
+    return scatter
 
 
 @compiled
-def full_moments(X, class_index, weight, n_classes):
-    """(n_k, x̄_k, S_k) with S_k the full p × p scatter Σ w (x − x̄_y)(x − x̄_y)ᵀ: Σ w and Σ w x, then the
-    scatter's lower triangle, in blocks of ``BLOCK`` rows, mirrored at the end; a class of no weight
-    has mean 0 and scatter 0.
-    """
+def lower_scatter(X, class_index, weight, mean):
+    """Per class the lower triangle of Σ w (x − x̄_y)(x − x̄_y)ᵀ (the upper left 0), in blocks of ``BLOCK`` rows."""
     n_rows, p = X.shape
-    n, mean = _class_means(X, class_index, weight, n_classes)
+    n_classes = mean.shape[0]
     scatter = np.zeros((n_classes, p, p))
     block_scatter = np.empty((n_classes, p, p))
     d = np.empty(p)
@@ -82,23 +73,67 @@ def full_moments(X, class_index, weight, n_classes):
                 for b in range(a + 1):
                     own[a, b] += wd * d[b]
         scatter += block_scatter
-    for k in range(n_classes):
-        if n[k] <= 0:
-            scatter[k] = 0.0
-        for a in range(p):
-            for b in range(a):
-                scatter[k, b, a] = scatter[k, a, b]
+    return scatter
+
+
+def _summed(kernel, X, class_index, weight, *args):
+    """``kernel(X, class_index, weight, *args)`` over a large input's row blocks, added in block order."""
+    return threads.add_in_order(
+        threads.over_row_blocks(
+            lambda start, stop: kernel(X[start:stop], class_index[start:stop], weight[start:stop], *args), len(X)
+        )
+    )
+
+
+def _class_means(X, class_index, weight, n_classes):
+    """(n_k, x̄_k); a class of no weight has mean 0. The weights are summed by ``np.bincount``, as the
+    template sums them into ``class_count_`` (a batch merged into the counts before it is then merged
+    with exactly none where there were none).
+    """
+    n = np.bincount(class_index, weight, n_classes)
+    sums = _summed(class_sums, X, class_index, weight, n_classes)
+    mean = np.zeros_like(sums)
+    np.divide(sums, n[:, None], out=mean, where=n[:, None] > 0)
+    return n, mean
+
+
+def diagonal_moments(X, class_index, weight, n_classes):
+    """(n_k, x̄_k, per-feature S_k) of rows with no missing value: Σ w, then Σ w x and Σ w (x − x̄_y)² in
+    blocks of ``BLOCK`` rows; a class of no weight has mean 0.
+    """
+    n, mean = _class_means(X, class_index, weight, n_classes)
+    return n, mean, _summed(diagonal_scatter, X, class_index, weight, mean)
+
+
+def full_moments(X, class_index, weight, n_classes):
+    """(n_k, x̄_k, S_k) with S_k the full p × p scatter Σ w (x − x̄_y)(x − x̄_y)ᵀ: Σ w and Σ w x, then the
+    scatter's lower triangle, in blocks of ``BLOCK`` rows, mirrored at the end; a class of no weight
+    has mean 0 and scatter 0.
+    """
+    n, mean = _class_means(X, class_index, weight, n_classes)
+    scatter = _summed(lower_scatter, X, class_index, weight, mean)
+    scatter[n <= 0] = 0.0
+    rows, columns = np.triu_indices(X.shape[1], 1)
+    scatter[:, rows, columns] = scatter[:, columns, rows]
     return n, mean, scatter
 
 
-@compiled
 def normal_rows(X, loc, coef, log_constant):
-    """(N, K) Σ_j [log_constant_kj − coef_kj (x_nj − loc_kj)²] over each row's present (not NaN)
-    entries; a row with every entry present takes Σ_j log_constant_kj summed once, not per row.
+    """(N, K) scores of ``add_normal_rows``, a large input's row blocks on threads."""
+    scores = np.empty((len(X), loc.shape[0]))
+    threads.over_row_blocks(
+        lambda start, stop: add_normal_rows(X[start:stop], loc, coef, log_constant, scores[start:stop]), len(X)
+    )
+    return scores
+
+
+@compiled
+def add_normal_rows(X, loc, coef, log_constant, scores):
+    """Into ``scores`` (N, K): Σ_j [log_constant_kj − coef_kj (x_nj − loc_kj)²] over each row's present
+    (not NaN) entries; a row with every entry present takes Σ_j log_constant_kj summed once, not per row.
     """
     n_rows, p = X.shape
     n_classes = loc.shape[0]
-    scores = np.empty((n_rows, n_classes))
     constant_all = np.zeros(n_classes)
     for k in range(n_classes):
         for j in range(p):
@@ -123,4 +158,3 @@ def normal_rows(X, loc, coef, log_constant):
                         quadratic += coef[k, j] * d * d
                         constant += log_constant[k, j]
             scores[i, k] = constant - quadratic
-    return scores

@@ -45,8 +45,9 @@ from scipy.linalg.blas import dtrmm
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from pgm_models._utils import threads
 from pgm_models._utils.scores import add_per_class
-from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.threads import rows_times, single_blas_thread
 from pgm_models._utils.validation import as_array_like, check_n_draws, is_number
 from pgm_models.base import Marginal, integer_counts
 from pgm_models.conjugate import log_probabilities, normal
@@ -389,25 +390,30 @@ class _DiscriminantAnalysis(GaussianClassifier):
             # (solving for the rows costs more; scipy's solve_triangular also checks its input per class).
             # LAPACK's inverse comes in Fortran order, and a row-major chunk's transpose is the Fortran-order
             # right operand dtrmm overwrites.
+            # A large input's row blocks run on threads, each with its own work arrays.
             inverses = [scipy.linalg.lapack.dtrtri(factor, lower=1)[0] for factor in chol]
             mahalanobis = np.empty((len(X), len(means)))
-            rows = max(
-                1, min(len(X), normal.WORK_ROWS)
-            )  # work arrays reused by every chunk (BENCHMARKS.md, "Against scikit-learn")
-            mean_rows, centred, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
             ones = np.ones(p)
-            for k, inverse in enumerate(inverses):
-                # the class mean written into every row once, so that centring a chunk is elementwise (a
-                # (p,) row broadcast over it loops once per row, slower than elementwise)
-                mean_rows[:] = means[k]
-                for start in range(0, len(X), rows):
-                    chunk = X[start : start + rows]
-                    n = len(chunk)
-                    np.subtract(chunk, mean_rows[:n], out=centred[:n])
-                    z = dtrmm(1.0, inverse, centred[:n].T, lower=1, overwrite_b=1).T  # rows of L_k⁻¹(x − μ_k)
-                    z *= z
-                    np.matmul(z, ones, out=squared[:n])  # the rows' sums of squares: one pass, faster than einsum's
-                    mahalanobis[start : start + n, k] = squared[:n]
+
+            def block(first, stop):
+                rows = max(
+                    1, min(stop - first, normal.WORK_ROWS)
+                )  # work arrays reused by every chunk (BENCHMARKS.md, "Against scikit-learn")
+                mean_rows, centred, squared = np.empty((rows, p)), np.empty((rows, p)), np.empty(rows)
+                for k, inverse in enumerate(inverses):
+                    # the class mean written into every row once, so that centring a chunk is elementwise (a
+                    # (p,) row broadcast over it loops once per row, slower than elementwise)
+                    mean_rows[:] = means[k]
+                    for start in range(first, stop, rows):
+                        chunk = X[start : min(start + rows, stop)]
+                        n = len(chunk)
+                        np.subtract(chunk, mean_rows[:n], out=centred[:n])
+                        z = dtrmm(1.0, inverse, centred[:n].T, lower=1, overwrite_b=1).T  # rows of L_k⁻¹(x − μ_k)
+                        z *= z
+                        np.matmul(z, ones, out=squared[:n])  # the rows' sums of squares: one pass, faster than einsum's
+                        mahalanobis[start : start + n, k] = squared[:n]
+
+            threads.over_row_blocks(block, len(X))
         mahalanobis *= -0.5  # in place: each new (N, K) array costs its page faults
         return add_per_class(mahalanobis, -(log_det + 0.5 * p * np.log(2 * np.pi)))
 
@@ -806,7 +812,7 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         # xᵀθ_k − cᵀθ_k rather than (x − c)ᵀθ_k: no N × p temporary (whose fresh pages cost as much
         # as the product); the two differ by rounding of |x|·|θ_k|·ε, the order of the input's own
         # rounding at a location of 1e8 sds
-        return add_per_class(X @ coef, offsets)
+        return add_per_class(rows_times(X, coef), offsets)
 
     def _linear_rule(self):
         estimate = self.estimate if self.estimate != "predictive" else None

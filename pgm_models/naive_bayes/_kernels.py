@@ -5,13 +5,16 @@ counts add each (class, cell)'s weights row by row, as one ``np.bincount`` of (c
 does, and a row's score adds its attributes' log probabilities one after another from the first,
 as the one-hot look-ups and the sparse product do (``pgm_models.discrete.one_hot``). What they save is the
 NumPy calls around that arithmetic, which on a small fold cost far more than the loops
-(BENCHMARKS.md, "Compiled kernels for small folds").
+(BENCHMARKS.md, "Compiled kernels for small folds"). A large input's rows are split into blocks shared
+by threads (``pgm_models._utils.threads``): :func:`value_counts` and :func:`log_sums` run the loops on
+the blocks.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from pgm_models._utils import threads
 from pgm_models._utils.jit import compiled
 
 
@@ -30,14 +33,36 @@ def add_value_counts(codes, offsets, class_index, weight, counts):
                 row[offsets[j] + codes[n, j]] += w
 
 
-@compiled
+def value_counts(codes, offsets, class_index, weight, shape):
+    """(K, T) counts of ``add_value_counts`` from zero, a large input's row blocks on threads and
+    their counts added in block order.
+    """
+
+    def block(start, stop):
+        counts = np.zeros(shape)
+        add_value_counts(codes[start:stop], offsets, class_index[start:stop], weight[start:stop], counts)
+        return counts
+
+    return threads.add_in_order(threads.over_row_blocks(block, len(codes)))
+
+
 def log_sums(log_table, codes, offsets, class_column):
-    """Σ_j log_table[k, offsets[j] + codes[n, j]] for every row n and class k, a missing code (−1)
-    adding nothing, and then, if ``class_column`` ≥ 0, log_table[k, class_column] (the class prior's
-    log, added last as the template adds it to the features' sum): (N, K).
+    """(N, K) scores of ``add_log_sums``, a large input's row blocks on threads."""
+    scores = np.empty((len(codes), log_table.shape[0]))
+    threads.over_row_blocks(
+        lambda start, stop: add_log_sums(log_table, codes[start:stop], offsets, class_column, scores[start:stop]),
+        len(codes),
+    )
+    return scores
+
+
+@compiled
+def add_log_sums(log_table, codes, offsets, class_column, scores):
+    """Into ``scores`` (N, K): Σ_j log_table[k, offsets[j] + codes[n, j]] for every row n and class k,
+    a missing code (−1) adding nothing, and then, if ``class_column`` ≥ 0, log_table[k, class_column]
+    (the class prior's log, added last as the template adds it to the features' sum).
     """
     n_rows, n_features = codes.shape
-    scores = np.zeros((n_rows, log_table.shape[0]))
     for n in range(n_rows):
         for k in range(log_table.shape[0]):
             score = 0.0
@@ -47,7 +72,6 @@ def log_sums(log_table, codes, offsets, class_column):
             if class_column >= 0:
                 score += log_table[k, class_column]
             scores[n, k] = score
-    return scores
 
 
 # NumPy adds a contiguous run of numbers pairwise (its ``pairwise_sum``: eight running partial sums
@@ -114,15 +138,26 @@ def mean_tables(class_concentration, feature_concentration, starts, sizes):
     return table, valid
 
 
-@compiled
 def dense_class_sums(design, class_index, weight, n_classes):
-    """(K, T) Σ_n w_n 1{y_n = k} D[n, t] of a dense design, its rows added in order (whole counts, the
-    0/1 design under whole weights, are the product's to the bit; fractional ones to rounding).
+    """(K, T) sums of ``add_dense_class_sums`` from zero, a large input's row blocks on threads and
+    their sums added in block order.
+    """
+
+    def block(start, stop):
+        sums = np.zeros((n_classes, design.shape[1]))
+        add_dense_class_sums(design[start:stop], class_index[start:stop], weight[start:stop], sums)
+        return sums
+
+    return threads.add_in_order(threads.over_row_blocks(block, len(design)))
+
+
+@compiled
+def add_dense_class_sums(design, class_index, weight, sums):
+    """Add to ``sums`` (K, T) Σ_n w_n 1{y_n = k} D[n, t] of a dense design, its rows in order (whole
+    counts, the 0/1 design under whole weights, are the product's to the bit; fractional ones to rounding).
     """
     n_rows, n_columns = design.shape
-    sums = np.zeros((n_classes, n_columns))
     for n in range(n_rows):
         own, w = sums[class_index[n]], weight[n]
         for t in range(n_columns):
             own[t] += w * design[n, t]
-    return sums

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pgm_models._utils.scores import add_per_class
-from pgm_models._utils.threads import single_blas_thread
+from pgm_models._utils.threads import rows_times, single_blas_thread
 from pgm_models._utils.validation import check_numeric_matrix, is_number
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Beta
@@ -181,11 +181,11 @@ class BernoulliNB(DiscreteNB):
         log_absent, log_present = log_prob[..., 0], log_prob[..., 1]
         if np.all(np.isfinite(log_prob)):
             # the per-class constant added in place: a new (N, K) array costs its page faults
-            return add_per_class(np.asarray(X @ (log_present - log_absent).T), log_absent.sum(axis=1))
+            return add_per_class(np.asarray(rows_times(X, (log_present - log_absent).T)), log_absent.sum(axis=1))
         finite_absent = np.where(np.isfinite(log_absent), log_absent, 0.0)
         finite_present = np.where(np.isfinite(log_present), log_present, 0.0)
         blocked_absent, blocked_present = np.isneginf(log_absent), np.isneginf(log_present)
-        score = X @ (finite_present - finite_absent).T + finite_absent.sum(axis=1)
+        score = rows_times(X, (finite_present - finite_absent).T) + finite_absent.sum(axis=1)
         hits = X @ (blocked_present.astype(float) - blocked_absent).T + blocked_absent.sum(axis=1)
         return np.where(hits > 0, -np.inf, score)
 

@@ -266,10 +266,9 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         if COMPILED_LOOPS and (
             jit.loaded() or codes.size >= COMPILED_MIN_VALUES
         ):  # the same sums, in the same order (each cell's weights in row order; unit weights: exact integers)
-            add_value_counts = jit.kernels("pgm_models.naive_bayes._kernels").add_value_counts
-            counts = np.zeros((len(self.classes_), len(layout.value_cells)))
-            add_value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, counts)
-            return counts
+            value_counts = jit.kernels("pgm_models.naive_bayes._kernels").value_counts
+            shape = (len(self.classes_), len(layout.value_cells))
+            return value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, shape)
         unit = is_unit_weight(weight)
         if codes.size >= JOINT_MIN_VALUES and unit:
             return self._unit_counts(codes, class_index)

@@ -553,10 +553,9 @@ class _CategoricalBlock:
         if jit.loaded():
             # one compiled pass, each cell's weights added in row order from 0 as np.bincount adds them:
             # the same batch counts, bit for bit, without a (rows × columns) of keys per column
-            batch = np.zeros(self.count.shape)
             kernels = jit.kernels("pgm_models.naive_bayes._kernels")
-            kernels.add_value_counts(
-                jit.kernel_codes(codes), self.offsets, class_index, np.asarray(weight, dtype=float), batch
+            batch = kernels.value_counts(
+                jit.kernel_codes(codes), self.offsets, class_index, np.asarray(weight, dtype=float), self.count.shape
             )
             self.count = self.count + batch
             return

@@ -1,0 +1,228 @@
+"""Large inputs' row blocks on threads (pgm_models._utils.threads, issue 39 item 3): the package's
+n_jobs setting, the blocks, and every threaded model's fit and probabilities bit for bit the same at
+one and two threads, and equal to the one-block path.
+"""
+
+import threading
+
+import numba  # noqa: F401  (the compiled paths run once numba is loaded)
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from threadpoolctl import threadpool_limits
+
+import pgm_models
+from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MixedNB
+from pgm_models._utils import threads
+
+
+# ------------------------------------------------------------------ settings
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True + 1j])
+def test_n_jobs_refuses_what_is_not_none_minus_one_or_positive(bad):
+    with pytest.raises((TypeError, ValueError), match="n_jobs must be None, -1 or a positive integer"):
+        pgm_models.set_config(n_jobs=bad)
+    with pytest.raises((TypeError, ValueError), match="n_jobs must be None, -1 or a positive integer"):
+        with pgm_models.config_context(n_jobs=bad):
+            pass
+    assert pgm_models.get_config()["n_jobs"] is None
+
+
+def test_config_context_nests_and_restores_and_set_config_is_process_wide():
+    assert pgm_models.get_config() == {"n_jobs": None}
+    with pgm_models.config_context(n_jobs=2):
+        assert threads.n_threads() == 2
+        with pgm_models.config_context(n_jobs=1):
+            assert threads.n_threads() == 1
+        assert pgm_models.get_config()["n_jobs"] == 2
+        seen = []
+        other = threading.Thread(target=lambda: seen.append(pgm_models.get_config()["n_jobs"]))
+        other.start()
+        other.join()
+        assert seen == [None]  # a context is the calling thread's
+    assert pgm_models.get_config()["n_jobs"] is None
+    try:
+        pgm_models.set_config(n_jobs=3)
+        seen = []
+        other = threading.Thread(target=lambda: seen.append(threads.n_threads()))
+        other.start()
+        other.join()
+        assert seen == [3]
+    finally:
+        pgm_models.set_config(n_jobs=None)
+
+
+def test_the_default_thread_count_follows_the_users_blas_limit_not_the_packages_own_sections():
+    cores = threads.n_threads.__globals__["os"].sched_getaffinity(0)
+    with threadpool_limits(limits=1, user_api="blas"):
+        assert threads.n_threads() == 1
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert threads.n_threads() == min(2, len(cores))
+        with threads.one_blas_thread():  # the package's own one-thread section is not the user's limit
+            assert threads.n_threads() == min(2, len(cores))
+    with pgm_models.config_context(n_jobs=-1):
+        assert threads.n_threads() == len(cores)
+
+
+# ------------------------------------------------------------------ blocks
+def test_row_spans_cover_the_rows_in_fixed_blocks():
+    assert threads.row_spans(threads.THREAD_MIN_ROWS - 1) == [(0, threads.THREAD_MIN_ROWS - 1)]
+    n = threads.THREAD_MIN_ROWS + 5
+    spans = threads.row_spans(n)
+    assert spans[0] == (0, threads.BLOCK_ROWS) and spans[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert all(stop - start == threads.BLOCK_ROWS for start, stop in spans[:-1])
+    assert spans[-1] == (threads.BLOCK_ROWS * (len(spans) - 1), n)
+
+
+def test_over_row_blocks_runs_two_blocks_at_once_and_keeps_block_order():
+    n = threads.THREAD_MIN_ROWS
+    both = threading.Barrier(2, timeout=30)  # breaks (an error) unless two blocks run at the same time
+    first_of_each_run = {threads.row_spans(n)[0][0], threads.row_spans(n)[len(threads.row_spans(n)) // 2][0]}
+
+    def block(start, stop):
+        if start in first_of_each_run:
+            both.wait()
+        return start, stop
+
+    with pgm_models.config_context(n_jobs=2):
+        assert threads.over_row_blocks(block, n) == threads.row_spans(n)
+    with pgm_models.config_context(n_jobs=1):  # one thread: the same blocks in turn, no barrier to meet
+        first_of_each_run.clear()
+        assert threads.over_row_blocks(block, n) == threads.row_spans(n)
+
+
+def test_add_in_order_adds_floats_block_after_block():
+    parts = [np.array([1e16]), np.array([1.0]), np.array([-1e16])]
+    assert threads.add_in_order(parts)[0] == 0.0  # (1e16 + 1) − 1e16, the 1 lost in that order
+    assert threads.add_in_order([(1, np.ones(2)), (2, np.ones(2))])[0] == 3
+
+
+def test_rows_times_is_the_product_and_the_same_at_one_and_two_threads():
+    rng = np.random.default_rng(1)
+    X, B = rng.normal(size=(threads.THREAD_MIN_ROWS + 7, 6)), rng.normal(size=(6, 3))
+    with pgm_models.config_context(n_jobs=1):
+        one = threads.rows_times(X, B)
+    with pgm_models.config_context(n_jobs=2):
+        two = threads.rows_times(X, B)
+    assert np.array_equal(one, two)
+    np.testing.assert_allclose(one, X @ B, rtol=1e-13, atol=1e-13)
+
+
+# ------------------------------------------------------------------ models
+N = threads.THREAD_MIN_ROWS + 1234  # several blocks and a short last one
+
+
+def _data():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, N)
+    codes = (rng.integers(0, 4, (N, 6)) + y[:, None]) % 5
+    gaussian = rng.normal(size=(N, 5)) + y[:, None] * 0.5 + 10.0
+    weight = rng.uniform(0.2, 2.0, N)
+    return y, codes, gaussian, weight
+
+
+def _cases():
+    y, codes, gaussian, weight = _data()
+    frame = pd.DataFrame({f"c{j}": pd.Categorical(codes[:, j]) for j in range(3)})
+    for j in range(3):
+        frame[f"g{j}"] = gaussian[:, j]
+    missing = frame.copy()
+    missing.loc[::97, "g1"] = np.nan
+    missing.loc[::89, "c2"] = np.nan
+    return {
+        "CategoricalNB": (CategoricalNB(), codes, y, None),
+        "CategoricalNB-weighted": (CategoricalNB(), codes, y, weight),
+        "BernoulliNB": (BernoulliNB(), (codes > 2).astype(float), y, weight),
+        "GaussianNB": (GaussianNB(), gaussian, y, weight),
+        "MixedNB-missing": (MixedNB(), missing, y, None),
+        "LDA": (LDA(), gaussian, y, weight),
+        "QDA": (QDA(), gaussian, y, None),
+        "MixedNB": (MixedNB(), frame, y, weight),
+    }
+
+
+CASES = _cases()
+
+
+def _fitted(model, X, y, weight):
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    return fitted._statistics(), fitted.predict_proba(X), fitted.predict_joint_log_proba(X)
+
+
+def _identical(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_identical(a[key], b[key]) for key in a)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_identical(u, v) for u, v in zip(a, b))
+    if a is None or b is None:
+        return a is b
+    return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fit_and_probabilities_are_bit_for_bit_the_same_at_one_and_two_threads(name, monkeypatch):
+    model, X, y, weight = CASES[name]
+    pools = []
+    original = threads._pool
+    monkeypatch.setattr(threads, "_pool", lambda workers: pools.append(workers) or original(workers))
+    with pgm_models.config_context(n_jobs=1):
+        one = _fitted(model, X, y, weight)
+    assert pools == []
+    with pgm_models.config_context(n_jobs=2):
+        two = _fitted(model, X, y, weight)
+    assert pools and set(pools) == {2}  # the blocks did run on two threads
+    assert one[0] and _identical(one[0], two[0])
+    assert np.array_equal(one[1], two[1]) and np.array_equal(one[2], two[2])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_blocks_give_the_one_block_paths_numbers(name, monkeypatch):
+    """Blocks change only the order in which a fit's float sums are added: its probabilities agree
+    with one block's to 1e-12 (unit-weight counts exactly); a row's scores are its own, so the same
+    fitted model scores each row to the bit with blocks or without (QDA's chunks of WORK_ROWS fall
+    in the same places: BLOCK_ROWS is a multiple).
+    """
+    model, X, y, weight = CASES[name]
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    blocked = fitted._statistics(), fitted.predict_proba(X), fitted.predict_joint_log_proba(X)
+    monkeypatch.setattr(threads, "THREAD_MIN_ROWS", 10 * N)
+    assert np.array_equal(fitted.predict_proba(X), blocked[1])
+    assert np.array_equal(fitted.predict_joint_log_proba(X), blocked[2])
+    whole = _fitted(model, X, y, weight)
+    np.testing.assert_allclose(blocked[1], whole[1], rtol=0, atol=1e-12)
+    if weight is None and name.startswith("CategoricalNB"):
+        assert _identical(blocked[0], whole[0])
+
+
+def test_validation_counts_every_bad_entry_across_blocks():
+    X = np.zeros((N, 3))
+    X[5, 0], X[N - 1, 2], X[threads.BLOCK_ROWS + 3, 1] = np.nan, np.inf, 2.0
+    with pgm_models.config_context(n_jobs=2):
+        with pytest.raises(ValueError, match="NaN or inf"):
+            BernoulliNB(binarize=None).fit(X, np.arange(N) % 2)
+    X[5, 0], X[N - 1, 2] = 0.0, 0.0
+    with pgm_models.config_context(n_jobs=2):
+        with pytest.raises(ValueError, match="non-binary value"):
+            BernoulliNB(binarize=None).fit(X, np.arange(N) % 2)
+
+
+def test_seen_values_found_in_any_block():
+    X = np.zeros((N, 2), dtype=np.int64)
+    X[N - 1, 0], X[threads.BLOCK_ROWS + 1, 1] = 3, 2  # each value only in a later block
+    with pgm_models.config_context(n_jobs=2):
+        model = CategoricalNB().fit(X, np.arange(N) % 2)
+    assert [list(c) for c in model.categories_] == [[0, 3], [0, 2]]
+
+
+def test_small_inputs_stay_on_the_calling_thread(monkeypatch):
+    pools = []
+    original = threads._pool
+    monkeypatch.setattr(threads, "_pool", lambda workers: pools.append(workers) or original(workers))
+    model, X, y, weight = CASES["MixedNB"]
+    small = X.iloc[: threads.THREAD_MIN_ROWS - 1]
+    with pgm_models.config_context(n_jobs=2):
+        clone(model).fit(small, y[: len(small)]).predict_proba(small)
+        assert pools == []
+        clone(model).fit(X, y).predict_proba(X)
+    assert pools and set(pools) == {2}
