@@ -77,6 +77,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from pgm_models._utils import threads
 from pgm_models._utils.decision import bayes_decision
 from pgm_models._utils.frames import categorical_codes, index_values
 from pgm_models._utils.param_names import ParamNamesOnce
@@ -578,8 +579,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         check_fitted(self, "classes_")
         estimate = self._estimate(estimate)
         encoded = self._encode(as_array_like(X), reset=False, training=False)
-        # rows are scored a block at a time, so the models' per-row temporaries stay bounded;
-        # under a PosteriorDraw every row must see the same draw, so all rows form one block
+        # rows are scored a block at a time, so the models' per-row temporaries stay bounded (a large
+        # input's blocks on threads); under a PosteriorDraw every row must see the same draw, so all
+        # rows form one block
         n_rows = _n_rows(encoded)
         rows = (
             max(1, n_rows)
@@ -589,7 +591,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         if n_rows <= rows:  # one block, not sliced: a slice of a sparse matrix copies it
             return self._joint_log_likelihood(encoded, estimate)
         return np.concatenate(
-            [self._joint_log_likelihood(encoded[start : start + rows], estimate) for start in range(0, n_rows, rows)]
+            threads.over_row_blocks(
+                lambda start, stop: self._joint_log_likelihood(encoded[start:stop], estimate), n_rows, rows
+            )
         )
 
     def _fixed_class_prior(self):

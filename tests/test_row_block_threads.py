@@ -1,8 +1,10 @@
 """Large inputs' row blocks on threads (pgm_models._utils.threads, issue 39 item 3): the package's
 n_jobs setting, the blocks, and every threaded model's fit and probabilities bit for bit the same at
-one and two threads, and equal to the one-block path.
+one and two threads, and equal to the one-block path (the template's own scoring blocks, which
+bound the semi-naive models' temporaries, run on threads too: AODE, TAN).
 """
 
+import sys
 import threading
 
 import numba  # noqa: F401  (the compiled paths run once numba is loaded)
@@ -13,7 +15,7 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 import pgm_models
-from pgm_models import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MixedNB
+from pgm_models import AODE, LDA, QDA, TAN, BernoulliNB, CategoricalNB, GaussianNB, MixedNB
 from pgm_models._utils import threads
 
 
@@ -139,6 +141,8 @@ def _cases():
         "LDA": (LDA(), gaussian, y, weight),
         "QDA": (QDA(), gaussian, y, None),
         "MixedNB": (MixedNB(), frame, y, weight),
+        "AODE": (AODE(), codes, y, weight),  # the template's scoring blocks, each on a thread
+        "TAN": (TAN(), codes, y, None),
     }
 
 
@@ -226,3 +230,36 @@ def test_small_inputs_stay_on_the_calling_thread(monkeypatch):
         assert pools == []
         clone(model).fit(X, y).predict_proba(X)
     assert pools and set(pools) == {2}
+
+
+def test_a_kernel_module_another_thread_is_importing_is_waited_for(tmp_path, monkeypatch):
+    """Two threads scoring in a fresh process: the first imports (compiles) a kernel module, which
+    sits half made in sys.modules meanwhile; the second must wait for it, not read it half made.
+    """
+    from pgm_models._utils import jit
+
+    (tmp_path / "slow_kernels_for_test.py").write_text("import time\ntime.sleep(0.5)\nvalue = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen, errors = [], []
+    started = threading.Event()
+
+    def first():
+        started.set()
+        seen.append(jit.kernels("slow_kernels_for_test").value)
+
+    def second():
+        started.wait()
+        while "slow_kernels_for_test" not in sys.modules:
+            pass  # until the first thread's import has put the half-made module in sys.modules
+        try:
+            seen.append(jit.kernels("slow_kernels_for_test").value)
+        except AttributeError as error:
+            errors.append(error)
+
+    workers = [threading.Thread(target=first), threading.Thread(target=second)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    monkeypatch.delitem(sys.modules, "slow_kernels_for_test")
+    assert errors == [] and seen == [42, 42]

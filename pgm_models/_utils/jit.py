@@ -48,6 +48,10 @@ def kernel_codes(codes):
 def kernels(name: str):
     """The module of compiled kernels ``name``, imported at its first use (importing it loads numba) and
     then read from ``sys.modules`` (an import statement in the calling function costs more, on every call).
+    A module another thread is still importing (compiling) is in ``sys.modules`` half made: the
+    import system then waits for it.
     """
     module = sys.modules.get(name)
-    return module if module is not None else importlib.import_module(name)
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return importlib.import_module(name)
+    return module

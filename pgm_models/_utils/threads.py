@@ -136,13 +136,17 @@ def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
         return _pools[workers]
 
 
-def over_row_blocks(function, n_rows: int) -> list:
-    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]``, the blocks shared by up to
-    :func:`n_threads` threads in contiguous runs (``function`` should spend its time in compiled
-    code that releases the GIL); the results in block order.
+def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
+    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]`` (or in blocks of
+    ``block_rows`` rows, a caller's own bound), the blocks shared by up to :func:`n_threads` threads
+    in contiguous runs from ``THREAD_MIN_ROWS`` rows on (``function`` should spend its time in
+    compiled code that releases the GIL); the results in block order.
     """
-    spans = row_spans(n_rows)
-    workers = min(len(spans), n_threads()) if len(spans) > 1 else 1
+    if block_rows is None:
+        spans = row_spans(n_rows)
+    else:
+        spans = [(start, min(start + block_rows, n_rows)) for start in range(0, n_rows, block_rows)]
+    workers = min(len(spans), n_threads()) if len(spans) > 1 and n_rows >= THREAD_MIN_ROWS else 1
     if workers == 1:
         return [function(start, stop) for start, stop in spans]
     runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
