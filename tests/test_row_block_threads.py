@@ -11,11 +11,12 @@ import numba  # noqa: F401  (the compiled paths run once numba is loaded)
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 import pgm_models
-from pgm_models import AODE, LDA, QDA, TAN, BernoulliNB, CategoricalNB, GaussianNB, MixedNB
+from pgm_models import AODE, LDA, QDA, TAN, BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB
 from pgm_models._utils import threads
 
 
@@ -129,6 +130,11 @@ def _cases():
     frame = pd.DataFrame({f"c{j}": pd.Categorical(codes[:, j]) for j in range(3)})
     for j in range(3):
         frame[f"g{j}"] = gaussian[:, j]
+    rng = np.random.default_rng(3)
+    words = sp.random_array(
+        (N, 300), density=0.02, format="csr", rng=rng, data_sampler=lambda size: rng.integers(1, 4, size)
+    )
+    words = (words + sp.csr_array((np.ones(N), (np.arange(N), y * 7)), shape=(N, 300))).tocsr()
     missing = frame.copy()
     missing.loc[::97, "g1"] = np.nan
     missing.loc[::89, "c2"] = np.nan
@@ -141,6 +147,8 @@ def _cases():
         "LDA": (LDA(), gaussian, y, weight),
         "QDA": (QDA(), gaussian, y, None),
         "MixedNB": (MixedNB(), frame, y, weight),
+        "MultinomialNB": (MultinomialNB(), words, y, weight),
+        "ComplementNB": (ComplementNB(), words, y, None),
         "AODE": (AODE(), codes, y, weight),  # the template's scoring blocks, each on a thread
         "TAN": (TAN(), codes, y, None),
     }
@@ -263,3 +271,34 @@ def test_a_kernel_module_another_thread_is_importing_is_waited_for(tmp_path, mon
         worker.join()
     monkeypatch.delitem(sys.modules, "slow_kernels_for_test")
     assert errors == [] and seen == [42, 42]
+
+
+@pytest.mark.parametrize("n_rows", [500, N])  # one block, and blocks on threads
+def test_the_compiled_sparse_loops_are_scipys_products(n_rows):
+    """The CSR loops add each row's stored entries in order, as scipy's sparse products do: its
+    numbers to the bit (whole counts and the scores), duplicates and unsorted indices included.
+    """
+    from pgm_models._utils import jit
+
+    kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+    rng = np.random.default_rng(11)
+    X = sp.random_array(
+        (n_rows, 50), density=0.1, format="csr", rng=rng, data_sampler=lambda size: rng.normal(size=size)
+    )
+    X = sp.csr_array((X.data, X.indices[::-1].copy() if n_rows == 500 else X.indices, X.indptr), shape=X.shape)
+    duplicates = sp.csr_array((np.array([1.0, 2.0]), np.array([3, 3]), np.array([0, 2])), shape=(1, 50))
+    X = sp.vstack([X, duplicates], format="csr")
+    assert list(X.indices[-2:]) == [3, 3]  # kept apart, not summed
+    class_index = rng.integers(0, 3, X.shape[0])
+    weights = rng.normal(size=(3, 50))
+    scores = np.empty((X.shape[0], 3))
+    with pgm_models.config_context(n_jobs=2):
+        kernels.csr_products(X, weights, scores)
+    expected = np.column_stack([X @ w for w in weights])
+    assert np.array_equal(scores, expected)
+    whole = X.copy()
+    whole.data = np.round(np.abs(whole.data) * 3)
+    counts = kernels.csr_class_sums(whole, class_index, np.ones(X.shape[0]), 3)
+    one_hot = np.zeros((X.shape[0], 3))
+    one_hot[np.arange(X.shape[0]), class_index] = 1.0
+    assert np.array_equal(counts, one_hot.T @ whole)

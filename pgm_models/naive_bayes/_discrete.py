@@ -13,6 +13,7 @@ the log-linear form Σ_t D[n, t] log θ̂[k, t].
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pgm_models._utils import jit
 from pgm_models._utils.shared_priors import shared_prior
@@ -35,6 +36,11 @@ def log_linear(design, log_table: np.ndarray) -> np.ndarray:
     score = design @ np.where(blocked, 0.0, log_table).T
     hits = design @ blocked.astype(float).T
     return np.where(hits > 0, -np.inf, score)
+
+
+def is_csr(design) -> bool:
+    """Whether ``design`` is a scipy CSR matrix or array (the compiled sparse loops read its three arrays)."""
+    return sp.issparse(design) and design.format == "csr"
 
 
 def class_weights(class_index: np.ndarray, weight: np.ndarray, n_classes: int) -> np.ndarray:
@@ -114,6 +120,10 @@ class DiscreteNB(DirichletLOO, DirichletEvidence, BayesianClassifier):
             # a dense design read once by a compiled loop: no (N, K) matrix of class weights to build
             kernels = jit.kernels("pgm_models.naive_bayes._kernels")
             return kernels.dense_class_sums(design, class_index, np.asarray(weight, dtype=float), len(self.classes_))
+        if jit.loaded() and is_csr(design) and design.dtype == np.float64:
+            # the stored entries read once, row by row: no (N, K) class weights nor a transposed product
+            kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+            return kernels.csr_class_sums(design, class_index, np.asarray(weight, dtype=float), len(self.classes_))
         return np.asarray(class_weights(class_index, weight, len(self.classes_)).T @ design)
 
     def _feature_counts(self):

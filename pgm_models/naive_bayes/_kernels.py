@@ -161,3 +161,49 @@ def add_dense_class_sums(design, class_index, weight, sums):
         own, w = sums[class_index[n]], weight[n]
         for t in range(n_columns):
             own[t] += w * design[n, t]
+
+
+def csr_class_sums(X, class_index, weight, n_classes):
+    """(K, V) Σ_n w_n 1{y_n = k} X[n, v] of a CSR matrix, each row's entries added in order (whole
+    counts exactly the product's), a large input's row blocks on threads added in block order.
+    """
+    indptr, indices, data = X.indptr, X.indices, X.data
+
+    def block(start, stop):
+        sums = np.zeros((n_classes, X.shape[1]))
+        add_csr_class_sums(indptr[start : stop + 1], indices, data, class_index[start:stop], weight[start:stop], sums)
+        return sums
+
+    return threads.add_in_order(threads.over_row_blocks(block, X.shape[0]))
+
+
+@compiled
+def add_csr_class_sums(indptr, indices, data, class_index, weight, sums):
+    """Add w_n X[n, v] to ``sums[class_index[n], v]`` for every stored entry of the rows that ``indptr`` spans."""
+    for n in range(len(indptr) - 1):
+        own, w = sums[class_index[n]], weight[n]
+        for entry in range(indptr[n], indptr[n + 1]):
+            own[indices[entry]] += w * data[entry]
+
+
+def csr_products(X, weights, scores):
+    """Into ``scores`` (N, K): X @ weightsᵀ of a CSR matrix and dense (K, V) weights, each (row, class)'s
+    products added from 0 in the row's stored order, as scipy's sparse product adds them; a large
+    input's row blocks on threads.
+    """
+    indptr, indices, data = X.indptr, X.indices, X.data
+    threads.over_row_blocks(
+        lambda start, stop: add_csr_products(indptr[start : stop + 1], indices, data, weights, scores[start:stop]),
+        X.shape[0],
+    )
+
+
+@compiled
+def add_csr_products(indptr, indices, data, weights, scores):
+    """Into ``scores`` (rows, K): Σ X[n, v] weights[k, v] over the stored entries of each row ``indptr`` spans."""
+    for n in range(len(indptr) - 1):
+        for k in range(weights.shape[0]):
+            total = 0.0
+            for entry in range(indptr[n], indptr[n + 1]):
+                total += data[entry] * weights[k, indices[entry]]
+            scores[n, k] = total

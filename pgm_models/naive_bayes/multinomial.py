@@ -22,11 +22,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from pgm_models._utils import jit
 from pgm_models._utils.scores import add_per_class
 from pgm_models._utils.validation import as_array_like, check_fitted, check_numeric_matrix
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
-from pgm_models.naive_bayes._discrete import DiscreteNB, log_linear
+from pgm_models.naive_bayes._discrete import DiscreteNB, is_csr, log_linear
 
 # Sparse rows are scored against the K − 1 weight differences one at a time up to this many: a sparse
 # product with one vector takes less than its share of one with two or three, not of one with many
@@ -175,7 +176,10 @@ class MultinomialNB(DiscreteNB):
         differences = weights[1:] - weights[0]
         scores = np.empty((encoded.shape[0], len(weights)))
         scores[:, 0] = 0.0
-        if sp.issparse(encoded) and len(differences) <= DIFFERENCE_PRODUCTS:
+        if jit.loaded() and is_csr(encoded) and encoded.dtype == np.float64:
+            # each row's stored entries read once for every class, as scipy adds them: its numbers
+            jit.kernels("pgm_models.naive_bayes._kernels").csr_products(encoded, differences, scores[:, 1:])
+        elif sp.issparse(encoded) and len(differences) <= DIFFERENCE_PRODUCTS:
             for k, difference in enumerate(differences, start=1):
                 scores[:, k] = encoded @ difference
         else:
