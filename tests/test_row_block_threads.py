@@ -302,3 +302,50 @@ def test_the_compiled_sparse_loops_are_scipys_products(n_rows):
     one_hot = np.zeros((X.shape[0], 3))
     one_hot[np.arange(X.shape[0]), class_index] = 1.0
     assert np.array_equal(counts, one_hot.T @ whole)
+
+
+def test_blocks_inside_a_block_run_on_its_thread(monkeypatch):
+    """A block whose work has large blocks of its own runs them in turn on its thread: waiting on the
+    pool from inside the pool (both workers waiting) would never end.
+    """
+    n = threads.THREAD_MIN_ROWS
+    inner_threads = []
+
+    def inner(start, stop):
+        inner_threads.append(threading.get_ident())
+        return stop - start
+
+    def outer(start, stop):
+        before = len(inner_threads)
+        assert sum(threads.over_row_blocks(inner, n)) == n
+        return set(inner_threads[before:]) == {threading.get_ident()}
+
+    with pgm_models.config_context(n_jobs=2):
+        assert all(threads.over_row_blocks(outer, n))
+
+
+def test_a_forked_child_gets_pools_of_its_own():
+    """After the parent's pool threads have run, a forked child (multiprocessing's default on Linux)
+    fits on threads of its own instead of waiting for the parent's, which it does not have.
+    """
+    import multiprocessing
+
+    model, X, y, weight = CASES["CategoricalNB"]
+    with pgm_models.config_context(n_jobs=2):
+        expected = clone(model).fit(X, y).predict_proba(X[:5])
+    assert threads._pools  # the parent's pool exists and has run
+
+    def child(queue):
+        with pgm_models.config_context(n_jobs=2):
+            queue.put(clone(model).fit(X, y).predict_proba(X[:5]))
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=child, args=(queue,))
+    process.start()
+    process.join(timeout=120)
+    alive = process.is_alive()
+    if alive:
+        process.kill()
+    assert not alive and process.exitcode == 0
+    assert np.array_equal(queue.get(timeout=5), expected)

@@ -127,13 +127,29 @@ def row_spans(n_rows: int) -> list[tuple[int, int]]:
 
 _pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+_worker = threading.local()  # set in the pools' threads: a block's own blocks run there in turn
 
 
 def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
     with _pools_lock:
         if workers not in _pools:
-            _pools[workers] = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pgm_models")
+            _pools[workers] = concurrent.futures.ThreadPoolExecutor(
+                workers, thread_name_prefix="pgm_models", initializer=lambda: setattr(_worker, "active", True)
+            )
         return _pools[workers]
+
+
+def _forget_pools_in_child() -> None:
+    """A forked child has none of its parent's pool threads: its pools (and their lock) start afresh,
+    else its first blocks would wait for threads that do not exist.
+    """
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools_in_child)
 
 
 def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
@@ -146,7 +162,9 @@ def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> lis
         spans = row_spans(n_rows)
     else:
         spans = [(start, min(start + block_rows, n_rows)) for start in range(0, n_rows, block_rows)]
-    workers = min(len(spans), n_threads()) if len(spans) > 1 and n_rows >= THREAD_MIN_ROWS else 1
+    # a block's own blocks stay on its thread: waiting on the pool from inside it could wait for ever
+    nested = getattr(_worker, "active", False)
+    workers = min(len(spans), n_threads()) if len(spans) > 1 and n_rows >= THREAD_MIN_ROWS and not nested else 1
     if workers == 1:
         return [function(start, stop) for start, stop in spans]
     runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
