@@ -511,12 +511,23 @@ def make_data(kind: str, n_rows: int, seed: int = 0):
         codes = (rng.integers(0, 5, size=(n_rows, 10)) + (y[:, None] > 1)) % 5
         frame = {f"c{j}": codes[:, j] for j in range(10)} | {f"g{j}": values[:, j] for j in range(10)}
         return pd.DataFrame(frame), y
-    words_per_row = 40
-    columns = (rng.zipf(1.3, size=n_rows * words_per_row) + np.repeat(y, words_per_row)) % 20_000
-    rows = np.repeat(np.arange(n_rows), words_per_row)
-    X = sp.csr_matrix((np.ones(rows.size), (rows, columns)), shape=(n_rows, 20_000))
-    X.sum_duplicates()
-    return X, y
+    return _words(rng, y), y
+
+
+def _words(rng, y, words_per_row: int = 40, vocabulary: int = 20_000, chunk_rows: int = 1_000_000):
+    """Sparse word counts, built a chunk of rows at a time (10⁷ rows' coordinates at once would take
+    most of the machine's memory); the same numbers as one chunk, the draws taken in the same order.
+    """
+    chunks = []
+    for start in range(0, len(y), chunk_rows):
+        own = y[start : start + chunk_rows]
+        columns = (rng.zipf(1.3, size=own.size * words_per_row) + np.repeat(own, words_per_row)) % vocabulary
+        rows = np.repeat(np.arange(own.size), words_per_row)
+        chunk = sp.csr_matrix((np.ones(rows.size), (rows, columns)), shape=(own.size, vocabulary))
+        chunk.sum_duplicates()
+        chunks.append(chunk)
+        del columns, rows
+    return chunks[0] if len(chunks) == 1 else sp.vstack(chunks, format="csr")
 
 
 MIXED_TYPES = {f"c{j}": "categorical" for j in range(10)}

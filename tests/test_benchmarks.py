@@ -724,3 +724,13 @@ def test_wide_csv_benchmark_runs_at_tiny_size(tmp_path):
         and "Command: `python -m benchmarks.wide_csv --shapes 30x4 --repeats 1 --no-cli`" in text
     )
     assert "| 30 × 4 | abc |" in text and "| 30 × 4 | own |" in text
+
+
+def test_floor_word_counts_are_the_same_built_in_chunks():
+    """10⁷ rows of word counts are built a chunk at a time: the same matrix as one chunk."""
+    from benchmarks import floor
+
+    y = np.random.default_rng(0).integers(0, 3, 2500)
+    whole = floor._words(np.random.default_rng(5), y, chunk_rows=10**6)
+    chunked = floor._words(np.random.default_rng(5), y, chunk_rows=700)
+    assert whole.nnz > 2500 * 20 and (whole != chunked).nnz == 0
