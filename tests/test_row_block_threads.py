@@ -349,3 +349,61 @@ def test_a_forked_child_gets_pools_of_its_own():
         process.kill()
     assert not alive and process.exitcode == 0
     assert np.array_equal(queue.get(timeout=5), expected)
+
+
+# ------------------------------------------------------------------ BLAS sections and context in the pool's threads
+def test_a_one_blas_thread_section_limits_and_restores_blas_from_any_thread():
+    """threadpoolctl (3.8 on) lets only the first thread that set an OpenBLAS limit set one again: the
+    package's sections in the pool's threads (a block's scoring) or a user's threads (concurrent
+    predictions) must still hold BLAS to one thread, and the last to close, in whatever thread,
+    must restore the user's setting (not leave every later product, and n_threads, on one thread).
+    """
+    libraries = threads._blas_controller().lib_controllers
+    if not libraries:
+        pytest.skip("no BLAS library loaded")
+    with threadpool_limits(limits=2, user_api="blas"):  # the main thread takes threadpoolctl's control
+        seen = []
+
+        def section():
+            with threads.one_blas_thread():
+                seen.append([library.num_threads for library in libraries])
+
+        other = threading.Thread(target=section)
+        other.start()
+        other.join()
+        assert seen == [[1] * len(libraries)]
+        assert [library.num_threads for library in libraries] == [2] * len(libraries)
+        # the main thread's section closes first, the other thread's last: the last one restores
+        opened, close = threading.Event(), threading.Event()
+
+        def overlapping():
+            with threads.one_blas_thread():
+                opened.set()
+                close.wait(30)
+
+        other = threading.Thread(target=overlapping)
+        with threads.one_blas_thread():
+            other.start()
+            assert opened.wait(30)
+        close.set()
+        other.join()
+        assert [library.num_threads for library in libraries] == [2] * len(libraries)
+        assert threads.n_threads() == min(2, len(threads.os.sched_getaffinity(0)))
+
+
+def test_qda_scoring_blocks_are_the_same_at_one_and_two_threads(monkeypatch):
+    """Over FLOATS_PER_BLOCK rows the template scores blocks on the pool's threads, where QDA's one
+    BLAS thread must hold as on the calling thread: two OpenBLAS threads split a triangular product
+    of a short chunk differently, and a row's last bits changed with n_jobs.
+    """
+    from pgm_models import base
+
+    model, X, y, weight = CASES["QDA"]
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    monkeypatch.setattr(base, "FLOATS_PER_BLOCK", 100_000)  # blocks of 10^5 rows: a short last one
+    with threadpool_limits(limits=2, user_api="blas"):
+        with pgm_models.config_context(n_jobs=1):
+            one = fitted.predict_joint_log_proba(X)
+        with pgm_models.config_context(n_jobs=2):
+            two = fitted.predict_joint_log_proba(X)
+    assert np.array_equal(one, two)

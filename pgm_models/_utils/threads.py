@@ -58,6 +58,14 @@ _sections = {"open": 0, "before": None}
 _sections_lock = threading.Lock()
 
 
+def _set_blas_threads(library, n_threads: int) -> None:
+    """Set ``library``'s thread limit from any thread: threadpoolctl (3.8 on) ignores an OpenBLAS
+    (pthreads) limit set by any thread but the first that set one, which would leave a section in a
+    pool's or a user's thread on every core, or the settings it restores unrestored.
+    """
+    getattr(library, "_real_set_num_threads", library.set_num_threads)(n_threads)
+
+
 @contextlib.contextmanager
 def one_blas_thread():
     """Context in which every loaded BLAS runs on one thread (restored when the last section open
@@ -70,7 +78,7 @@ def one_blas_thread():
             _sections["before"] = [(library, library.num_threads) for library in libraries]
         _sections["open"] += 1
         for library in libraries:
-            library.set_num_threads(1)
+            _set_blas_threads(library, 1)
     try:
         yield
     finally:
@@ -78,7 +86,7 @@ def one_blas_thread():
             _sections["open"] -= 1
             if _sections["open"] == 0:
                 for library, n_threads in _sections["before"]:
-                    library.set_num_threads(n_threads)
+                    _set_blas_threads(library, n_threads)
                 _sections["before"] = None
 
 
