@@ -407,3 +407,28 @@ def test_qda_scoring_blocks_are_the_same_at_one_and_two_threads(monkeypatch):
         with pgm_models.config_context(n_jobs=2):
             two = fitted.predict_joint_log_proba(X)
     assert np.array_equal(one, two)
+
+
+def test_the_callers_context_reaches_the_blocks(monkeypatch):
+    """A block on a pool thread sees the calling thread's context variables: the semi-naive models'
+    per-call SPODE operands (made once a call, not once a block) and NumPy's error state.
+    """
+    from pgm_models.semi_naive._base import SemiNaiveBayes
+
+    model, X, y, weight = CASES["AODE"]
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    made = []
+    stack = SemiNaiveBayes._stack
+    monkeypatch.setattr(SemiNaiveBayes, "_stack", staticmethod(lambda *tables: made.append(1) or stack(*tables)))
+    with pgm_models.config_context(n_jobs=2):
+        two = fitted.predict_proba(X, estimate="map")  # "map": the NumPy path, which reads the operands
+    assert 1 <= len(made) <= 2  # once per call, or once per thread where two threads miss it at once
+    with pgm_models.config_context(n_jobs=1):
+        assert np.array_equal(two, fitted.predict_proba(X, estimate="map"))
+
+    def divide(start, stop):
+        return np.ones(1) / np.zeros(1)
+
+    with np.errstate(divide="raise"), pgm_models.config_context(n_jobs=2):
+        with pytest.raises(FloatingPointError):
+            threads.over_row_blocks(divide, N)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import contextvars
 import functools
 import os
 import sys
@@ -176,7 +177,12 @@ def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> lis
     if workers == 1:
         return [function(start, stop) for start, stop in spans]
     runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
-    done = _pool(workers).map(lambda run: [function(start, stop) for start, stop in run], runs)
+    # each run in a copy of the caller's context: its context variables (a prediction call's cached
+    # operands, NumPy's error state) hold in the blocks as on the calling thread
+    contexts = [contextvars.copy_context() for _ in runs]
+    done = _pool(workers).map(
+        lambda run, context: context.run(lambda: [function(start, stop) for start, stop in run]), runs, contexts
+    )
     return [result for run in done for result in run]
 
 
