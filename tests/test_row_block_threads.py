@@ -432,3 +432,36 @@ def test_the_callers_context_reaches_the_blocks(monkeypatch):
     with np.errstate(divide="raise"), pgm_models.config_context(n_jobs=2):
         with pytest.raises(FloatingPointError):
             threads.over_row_blocks(divide, N)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_block_sums_hold_a_few_blocks_parts_at_once(n_jobs):
+    """A sum over blocks adds each block's part in block order as it comes, not after every block's
+    part is made: a (K, V) table per block of 2^15 rows, all held at once, would grow with the rows
+    (a million documents of a large vocabulary: a table per 2^15 of them).
+    """
+    import tracemalloc
+
+    from pgm_models._utils import jit
+
+    kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+    n_blocks, n_classes, n_columns = 16, 4, 4096
+    n = n_blocks * threads.BLOCK_ROWS
+    rng = np.random.default_rng(5)
+    X = sp.csr_array((np.ones(n), rng.integers(0, n_columns, n), np.arange(n + 1)), shape=(n, n_columns))
+    class_index, weight = rng.integers(0, n_classes, n), rng.uniform(0.5, 2.0, n)
+    table = n_classes * n_columns * 8
+    kernels.csr_class_sums(X[:10], class_index[:10], weight[:10], n_classes)  # compiled before the count
+    with pgm_models.config_context(n_jobs=n_jobs):
+        tracemalloc.start()
+        try:
+            sums = kernels.csr_class_sums(X, class_index, weight, n_classes)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < (2 * n_jobs + 3) * table  # the blocks in flight and the running total, not n_blocks tables
+    one_hot = np.zeros((n, n_classes))
+    one_hot[np.arange(n), class_index] = weight
+    np.testing.assert_allclose(sums, one_hot.T @ X, rtol=1e-13)
+    with pgm_models.config_context(n_jobs=1):
+        assert np.array_equal(sums, kernels.csr_class_sums(X, class_index, weight, n_classes))
