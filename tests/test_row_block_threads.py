@@ -349,3 +349,121 @@ def test_a_forked_child_gets_pools_of_its_own():
         process.kill()
     assert not alive and process.exitcode == 0
     assert np.array_equal(queue.get(timeout=5), expected)
+
+
+# ------------------------------------------------------------------ BLAS sections and context in the pool's threads
+def test_a_one_blas_thread_section_limits_and_restores_blas_from_any_thread():
+    """threadpoolctl (3.8 on) lets only the first thread that set an OpenBLAS limit set one again: the
+    package's sections in the pool's threads (a block's scoring) or a user's threads (concurrent
+    predictions) must still hold BLAS to one thread, and the last to close, in whatever thread,
+    must restore the user's setting (not leave every later product, and n_threads, on one thread).
+    """
+    libraries = threads._blas_controller().lib_controllers
+    if not libraries:
+        pytest.skip("no BLAS library loaded")
+    with threadpool_limits(limits=2, user_api="blas"):  # the main thread takes threadpoolctl's control
+        if [library.num_threads for library in libraries] != [2] * len(libraries):
+            pytest.skip("this BLAS does not take a limit of two threads")
+        seen = []
+
+        def section():
+            with threads.one_blas_thread():
+                seen.append([library.num_threads for library in libraries])
+
+        other = threading.Thread(target=section)
+        other.start()
+        other.join()
+        assert seen == [[1] * len(libraries)]
+        assert [library.num_threads for library in libraries] == [2] * len(libraries)
+        # the main thread's section closes first, the other thread's last: the last one restores
+        opened, close = threading.Event(), threading.Event()
+
+        def overlapping():
+            with threads.one_blas_thread():
+                opened.set()
+                close.wait(30)
+
+        other = threading.Thread(target=overlapping)
+        with threads.one_blas_thread():
+            other.start()
+            assert opened.wait(30)
+        close.set()
+        other.join()
+        assert [library.num_threads for library in libraries] == [2] * len(libraries)
+        assert threads.n_threads() == min(2, len(threads.os.sched_getaffinity(0)))
+
+
+def test_qda_scoring_blocks_are_the_same_at_one_and_two_threads(monkeypatch):
+    """Over FLOATS_PER_BLOCK rows the template scores blocks on the pool's threads, where QDA's one
+    BLAS thread must hold as on the calling thread: two OpenBLAS threads split a triangular product
+    of a short chunk differently, and a row's last bits changed with n_jobs.
+    """
+    from pgm_models import base
+
+    model, X, y, weight = CASES["QDA"]
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    monkeypatch.setattr(base, "FLOATS_PER_BLOCK", 100_000)  # blocks of 10^5 rows: a short last one
+    with threadpool_limits(limits=2, user_api="blas"):
+        with pgm_models.config_context(n_jobs=1):
+            one = fitted.predict_joint_log_proba(X)
+        with pgm_models.config_context(n_jobs=2):
+            two = fitted.predict_joint_log_proba(X)
+    assert np.array_equal(one, two)
+
+
+def test_the_callers_context_reaches_the_blocks(monkeypatch):
+    """A block on a pool thread sees the calling thread's context variables: the semi-naive models'
+    per-call SPODE operands (made once a call, not once a block) and NumPy's error state.
+    """
+    from pgm_models.semi_naive._base import SemiNaiveBayes
+
+    model, X, y, weight = CASES["AODE"]
+    fitted = clone(model).fit(X, y, sample_weight=weight)
+    made = []
+    stack = SemiNaiveBayes._stack
+    monkeypatch.setattr(SemiNaiveBayes, "_stack", staticmethod(lambda *tables: made.append(1) or stack(*tables)))
+    with pgm_models.config_context(n_jobs=2):
+        two = fitted.predict_proba(X, estimate="map")  # "map": the NumPy path, which reads the operands
+    assert 1 <= len(made) <= 2  # once per call, or once per thread where two threads miss it at once
+    with pgm_models.config_context(n_jobs=1):
+        assert np.array_equal(two, fitted.predict_proba(X, estimate="map"))
+
+    def divide(start, stop):
+        return np.ones(1) / np.zeros(1)
+
+    with np.errstate(divide="raise"), pgm_models.config_context(n_jobs=2):
+        with pytest.raises(FloatingPointError):
+            threads.over_row_blocks(divide, N)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_block_sums_hold_a_few_blocks_parts_at_once(n_jobs):
+    """A sum over blocks adds each block's part in block order as it comes, not after every block's
+    part is made: a (K, V) table per block of 2^15 rows, all held at once, would grow with the rows
+    (a million documents of a large vocabulary: a table per 2^15 of them).
+    """
+    import tracemalloc
+
+    from pgm_models._utils import jit
+
+    kernels = jit.kernels("pgm_models.naive_bayes._kernels")
+    n_blocks, n_classes, n_columns = 16, 4, 4096
+    n = n_blocks * threads.BLOCK_ROWS
+    rng = np.random.default_rng(5)
+    X = sp.csr_array((np.ones(n), rng.integers(0, n_columns, n), np.arange(n + 1)), shape=(n, n_columns))
+    class_index, weight = rng.integers(0, n_classes, n), rng.uniform(0.5, 2.0, n)
+    table = n_classes * n_columns * 8
+    kernels.csr_class_sums(X[:10], class_index[:10], weight[:10], n_classes)  # compiled before the count
+    with pgm_models.config_context(n_jobs=n_jobs):
+        tracemalloc.start()
+        try:
+            sums = kernels.csr_class_sums(X, class_index, weight, n_classes)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < (2 * n_jobs + 3) * table  # the blocks in flight and the running total, not n_blocks tables
+    one_hot = np.zeros((n, n_classes))
+    one_hot[np.arange(n), class_index] = weight
+    np.testing.assert_allclose(sums, one_hot.T @ X, rtol=1e-13)
+    with pgm_models.config_context(n_jobs=1):
+        assert np.array_equal(sums, kernels.csr_class_sums(X, class_index, weight, n_classes))

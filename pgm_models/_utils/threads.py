@@ -19,8 +19,10 @@ its own, integer counts are exact and sums of floats are merged block by block i
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
+import contextvars
 import functools
 import os
 import sys
@@ -58,6 +60,14 @@ _sections = {"open": 0, "before": None}
 _sections_lock = threading.Lock()
 
 
+def _set_blas_threads(library, n_threads: int) -> None:
+    """Set ``library``'s thread limit from any thread: threadpoolctl (3.8 on) ignores an OpenBLAS
+    (pthreads) limit set by any thread but the first that set one, which would leave a section in a
+    pool's or a user's thread on every core, or the settings it restores unrestored.
+    """
+    getattr(library, "_real_set_num_threads", library.set_num_threads)(n_threads)
+
+
 @contextlib.contextmanager
 def one_blas_thread():
     """Context in which every loaded BLAS runs on one thread (restored when the last section open
@@ -70,7 +80,7 @@ def one_blas_thread():
             _sections["before"] = [(library, library.num_threads) for library in libraries]
         _sections["open"] += 1
         for library in libraries:
-            library.set_num_threads(1)
+            _set_blas_threads(library, 1)
     try:
         yield
     finally:
@@ -78,7 +88,7 @@ def one_blas_thread():
             _sections["open"] -= 1
             if _sections["open"] == 0:
                 for library, n_threads in _sections["before"]:
-                    library.set_num_threads(n_threads)
+                    _set_blas_threads(library, n_threads)
                 _sections["before"] = None
 
 
@@ -152,12 +162,8 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pools_in_child)
 
 
-def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
-    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]`` (or in blocks of
-    ``block_rows`` rows, a caller's own bound), the blocks shared by up to :func:`n_threads` threads
-    in contiguous runs from ``THREAD_MIN_ROWS`` rows on (``function`` should spend its time in
-    compiled code that releases the GIL); the results in block order.
-    """
+def _spans_and_workers(n_rows: int, block_rows: int | None) -> tuple[list[tuple[int, int]], int]:
+    """The blocks (``row_spans``, or of ``block_rows`` rows) and the threads they may share."""
     if block_rows is None:
         spans = row_spans(n_rows)
     else:
@@ -165,20 +171,74 @@ def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> lis
     # a block's own blocks stay on its thread: waiting on the pool from inside it could wait for ever
     nested = getattr(_worker, "active", False)
     workers = min(len(spans), n_threads()) if len(spans) > 1 and n_rows >= THREAD_MIN_ROWS and not nested else 1
+    return spans, workers
+
+
+def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
+    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]`` (or in blocks of
+    ``block_rows`` rows, a caller's own bound), the blocks shared by up to :func:`n_threads` threads
+    in contiguous runs from ``THREAD_MIN_ROWS`` rows on (``function`` should spend its time in
+    compiled code that releases the GIL); the results in block order.
+    """
+    spans, workers = _spans_and_workers(n_rows, block_rows)
     if workers == 1:
         return [function(start, stop) for start, stop in spans]
     runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
-    done = _pool(workers).map(lambda run: [function(start, stop) for start, stop in run], runs)
+    # each run in a copy of the caller's context: its context variables (a prediction call's cached
+    # operands, NumPy's error state) hold in the blocks as on the calling thread
+    contexts = [contextvars.copy_context() for _ in runs]
+    done = _pool(workers).map(
+        lambda run, context: context.run(lambda: [function(start, stop) for start, stop in run]), runs, contexts
+    )
     return [result for run in done for result in run]
+
+
+def _added(total, part):
+    """``total + part`` (element by element for tuples); ``part`` itself where there is no total yet."""
+    if total is None:
+        return part
+    return tuple(a + b for a, b in zip(total, part)) if isinstance(total, tuple) else total + part
+
+
+def add_over_row_blocks(function, n_rows: int):
+    """``add_in_order(over_row_blocks(function, n_rows))``, each block's part added to the total as
+    soon as the blocks before it are: a few blocks' parts held at once (those in flight on the
+    threads), not one per block of the input, and the same sum at any thread count.
+    """
+    spans, workers = _spans_and_workers(n_rows, None)
+    total = None
+    if workers == 1:
+        for start, stop in spans:
+            total = _added(total, function(start, stop))
+        return total
+    pool, waiting = _pool(workers), iter(spans)
+    in_flight = collections.deque()
+
+    def submit():
+        span = next(waiting, None)
+        if span is not None:  # in a copy of the caller's context, as in over_row_blocks
+            in_flight.append(pool.submit(contextvars.copy_context().run, function, *span))
+
+    try:
+        for _ in range(2 * workers):  # a block queued behind each running one: no thread waits for the next
+            submit()
+        while in_flight:
+            part = in_flight.popleft().result()
+            submit()
+            total = _added(total, part)
+    finally:
+        for future in in_flight:  # after a block's error: the later ones not started are dropped
+            future.cancel()
+    return total
 
 
 def add_in_order(parts: list):
     """The sum of ``parts`` (arrays or tuples of arrays, one per block) added one after another in
     block order, so that a sum of floats does not depend on the thread count; a single part as it is.
     """
-    total = parts[0]
-    for part in parts[1:]:
-        total = tuple(a + b for a, b in zip(total, part)) if isinstance(total, tuple) else total + part
+    total = None
+    for part in parts:
+        total = _added(total, part)
     return total
 
 

@@ -78,10 +78,8 @@ def lower_scatter(X, class_index, weight, mean):
 
 def _summed(kernel, X, class_index, weight, *args):
     """``kernel(X, class_index, weight, *args)`` over a large input's row blocks, added in block order."""
-    return threads.add_in_order(
-        threads.over_row_blocks(
-            lambda start, stop: kernel(X[start:stop], class_index[start:stop], weight[start:stop], *args), len(X)
-        )
+    return threads.add_over_row_blocks(
+        lambda start, stop: kernel(X[start:stop], class_index[start:stop], weight[start:stop], *args), len(X)
     )
 
 

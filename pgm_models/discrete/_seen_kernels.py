@@ -22,7 +22,7 @@ def seen_table(X, low, width):
         mark_seen(X[start:stop], low, present)
         return present
 
-    return threads.add_in_order(threads.over_row_blocks(block, len(X)))  # booleans add as "or"
+    return threads.add_over_row_blocks(block, len(X))  # booleans add as "or"
 
 
 @compiled

@@ -43,7 +43,7 @@ def value_counts(codes, offsets, class_index, weight, shape):
         add_value_counts(codes[start:stop], offsets, class_index[start:stop], weight[start:stop], counts)
         return counts
 
-    return threads.add_in_order(threads.over_row_blocks(block, len(codes)))
+    return threads.add_over_row_blocks(block, len(codes))
 
 
 def log_sums(log_table, codes, offsets, class_column):
@@ -148,7 +148,7 @@ def dense_class_sums(design, class_index, weight, n_classes):
         add_dense_class_sums(design[start:stop], class_index[start:stop], weight[start:stop], sums)
         return sums
 
-    return threads.add_in_order(threads.over_row_blocks(block, len(design)))
+    return threads.add_over_row_blocks(block, len(design))
 
 
 @compiled
@@ -174,7 +174,7 @@ def csr_class_sums(X, class_index, weight, n_classes):
         add_csr_class_sums(indptr[start : stop + 1], indices, data, class_index[start:stop], weight[start:stop], sums)
         return sums
 
-    return threads.add_in_order(threads.over_row_blocks(block, X.shape[0]))
+    return threads.add_over_row_blocks(block, X.shape[0])
 
 
 @compiled
