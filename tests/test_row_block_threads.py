@@ -21,13 +21,26 @@ from pgm_models._utils import threads
 
 
 # ------------------------------------------------------------------ settings
-@pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True + 1j])
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "2", 1j, True, np.True_])
 def test_n_jobs_refuses_what_is_not_none_minus_one_or_positive(bad):
     with pytest.raises((TypeError, ValueError), match="n_jobs must be None, -1 or a positive integer"):
         pgm_models.set_config(n_jobs=bad)
     with pytest.raises((TypeError, ValueError), match="n_jobs must be None, -1 or a positive integer"):
         with pgm_models.config_context(n_jobs=bad):
             pass
+    assert pgm_models.get_config()["n_jobs"] is None
+
+
+def test_a_call_without_n_jobs_leaves_it_as_it_is():
+    with pgm_models.config_context(n_jobs=2):
+        with pgm_models.config_context():
+            assert pgm_models.get_config()["n_jobs"] == 2
+    try:
+        pgm_models.set_config(n_jobs=3)
+        pgm_models.set_config()
+        assert pgm_models.get_config()["n_jobs"] == 3
+    finally:
+        pgm_models.set_config(n_jobs=None)
     assert pgm_models.get_config()["n_jobs"] is None
 
 
@@ -95,10 +108,17 @@ def test_over_row_blocks_runs_two_blocks_at_once_and_keeps_block_order():
         assert threads.over_row_blocks(block, n) == threads.row_spans(n)
 
 
-def test_add_in_order_adds_floats_block_after_block():
-    parts = [np.array([1e16]), np.array([1.0]), np.array([-1e16])]
-    assert threads.add_in_order(parts)[0] == 0.0  # (1e16 + 1) − 1e16, the 1 lost in that order
-    assert threads.add_in_order([(1, np.ones(2)), (2, np.ones(2))])[0] == 3
+def test_block_sums_are_added_in_block_order_at_any_thread_count():
+    n = threads.THREAD_MIN_ROWS + 5
+    first_three = {0: 1e16, threads.BLOCK_ROWS: 1.0, 2 * threads.BLOCK_ROWS: -1e16}
+
+    def part(start, stop):
+        return np.array([first_three.get(start, 0.0)]), stop - start
+
+    for n_jobs in (1, 2):
+        with pgm_models.config_context(n_jobs=n_jobs):
+            total, rows = threads.add_over_row_blocks(part, n)
+        assert total[0] == 0.0 and rows == n  # (1e16 + 1) − 1e16: the 1 lost in that order, and only in it
 
 
 def test_rows_times_is_the_product_and_the_same_at_one_and_two_threads():
@@ -467,3 +487,40 @@ def test_block_sums_hold_a_few_blocks_parts_at_once(n_jobs):
     np.testing.assert_allclose(sums, one_hot.T @ X, rtol=1e-13)
     with pgm_models.config_context(n_jobs=1):
         assert np.array_equal(sums, kernels.csr_class_sums(X, class_index, weight, n_classes))
+
+
+def test_a_fork_inside_another_threads_blas_section_restores_blas_in_the_child():
+    """A child forked while another thread holds a one-BLAS-thread section would keep BLAS on one
+    thread for good (no thread of its own will close that section); the child restores it.
+    """
+    import multiprocessing
+
+    def blas_threads():
+        return max(library.num_threads for library in threads._blas_controller().lib_controllers)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        if blas_threads() < 2:
+            pytest.skip("this BLAS takes one thread only")
+        inside, leave = threading.Event(), threading.Event()
+
+        def hold():
+            with threads.one_blas_thread():
+                inside.set()
+                leave.wait(30)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        inside.wait(30)
+
+        def child(queue):
+            queue.put((blas_threads(), threads._sections["open"]))
+
+        context = multiprocessing.get_context("fork")
+        queue = context.Queue()
+        process = context.Process(target=child, args=(queue,))
+        process.start()
+        process.join(timeout=60)
+        leave.set()
+        holder.join()
+        assert process.exitcode == 0
+        assert queue.get(timeout=5) == (2, 0)

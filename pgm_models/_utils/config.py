@@ -11,15 +11,22 @@ import contextlib
 import operator
 import threading
 
+import numpy as np
+
 _DEFAULTS = {"n_jobs": None}
 _global = dict(_DEFAULTS)
 _local = threading.local()
+
+
+_UNCHANGED = object()  # the default of set_config and config_context: None is a setting of its own
 
 
 def _check_n_jobs(n_jobs):
     if n_jobs is None:
         return None
     try:
+        if isinstance(n_jobs, (bool, np.bool_)):
+            raise TypeError
         value = operator.index(n_jobs)
     except TypeError:
         raise TypeError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}") from None
@@ -45,13 +52,13 @@ def get_config() -> dict:
     return dict(getattr(_local, "config", _global))
 
 
-def set_config(n_jobs=None) -> None:
+def set_config(n_jobs=_UNCHANGED) -> None:
     """Set the package's settings for the whole process.
 
     Parameters
     ----------
-    n_jobs : None, -1 or int ≥ 1, default None
-        Threads a fit or a prediction on a large input (at least ``THREAD_MIN_ROWS`` rows,
+    n_jobs : None, -1 or int ≥ 1, optional
+        Left as it is when not given. Threads a fit or a prediction on a large input (at least ``THREAD_MIN_ROWS`` rows,
         ``pgm_models._utils.threads``) splits its counting and scoring over. ``None``: every core
         this process may run on, but no more than the loaded BLAS libraries are allowed
         (``OPENBLAS_NUM_THREADS=1`` or ``threadpoolctl.threadpool_limits(1)`` keep it on one
@@ -71,18 +78,19 @@ def set_config(n_jobs=None) -> None:
     1
     >>> pgm_models.set_config(n_jobs=None)
     """
-    _global["n_jobs"] = _check_n_jobs(n_jobs)
+    if n_jobs is not _UNCHANGED:
+        _global["n_jobs"] = _check_n_jobs(n_jobs)
 
 
 @contextlib.contextmanager
-def config_context(n_jobs=None):
+def config_context(n_jobs=_UNCHANGED):
     """Settings for a ``with`` block in the calling thread; the settings before it return when the
     block ends.
 
     Parameters
     ----------
-    n_jobs : None, -1 or int ≥ 1, default None
-        Threads a large fit or prediction may use, as in :func:`set_config`.
+    n_jobs : None, -1 or int ≥ 1, optional
+        Threads a large fit or prediction may use, as in :func:`set_config`; left as it is when not given.
 
     Returns
     -------
@@ -102,7 +110,10 @@ def config_context(n_jobs=None):
     True
     """
     previous = getattr(_local, "config", None)
-    _local.config = {**(previous if previous is not None else _global), "n_jobs": _check_n_jobs(n_jobs)}
+    settings = dict(previous if previous is not None else _global)
+    if n_jobs is not _UNCHANGED:
+        settings["n_jobs"] = _check_n_jobs(n_jobs)
+    _local.config = settings
     try:
         yield
     finally:

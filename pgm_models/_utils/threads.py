@@ -14,7 +14,7 @@ A large input (``THREAD_MIN_ROWS`` rows or more) is cut into blocks of ``BLOCK_R
 compiled kernels (which release the GIL) run on the blocks in up to :func:`n_threads` threads
 (:func:`over_row_blocks`). The blocks are the same whatever the thread count, a row's scores are
 its own, integer counts are exact and sums of floats are merged block by block in block order
-(:func:`add_in_order`), so the results are bit for bit the same at one thread and at several.
+(:func:`add_over_row_blocks`), so the results are bit for bit the same at one thread and at several.
 """
 
 from __future__ import annotations
@@ -85,8 +85,8 @@ def one_blas_thread():
         yield
     finally:
         with _sections_lock:
-            _sections["open"] -= 1
-            if _sections["open"] == 0:
+            _sections["open"] = max(0, _sections["open"] - 1)  # a fork may have closed it already
+            if _sections["open"] == 0 and _sections["before"] is not None:
                 for library, n_threads in _sections["before"]:
                     _set_blas_threads(library, n_threads)
                 _sections["before"] = None
@@ -151,11 +151,17 @@ def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
 
 def _forget_pools_in_child() -> None:
     """A forked child has none of its parent's pool threads: its pools (and their lock) start afresh,
-    else its first blocks would wait for threads that do not exist.
+    else its first blocks would wait for threads that do not exist; a one-BLAS-thread section open in
+    another of the parent's threads is closed (its settings restored), as no thread will close it.
     """
-    global _pools_lock
+    global _pools_lock, _sections_lock
     _pools.clear()
     _pools_lock = threading.Lock()
+    _sections_lock = threading.Lock()
+    if _sections["before"] is not None:
+        for library, n_threads in _sections["before"]:
+            _set_blas_threads(library, n_threads)
+    _sections.update(open=0, before=None)
 
 
 if hasattr(os, "register_at_fork"):
@@ -201,8 +207,9 @@ def _added(total, part):
 
 
 def add_over_row_blocks(function, n_rows: int):
-    """``add_in_order(over_row_blocks(function, n_rows))``, each block's part added to the total as
-    soon as the blocks before it are: a few blocks' parts held at once (those in flight on the
+    """The sum of ``function(start, stop)`` (an array, or a tuple of arrays or numbers) over
+    ``row_spans(n_rows)``, added in block order, each block's part added to the total as soon as the
+    blocks before it are: a few blocks' parts held at once (those in flight on the
     threads), not one per block of the input, and the same sum at any thread count.
     """
     spans, workers = _spans_and_workers(n_rows, None)
@@ -229,16 +236,6 @@ def add_over_row_blocks(function, n_rows: int):
     finally:
         for future in in_flight:  # after a block's error: the later ones not started are dropped
             future.cancel()
-    return total
-
-
-def add_in_order(parts: list):
-    """The sum of ``parts`` (arrays or tuples of arrays, one per block) added one after another in
-    block order, so that a sum of floats does not depend on the thread count; a single part as it is.
-    """
-    total = None
-    for part in parts:
-        total = _added(total, part)
     return total
 
 

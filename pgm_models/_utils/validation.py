@@ -305,8 +305,9 @@ def _dense_counts(values, limit: float):
         return None
     oriented = values.T if values.flags.f_contiguous and not values.flags.c_contiguous else values
     value_counts = jit.kernels("pgm_models._utils._row_kernels").value_counts
-    parts = threads.over_row_blocks(lambda start, stop: value_counts(oriented[start:stop], float(limit)), len(oriented))
-    return threads.add_in_order(parts)
+    return threads.add_over_row_blocks(
+        lambda start, stop: value_counts(oriented[start:stop], float(limit)), len(oriented)
+    )
 
 
 def _is_binary(values: np.ndarray) -> bool:

@@ -265,7 +265,7 @@ class CategoricalNB(CategoricalAttributes, DiscreteNB):
         layout = self._value_layout()
         if COMPILED_LOOPS and (
             jit.loaded() or codes.size >= COMPILED_MIN_VALUES
-        ):  # the same sums, in the same order (each cell's weights in row order; unit weights: exact integers)
+        ):  # each cell's weights in row order (per block from THREAD_MIN_ROWS rows); unit weights: exact integers
             value_counts = jit.kernels("pgm_models.naive_bayes._kernels").value_counts
             shape = (len(self.classes_), len(layout.value_cells))
             return value_counts(jit.kernel_codes(codes), layout.value_starts, class_index, weight, shape)

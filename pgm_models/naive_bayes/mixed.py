@@ -551,8 +551,9 @@ class _CategoricalBlock:
     def add(self, codes, class_index, weight, weights):
         n_classes = self.count.shape[0]
         if jit.loaded():
-            # one compiled pass, each cell's weights added in row order from 0 as np.bincount adds them:
-            # the same batch counts, bit for bit, without a (rows × columns) of keys per column
+            # one compiled pass, each cell's weights added in row order from 0 as np.bincount adds them (from
+            # THREAD_MIN_ROWS rows, per block, the blocks in order: fractional weights then round apart):
+            # the same batch counts without a (rows × columns) of keys per column
             kernels = jit.kernels("pgm_models.naive_bayes._kernels")
             batch = kernels.value_counts(
                 jit.kernel_codes(codes), self.offsets, class_index, np.asarray(weight, dtype=float), self.count.shape
