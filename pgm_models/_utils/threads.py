@@ -230,9 +230,8 @@ def add_over_row_blocks(function, n_rows: int):
         for _ in range(2 * workers):  # a block queued behind each running one: no thread waits for the next
             submit()
         while in_flight:
-            part = in_flight.popleft().result()
+            total = _added(total, in_flight.popleft().result())  # the part let go before the next is asked
             submit()
-            total = _added(total, part)
     finally:
         for future in in_flight:  # after a block's error: the later ones not started are dropped
             future.cancel()
