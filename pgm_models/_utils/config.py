@@ -13,11 +13,8 @@ import threading
 
 import numpy as np
 
-_DEFAULTS = {"n_jobs": None}
-_global = dict(_DEFAULTS)
+_global = {"n_jobs": None}
 _local = threading.local()
-
-
 _UNCHANGED = object()  # the default of set_config and config_context: None is a setting of its own
 
 
@@ -58,15 +55,13 @@ def set_config(n_jobs=_UNCHANGED) -> None:
     Parameters
     ----------
     n_jobs : None, -1 or int ≥ 1, optional
-        Left as it is when not given. Threads a fit or a prediction on a large input (at least ``THREAD_MIN_ROWS`` rows,
-        ``pgm_models._utils.threads``) splits its counting and scoring over. ``None``: every core
-        this process may run on, but no more than the loaded BLAS libraries are allowed
+        Left as it is when not given. Threads a fit or a prediction on a large input (at least
+        ``THREAD_MIN_ROWS`` rows, ``pgm_models._utils.threads``) splits its counting and scoring
+        over (which parts run on threads: the docs, "Scaling out"). ``None``: every core this
+        process may run on, but no more than the loaded BLAS libraries are allowed
         (``OPENBLAS_NUM_THREADS=1`` or ``threadpoolctl.threadpool_limits(1)`` keep it on one
         thread); ``-1``: every core; ``k``: ``k`` threads. Smaller inputs always run on one
-        thread. Threaded now: the discrete naive Bayes counts and scores (CategoricalNB,
-        BernoulliNB, MixedNB), the Gaussian models' moments and scores (GaussianNB, LDA, QDA,
-        MixedNB), the validation pass and the normalisation of every model's posterior. The
-        results do not depend on it: rows are split into the same blocks whatever
+        thread. The results do not depend on it: rows are split into the same blocks whatever
         the thread count, integer counts are exact, and sums of floats are merged block by block
         in a fixed order.
 

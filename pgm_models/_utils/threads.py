@@ -180,23 +180,44 @@ def _spans_and_workers(n_rows: int, block_rows: int | None) -> tuple[list[tuple[
     return spans, workers
 
 
-def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
-    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]`` (or in blocks of
-    ``block_rows`` rows, a caller's own bound), the blocks shared by up to :func:`n_threads` threads
-    in contiguous runs from ``THREAD_MIN_ROWS`` rows on (``function`` should spend its time in
-    compiled code that releases the GIL); the results in block order.
+def _in_block_order(function, n_rows: int, block_rows: int | None = None):
+    """``function(start, stop)`` of each block (``row_spans(n_rows)``, or of ``block_rows`` rows), yielded
+    in block order; from ``THREAD_MIN_ROWS`` rows the blocks run on up to :func:`n_threads` threads, a
+    block queued behind each running one (no thread waits for the next, and only those blocks' results
+    are held before they are yielded), each in a copy of the caller's context: its context variables (a
+    prediction call's cached operands, NumPy's error state) hold in the blocks as on the calling thread.
     """
     spans, workers = _spans_and_workers(n_rows, block_rows)
     if workers == 1:
-        return [function(start, stop) for start, stop in spans]
-    runs = [spans[len(spans) * w // workers : len(spans) * (w + 1) // workers] for w in range(workers)]
-    # each run in a copy of the caller's context: its context variables (a prediction call's cached
-    # operands, NumPy's error state) hold in the blocks as on the calling thread
-    contexts = [contextvars.copy_context() for _ in runs]
-    done = _pool(workers).map(
-        lambda run, context: context.run(lambda: [function(start, stop) for start, stop in run]), runs, contexts
-    )
-    return [result for run in done for result in run]
+        for start, stop in spans:
+            yield function(start, stop)
+        return
+    pool, waiting = _pool(workers), iter(spans)
+    in_flight = collections.deque()
+
+    def submit():
+        span = next(waiting, None)
+        if span is not None:
+            in_flight.append(pool.submit(contextvars.copy_context().run, function, *span))
+
+    try:
+        for _ in range(2 * workers):
+            submit()
+        while in_flight:
+            yield in_flight.popleft().result()  # the caller takes it before the next block is queued
+            submit()
+    finally:
+        for future in in_flight:  # after a block's error: the later ones not started are dropped
+            future.cancel()
+
+
+def over_row_blocks(function, n_rows: int, block_rows: int | None = None) -> list:
+    """``[function(start, stop) for (start, stop) in row_spans(n_rows)]`` (or in blocks of
+    ``block_rows`` rows, a caller's own bound), the blocks shared by up to :func:`n_threads` threads
+    from ``THREAD_MIN_ROWS`` rows on (``function`` should spend its time in compiled code that
+    releases the GIL); the results in block order.
+    """
+    return list(_in_block_order(function, n_rows, block_rows))
 
 
 def _added(total, part):
@@ -209,32 +230,13 @@ def _added(total, part):
 def add_over_row_blocks(function, n_rows: int):
     """The sum of ``function(start, stop)`` (an array, or a tuple of arrays or numbers) over
     ``row_spans(n_rows)``, added in block order, each block's part added to the total as soon as the
-    blocks before it are: a few blocks' parts held at once (those in flight on the
-    threads), not one per block of the input, and the same sum at any thread count.
+    blocks before it are: a few blocks' parts held at once (those in flight on the threads), not one
+    per block of the input, and the same sum at any thread count.
     """
-    spans, workers = _spans_and_workers(n_rows, None)
     total = None
-    if workers == 1:
-        for start, stop in spans:
-            total = _added(total, function(start, stop))
-        return total
-    pool, waiting = _pool(workers), iter(spans)
-    in_flight = collections.deque()
-
-    def submit():
-        span = next(waiting, None)
-        if span is not None:  # in a copy of the caller's context, as in over_row_blocks
-            in_flight.append(pool.submit(contextvars.copy_context().run, function, *span))
-
-    try:
-        for _ in range(2 * workers):  # a block queued behind each running one: no thread waits for the next
-            submit()
-        while in_flight:
-            total = _added(total, in_flight.popleft().result())  # the part let go before the next is asked
-            submit()
-    finally:
-        for future in in_flight:  # after a block's error: the later ones not started are dropped
-            future.cancel()
+    # a loop, not functools.reduce, whose argument tuple keeps the last part and total while the next is awaited
+    for part in _in_block_order(function, n_rows):
+        total = _added(total, part)
     return total
 
 
