@@ -147,3 +147,73 @@ def test_gaussian_slices_without_weight_are_skipped(sync, slices_of_7):
         sample_weight=da.from_array(weight, chunks=chunks),
     )
     assert_same_fit(GaussianNB().fit(X, y, sample_weight=weight), fitted, X, da.from_array(X, chunks=(chunks, -1)))
+
+
+def test_integer_labels_are_read_as_codes_once_per_block():
+    classes = np.array([-3, 2, 5, 40])
+    y = np.array([5, -3, 40, 2, 2, 5])
+    coded = dask_engine._coded_labels(y, classes)
+    assert isinstance(coded.dtype, pd.CategoricalDtype) and coded.cat.categories.dtype == classes.dtype
+    np.testing.assert_array_equal(coded.cat.codes, [2, 0, 3, 1, 1, 2])  # positions in classes
+    np.testing.assert_array_equal(coded.to_numpy(), y)
+    series = pd.Series(y.astype(np.uint16) + 3)
+    np.testing.assert_array_equal(dask_engine._coded_labels(series, classes + 3).cat.codes, [2, 0, 3, 1, 1, 2])
+    narrow = np.array([-100, 120, 120], dtype=np.int8)  # y − low overflows int8
+    np.testing.assert_array_equal(dask_engine._coded_labels(narrow, np.array([-100, 120])).cat.codes, [0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "y, classes",
+    [
+        (np.array([0, 1, 3]), np.array([0, 1, 2, 3])[[0, 1, 3]]),  # fine: every label a class
+        (np.array([0, 2, 3]), np.array([0, 1, 3])),  # 2: inside the range, not a class
+        (np.array([0, 4]), np.array([0, 1, 3])),  # 4: above the classes
+        (np.array([0, 1 << 20]), np.array([0, 1 << 20])),  # a range too wide for a table
+        (np.array(["a", "b"]), np.array(["a", "b"])),  # not integers
+        (np.array([0.0, 1.0]), np.array([0.0, 1.0])),
+        (np.array([2**63, 2**63 + 1], dtype=np.uint64), np.array([2**63, 2**63 + 1], dtype=np.uint64)),
+    ],
+)
+def test_labels_that_cannot_be_coded_are_left_as_they_are(y, classes):
+    coded = dask_engine._coded_labels(y, classes)
+    if np.isin(y, classes).all() and y.dtype.kind in "i" and classes[-1] - classes[0] < 1 << 16:
+        np.testing.assert_array_equal(coded.cat.codes, np.searchsorted(classes, y))
+    else:
+        assert coded is y
+
+
+def test_a_block_of_integer_labels_counted_as_codes_equals_one_counted_as_labels(sync, slices_of_7, monkeypatch):
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 4, (200, 5)).astype(np.int8)
+    y = rng.choice([-7, 3, 9], 200)
+    weight = rng.integers(0, 3, 200).astype(float)
+    for model in (CategoricalNB(n_categories=4), AODE(n_categories=4)):
+        X_dask, y_dask, w_dask = (
+            da.from_array(X, chunks=(50, -1)),
+            da.from_array(y, chunks=50),
+            da.from_array(weight, chunks=50),
+        )
+        coded = model.__class__(**model.get_params()).fit(X_dask, y_dask, sample_weight=w_dask)
+        declared = dask_engine.partial_fit(
+            model.__class__(**model.get_params()), X_dask, y_dask, classes=[-7, 3, 9, 20]
+        )
+        with monkeypatch.context() as plain:
+            plain.setattr(dask_engine, "_coded_labels", lambda y, classes: y)
+            as_labels = model.__class__(**model.get_params()).fit(X_dask, y_dask, sample_weight=w_dask)
+        for name, value in as_labels._statistics().items():
+            np.testing.assert_array_equal(coded._statistics()[name], value)
+        assert_same_fit(model.__class__(**model.get_params()).fit(X, y, sample_weight=weight), coded, X, X_dask)
+        memory = model.__class__(**model.get_params()).partial_fit(X, y, classes=[-7, 3, 9, 20])
+        assert_same_fit(memory, declared, X, X_dask)
+
+
+def test_a_label_outside_declared_classes_is_still_refused_when_blocks_are_sliced(sync, slices_of_7):
+    X = np.zeros((30, 2), dtype=np.int64)
+    y = np.array([0, 1] * 14 + [2, 0])  # 2 is not declared
+    with pytest.raises(ValueError, match=r"y has label 2, which is not among classes_ \[0, 1\]"):
+        dask_engine.partial_fit(
+            CategoricalNB(n_categories=1),
+            da.from_array(X, chunks=(15, -1)),
+            da.from_array(y, chunks=15),
+            classes=[0, 1],
+        )

@@ -234,12 +234,45 @@ def _counted_block(template, X, y, weight) -> _Counts:
     rows = (
         np.shape(X)[0] if sp.issparse(X) else _slice_rows(model, np.shape(X)[1])
     )  # sparse: temporaries scale with nonzeros
+    if rows < np.shape(X)[0]:
+        y = _coded_labels(y, model.classes_)
     for start in range(0, np.shape(X)[0], rows):
         part = slice(start, start + rows)
         if weight is not None and not np.any(weight[part]):
             continue  # partial_fit refuses rows without weight; the block's other rows have some
         model.partial_fit(_take(X, part), _take(y, part), sample_weight=None if weight is None else weight[part])
     return _Counts(classes, model._statistics(), merge)
+
+
+def _coded_labels(y, classes: np.ndarray):
+    """Integer labels as a categorical Series over ``classes`` whose codes are their positions, so that
+    each slice's ``partial_fit`` reads the codes instead of hashing its labels again (``pd.factorize``
+    cost a quarter of CategoricalNB's counting of a block); ``y`` itself where that does not apply
+    (labels that are not integers in a range no wider than ``classes``'s, or one not among them:
+    ``partial_fit`` then reports it as it would).
+    """
+    labels = y.to_numpy() if isinstance(y, pd.Series) else y
+    if not (
+        isinstance(labels, np.ndarray)
+        and labels.ndim == 1
+        and np.can_cast(labels.dtype, np.intp)  # integers that index a table (uint64 may not)
+        and np.can_cast(classes.dtype, np.intp)
+        and labels.dtype.kind in "iu"
+        and classes.dtype.kind in "iu"
+        and labels.size
+        and classes.size
+    ):
+        return y
+    low, high = int(classes[0]), int(classes[-1])  # classes_ is sorted
+    if high - low >= (1 << 16) or int(labels.min()) < low or int(labels.max()) > high:
+        return y
+    table = np.full(high - low + 1, -1, dtype=np.int32)
+    table[classes.astype(np.intp) - low] = np.arange(len(classes), dtype=np.int32)
+    codes = table[np.subtract(labels, low, dtype=np.intp) if low else labels]
+    if np.minimum.reduce(codes, initial=0) < 0:  # a label between two classes that is not one
+        return y
+    dtype = pd.CategoricalDtype(pd.Index(classes, copy=False))
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
 
 
 SLICE_VALUES = 1 << 21  # attribute values (rows × features) counted per partial_fit within a block
