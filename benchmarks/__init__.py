@@ -2,6 +2,7 @@
 
 import os
 import platform
+import sys
 import time
 
 
@@ -24,6 +25,16 @@ def run_record(details: str = "") -> str:
     except OSError:
         load = "load average not available"
     return f"Machine: {machine()}{', ' + details if details else ''}; {time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}; {load}."
+
+
+def command_line(module: str, argv) -> str:
+    """The command a table was made by, as a reader would rerun it: ``python -m benchmarks.<module>``
+    and the arguments (``argv``, or this process's) without ``--write FILE``."""
+    shown = list(argv if argv is not None else sys.argv[1:])
+    if "--write" in shown:
+        at = shown.index("--write")
+        del shown[at : at + 2]
+    return " ".join([f"python -m benchmarks.{module}", *shown])
 
 
 def append_section(path, lines) -> None:

@@ -13,8 +13,9 @@ by block by seeded tasks (never whole in one process, except for the in-memory b
    evenly over them (``placed_data``), the fit alone timed; peak RSS per worker during the
    fits. Both are given the same input (int8 attribute codes, int64 labels, whole blocks of
    the same seeds), and each repeat times an in-memory fit right before a dask fit, so that
-   load from other processes falls on both alike. The smallest size is the overhead case (the dask fit's time over the
-   in-memory fit's).
+   load from other processes falls on both alike; besides the best of each side, the median of each repeat's
+   paired ratio, and two plain processes fitting the in-memory data at once (no Dask: the machine's own ceiling
+   for two workers). The smallest size is the overhead case (the dask fit's time over the in-memory fit's).
 2. Out of core: the workers write ``--ooc-rows`` rows as Parquet files (int64 columns, the
    data in memory larger than all workers' memory limits together), then fit from the files
    (``pgm_models.dask_engine.engine.read_table``) on 2 workers capped at ``--memory-limit`` each;
@@ -33,14 +34,13 @@ import importlib
 import logging
 import os
 import shutil
-import sys
 import tempfile
 import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks import append_section
+from benchmarks import append_section, command_line
 
 N_ATTRIBUTES, N_VALUES, N_CLASSES = 10, 4, 3
 MODELS = ("CategoricalNB", "AODE")
@@ -217,7 +217,7 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
                 # worker's import, seconds, inside the first timed fit)
                 model(name).fit(first_rows(X), first_rows(y))
                 client.run(reset_peak)
-                seconds = []
+                seconds, paired = [], []
                 for _ in range(repeats):
                     memory_s, reference = timed(name, X_memory, y_memory)
                     sliced_s, sliced = timed_slices(name, X_memory, y_memory)
@@ -225,15 +225,52 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
                     results[name]["memory_s"] = min(results[name]["memory_s"], memory_s, sliced_s)
                     dask_s, fitted = timed(name, X, y)
                     seconds.append(dask_s)
+                    # this repeat's dask rate over its own in-memory rate: both timed within seconds of each other
+                    paired.append((n_rows / dask_s) / (len(y_memory) / min(memory_s, sliced_s)))
                     assert fitted.class_count_.sum() == n_rows
                     if whole:
                         assert np.array_equal(fitted.class_count_, reference.class_count_)  # the same fit
                 results[name][f"dask{n_workers}_s"] = min(seconds)
+                results[name][f"paired{n_workers}"] = float(np.median(paired))
                 results[name][f"peak{n_workers}_mib"] = max(client.run(peak_mib).values())
         finally:
             client.close()
             local.close()
+    seeds = [seed for seed, inside in enumerate(in_memory) if inside]
+    for name in MODELS:
+        rates = two_processes(name, [sizes[seed] for seed in seeds], repeats)
+        results[name]["two_processes"] = sum(rates) / (len(y_memory) / results[name]["memory_s"])
     return list(results.values())
+
+
+def _fit_rate(name: str, sizes: list[int], barrier, queue, repeats: int) -> None:
+    """A process of ``two_processes``: the in-memory baseline's data (blocks 0.. of ``sizes``), then after
+    ``barrier`` the best of ``repeats`` fits, as rows/s on ``queue``."""
+    use_worker_allocator()
+    parts = [make_block(seed, size) for seed, size in enumerate(sizes)]
+    X, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    del parts
+    model(name).fit(X[:1000], y[:1000])
+    with threadpool_limits(1):
+        barrier.wait()
+        best = min(timed(name, X, y)[0] for _ in range(repeats))
+    queue.put(len(y) / best)
+
+
+def two_processes(name: str, sizes: list[int], repeats: int) -> list[float]:
+    """Rows/s of each of two plain processes (no Dask) fitting the in-memory data at the same time: what
+    this machine gives two single-threaded fits at once, the ceiling of two workers against one process."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    barrier, queue = context.Barrier(2), context.Queue()
+    processes = [context.Process(target=_fit_rate, args=(name, sizes, barrier, queue, repeats)) for _ in range(2)]
+    for process in processes:
+        process.start()
+    rates = [queue.get() for _ in processes]
+    for process in processes:
+        process.join()
+    return rates
 
 
 def out_of_core(n_rows: int, n_blocks: int, memory_limit: str) -> dict:
@@ -310,7 +347,7 @@ def main(argv=None) -> int:
 
 
 def _run(args, argv) -> int:
-    command = f"python -m benchmarks.dask_scaling {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
+    command = command_line("dask_scaling", argv)
     lines = [
         "",
         f"## Dask: rows/s against workers ({N_ATTRIBUTES} attributes × {N_VALUES} values, {N_CLASSES} classes, "
@@ -327,19 +364,26 @@ def _run(args, argv) -> int:
         "fitted). Dask: LocalCluster of single-threaded worker processes, the "
         "blocks already in the workers' memory (block i made on worker i mod W), the fit alone (blocks a worker holds are counted there, one task per worker thread). Both fit the same input (int8 codes, int64 "
         "labels); every repeat times an in-memory fit right before a dask fit (the same load on both), best of "
-        f"{args.repeats} each. Peak: the largest worker's peak RSS during the "
-        "fits (its share of the blocks included).",
+        f"{args.repeats} each. Paired: the median over the repeats of each dask fit's rate over the in-memory rate "
+        "timed right before it (on a machine whose speed drifts, the best of each side alone can pair a fast spell "
+        "with a slow one). 2 plain processes: two processes without Dask, each fitting the in-memory data at the same "
+        "time (best of the repeats each), their rows/s together over the in-memory rate: the most two single-threaded "
+        "fits get from this machine at once, the ceiling of the 2-worker ratio. Peak: the largest worker's peak RSS "
+        "during the fits (its share of the blocks included).",
         "",
         "| model | rows | in memory (rows/s) | 1 worker (rows/s) | 2 workers (rows/s) | 2 workers / in memory | "
-        "dask (2) time per row / in-memory | peak per worker, 1 / 2 workers (MiB) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "paired 1 / 2 workers ÷ in memory | 2 plain processes ÷ in memory | dask (2) time per row / in-memory | "
+        "peak per worker, 1 / 2 workers (MiB) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for n_rows in args.rows:
         for r in throughput(n_rows, args.blocks, args.repeats, args.memory_rows):
             rate = {k: n_rows / r[f"{k}_s"] for k in ("dask1", "dask2")} | {"memory": r["memory_rows"] / r["memory_s"]}
             lines.append(
                 f"| {r['model']} | {n_rows:,} | {rate['memory']:,.0f} | {rate['dask1']:,.0f} | {rate['dask2']:,.0f} | "
-                f"{rate['dask2'] / rate['memory']:.2f} | {rate['memory'] / rate['dask2']:.2f} | "
+                f"{rate['dask2'] / rate['memory']:.2f} | {r['paired1']:.2f} / {r['paired2']:.2f} | "
+                f"{r['two_processes']:.2f} | "
+                f"{rate['memory'] / rate['dask2']:.2f} | "
                 f"{r['peak1_mib']:.0f} / {r['peak2_mib']:.0f} |"
             )
             print(lines[-1], flush=True)

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import append_section, run_record
+from benchmarks import append_section, command_line, run_record
 
 HEADING = "## First posterior in a fresh process"
 STEPS = ("import", "load + fit", "sample_posterior", "az.summary")
@@ -118,13 +118,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     result = run(args.repeats, args.sampler)
     if args.write:
-        shown = list(argv if argv is not None else sys.argv[1:])
-        if "--write" in shown:
-            at = shown.index("--write")
-            del shown[at : at + 2]
         append_section(
             args.write,
-            markdown(result, " ".join(["python -m benchmarks.first_posterior", *shown]), args.repeats, args.sampler),
+            markdown(result, command_line("first_posterior", argv), args.repeats, args.sampler),
         )
     return 0
 

@@ -17,8 +17,9 @@ Bandwidth: the bytes of X and y the fit reads plus those of X the prediction rea
 beside the machine's copy bandwidth (one large ``np.copyto``, bytes read over the time).
 
 Data, 3 classes: CategoricalNB and AODE integer codes (int64; 20 and 10 attributes × 5 values),
-BernoulliNB 20 dense 0/1 float features, MultinomialNB a sparse 20 000-word vocabulary (about 40
-words a row), GaussianNB / LDA / QDA 20 correlated Gaussian features, MixedNB 10 integer-coded
+BernoulliNB 20 dense 0/1 float features, MultinomialNB and ComplementNB a sparse 20 000-word
+vocabulary (about 40 words a row), GaussianNB / LDA / QDA 20 correlated Gaussian features (LDA also
+with a fixed shrinkage, ``shrinkage=SHRINKAGE``), MixedNB 10 integer-coded
 categorical and 10 Gaussian columns of a DataFrame. The Gaussian models, and MixedNB, run in their
 MLE limit (estimate="mle", class_alpha=0): their per-row work is the same under every estimate, and
 the floor then needs no prior scaled to the data.
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 
 import numba
@@ -37,10 +37,26 @@ import pandas as pd
 import scipy.sparse as sp
 
 import pgm_models
-from benchmarks import append_section, run_record
-from pgm_models import AODE, LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
+from benchmarks import append_section, command_line, run_record
+from pgm_models import (
+    A2DE,
+    AODE,
+    HNB,
+    KDB,
+    LDA,
+    QDA,
+    WAODE,
+    AODEsr,
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+)
 
 N_CLASSES = 3
+SHRINKAGE = 0.3  # LDA's fixed shrinkage towards (tr C / p) I
 HEADING = "## Closed forms against their floor: one compiled pass to count, one to score"
 jit = numba.njit(cache=True, nogil=True)
 
@@ -202,6 +218,289 @@ class AODEFloor:
         return _score_aode(X, self.joint, self.child)
 
 
+def _m_estimate_tables(pairs, n_rows, m=1.0):
+    """Weka's m-estimates of the SPODEs from the pair counts (K, F, S, F, S), every value seen:
+    log P(y, x_a) = log (N(y, x_a) + m/(K S))/(N + m) as (F, S, K), log P(x_b | y, x_a) =
+    log (N(y, x_a, x_b) + m/S)/(N(y, x_a) + m) as (F, S, F, S, K), and the single counts (K, F, S)."""
+    size = pairs.shape[2]
+    single = np.einsum("kauau->kau", pairs).astype(float)
+    joint = np.log((single + m / (N_CLASSES * size)) / (n_rows + m)).transpose(1, 2, 0).copy()
+    child = np.log((pairs + m / size) / (single[:, :, :, None, None] + m)).transpose(1, 2, 3, 4, 0).copy()
+    return joint, child, single
+
+
+def _plogp_ratio(n, numerator, denominator):
+    """Σ n log(numerator/denominator) over the cells with n > 0 (0 log 0 = 0)."""
+    seen = n > 0
+    return float((n[seen] * np.log(numerator[seen] / denominator[seen])).sum())
+
+
+class WAODEFloor:
+    """WAODE() (Weka's): AODE's SPODEs under the m-estimate (m = 1), parent a weighted by
+    I(X_a; Y); every parent value seen, no missing values."""
+
+    def fit(self, X, y):
+        size = int(X.max()) + 1
+        pairs = _count_pairs(X, y, N_CLASSES, size)
+        self.joint, self.child, single = _m_estimate_tables(pairs, len(y))
+        n, n_k = len(y), single[:, 0, :].sum(axis=1)
+        for a in range(X.shape[1]):
+            n_kv = single[:, a, :]
+            n_v = n_kv.sum(axis=0)
+            weight = _plogp_ratio(n_kv, n_kv * n, n_k[:, None] * n_v[None, :]) / n
+            self.joint[a] += np.log(weight)
+        return self
+
+    def predict_proba(self, X):
+        return _score_aode(X, self.joint, self.child)
+
+
+@jit
+def _score_aodesr(X, joint, child, totals, critical):
+    """AODE's average over the row's values less its generalisations: x_i goes when another x_j has
+    N(x_j) > critical, N(x_i, x_j) = N(x_j) and not (N(x_i) = N(x_j) and i < j)."""
+    n_rows, n_features = X.shape
+    n_classes = joint.shape[2]
+    out = np.empty((n_rows, n_classes))
+    scores = np.empty(n_classes)
+    parents = np.empty((n_features, n_classes))
+    kept = np.empty(n_features, np.bool_)
+    for n in range(n_rows):
+        for i in range(n_features):
+            kept[i] = True
+            u = X[n, i]
+            for j in range(n_features):
+                v = X[n, j]
+                seen_j = totals[j, v, j, v]
+                if (
+                    j != i
+                    and seen_j > critical
+                    and totals[i, u, j, v] == seen_j
+                    and not (totals[i, u, i, u] == seen_j and i < j)
+                ):
+                    kept[i] = False
+                    break
+        for a in range(n_features):
+            u = X[n, a]
+            for k in range(n_classes):
+                parents[a, k] = joint[a, u, k] if kept[a] else -np.inf
+            if kept[a]:
+                for b in range(n_features):
+                    if b != a and kept[b]:
+                        cell = child[a, u, b, X[n, b]]
+                        for k in range(n_classes):
+                            parents[a, k] += cell[k]
+        for k in range(n_classes):
+            peak = -np.inf
+            for a in range(n_features):
+                peak = max(peak, parents[a, k])
+            total = 0.0
+            for a in range(n_features):
+                total += np.exp(parents[a, k] - peak)
+            scores[k] = np.log(total) + peak
+        _normalised(scores, out, n)
+    return out
+
+
+class AODEsrFloor:
+    """AODEsr() (Weka's): AODE under the m-estimate (m = 1) on each row's values less its
+    generalisations (critical value 50); every parent value seen, no missing values."""
+
+    def fit(self, X, y):
+        pairs = _count_pairs(X, y, N_CLASSES, int(X.max()) + 1)
+        self.joint, self.child, _ = _m_estimate_tables(pairs, len(y))
+        self.totals = pairs.sum(axis=0)  # N(x_a = u, x_b = v)
+        return self
+
+    def predict_proba(self, X):
+        return _score_aodesr(X, self.joint, self.child, self.totals, 50)
+
+
+@jit
+def _count_triples(X, y, n_classes, capacity):
+    """(K, F, S, F, S, F, S) counts N(k, x_a = u, x_b = v, x_c = w) for a < b (A2DE's parent pairs; the
+    entries with c = b hold the pair counts N(k, x_a = u, x_b = v)), zero for a ≥ b."""
+    n_rows, n_features = X.shape
+    counts = np.zeros((n_classes, n_features, capacity, n_features, capacity, n_features, capacity), np.int64)
+    for n in range(n_rows):
+        k = y[n]
+        for a in range(n_features):
+            u = X[n, a]
+            if u < 0 or u >= capacity:
+                raise ValueError("a code outside the floor's table")
+            for b in range(a + 1, n_features):
+                row = counts[k, a, u, b, X[n, b]]
+                for c in range(n_features):
+                    row[c, X[n, c]] += 1
+    return counts
+
+
+@jit
+def _score_a2de(X, joint, child):
+    """log Σ_{a<b} exp(joint[a, x_a, b, x_b, k] + Σ_{j∉{a,b}} child[a, x_a, b, x_b, j, x_j, k]), normalised."""
+    n_rows, n_features = X.shape
+    n_classes = joint.shape[4]
+    out = np.empty((n_rows, n_classes))
+    scores = np.empty(n_classes)
+    n_pairs = n_features * (n_features - 1) // 2
+    parents = np.empty((n_pairs, n_classes))
+    for n in range(n_rows):
+        at = 0
+        for a in range(n_features):
+            u = X[n, a]
+            for b in range(a + 1, n_features):
+                v = X[n, b]
+                for k in range(n_classes):
+                    parents[at, k] = joint[a, u, b, v, k]
+                for j in range(n_features):
+                    if j != a and j != b:
+                        cell = child[a, u, b, v, j, X[n, j]]
+                        for k in range(n_classes):
+                            parents[at, k] += cell[k]
+                at += 1
+        for k in range(n_classes):
+            peak = -np.inf
+            for i in range(n_pairs):
+                peak = max(peak, parents[i, k])
+            total = 0.0
+            for i in range(n_pairs):
+                total += np.exp(parents[i, k] - peak)
+            scores[k] = np.log(total) + peak
+        _normalised(scores, out, n)
+    return out
+
+
+class A2DEFloor:
+    """A2DE() (Laplace, α = 1): P(y, x_a, x_b) = (n + 1)/(N + K S²), P(x_j | y, x_a, x_b) = (n + 1)/(n(y, x_a, x_b) + S),
+    averaged over every pair a < b; every pair of values seen, no missing values."""
+
+    def fit(self, X, y):
+        size = int(X.max()) + 1
+        triples = _count_triples(X, y, N_CLASSES, size)
+        pairs = np.einsum("kaubvbv->kaubv", triples).astype(float)
+        self.joint = np.log((pairs + 1.0) / (len(y) + N_CLASSES * size**2)).transpose(1, 2, 3, 4, 0).copy()
+        child = np.log((triples + 1.0) / (pairs[..., None, None] + size))
+        self.child = child.transpose(1, 2, 3, 4, 5, 6, 0).copy()
+        return self
+
+    def predict_proba(self, X):
+        return _score_a2de(X, self.joint, self.child)
+
+
+@jit
+def _score_hnb(X, log_prior, weight, conditional):
+    """log P(y) + Σ_j log Σ_{p≠j} weight[j, p] P(x_j | y, x_p) (weights normalised per j), normalised."""
+    n_rows, n_features = X.shape
+    n_classes = log_prior.size
+    out = np.empty((n_rows, n_classes))
+    scores = np.empty(n_classes)
+    mixture = np.empty(n_classes)
+    for n in range(n_rows):
+        for k in range(n_classes):
+            scores[k] = log_prior[k]
+        for j in range(n_features):
+            mixture[:] = 0.0
+            v = X[n, j]
+            for p in range(n_features):
+                if p != j:
+                    w = weight[j, p]
+                    cell = conditional[j, p, X[n, p], v]
+                    for k in range(n_classes):
+                        mixture[k] += w * cell[k]
+            for k in range(n_classes):
+                scores[k] += np.log(mixture[k])
+        _normalised(scores, out, n)
+    return out
+
+
+class HNBFloor:
+    """HNB() (Weka's, m-estimate m = 1): each attribute's hidden parent mixes P(x_j | y, x_p) with
+    weights I(X_j; X_p | Y) normalised over p; every value seen, no missing values, every
+    attribute with a positive weight."""
+
+    def fit(self, X, y):
+        size, n_features, m = int(X.max()) + 1, X.shape[1], 1.0
+        pairs = _count_pairs(X, y, N_CLASSES, size).astype(float)
+        single = np.einsum("kauau->kau", pairs)
+        n_k = single[:, 0, :].sum(axis=1)
+        self.log_prior = np.log((n_k + m / N_CLASSES) / (len(y) + m))
+        weight = np.zeros((n_features, n_features))
+        for j in range(n_features):
+            for p in range(n_features):
+                if p != j:
+                    n_kuv = pairs[:, p, :, j, :]
+                    denominator = single[:, p, :, None] * single[:, j, None, :]
+                    weight[j, p] = _plogp_ratio(n_kuv, n_kuv * n_k[:, None, None], denominator) / len(y)
+        if not (weight.sum(axis=1) > 0).all():
+            raise ValueError("an attribute without weight: the floor has no naive Bayes fallback")
+        self.weight = weight / weight.sum(axis=1, keepdims=True)
+        # conditional[j, p, u, v, k] = P(x_j = v | y = k, x_p = u)
+        self.conditional = ((pairs + m / size) / (single[:, :, :, None, None] + m)).transpose(3, 1, 2, 4, 0).copy()
+        return self
+
+    def predict_proba(self, X):
+        return _score_hnb(X, self.log_prior, self.weight, self.conditional)
+
+
+@jit
+def _score_one_parent(X, log_prior, parent, table):
+    """log P(y) + Σ_j table[j, x_parent(j), x_j, k] (a root's table the same for every parent value), normalised."""
+    n_rows, n_features = X.shape
+    n_classes = log_prior.size
+    out = np.empty((n_rows, n_classes))
+    scores = np.empty(n_classes)
+    for n in range(n_rows):
+        for k in range(n_classes):
+            scores[k] = log_prior[k]
+        for j in range(n_features):
+            cell = table[j, X[n, parent[j]], X[n, j]]
+            for k in range(n_classes):
+                scores[k] += cell[k]
+        _normalised(scores, out, n)
+    return out
+
+
+class KDBFloor:
+    """KDB(k=1): attributes placed by I(X_j; Y) (highest first), each after the first with the placed
+    attribute of highest I(X_j; X_p | Y) as its parent; θ = (n + 1)/(n_parent + S), P(y) = (N_k + 1)/(N + K);
+    every value seen, no missing values."""
+
+    def fit(self, X, y):
+        size, n_features, n = int(X.max()) + 1, X.shape[1], len(y)
+        pairs = _count_pairs(X, y, N_CLASSES, size).astype(float)
+        single = np.einsum("kauau->kau", pairs)
+        n_k = single[:, 0, :].sum(axis=1)
+        information = [
+            _plogp_ratio(single[:, j], single[:, j] * n, n_k[:, None] * single[:, j].sum(axis=0)[None, :]) / n
+            for j in range(n_features)
+        ]
+        order = sorted(range(n_features), key=lambda j: -information[j])  # stable: ties keep the earlier attribute
+        parent = np.arange(n_features)
+        for at, j in enumerate(order[1:], start=1):
+            conditional = [
+                _plogp_ratio(
+                    pairs[:, p, :, j, :],
+                    pairs[:, p, :, j, :] * n_k[:, None, None],
+                    single[:, p, :, None] * single[:, j, None, :],
+                )
+                for p in order[:at]
+            ]
+            parent[j] = order[:at][int(np.argmax(conditional))]  # argmax: the first placed among ties
+        table = np.empty((n_features, size, size, N_CLASSES))
+        for j in range(n_features):
+            if parent[j] == j:  # the root: P(x_j | y) whatever the "parent" value
+                table[j] = np.log((single[:, j, :] + 1.0) / (n_k[:, None] + size)).T[None, :, :]
+            else:
+                p = parent[j]
+                table[j] = np.log((pairs[:, p, :, j, :] + 1.0) / (single[:, p, :, None] + size)).transpose(1, 2, 0)
+        self.parent, self.table = parent, table
+        self.log_prior = np.log((n_k + 1.0) / (n + N_CLASSES))
+        return self
+
+    def predict_proba(self, X):
+        return _score_one_parent(X, self.log_prior, self.parent, self.table)
+
+
 # ------------------------------------------------------------------ BernoulliNB, MultinomialNB
 @jit
 def _count_dense(X, y, n_classes):
@@ -280,6 +579,21 @@ class MultinomialFloor:
         class_count = _class_counts(y, N_CLASSES)
         self.table = np.log((counts + 1.0) / (counts.sum(axis=1, keepdims=True) + X.shape[1])).T.copy()
         self.log_prior = np.log((class_count + 1.0) / (len(y) + N_CLASSES))
+        return self
+
+    def predict_proba(self, X):
+        return _score_sparse(X.indptr, X.indices, X.data, self.table, self.log_prior)
+
+
+class ComplementFloor:
+    """ComplementNB() on a CSR matrix: the complement counts Ñ_kt = Σ_k' N_k't − N_kt,
+    θ̃_kt = (Ñ_kt + 1)/(Ñ_k· + T), score_k = −Σ_t x_t log θ̃_kt (no class term)."""
+
+    def fit(self, X, y):
+        counts = _count_sparse(X.indptr, X.indices, X.data, y, N_CLASSES, X.shape[1])
+        complement = counts.sum(axis=0) - counts
+        self.table = -np.log((complement + 1.0) / (complement.sum(axis=1, keepdims=True) + X.shape[1])).T.copy()
+        self.log_prior = np.zeros(N_CLASSES)
         return self
 
     def predict_proba(self, X):
@@ -397,6 +711,19 @@ class LDAFloor:
 
     def predict_proba(self, X):
         return _score_linear(X, self.weight, self.constant)
+
+
+class ShrunkLDAFloor(LDAFloor):
+    """LDA(estimate="mle", class_alpha=0, shrinkage=SHRINKAGE): the pooled covariance C shrunk as
+    (1 − s) C + s (tr C / p) I."""
+
+    def fit(self, X, y):
+        count, mean, scatter = _class_moments(X, y, full=True)
+        cov = scatter.sum(axis=0) / count.sum()
+        cov = (1 - SHRINKAGE) * cov + SHRINKAGE * np.trace(cov) / len(cov) * np.eye(len(cov))
+        self.weight = np.linalg.solve(cov, mean.T).T
+        self.constant = np.log(count / count.sum()) - 0.5 * (self.weight * mean).sum(axis=1)
+        return self
 
 
 @jit
@@ -535,10 +862,17 @@ CASES = {
     "CategoricalNB": ("categorical", CategoricalNB, CategoricalFloor),
     "BernoulliNB": ("bernoulli", lambda: BernoulliNB(binarize=None), BernoulliFloor),
     "MultinomialNB": ("multinomial", MultinomialNB, MultinomialFloor),
+    "ComplementNB": ("multinomial", ComplementNB, ComplementFloor),
     "GaussianNB": ("gaussian", lambda: GaussianNB(estimate="mle", class_alpha=0), GaussianFloor),
     "LDA": ("gaussian", lambda: LDA(estimate="mle", class_alpha=0), LDAFloor),
+    "LDA-shrinkage": ("gaussian", lambda: LDA(estimate="mle", class_alpha=0, shrinkage=SHRINKAGE), ShrunkLDAFloor),
     "QDA": ("gaussian", lambda: QDA(estimate="mle", class_alpha=0), QDAFloor),
     "AODE": ("aode", AODE, AODEFloor),
+    "AODEsr": ("aode", AODEsr, AODEsrFloor),
+    "WAODE": ("aode", WAODE, WAODEFloor),
+    "A2DE": ("aode", A2DE, A2DEFloor),
+    "HNB": ("aode", HNB, HNBFloor),
+    "KDB": ("aode", KDB, KDBFloor),
     "MixedNB": (
         "mixed",
         lambda: MixedNB(column_types=MIXED_TYPES, estimate="mle", class_alpha=0),
@@ -672,13 +1006,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     results, bandwidth = run(args.sizes, args.repeats, args.models)
     if args.write:
-        shown = [a for a in (argv if argv is not None else sys.argv[1:])]
-        if "--write" in shown:
-            at = shown.index("--write")
-            del shown[at : at + 2]
-        append_section(
-            args.write, markdown(results, bandwidth, " ".join(["python -m benchmarks.floor", *shown]), args.repeats)
-        )
+        append_section(args.write, markdown(results, bandwidth, command_line("floor", argv), args.repeats))
     return 0
 
 

@@ -575,15 +575,51 @@ def test_fold_versions_reads_the_warm_weka_lines_and_counts_calls_of_a_checkout(
     assert 0 < calls["vote", "CategoricalNB"] < calls["vote", "AODE"]
 
 
-@pytest.mark.parametrize(
-    "name", ["CategoricalNB", "BernoulliNB", "MultinomialNB", "GaussianNB", "LDA", "QDA", "AODE", "MixedNB"]
-)
+FLOOR_MODELS = [
+    "CategoricalNB",
+    "BernoulliNB",
+    "MultinomialNB",
+    "ComplementNB",
+    "GaussianNB",
+    "LDA",
+    "LDA-shrinkage",
+    "QDA",
+    "AODE",
+    "AODEsr",
+    "WAODE",
+    "A2DE",
+    "HNB",
+    "KDB",
+    "MixedNB",
+]
+
+
+@pytest.mark.parametrize("name", FLOOR_MODELS)
 def test_each_floor_computes_its_model(name):
     """A floor bounds a model only if it gives the model's probabilities: within 1e-12 on 600 rows
     of the benchmark's data (the benchmark checks every timed size too)."""
     from benchmarks import floor
 
     assert floor.check_floor(name, 600) <= 1e-12
+    assert set(floor.CASES) == set(FLOOR_MODELS)  # every floor is checked here
+
+
+def test_aodesr_floor_removes_the_generalisations_the_model_removes():
+    """On data with generalisations (x1 = x0, so the later of the two goes; x3 = x0 // 2, implied
+    by x0) the floor's subsumption test removes what AODEsr removes: the probabilities agree, and
+    differ from AODE's without the removal."""
+    from benchmarks import floor
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 4000)
+    X = (rng.integers(0, 5, (4000, 6)) + y[:, None]) % 5
+    X[:, 1], X[:, 3] = X[:, 0], X[:, 0] // 2
+    model = pgm_models.AODEsr(n_categories=5).fit(X, y)
+    assert model.generalisations(X)[:, [1, 3]].all() and not model.generalisations(X)[:, [0, 2, 4, 5]].any()
+    expected = model.predict_proba(X)
+    assert np.abs(floor.AODEsrFloor().fit(X, y).predict_proba(X) - expected).max() <= 1e-12
+    plain = floor._score_aode(X, *(lambda f: (f.joint, f.child))(floor.AODEsrFloor().fit(X, y)))
+    assert np.abs(plain - expected).max() > 1e-3
 
 
 def test_the_floor_check_fails_on_another_model(monkeypatch):
@@ -734,3 +770,15 @@ def test_floor_word_counts_are_the_same_built_in_chunks():
     whole = floor._words(np.random.default_rng(5), y, chunk_rows=10**6)
     chunked = floor._words(np.random.default_rng(5), y, chunk_rows=700)
     assert whole.nnz > 2500 * 20 and (whole != chunked).nnz == 0
+
+
+def test_command_line_shows_the_arguments_without_the_output_file(monkeypatch):
+    from benchmarks import command_line
+
+    assert (
+        command_line("floor", ["--sizes", "300", "--write", "B.md", "--models", "QDA"])
+        == "python -m benchmarks.floor --sizes 300 --models QDA"
+    )
+    assert command_line("dask_scaling", []) == "python -m benchmarks.dask_scaling"
+    monkeypatch.setattr("sys.argv", ["x", "--write", "B.md", "--repeats", "5"])
+    assert command_line("first_posterior", None) == "python -m benchmarks.first_posterior --repeats 5"

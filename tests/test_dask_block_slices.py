@@ -156,8 +156,14 @@ def test_integer_labels_are_read_as_codes_once_per_block():
     assert isinstance(coded.dtype, pd.CategoricalDtype) and coded.cat.categories.dtype == classes.dtype
     np.testing.assert_array_equal(coded.cat.codes, [2, 0, 3, 1, 1, 2])  # positions in classes
     np.testing.assert_array_equal(coded.to_numpy(), y)
-    series = pd.Series(y.astype(np.uint16) + 3)
-    np.testing.assert_array_equal(dask_engine._coded_labels(series, classes + 3).cat.codes, [2, 0, 3, 1, 1, 2])
+    series = pd.Series(y + 3, index=np.arange(10, 16))
+    coded = dask_engine._coded_labels(series, classes + 3)
+    np.testing.assert_array_equal(coded.cat.codes, [2, 0, 3, 1, 1, 2])
+    assert coded.index.equals(series.index)
+    unsigned = np.array([2, 0, 3], dtype=np.uint16)
+    np.testing.assert_array_equal(
+        dask_engine._coded_labels(unsigned, np.arange(4, dtype=np.uint16)).cat.codes, [2, 0, 3]
+    )
     narrow = np.array([-100, 120, 120], dtype=np.int8)  # y − low overflows int8
     np.testing.assert_array_equal(dask_engine._coded_labels(narrow, np.array([-100, 120])).cat.codes, [0, 1, 1])
 

@@ -272,7 +272,8 @@ def _coded_labels(y, classes: np.ndarray):
     if np.minimum.reduce(codes, initial=0) < 0:  # a label between two classes that is not one
         return y
     dtype = pd.CategoricalDtype(pd.Index(classes, copy=False))
-    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
+    index = y.index if isinstance(y, pd.Series) else None  # a partition's own row labels kept
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), index=index, copy=False)
 
 
 SLICE_VALUES = 1 << 21  # attribute values (rows × features) counted per partial_fit within a block
