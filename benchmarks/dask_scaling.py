@@ -114,6 +114,12 @@ def first_rows(a, n: int = 1000):
     return da.concatenate([a.blocks[i][:n] for i in range(a.numblocks[0])])
 
 
+def memory_data(sizes: list[int]):
+    """The in-memory baseline's data: blocks 0, 1, .. of ``sizes`` (the workers' first blocks), concatenated."""
+    parts = [make_block(seed, size) for seed, size in enumerate(sizes)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def use_worker_allocator() -> None:
     """Give this process the workers' malloc thresholds (``dask_engine.ALLOCATOR``), so that the
     in-memory fit and the workers count with the same allocator (glibc's ``mallopt``)."""
@@ -198,10 +204,9 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
     times an in-memory fit and then a dask fit, so that on a shared machine both meet the same
     load; every time is the best of its repeats (the in-memory one over both clusters)."""
     sizes = block_sizes(n_rows, n_blocks)
-    in_memory = np.cumsum(sizes) <= max(memory_rows, sizes[0])  # whole blocks: the same rows the workers make
-    parts = [make_block(seed, size) for seed, size in enumerate(sizes) if in_memory[seed]]
-    X_memory, y_memory = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    del parts
+    # the first whole blocks, as many as fit in memory_rows (at least one): the same rows the workers make
+    memory_sizes = sizes[: int((np.cumsum(sizes) <= max(memory_rows, sizes[0])).sum())]
+    X_memory, y_memory = memory_data(memory_sizes)
     for name in MODELS:
         model(name).fit(X_memory[:1000], y_memory[:1000])  # warm: the imports and first-call costs
     whole = len(y_memory) == n_rows
@@ -236,9 +241,8 @@ def throughput(n_rows: int, n_blocks: int, repeats: int, memory_rows: int) -> li
         finally:
             client.close()
             local.close()
-    seeds = [seed for seed, inside in enumerate(in_memory) if inside]
     for name in MODELS:
-        rates = two_processes(name, [sizes[seed] for seed in seeds], repeats)
+        rates = two_processes(name, memory_sizes, repeats)
         results[name]["two_processes"] = sum(rates) / (len(y_memory) / results[name]["memory_s"])
     return list(results.values())
 
@@ -247,9 +251,7 @@ def _fit_rate(name: str, sizes: list[int], barrier, queue, repeats: int) -> None
     """A process of ``two_processes``: the in-memory baseline's data (blocks 0.. of ``sizes``), then after
     ``barrier`` the best of ``repeats`` fits, as rows/s on ``queue``."""
     use_worker_allocator()
-    parts = [make_block(seed, size) for seed, size in enumerate(sizes)]
-    X, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    del parts
+    X, y = memory_data(sizes)
     model(name).fit(X[:1000], y[:1000])
     with threadpool_limits(1):
         barrier.wait()

@@ -77,6 +77,19 @@ def _normalised(scores, out, n):
 
 
 @jit
+def _log_sum_exp(parents, scores):
+    """scores[k] = log Σ_i exp(parents[i, k]): the average over the parents' models (up to its constant)."""
+    for k in range(parents.shape[1]):
+        peak = -np.inf
+        for i in range(parents.shape[0]):
+            peak = max(peak, parents[i, k])
+        total = 0.0
+        for i in range(parents.shape[0]):
+            total += np.exp(parents[i, k] - peak)
+        scores[k] = np.log(total) + peak
+
+
+@jit
 def _class_counts(y, n_classes):
     counts = np.zeros(n_classes, np.int64)
     for n in range(y.size):
@@ -187,14 +200,7 @@ def _score_aode(X, joint, child):
                     cell = child[a, u, b, X[n, b]]
                     for k in range(n_classes):
                         parents[a, k] += cell[k]
-        for k in range(n_classes):
-            peak = -np.inf
-            for a in range(n_features):
-                peak = max(peak, parents[a, k])
-            total = 0.0
-            for a in range(n_features):
-                total += np.exp(parents[a, k] - peak)
-            scores[k] = np.log(total) + peak
+        _log_sum_exp(parents, scores)
         _normalised(scores, out, n)
     return out
 
@@ -290,14 +296,7 @@ def _score_aodesr(X, joint, child, totals, critical):
                         cell = child[a, u, b, X[n, b]]
                         for k in range(n_classes):
                             parents[a, k] += cell[k]
-        for k in range(n_classes):
-            peak = -np.inf
-            for a in range(n_features):
-                peak = max(peak, parents[a, k])
-            total = 0.0
-            for a in range(n_features):
-                total += np.exp(parents[a, k] - peak)
-            scores[k] = np.log(total) + peak
+        _log_sum_exp(parents, scores)
         _normalised(scores, out, n)
     return out
 
@@ -358,14 +357,7 @@ def _score_a2de(X, joint, child):
                         for k in range(n_classes):
                             parents[at, k] += cell[k]
                 at += 1
-        for k in range(n_classes):
-            peak = -np.inf
-            for i in range(n_pairs):
-                peak = max(peak, parents[i, k])
-            total = 0.0
-            for i in range(n_pairs):
-                total += np.exp(parents[i, k] - peak)
-            scores[k] = np.log(total) + peak
+        _log_sum_exp(parents, scores)
         _normalised(scores, out, n)
     return out
 
