@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mutual_info_score
 
+import pgm_models.bayes_net.kdb as kdb_module
 from pgm_models import KDB, CategoricalNB, check_posterior, load_dataset
 from pgm_models.bayes_net.kdb import kdb_structure
 
@@ -152,3 +153,108 @@ def test_nuts_agrees_with_the_closed_form():
     idata = model.sample_posterior(draws=1000, tune=1000, chains=4, cores=1, random_seed=3, progressbar=False)
     result = check_posterior(model, idata, family_error=1e-6)
     assert result.passed, result.reasons
+
+
+# ------------------------------------------------------------------ the pair statistic (k ≤ 1)
+def _fitted(model):
+    """What a fit derives, for comparing two statistics' fits."""
+    return (
+        [p.tolist() for p in model.parents_],
+        model.modes_,
+        model.class_information_,
+        model.conditional_information_,
+        model.family_counts_,
+        model.structure_score_,
+    )
+
+
+def _assert_same_fit(a, b, X, exact=True):
+    (parents_a, *rest_a), (parents_b, *rest_b) = _fitted(a), _fitted(b)
+    assert parents_a == parents_b
+    compare = (
+        np.testing.assert_array_equal
+        if exact
+        else lambda u, v: np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12)
+    )
+    for u, v in zip(rest_a, rest_b):
+        for x, z in zip(u, v) if isinstance(u, list) else [(u, v)]:
+            compare(x, z)
+    compare(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("dataset", ["vote", "breast-cancer", "credit-g"])
+def test_pair_statistic_gives_the_distinct_rows_fit(monkeypatch, dataset, k):
+    """KDB(k ≤ 1) counts pairs (missing values in their own cells, moved to the modes after); the
+    distinct rows (MAX_PAIR_CELLS = 0) hold every row: the same modes, information, structure, tables,
+    score, probabilities and LOO to the last bit on whole-number weights, to rounding on fractional
+    ones. vote and breast-cancer have missing values; credit-g 20 attributes with numeric ones."""
+    X, y = load_dataset(dataset)
+    X = X.apply(lambda c: c if isinstance(c.dtype, pd.CategoricalDtype) else pd.qcut(c, 3, duplicates="drop"))
+    weight = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    pairs, weighted = KDB(k=k).fit(X, y), KDB(k=k).fit(X, y, sample_weight=weight)
+    assert hasattr(pairs, "pair_count_") and not hasattr(pairs, "distinct_rows_")
+    pairs_loo = pairs.loo(X, y).loo_i  # loo counts the rows again, by the statistic the limit gives
+    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 0)
+    rows = KDB(k=k).fit(X, y)
+    assert hasattr(rows, "distinct_rows_") and not hasattr(rows, "pair_count_")
+    _assert_same_fit(pairs, rows, X)
+    np.testing.assert_array_equal(pairs_loo, rows.loo(X, y).loo_i)
+    _assert_same_fit(weighted, KDB(k=k).fit(X, y, sample_weight=weight), X, exact=False)
+
+
+def test_the_statistic_switches_at_max_pair_cells(monkeypatch):
+    """At exactly K·T'² cells the pair tensor, one cell fewer allowed the distinct rows; k = 2 the
+    distinct rows whatever the limit; the same fit either side."""
+    X, y = load_dataset("vote")  # 16 attributes of 2 values and a missing cell: T' = 48, K = 2
+    cells = 2 * 48**2
+    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", cells)
+    at = KDB().fit(X, y)
+    assert at.pair_count_.shape == (2, 48, 48)
+    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", cells - 1)
+    below = KDB().fit(X, y)
+    assert not hasattr(below, "pair_count_") and len(below.distinct_rows_) > 0
+    _assert_same_fit(at, below, X)
+    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 1 << 40)
+    assert not hasattr(KDB(k=2).fit(X, y), "pair_count_")
+
+
+def test_partial_fit_adds_pairs_and_gives_one_fits_modes_and_structure():
+    """vote in uneven batches (the first of one row): the first 150 rows' modes or structure differ
+    from all 435, the batches end with the one fit's pair counts, modes, structure, tables and LOO."""
+    X, y = load_dataset("vote")
+    one = KDB().fit(X, y)
+    first = KDB().fit(X.iloc[:150], y.iloc[:150])
+    assert [p.tolist() for p in first.parents_] != [p.tolist() for p in one.parents_] or not np.array_equal(
+        first.modes_, one.modes_
+    )
+    chunked = KDB()
+    for start, stop in [(0, 1), (1, 150), (150, 151), (151, len(y))]:
+        chunked.partial_fit(X.iloc[start:stop], y.iloc[start:stop], classes=one.classes_)
+    np.testing.assert_array_equal(chunked.pair_count_, one.pair_count_)
+    _assert_same_fit(chunked, one, X)
+    np.testing.assert_array_equal(chunked.loo(X, y).loo_i, one.loo(X, y).loo_i)
+    changed = X.copy()
+    changed.iloc[0, 0] = "y" if X.iloc[0, 0] == "n" else "n"
+    with pytest.raises(ValueError, match="do not give the fitted pair_count_"):
+        one.loo(changed, y)
+
+
+def test_dask_fit_adds_the_blocks_pairs(monkeypatch):
+    """k ≤ 1 on a dask collection: the blocks' pair counts add to the in-memory fit's, then the
+    same structure and probabilities; the distinct rows (k = 2, or above MAX_PAIR_CELLS) are refused."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    X, y = load_dataset("vote")
+    on_dask = dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    with dask.config.set(scheduler="sync"):
+        for k in (0, 1):
+            model = KDB(k=k).fit(*on_dask)
+            np.testing.assert_array_equal(model.pair_count_, KDB(k=k).fit(X, y).pair_count_)
+            _assert_same_fit(model, KDB(k=k).fit(X, y), X)
+        with pytest.raises(ValueError, match="distinct rows of all the data in memory: compute the dask"):
+            KDB(k=2).fit(*on_dask)
+        monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 0)
+        with pytest.raises(ValueError, match="MAX_PAIR_CELLS=0 cells .* a dask fit cannot merge"):
+            KDB(k=1).fit(*on_dask)

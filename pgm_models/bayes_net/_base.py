@@ -67,6 +67,22 @@ def first_modes(value_counts, sizes) -> np.ndarray:
     return np.array([int(np.argmax(value_counts[a : a + r])) for a, r in zip(starts, sizes)], dtype=np.intp)
 
 
+def imputed_pair_counts(pair_count, layout: PairLayout) -> tuple[np.ndarray, np.ndarray]:
+    """(modes, (K, T, T) pair counts of the value cells with each missing value replaced by its
+    attribute's mode) from the (K, T', T') ``pair_count`` whose missing cells hold the missing values:
+    a row's (missing, value), (value, missing) and (missing, missing) cells move to the mode's, the
+    modes (``first_modes``) read off the diagonal.
+    """
+    value, missing = layout.value_cells, layout.missing_cells
+    modes = first_modes(np.diagonal(pair_count, axis1=1, axis2=2).sum(axis=0)[value], layout.sizes)
+    mode = layout.value_starts + modes  # one cell per attribute: no index repeats in the additions
+    imputed = pair_count[:, value[:, None], value]
+    imputed[:, mode, :] += pair_count[:, missing[:, None], value]
+    imputed[:, :, mode] += pair_count[:, value[:, None], missing]
+    imputed[:, mode[:, None], mode] += pair_count[:, missing[:, None], missing]
+    return modes, imputed
+
+
 class ModeImputation:
     """``missing="mode"``: a missing value becomes its attribute's most frequent value in the
     training data (weighted counts, the first such value on a tie), in training and at prediction,

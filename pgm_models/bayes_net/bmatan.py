@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.validation import is_number
-from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
+from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, imputed_pair_counts
 from pgm_models.bayes_net._trees import edge_probabilities, log_tree_sum
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.discrete.pairs import pair_counts
@@ -232,13 +232,7 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     def _count(self, codes, class_index, weight):
         layout = self._layout()
         self.pair_count_ = self.pair_count_ + pair_counts(layout, codes, class_index, weight, len(self.classes_))
-        # a missing value is its attribute's mode: the missing cells fold into the modes' cells
-        diagonal = np.diagonal(self.pair_count_, axis1=1, axis2=2).sum(axis=0)
-        self.modes_ = first_modes(diagonal[layout.value_cells], self.n_categories_)
-        fold = np.zeros((layout.n_cells, len(layout.value_cells)))
-        fold[layout.value_cells, np.arange(len(layout.value_cells))] = 1.0
-        fold[layout.missing_cells, layout.value_starts + self.modes_] = 1.0
-        self._imputed = fold.T @ self.pair_count_ @ fold
+        self.modes_, self._imputed = imputed_pair_counts(self.pair_count_, layout)
         log_prior = self._log_edge_prior()
         self.log_edge_weight_ = log_prior + self._log_ratios()
         np.fill_diagonal(self.log_edge_weight_, -np.inf)

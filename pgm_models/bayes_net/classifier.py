@@ -310,7 +310,17 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         self._fit_structure()
 
     def _fit_structure(self):
-        """Modes, search and family tables from the distinct rows and their counts."""
+        """Modes, search and family tables from the sufficient statistic."""
+        counter = self._family_counter()
+        parents = self._search_structure(counter)
+        self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
+        self.structure_score_ = structure_log_score(counter, parents)
+        self.family_counts_ = counter.tables(parents)
+
+    def _family_counter(self) -> FamilyCounter:
+        """Set ``modes_`` from the distinct rows and their counts, and count families over them with
+        each missing value replaced by its mode.
+        """
         class_index, codes = self.distinct_rows_[:, 0], self.distinct_rows_[:, 1:]
         weight = self.distinct_row_count_
         index = self._layout().value_index(codes)  # T where missing
@@ -318,7 +328,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         self.modes_ = first_modes(
             np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_
         )
-        counter = FamilyCounter(
+        return FamilyCounter(
             np.where(codes < 0, self.modes_[None, :], codes),
             class_index,
             weight,
@@ -328,10 +338,6 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             float(self.prior_count),
             compress=False,  # distinct already, but where a mode replaced a missing value
         )
-        parents = self._search_structure(counter)
-        self.parents_ = [np.array(p, dtype=np.intp) for p in parents]
-        self.structure_score_ = structure_log_score(counter, parents)
-        self.family_counts_ = counter.tables(parents)
 
     def _imputed(self, codes):
         """Training codes with each missing value replaced by its attribute's mode."""

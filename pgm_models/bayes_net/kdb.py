@@ -13,8 +13,15 @@ frequencies of all the fitted rows (maximum likelihood, natural logarithms):
 
 Given the structure, the model is ``BayesNetClassifier``'s: Dirichlet(``prior_count``) tables
 for every (class, parents) configuration, their closed-form posterior, the PyMC model and the
-four estimates; ``partial_fit`` in batches gives one fit's structure (it searches again on the
-distinct rows of all batches so far).
+four estimates.
+
+Sufficient statistic: with k ≤ 1 every table and information is a pair count, so the statistic is
+the (class, cell, cell) pair tensor of ``pgm_models.discrete.pairs`` with a cell for "missing" per
+attribute (``pair_count_``); the modes are read off its diagonal and the missing cells moved to them
+(``imputed_pair_counts``). Batches and Dask blocks add their tensors, and the structure is set again
+from the sum: one fit's model. With k ≥ 2 the tables need the joint of three or more attributes, and
+the statistic is ``BayesNetClassifier``'s distinct rows (also where the pair tensor would exceed
+``MAX_PAIR_CELLS``); both statistics give the same fit (to the last bit on whole-number weights).
 """
 
 from __future__ import annotations
@@ -22,7 +29,16 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.validation import is_number
+from pgm_models.base import add_statistics
+from pgm_models.bayes_net._base import imputed_pair_counts
+from pgm_models.bayes_net._search import check_table_sizes, family_score
 from pgm_models.bayes_net.classifier import BayesNetClassifier
+from pgm_models.discrete.pairs import PairLayout, pair_counts
+
+# With at most one attribute parent (k ≤ 1) every table and information KDB reads is a pair count, so
+# its statistic is the pair tensor, K·T'² cells whatever the rows; above this many cells it keeps the
+# distinct rows instead (the statistic of k ≥ 2). 0: always the distinct rows.
+MAX_PAIR_CELLS = 1 << 24
 
 
 def mutual_information(table: np.ndarray) -> float:
@@ -38,6 +54,48 @@ def mutual_information(table: np.ndarray) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(joint > 0, joint * np.log(joint * given / (left * right)), 0.0)
     return float(terms.sum())
+
+
+class PairFamilies:
+    """``FamilyCounter``'s tables and "bayes" scores of families with at most one attribute parent,
+    read off the (K, T, T) pair counts of the value cells: (class, child) is the diagonal of the
+    child's block, (class, parent, child) the block of the two.
+    """
+
+    def __init__(self, pairs, layout: PairLayout, prior_count: float):
+        self.pairs, self.layout, self.prior_count = pairs, layout, prior_count
+        self.sizes, self.n_classes = layout.sizes, pairs.shape[0]
+
+    def _cells(self, j: int) -> slice:
+        start = int(self.layout.value_starts[j])
+        return slice(start, start + int(self.sizes[j]))
+
+    def table(self, child: int, parents) -> np.ndarray:
+        """(K, r_child) or (K, r_parent, r_child) weighted counts of the family."""
+        cells = self._cells(child)
+        if not parents:
+            return np.diagonal(self.pairs[:, cells, cells], axis1=1, axis2=2).copy()
+        (parent,) = parents
+        return self.pairs[:, self._cells(parent), cells].copy()
+
+    def tables(self, parents) -> list[np.ndarray]:
+        """``table(j, parents[j])`` of every attribute j."""
+        return [self.table(j, list(p)) for j, p in enumerate(parents)]
+
+    def score(self, child: int, parents) -> float:
+        """The family's "bayes" score (Cooper–Herskovits with ``prior_count`` per cell)."""
+        counts = self.table(child, parents)
+        return family_score(counts.reshape(-1, counts.shape[-1]), "bayes", self.prior_count, float(counts.sum()))
+
+
+def _add_pair_statistics(a: dict, b: dict) -> dict:
+    """Two blocks' pair statistics added (a Dask fit); distinct rows do not add: refused."""
+    if "distinct_rows_" in a:
+        raise ValueError(
+            f"KDB's pair counts would hold more than MAX_PAIR_CELLS={MAX_PAIR_CELLS:,} cells (classes × cells²), so "
+            "its statistic is the distinct rows, which a dask fit cannot merge: compute the dask collection first"
+        )
+    return add_statistics(a, b)
 
 
 def kdb_structure(class_information, conditional_information, k: int) -> list[list[int]]:
@@ -118,11 +176,16 @@ class KDB(BayesNetClassifier):
     modes_ : ndarray of shape (n_features,)
         The code of each attribute's most frequent value in training, which replaces its missing
         values.
+    pair_count_ : ndarray of shape (n_classes, T', T')
+        The sufficient statistic with k ≤ 1: n_{k,s,t}, the (weighted) rows of class k with the
+        value or missing cells s and t of two attributes (T' = Σ_j (r_j + 1), a cell for "missing"
+        after each attribute's values); its diagonal holds the single counts. Absent with k ≥ 2 or
+        above ``MAX_PAIR_CELLS`` cells.
     distinct_rows_ : ndarray of shape (n_distinct, 1 + n_features)
-        The sufficient statistic the structure is set from: each distinct training row as (class
-        index, attribute codes), −1 for a missing value, sorted.
+        The sufficient statistic otherwise: each distinct training row as (class index, attribute
+        codes), −1 for a missing value, sorted.
     distinct_row_count_ : ndarray of shape (n_distinct,)
-        The (weighted) number of training rows equal to each distinct row.
+        The (weighted) number of training rows equal to each distinct row (with ``distinct_rows_``).
     n_features_in_ : int
         The number of attributes seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -150,9 +213,17 @@ class KDB(BayesNetClassifier):
         \log \frac{\hat p(k, u, v) \hat p(k)}{\hat p(k, u) \hat p(k, v)}.
 
     Given the structure, θ_{j,u} ~ Dirichlet(prior_count) for every configuration
-    u = (class, parents), whose posterior is Dirichlet(prior_count + n_{j,u,v}); ``partial_fit``
-    in batches gives one fit's structure (each batch merges into ``distinct_rows_`` and the
-    structure is set again from them), and ``loo`` is exact leave-one-out with it held fixed.
+    u = (class, parents), whose posterior is Dirichlet(prior_count + n_{j,u,v}); ``loo`` is
+    exact leave-one-out with the structure held fixed.
+
+    With k ≤ 1 every table and both informations are read off the pair counts ``pair_count_``
+    (a missing value counted in its own cell and moved to its attribute's mode once all rows are
+    counted): ``partial_fit`` batches and the blocks of a Dask collection add their pair counts,
+    and the structure is set again from the sum, so they give one fit's model. With k ≥ 2 the
+    statistic is the distinct rows (``distinct_rows_``, as :class:`BayesNetClassifier`): batches
+    merge into them, and a Dask collection is refused. The pair tensor has K·T'² cells whatever
+    the number of rows; above ``pgm_models.bayes_net.kdb.MAX_PAIR_CELLS`` (2²⁴) KDB keeps the
+    distinct rows instead.
 
     References
     ----------
@@ -203,6 +274,46 @@ class KDB(BayesNetClassifier):
     def _max_parents(self) -> int:
         return int(self.k) + 1
 
+    # ------------------------------------------------------------------ the statistic
+    def _pair_statistic(self) -> bool:
+        """Whether the statistic is the pair tensor (k ≤ 1, within ``MAX_PAIR_CELLS``), not the distinct rows."""
+        return int(self.k) <= 1 and len(self.classes_) * self._layout().n_cells ** 2 <= MAX_PAIR_CELLS
+
+    def _init_counts(self, codes, class_index, weight):
+        if not self._pair_statistic():
+            return super()._init_counts(codes, class_index, weight)
+        check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
+        n_cells = self._layout().n_cells
+        self.pair_count_ = np.zeros((len(self.classes_), n_cells, n_cells))
+
+    def _statistics(self) -> dict:
+        if not self._pair_statistic():
+            return super()._statistics()
+        return {"class_count_": self.class_count_, "pair_count_": self.pair_count_}
+
+    def _count(self, codes, class_index, weight):
+        """Add the batch's pair counts (missing values in their own cells), then the modes, structure and tables."""
+        if not self._pair_statistic():
+            return super()._count(codes, class_index, weight)
+        self.pair_count_ = self.pair_count_ + pair_counts(
+            self._layout(), codes, class_index, weight, len(self.classes_)
+        )
+        self._fit_structure()
+
+    def _family_counter(self):
+        if not self._pair_statistic():
+            return super()._family_counter()
+        self.modes_, imputed = imputed_pair_counts(self.pair_count_, self._layout())
+        return PairFamilies(imputed, self._layout(), float(self.prior_count))
+
+    def _refuse_dask(self, X):
+        if not (isinstance(self.k, (int, np.integer)) and self.k <= 1):  # the distinct rows: in memory
+            super()._refuse_dask(X)
+
+    def _statistics_merger(self):
+        return _add_pair_statistics
+
+    # ------------------------------------------------------------------ structure
     def _search_structure(self, counter) -> list[list[int]]:
         n = len(counter.sizes)
         self.class_information_ = np.array([mutual_information(counter.table(i, [])[None]) for i in range(n)])
