@@ -16,7 +16,8 @@ two-thread time (their probabilities equal to the bit, else the run stops).
 Bandwidth: the bytes of X and y the fit reads plus those of X the prediction reads, over the time,
 beside the machine's copy bandwidth (one large ``np.copyto``, bytes read over the time).
 
-Data, 3 classes: CategoricalNB and AODE integer codes (int64; 20 and 10 attributes × 5 values),
+Data, 3 classes: CategoricalNB, and AODE with the other semi-naive and network models (AODEsr, WAODE,
+A2DE, HNB, KDB, TAN), integer codes (int64; 20 and 10 attributes × 5 values),
 BernoulliNB 20 dense 0/1 float features, MultinomialNB and ComplementNB a sparse 20 000-word
 vocabulary (about 40 words a row), GaussianNB / LDA / QDA 20 correlated Gaussian features (LDA also
 with a fixed shrinkage, ``shrinkage=SHRINKAGE``), MixedNB 10 integer-coded
@@ -45,6 +46,7 @@ from pgm_models import (
     KDB,
     LDA,
     QDA,
+    TAN,
     WAODE,
     AODEsr,
     BernoulliNB,
@@ -462,22 +464,7 @@ class KDBFloor:
         pairs = _count_pairs(X, y, N_CLASSES, size).astype(float)
         single = np.einsum("kauau->kau", pairs)
         n_k = single[:, 0, :].sum(axis=1)
-        information = [
-            _plogp_ratio(single[:, j], single[:, j] * n, n_k[:, None] * single[:, j].sum(axis=0)[None, :]) / n
-            for j in range(n_features)
-        ]
-        order = sorted(range(n_features), key=lambda j: -information[j])  # stable: ties keep the earlier attribute
-        parent = np.arange(n_features)
-        for at, j in enumerate(order[1:], start=1):
-            conditional = [
-                _plogp_ratio(
-                    pairs[:, p, :, j, :],
-                    pairs[:, p, :, j, :] * n_k[:, None, None],
-                    single[:, p, :, None] * single[:, j, None, :],
-                )
-                for p in order[:at]
-            ]
-            parent[j] = order[:at][int(np.argmax(conditional))]  # argmax: the first placed among ties
+        parent = self._parents(pairs, single, n_k, n)
         table = np.empty((n_features, size, size, N_CLASSES))
         for j in range(n_features):
             if parent[j] == j:  # the root: P(x_j | y) whatever the "parent" value
@@ -489,8 +476,52 @@ class KDBFloor:
         self.log_prior = np.log((n_k + 1.0) / (n + N_CLASSES))
         return self
 
+    @staticmethod
+    def _conditional_information(pairs, single, n_k, i, j) -> float:
+        """I(X_i; X_j | Y) × N from the pair counts."""
+        return _plogp_ratio(
+            pairs[:, i, :, j, :],
+            pairs[:, i, :, j, :] * n_k[:, None, None],
+            single[:, i, :, None] * single[:, j, None, :],
+        )
+
+    def _parents(self, pairs, single, n_k, n):
+        """Each attribute's parent (itself for the first placed)."""
+        n_features = single.shape[1]
+        information = [
+            _plogp_ratio(single[:, j], single[:, j] * n, n_k[:, None] * single[:, j].sum(axis=0)[None, :]) / n
+            for j in range(n_features)
+        ]
+        order = sorted(range(n_features), key=lambda j: -information[j])  # stable: ties keep the earlier attribute
+        parent = np.arange(n_features)
+        for at, j in enumerate(order[1:], start=1):
+            conditional = [self._conditional_information(pairs, single, n_k, p, j) for p in order[:at]]
+            parent[j] = order[:at][int(np.argmax(conditional))]  # argmax: the first placed among ties
+        return parent
+
     def predict_proba(self, X):
         return _score_one_parent(X, self.log_prior, self.parent, self.table)
+
+
+class TANFloor(KDBFloor):
+    """TAN(): the maximum spanning tree of I(X_i; X_j | Y) grown by Prim from attribute 0 (the first
+    largest edge on ties), each attribute's parent its tree neighbour towards 0; KDB's tables."""
+
+    def _parents(self, pairs, single, n_k, n):
+        n_features = single.shape[1]
+        weight = np.zeros((n_features, n_features))
+        for i in range(n_features):
+            for j in range(i + 1, n_features):
+                weight[i, j] = weight[j, i] = self._conditional_information(pairs, single, n_k, i, j) / n
+        parent, in_tree = np.arange(n_features), np.zeros(n_features, bool)
+        in_tree[0] = True
+        best, best_from = weight[0].copy(), np.zeros(n_features, np.intp)
+        for _ in range(n_features - 1):
+            node = int(np.argmax(np.where(in_tree, -np.inf, best)))
+            parent[node], in_tree[node] = best_from[node], True
+            better = ~in_tree & (weight[node] > best)
+            best[better], best_from[better] = weight[node][better], node
+        return parent
 
 
 # ------------------------------------------------------------------ BernoulliNB, MultinomialNB
@@ -865,6 +896,7 @@ CASES = {
     "A2DE": ("aode", A2DE, A2DEFloor),
     "HNB": ("aode", HNB, HNBFloor),
     "KDB": ("aode", KDB, KDBFloor),
+    "TAN": ("aode", TAN, TANFloor),
     "MixedNB": (
         "mixed",
         lambda: MixedNB(column_types=MIXED_TYPES, estimate="mle", class_alpha=0),

@@ -590,6 +590,7 @@ FLOOR_MODELS = [
     "A2DE",
     "HNB",
     "KDB",
+    "TAN",
     "MixedNB",
 ]
 

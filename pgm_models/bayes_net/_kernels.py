@@ -9,7 +9,7 @@ log and gather per attribute table. Here one call counts and scores any batch of
 (``bayes_family_scores``), K2 runs whole in one (``bayes_k2``), hill climbing with two parents in
 one over the matrix of one-parent scores (``hill_climb_one_parent``), the tables are counted in
 one (``family_tables``), one call makes every table's mean (``mean_tables``, logged by NumPy as the
-NumPy path logs them) and one sums each row's entries (``table_log_sums``). They give the
+NumPy path logs them); ``pgm_models.discrete.lookups`` sums each row's entries. They give the
 NumPy path's bits:
 
 * each family's cells add the rows' weights in row order from 0, as ``bincount`` does;
@@ -293,23 +293,3 @@ def mean_tables(counts, starts, n_values, alpha):
             for v in range(row, row + r):
                 means[v] = means[v] / total
     return means
-
-
-@compiled
-def table_log_sums(log_tables, starts, sizes, parents, n_parents, codes, n_classes):
-    """(K, N) Σ_j log θ_j[k, x_n,pa_j, x_nj]: each row's entry of every table under every class, the
-    tables stacked as ``mean_tables``'s (each C-ordered (class, parents in ``parents[j]``'s order,
-    child)), ``codes`` (N, F) observed values (missing ones replaced by the modes).
-    """
-    n_rows, n_features = codes.shape
-    sums = np.empty((n_classes, n_rows))
-    for k in range(n_classes):
-        for n in range(n_rows):
-            total = 0.0
-            for j in range(n_features):
-                index = k
-                for i in range(n_parents[j]):
-                    index = index * sizes[parents[j, i]] + codes[n, parents[j, i]]
-                total += log_tables[starts[j] + index * sizes[j] + codes[n, j]]
-            sums[k, n] = total
-    return sums

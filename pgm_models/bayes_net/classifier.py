@@ -49,6 +49,7 @@ from pgm_models.bayes_net._search import (
 )
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
+from pgm_models.discrete.lookups import stacked, table_log_sums
 from pgm_models.model_selection.loo import ExactLOO
 
 # Posterior-mean predictions are made by two compiled calls (``_kernels``: the tables' means, then each row's
@@ -404,19 +405,12 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         """(K, N) the NumPy path's sums by the kernels: every table's mean in one call, NumPy's log of
         them, each row's entries in another.
         """
-        kernels = jit.kernels("pgm_models.bayes_net._kernels")
-        sizes = np.asarray(self.n_categories_, dtype=np.intp)
-        counts = np.concatenate([c.ravel() for c in self.family_counts_]).astype(float, copy=False)
-        starts = np.zeros(len(self.family_counts_) + 1, dtype=np.intp)
-        np.cumsum([c.size for c in self.family_counts_], out=starts[1:])
-        log_tables = kernels.mean_tables(counts, starts, sizes, float(self.prior_count))
+        counts, starts = stacked(self.family_counts_)
+        log_tables = jit.kernels("pgm_models.bayes_net._kernels").mean_tables(
+            counts, starts, np.asarray(self.n_categories_, dtype=np.intp), float(self.prior_count)
+        )
         np.log(log_tables, out=log_tables)  # every mean > 0 (α > 0): NumPy's log, as the NumPy path's tables
-        width = max(1, max(len(p) for p in self.parents_))
-        parents = np.zeros((len(self.parents_), width), dtype=np.intp)
-        for j, p in enumerate(self.parents_):
-            parents[j, : len(p)] = p
-        n_parents = np.array([len(p) for p in self.parents_], dtype=np.intp)
-        return kernels.table_log_sums(log_tables, starts, sizes, parents, n_parents, codes, len(self.classes_))
+        return table_log_sums(log_tables, starts, self.n_categories_, self.parents_, codes, len(self.classes_))
 
     def _floats_per_row(self):
         return 4 * len(self.classes_)

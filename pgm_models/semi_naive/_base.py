@@ -328,12 +328,18 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """``_stack`` of the ``_spode_tables``, made once per prediction call (a PosteriorDraw,
         whose rows form one block, draws each parameter once).
         """
+        return self._once_per_call(estimate, estimate, lambda: self._stack(*self._spode_tables(estimate)))
+
+    def _once_per_call(self, key, estimate, make):
+        """``make()``, made once per prediction call under ``key`` and shared by its blocks of rows
+        (made anew outside a call, or for a PosteriorDraw, whose rows form one block).
+        """
         model, cache = _OPERANDS_OF_CALL.get()
         if model is not self or isinstance(estimate, PosteriorDraw):
-            return self._stack(*self._spode_tables(estimate))
-        if estimate not in cache:
-            cache[estimate] = self._stack(*self._spode_tables(estimate))
-        return cache[estimate]
+            return make()
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     @staticmethod
     def _stack(log_joint, log_child):

@@ -13,7 +13,8 @@ Model: π ~ Dirichlet(class_alpha); θ_k ~ Dirichlet(alpha) for the root given t
 φ_{j,k,u} ~ Dirichlet(alpha) for attribute j given class k and tree-parent value u. The
 closed-form posterior is Dirichlet(alpha + counts) on the available cases (rows where the
 attribute and its tree parent are observed), the same counts the PyMC models observe.
-Prediction sums missing attributes out exactly (one upward sum-product pass over the tree).
+Prediction sums missing attributes out exactly (one upward sum-product pass over the tree); a row
+with every value observed is the sum of the log entries it reads (one compiled look-up per row).
 ``loo(X, y)`` is exact leave-one-out with the tree learned again without each row.
 """
 
@@ -23,14 +24,21 @@ import copy
 
 import numpy as np
 
+from pgm_models._utils import jit
 from pgm_models._utils.validation import is_number
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
+from pgm_models.discrete.lookups import stacked, table_log_sums
 from pgm_models.model_selection.evidence import is_learned
 from pgm_models.model_selection.loo import own_column
 from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.semi_naive._loo import downdated_log_mean
+
+# Rows with every value observed are scored by one compiled look-up of the log tables
+# (``discrete.lookups``), where the sum-product pass makes (N, K, r) messages for every attribute
+# (BENCHMARKS.md, "Against the floor"), once numba is loaded; False: every row by the pass
+COMPILED_SCORING = True
 
 
 def conditional_mutual_information(pairs: np.ndarray, layout) -> np.ndarray:
@@ -297,6 +305,44 @@ class TAN(SemiNaiveBayes):
         return order
 
     def _feature_log_likelihood(self, codes, estimate):
+        """Log p(observed x | y = k): a row with every value observed is the sum of the log entries
+        it reads (``_compiled_scoring``), the others go through ``_sum_product``.
+        """
+        if not self._compiled_scoring(estimate):
+            return self._sum_product(codes, estimate)
+        n_classes = len(self.classes_)
+        log_tables, starts = self._once_per_call(("log tables", estimate), estimate, lambda: self._log_tables(estimate))
+        parents = [[] if p < 0 else [int(p)] for p in self.tree_parent_]
+        complete = (codes >= 0).all(axis=1)
+        if complete.all():
+            return table_log_sums(log_tables, starts, self.n_categories_, parents, codes, n_classes).T
+        scores = np.empty((len(codes), n_classes))
+        scores[complete] = table_log_sums(log_tables, starts, self.n_categories_, parents, codes[complete], n_classes).T
+        scores[~complete] = self._sum_product(codes[~complete], estimate)
+        return scores
+
+    def _log_tables(self, estimate):
+        """Every attribute's log table given (class, tree parent) under the estimate, ``stacked``."""
+        tables = []
+        for j in range(self.n_features_in_):
+            prior, counts = self._conditional_posterior(j)
+            tables.append(log_probabilities(prior.estimate(counts, estimate)))
+        return stacked(tables)
+
+    def _compiled_scoring(self, estimate) -> bool:
+        """Whether rows with every value observed are scored by one compiled look-up of the log tables
+        (``discrete.lookups``): ``COMPILED_SCORING`` is on, numba is loaded, the estimate is the
+        posterior mean and every α > 0 (every entry > 0, as the sum-product pass's messages).
+        """
+        return (
+            COMPILED_SCORING
+            and isinstance(estimate, str)
+            and estimate in ("mean", "predictive")
+            and jit.loaded()
+            and bool(np.min(self._learned_alpha()) > 0)
+        )
+
+    def _sum_product(self, codes, estimate):
         """Log p(observed x | y = k): an upward sum-product pass, missing attributes summed out,
         each message rescaled (its log scale accumulated) so nothing underflows.
         """

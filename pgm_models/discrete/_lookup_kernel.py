@@ -1,0 +1,30 @@
+"""Each row's sum of log-table entries under every class, compiled (numba; ``pgm_models._utils.jit``):
+the scoring of models whose attributes each read one table by the class, their parents' values and
+their own (``lookups.table_log_sums``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pgm_models._utils.jit import compiled
+
+
+@compiled
+def table_log_sums(log_tables, starts, sizes, parents, n_parents, codes, n_classes):
+    """(K, N) Σ_j log θ_j[k, x_n,pa_j, x_nj]: each row's entry of every table under every class, the
+    tables stacked as ``mean_tables``'s (each C-ordered (class, parents in ``parents[j]``'s order,
+    child)), ``codes`` (N, F) observed values (missing ones replaced by the modes).
+    """
+    n_rows, n_features = codes.shape
+    sums = np.empty((n_classes, n_rows))
+    for k in range(n_classes):
+        for n in range(n_rows):
+            total = 0.0
+            for j in range(n_features):
+                index = k
+                for i in range(n_parents[j]):
+                    index = index * sizes[parents[j, i]] + codes[n, parents[j, i]]
+                total += log_tables[starts[j] + index * sizes[j] + codes[n, j]]
+            sums[k, n] = total
+    return sums
