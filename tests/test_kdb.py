@@ -186,7 +186,7 @@ def _assert_same_fit(a, b, X, exact=True):
 @pytest.mark.parametrize("dataset", ["vote", "breast-cancer", "credit-g"])
 def test_pair_statistic_gives_the_distinct_rows_fit(monkeypatch, dataset, k):
     """KDB(k ≤ 1) counts pairs (missing values in their own cells, moved to the modes after); the
-    distinct rows (MAX_PAIR_CELLS = 0) hold every row: the same modes, information, structure, tables,
+    distinct rows (PAIR_STATISTIC off) hold every row: the same modes, information, structure, tables,
     score, probabilities and LOO to the last bit on whole-number weights, to rounding on fractional
     ones. vote and breast-cancer have missing values; credit-g 20 attributes with numeric ones."""
     X, y = load_dataset(dataset)
@@ -195,7 +195,7 @@ def test_pair_statistic_gives_the_distinct_rows_fit(monkeypatch, dataset, k):
     pairs, weighted = KDB(k=k).fit(X, y), KDB(k=k).fit(X, y, sample_weight=weight)
     assert hasattr(pairs, "pair_count_") and not hasattr(pairs, "distinct_rows_")
     pairs_loo = pairs.loo(X, y).loo_i  # loo counts the rows again, by the statistic the limit gives
-    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 0)
+    monkeypatch.setattr(kdb_module, "PAIR_STATISTIC", False)
     rows = KDB(k=k).fit(X, y)
     assert hasattr(rows, "distinct_rows_") and not hasattr(rows, "pair_count_")
     _assert_same_fit(pairs, rows, X)
@@ -203,19 +203,13 @@ def test_pair_statistic_gives_the_distinct_rows_fit(monkeypatch, dataset, k):
     _assert_same_fit(weighted, KDB(k=k).fit(X, y, sample_weight=weight), X, exact=False)
 
 
-def test_the_statistic_switches_at_max_pair_cells(monkeypatch):
-    """At exactly K·T'² cells the pair tensor, one cell fewer allowed the distinct rows; k = 2 the
-    distinct rows whatever the limit; the same fit either side."""
-    X, y = load_dataset("vote")  # 16 attributes of 2 values and a missing cell: T' = 48, K = 2
-    cells = 2 * 48**2
-    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", cells)
-    at = KDB().fit(X, y)
-    assert at.pair_count_.shape == (2, 48, 48)
-    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", cells - 1)
-    below = KDB().fit(X, y)
-    assert not hasattr(below, "pair_count_") and len(below.distinct_rows_) > 0
-    _assert_same_fit(at, below, X)
-    monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 1 << 40)
+def test_a_pair_tensor_that_cannot_fit_is_refused_with_its_size():
+    """2000 attributes × 500 declared values: a 2 × 1002000 × 1002000 tensor (16 TB) is refused before
+    anything is allocated, with its size and the remedy; k = 2 keeps the distinct rows instead."""
+    X, y = np.zeros((2, 2000), dtype=int), [0, 1]
+    with pytest.raises(ValueError, match=r"KDB's pair counts, a 2 × 1002000 × 1002000 tensor .* needs [\d.e+]+ GiB"):
+        KDB(n_categories=500).fit(X, y)
+    X, y = load_dataset("vote")
     assert not hasattr(KDB(k=2).fit(X, y), "pair_count_")
 
 
@@ -242,7 +236,7 @@ def test_partial_fit_adds_pairs_and_gives_one_fits_modes_and_structure():
 
 def test_dask_fit_adds_the_blocks_pairs(monkeypatch):
     """k ≤ 1 on a dask collection: the blocks' pair counts add to the in-memory fit's, then the
-    same structure and probabilities; the distinct rows (k = 2, or above MAX_PAIR_CELLS) are refused."""
+    same structure and probabilities; the distinct rows (k = 2, or PAIR_STATISTIC off) are refused."""
     dd = pytest.importorskip("dask.dataframe")
     import dask
 
@@ -255,6 +249,42 @@ def test_dask_fit_adds_the_blocks_pairs(monkeypatch):
             _assert_same_fit(model, KDB(k=k).fit(X, y), X)
         with pytest.raises(ValueError, match="distinct rows of all the data in memory: compute the dask"):
             KDB(k=2).fit(*on_dask)
-        monkeypatch.setattr(kdb_module, "MAX_PAIR_CELLS", 0)
-        with pytest.raises(ValueError, match="MAX_PAIR_CELLS=0 cells .* a dask fit cannot merge"):
+        monkeypatch.setattr(kdb_module, "PAIR_STATISTIC", False)
+        with pytest.raises(ValueError, match=r"KDB\(k=1\) reads the distinct rows of all the data in memory"):
             KDB(k=1).fit(*on_dask)
+
+
+def test_dask_blocks_of_undeclared_classes_add_to_the_in_memory_pairs():
+    """Undeclared classes, vote sorted by class so that blocks see one class or both: each block counts
+    pairs along its own classes, widened to the fit's before they add, and the sum is the in-memory
+    fit's, in 2 and 3 partitions."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    X, y = load_dataset("vote")
+    order = np.argsort(y.to_numpy(), kind="stable")
+    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].astype(str).reset_index(drop=True)
+    expected = KDB().fit(X, y)
+    with dask.config.set(scheduler="sync"):
+        for partitions in (2, 3):
+            model = KDB().fit(dd.from_pandas(X, npartitions=partitions), dd.from_pandas(y, npartitions=partitions))
+            np.testing.assert_array_equal(model.pair_count_, expected.pair_count_)
+            _assert_same_fit(model, expected, X)
+
+
+def test_a_fit_keeps_its_statistic_when_k_changes():
+    """set_params(k=2) after pair counts: partial_fit is refused with what to do; after distinct rows
+    (k = 2) a change to k = 1 goes on with them, the fit of k = 1 on all the rows; a bad k on dask
+    is named as in memory."""
+    X, y = load_dataset("vote")
+    classes = np.unique(y)
+    pairs = KDB(k=1).partial_fit(X.iloc[:200], y.iloc[:200], classes=classes).set_params(k=2)
+    with pytest.raises(ValueError, match="k=2: its tables need the distinct rows, but this fit kept the pair counts"):
+        pairs.partial_fit(X.iloc[200:], y.iloc[200:])
+    rows = KDB(k=2).partial_fit(X.iloc[:200], y.iloc[:200], classes=classes).set_params(k=1)
+    rows.partial_fit(X.iloc[200:], y.iloc[200:])
+    assert not hasattr(rows, "pair_count_")
+    _assert_same_fit(rows, KDB(k=1).fit(X, y), X)
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(ValueError, match="k must be a whole number"):
+        KDB(k=1.5).fit(dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2))

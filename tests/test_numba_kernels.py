@@ -454,18 +454,32 @@ def test_table_log_sums_read_each_rows_entries():
 
 
 def test_tan_compiled_scores_in_blocks_and_threads_are_one_blocks(monkeypatch):
-    """vote's 435 rows in 256-row blocks (the log tables made once per call, shared by the blocks),
-    at one and two threads: the bits of one block, and the sum-product pass's numbers."""
+    """vote's 435 rows in 256-row blocks, at one thread and on two pool threads (the thread threshold
+    lowered to these rows): the bits of one block, the log tables made once per call and shared by
+    the blocks (a spy counts them), the blocks run on the pool's threads at two (a spy on the
+    kernel sees their threads), and the sum-product pass's numbers."""
+    import threading
+
     import pgm_models.base
     from pgm_models import TAN, config_context
+    from pgm_models._utils import threads
+    from pgm_models.discrete import _lookup_kernel
     from pgm_models.semi_naive import tan
 
     X, y = load_dataset("vote")
     model = TAN().fit(X, y)
     one_block = model.predict_joint_log_proba(X)
+    made, ran_on = [], set()
+    log_tables, kernel = TAN._log_tables, _lookup_kernel.table_log_sums
+    monkeypatch.setattr(TAN, "_log_tables", lambda self, e: made.append(1) or log_tables(self, e))
+    monkeypatch.setattr(_lookup_kernel, "table_log_sums", lambda *a: ran_on.add(threading.get_ident()) or kernel(*a))
     monkeypatch.setattr(pgm_models.base, "FLOATS_PER_BLOCK", 1)
+    monkeypatch.setattr(threads, "THREAD_MIN_ROWS", 256)
     for n_jobs in (1, 2):
+        made.clear(), ran_on.clear()
         with config_context(n_jobs=n_jobs):
             np.testing.assert_array_equal(model.predict_joint_log_proba(X), one_block)
+        assert made == [1]
+        assert (ran_on == {threading.get_ident()}) == (n_jobs == 1), ran_on
     monkeypatch.setattr(tan, "COMPILED_SCORING", False)
     np.testing.assert_allclose(model.predict_joint_log_proba(X), one_block, rtol=1e-13, atol=0)

@@ -20,25 +20,29 @@ the (class, cell, cell) pair tensor of ``pgm_models.discrete.pairs`` with a cell
 attribute (``pair_count_``); the modes are read off its diagonal and the missing cells moved to them
 (``imputed_pair_counts``). Batches and Dask blocks add their tensors, and the structure is set again
 from the sum: one fit's model. With k ≥ 2 the tables need the joint of three or more attributes, and
-the statistic is ``BayesNetClassifier``'s distinct rows (also where the pair tensor would exceed
-``MAX_PAIR_CELLS``); both statistics give the same fit (to the last bit on whole-number weights).
+the statistic is ``BayesNetClassifier``'s distinct rows; both statistics give the same fit (to the
+last bit on whole-number weights). A fit keeps the statistic it began with.
 """
 
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 
 from pgm_models._utils.validation import is_number
-from pgm_models.base import add_statistics
 from pgm_models.bayes_net._base import imputed_pair_counts
 from pgm_models.bayes_net._search import check_table_sizes, family_score
 from pgm_models.bayes_net.classifier import BayesNetClassifier
-from pgm_models.discrete.pairs import PairLayout, pair_counts
+from pgm_models.discrete.pairs import PairLayout, check_memory, pair_counts
 
 # With at most one attribute parent (k ≤ 1) every table and information KDB reads is a pair count, so
-# its statistic is the pair tensor, K·T'² cells whatever the rows; above this many cells it keeps the
-# distinct rows instead (the statistic of k ≥ 2). 0: always the distinct rows.
-MAX_PAIR_CELLS = 1 << 24
+# its statistic is the pair tensor (K·T'² cells whatever the rows), which batches and Dask blocks add.
+# False: the distinct rows for every k (k ≥ 2's statistic), the plain path the tests compare with
+PAIR_STATISTIC = True
+# float64 copies of the pair tensor a fit holds at once: the counts, a batch's, their sum, the imputed counts
+_PAIR_COPIES = 4
 
 
 def mutual_information(table: np.ndarray) -> float:
@@ -86,16 +90,6 @@ class PairFamilies:
         """The family's "bayes" score (Cooper–Herskovits with ``prior_count`` per cell)."""
         counts = self.table(child, parents)
         return family_score(counts.reshape(-1, counts.shape[-1]), "bayes", self.prior_count, float(counts.sum()))
-
-
-def _add_pair_statistics(a: dict, b: dict) -> dict:
-    """Two blocks' pair statistics added (a Dask fit); distinct rows do not add: refused."""
-    if "distinct_rows_" in a:
-        raise ValueError(
-            f"KDB's pair counts would hold more than MAX_PAIR_CELLS={MAX_PAIR_CELLS:,} cells (classes × cells²), so "
-            "its statistic is the distinct rows, which a dask fit cannot merge: compute the dask collection first"
-        )
-    return add_statistics(a, b)
 
 
 def kdb_structure(class_information, conditional_information, k: int) -> list[list[int]]:
@@ -179,10 +173,9 @@ class KDB(BayesNetClassifier):
     pair_count_ : ndarray of shape (n_classes, T', T')
         The sufficient statistic with k ≤ 1: n_{k,s,t}, the (weighted) rows of class k with the
         value or missing cells s and t of two attributes (T' = Σ_j (r_j + 1), a cell for "missing"
-        after each attribute's values); its diagonal holds the single counts. Absent with k ≥ 2 or
-        above ``MAX_PAIR_CELLS`` cells.
+        after each attribute's values); its diagonal holds the single counts. Absent with k ≥ 2.
     distinct_rows_ : ndarray of shape (n_distinct, 1 + n_features)
-        The sufficient statistic otherwise: each distinct training row as (class index, attribute
+        The sufficient statistic with k ≥ 2: each distinct training row as (class index, attribute
         codes), −1 for a missing value, sorted.
     distinct_row_count_ : ndarray of shape (n_distinct,)
         The (weighted) number of training rows equal to each distinct row (with ``distinct_rows_``).
@@ -222,8 +215,9 @@ class KDB(BayesNetClassifier):
     and the structure is set again from the sum, so they give one fit's model. With k ≥ 2 the
     statistic is the distinct rows (``distinct_rows_``, as :class:`BayesNetClassifier`): batches
     merge into them, and a Dask collection is refused. The pair tensor has K·T'² cells whatever
-    the number of rows; above ``pgm_models.bayes_net.kdb.MAX_PAIR_CELLS`` (2²⁴) KDB keeps the
-    distinct rows instead.
+    the number of rows; one that cannot fit in memory is refused before counting, with its size.
+    A fit keeps the statistic it began with: ``partial_fit`` after ``set_params(k=2)`` on pair
+    counts is refused (fit again).
 
     References
     ----------
@@ -276,14 +270,28 @@ class KDB(BayesNetClassifier):
 
     # ------------------------------------------------------------------ the statistic
     def _pair_statistic(self) -> bool:
-        """Whether the statistic is the pair tensor (k ≤ 1, within ``MAX_PAIR_CELLS``), not the distinct rows."""
-        return int(self.k) <= 1 and len(self.classes_) * self._layout().n_cells ** 2 <= MAX_PAIR_CELLS
+        """Whether the statistic is the pair tensor, not the distinct rows: the one this fit keeps, else
+        k ≤ 1 (``PAIR_STATISTIC`` on).
+        """
+        if hasattr(self, "pair_count_") or hasattr(self, "distinct_rows_"):
+            return hasattr(self, "pair_count_")
+        return PAIR_STATISTIC and int(self.k) <= 1
 
     def _init_counts(self, codes, class_index, weight):
         if not self._pair_statistic():
             return super()._init_counts(codes, class_index, weight)
         check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
         n_cells = self._layout().n_cells
+        shape = (len(self.classes_), n_cells, n_cells)
+        check_memory(
+            _PAIR_COPIES * math.prod(shape),
+            lambda: (
+                f"KDB's pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+                f"{int(self.n_categories_.sum())} values of {len(self.n_categories_)} attributes) held about "
+                f"{_PAIR_COPIES} times,"
+            ),
+            "use fewer attributes or values (merge rare values, discretise into fewer bins)",
+        )
         self.pair_count_ = np.zeros((len(self.classes_), n_cells, n_cells))
 
     def _statistics(self) -> dict:
@@ -295,6 +303,11 @@ class KDB(BayesNetClassifier):
         """Add the batch's pair counts (missing values in their own cells), then the modes, structure and tables."""
         if not self._pair_statistic():
             return super()._count(codes, class_index, weight)
+        if int(self.k) > 1:
+            raise ValueError(
+                f"k={self.k}: its tables need the distinct rows, but this fit kept the pair counts of k ≤ 1; "
+                "fit again (fit, not partial_fit)"
+            )
         self.pair_count_ = self.pair_count_ + pair_counts(
             self._layout(), codes, class_index, weight, len(self.classes_)
         )
@@ -306,12 +319,19 @@ class KDB(BayesNetClassifier):
         self.modes_, imputed = imputed_pair_counts(self.pair_count_, self._layout())
         return PairFamilies(imputed, self._layout(), float(self.prior_count))
 
-    def _refuse_dask(self, X):
-        if not (isinstance(self.k, (int, np.integer)) and self.k <= 1):  # the distinct rows: in memory
-            super()._refuse_dask(X)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add the batch's pair counts (k ≤ 1) or merge it into the distinct rows (k ≥ 2), then set the
+        structure and tables again from all the rows so far.
+        """
+        return super().partial_fit(X, y, classes, sample_weight)
 
-    def _statistics_merger(self):
-        return _add_pair_statistics
+    def _refuse_dask(self, X):
+        self._check_hyperparameters()
+        if not (PAIR_STATISTIC and self.k <= 1) and "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
+            raise ValueError(
+                f"KDB(k={self.k}) reads the distinct rows of all the data in memory: compute the dask collection "
+                "first (k ≤ 1 counts pairs, which a dask fit adds block by block)"
+            )
 
     # ------------------------------------------------------------------ structure
     def _search_structure(self, counter) -> list[list[int]]:
