@@ -402,15 +402,22 @@ def test_tan_compiled_scores_of_complete_rows_are_the_sum_product_passs(name, mo
     sum-product pass (its messages rescaled, a product of probabilities): the same joint log
     probabilities to 1e-13 relative and probabilities to 1e-14, on test rows with and without
     missing values (vote: most rows complete, some not; both kinds in one block), fixed and learned
-    alpha, unit and fractional weights; a spy checks the kernel ran on the complete rows only, and
-    that the MAP, MLE and alpha = 0 keep the pass."""
+    alpha, unit and fractional weights; spies check the kernel read every row and summed the complete
+    ones, the pass scored the others only, and the MAP, MLE and alpha = 0 keep the pass."""
     from pgm_models import TAN
     from pgm_models.discrete import _lookup_kernel
     from pgm_models.semi_naive import tan
 
-    rows = []
-    kernel = _lookup_kernel.table_log_sums
-    monkeypatch.setattr(_lookup_kernel, "table_log_sums", lambda *a: rows.append(len(a[5])) or kernel(*a))
+    rows, passed = [], []
+    kernel, sum_product = _lookup_kernel.table_log_sums, TAN._sum_product
+
+    def spy(*a):
+        sums, observed = kernel(*a)
+        rows.append((len(observed), int(observed.sum())))
+        return sums, observed
+
+    monkeypatch.setattr(_lookup_kernel, "table_log_sums", spy)
+    monkeypatch.setattr(TAN, "_sum_product", lambda self, c, e: passed.append(len(c)) or sum_product(self, c, e))
     rng = np.random.default_rng(3)
     X_train, y_train, X_test = _folds(name)[0]
     complete = int(X_test.notna().all(axis=1).sum())
@@ -419,6 +426,7 @@ def test_tan_compiled_scores_of_complete_rows_are_the_sum_product_passs(name, mo
         for sample_weight in (None, rng.random(len(y_train)) + 0.25):
             model = TAN(**options).fit(X_train, y_train, sample_weight=sample_weight)
             for X in (X_test, X_test[X_test.notna().all(axis=1)]):
+                passed.clear()
                 compiled, summed = _both_paths(
                     monkeypatch,
                     tan,
@@ -428,7 +436,8 @@ def test_tan_compiled_scores_of_complete_rows_are_the_sum_product_passs(name, mo
                 )
                 np.testing.assert_allclose(compiled[0], summed[0], rtol=1e-13, atol=0)
                 np.testing.assert_allclose(compiled[1], summed[1], rtol=0, atol=1e-14)
-    assert rows == [complete, complete, complete, complete] * 6
+                assert passed == [len(X) - complete] * 2 * (len(X) > complete) + [len(X)] * 2
+    assert rows == ([(len(X_test), complete)] * 2 + [(complete, complete)] * 2) * 6
     rows.clear()
     monkeypatch.setattr(tan, "COMPILED_SCORING", True)
     model.predict_proba(X_test, estimate="map")
@@ -439,7 +448,8 @@ def test_tan_compiled_scores_of_complete_rows_are_the_sum_product_passs(name, mo
 
 def test_table_log_sums_read_each_rows_entries():
     """Two attributes, one the other's parent, three classes: each row's sum under every class is
-    the two entries it reads, by hand; ``stacked`` lays the tables end to end."""
+    the two entries it reads, by hand; a row with a missing value is not summed (0, flagged);
+    ``stacked`` lays the tables end to end."""
     from pgm_models.discrete.lookups import stacked, table_log_sums
 
     rng = np.random.default_rng(0)
@@ -447,9 +457,12 @@ def test_table_log_sums_read_each_rows_entries():
     child = np.log(rng.random((3, 2, 4)))  # (class, x0, x1)
     log_tables, starts = stacked([root, child])
     assert starts.tolist() == [0, 6, 30] and np.array_equal(log_tables[6:], child.ravel())
-    codes = np.array([[0, 3], [1, 0], [1, 2]])
-    sums = table_log_sums(log_tables, starts, [2, 4], [[], [0]], codes, 3)
-    expected = np.array([[root[k, a] + child[k, a, b] for a, b in codes] for k in range(3)])
+    codes = np.array([[0, 3], [1, 0], [1, -1], [1, 2], [-1, 0]])
+    sums, observed = table_log_sums(log_tables, starts, [2, 4], [[], [0]], codes, 3)
+    assert observed.tolist() == [True, True, False, True, False]
+    expected = np.array(
+        [[root[k, a] + child[k, a, b] if a >= 0 and b >= 0 else 0.0 for a, b in codes] for k in range(3)]
+    )
     np.testing.assert_array_equal(sums, expected)
 
 

@@ -410,7 +410,8 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             counts, starts, np.asarray(self.n_categories_, dtype=np.intp), float(self.prior_count)
         )
         np.log(log_tables, out=log_tables)  # every mean > 0 (α > 0): NumPy's log, as the NumPy path's tables
-        return table_log_sums(log_tables, starts, self.n_categories_, self.parents_, codes, len(self.classes_))
+        sums, _ = table_log_sums(log_tables, starts, self.n_categories_, self.parents_, codes, len(self.classes_))
+        return sums  # every row summed: the codes' missing values were replaced by the modes
 
     def _floats_per_row(self):
         return 4 * len(self.classes_)

@@ -19,13 +19,14 @@ def stacked(tables) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([np.ravel(t) for t in tables]).astype(float, copy=False), starts
 
 
-def table_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int) -> np.ndarray:
-    """(K, N) Σ_j log θ_j[k, x_{n,pa_j}, x_nj] of every row n under every class k.
+def table_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """((K, N) Σ_j log θ_j[k, x_{n,pa_j}, x_nj] of every row n under every class k, (N,) whether row n
+    was summed: a row with a missing value (a code < 0) is not, and its sums are 0).
 
     ``log_tables``, ``starts``: the tables ``stacked``, table j of shape (K, r_p1, .., r_j) for its
     parents ``parents[j]`` in that order (an empty list: (K, r_j)); ``sizes`` (F,) the attributes'
-    numbers of values; ``codes`` (N, F) observed values only (0 ≤ x_nj < r_j). The row's entries
-    are added attribute by attribute from 0.
+    numbers of values; ``codes`` (N, F), −1 for a missing value, else 0 ≤ x_nj < r_j. The row's
+    entries are added attribute by attribute from 0.
     """
     width = max([1, *(len(p) for p in parents)])
     padded = np.zeros((len(parents), width), dtype=np.intp)

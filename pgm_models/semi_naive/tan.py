@@ -308,18 +308,23 @@ class TAN(SemiNaiveBayes):
         """Log p(observed x | y = k): a row with every value observed is the sum of the log entries
         it reads (``_compiled_scoring``), the others go through ``_sum_product``.
         """
-        if not self._compiled_scoring(estimate):
+        operands = self._once_per_call(("look-ups", estimate), estimate, lambda: self._lookup_operands(estimate))
+        if operands is None:
             return self._sum_product(codes, estimate)
-        n_classes = len(self.classes_)
-        log_tables, starts = self._once_per_call(("log tables", estimate), estimate, lambda: self._log_tables(estimate))
-        parents = [[] if p < 0 else [int(p)] for p in self.tree_parent_]
-        complete = (codes >= 0).all(axis=1)
-        if complete.all():
-            return table_log_sums(log_tables, starts, self.n_categories_, parents, codes, n_classes).T
-        scores = np.empty((len(codes), n_classes))
-        scores[complete] = table_log_sums(log_tables, starts, self.n_categories_, parents, codes[complete], n_classes).T
-        scores[~complete] = self._sum_product(codes[~complete], estimate)
+        sums, observed = table_log_sums(*operands, codes, len(self.classes_))
+        scores = sums.T
+        if not observed.all():
+            scores[~observed] = self._sum_product(codes[~observed], estimate)
         return scores
+
+    def _lookup_operands(self, estimate):
+        """(the log tables ``stacked``, their starts, the attributes' sizes, their parents) of the
+        look-ups, or None where ``_compiled_scoring`` says the sum-product pass scores every row.
+        """
+        if not self._compiled_scoring(estimate):
+            return None
+        parents = [[] if p < 0 else [int(p)] for p in self.tree_parent_]
+        return (*self._log_tables(estimate), self.n_categories_, parents)
 
     def _log_tables(self, estimate):
         """Every attribute's log table given (class, tree parent) under the estimate, ``stacked``."""
