@@ -26,7 +26,6 @@ last bit on whole-number weights). A fit keeps the statistic it began with.
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -35,7 +34,7 @@ from pgm_models._utils.validation import is_number
 from pgm_models.bayes_net._base import imputed_pair_counts
 from pgm_models.bayes_net._search import check_table_sizes, family_score
 from pgm_models.bayes_net.classifier import BayesNetClassifier
-from pgm_models.discrete.pairs import PairLayout, check_memory, pair_counts
+from pgm_models.discrete.pairs import PairLayout, check_pair_memory, pair_counts
 
 # With at most one attribute parent (k ≤ 1) every table and information KDB reads is a pair count, so
 # its statistic is the pair tensor (K·T'² cells whatever the rows), which batches and Dask blocks add.
@@ -283,16 +282,14 @@ class KDB(BayesNetClassifier):
         check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
         n_cells = self._layout().n_cells
         shape = (len(self.classes_), n_cells, n_cells)
-        check_memory(
-            _PAIR_COPIES * math.prod(shape),
-            lambda: (
-                f"KDB's pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
-                f"{int(self.n_categories_.sum())} values of {len(self.n_categories_)} attributes) held about "
-                f"{_PAIR_COPIES} times,"
-            ),
+        check_pair_memory(
+            "KDB",
+            self._layout(),
+            shape,
+            _PAIR_COPIES,
             "use fewer attributes or values (merge rare values, discretise into fewer bins)",
         )
-        self.pair_count_ = np.zeros((len(self.classes_), n_cells, n_cells))
+        self.pair_count_ = np.zeros(shape)
 
     def _statistics(self) -> dict:
         if not self._pair_statistic():
@@ -326,8 +323,10 @@ class KDB(BayesNetClassifier):
         return super().partial_fit(X, y, classes, sample_weight)
 
     def _refuse_dask(self, X):
-        self._check_hyperparameters()
-        if not (PAIR_STATISTIC and self.k <= 1) and "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
+        if not ("dask" in sys.modules and sys.modules["dask"].is_dask_collection(X)):
+            return
+        self._check_hyperparameters()  # a bad k is named as in memory, not taken for k ≥ 2
+        if not (PAIR_STATISTIC and self.k <= 1):
             raise ValueError(
                 f"KDB(k={self.k}) reads the distinct rows of all the data in memory: compute the dask collection "
                 "first (k ≤ 1 counts pairs, which a dask fit adds block by block)"

@@ -19,6 +19,7 @@ it is allocated, with its size (``check_memory``).
 from __future__ import annotations
 
 import functools
+import math
 import os
 import time
 
@@ -163,6 +164,20 @@ def check_memory(n_floats: int, what, remedy: str) -> None:
         raise ValueError(
             f"{what() if callable(what) else what} needs {needed / 2**30:.3g} GiB of memory, more than the {available / 2**30:.3g} GiB available; {remedy}"
         )
+
+
+def check_pair_memory(model: str, layout: PairLayout, shape, copies: int, remedy: str) -> None:
+    """``check_memory`` of a pair tensor of ``shape`` (classes × cells × cells) held ``copies`` times,
+    named with the model and the layout's values and attributes.
+    """
+    check_memory(
+        copies * math.prod(shape),
+        lambda: (
+            f"{model}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
+            f"{int(layout.sizes.sum())} values of {len(layout.sizes)} attributes) held about {copies} times,"
+        ),
+        remedy,
+    )
 
 
 def one_hot(cells: np.ndarray, n_columns: int, dtype=np.float64) -> np.ndarray:

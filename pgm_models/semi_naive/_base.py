@@ -28,7 +28,7 @@ from pgm_models._utils.validation import is_number
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.discrete.attributes import CategoricalAttributes
-from pgm_models.discrete.pairs import PairLayout, check_memory, counted_by_bit_sets, one_hot, pair_counts
+from pgm_models.discrete.pairs import PairLayout, check_pair_memory, counted_by_bit_sets, one_hot, pair_counts
 from pgm_models.model_selection.evidence import is_learned
 from pgm_models.semi_naive._evidence import SemiNaiveEvidence
 from pgm_models.semi_naive._loo import SemiNaiveLOO
@@ -75,12 +75,11 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         rows = self._pair_rows()
         shape = (len(self.classes_), len(range(self._layout.n_cells)[rows]), self._layout.n_cells)
         copies = self._tensor_copies + self._needs_complete_counts
-        check_memory(
-            copies * math.prod(shape),
-            lambda: (
-                f"{type(self).__name__}'s pair counts, a {' × '.join(map(str, shape))} tensor (classes × cells × cells, "
-                f"{int(self._layout.sizes.sum())} values of {len(self._layout.sizes)} attributes) held about {copies} times,"
-            ),
+        check_pair_memory(
+            type(self).__name__,
+            self._layout,
+            shape,
+            copies,
             "use fewer attributes or values (merge rare values, discretise into fewer bins)" + self._smaller_model,
         )
         # no zero tensors (a fit starts without counts, ``_start_fit``): ``_count`` keeps the first batch's
