@@ -238,3 +238,14 @@ def test_loo_equals_refitting_without_each_row(dataset):
         k = list(refit.classes_).index(y.iloc[i])
         assert joint[i] == pytest.approx(scores[k], abs=1e-10)
         assert conditional[i] == pytest.approx(scores[k] - logsumexp(scores), abs=1e-10)
+
+
+def test_a_pair_tensor_that_cannot_fit_is_refused_with_its_size():
+    """2000 attributes × 500 declared values: the 2 × 1002000 × 1002000 pair tensor (16 TB) is refused
+    before anything is allocated, with its size and the remedy, as AODE, TAN and KDB refuse theirs."""
+    X, y = np.zeros((2, 2000), dtype=int), [0, 1]
+    with pytest.raises(
+        ValueError,
+        match=r"BMATAN's pair counts, a 2 × 1002000 × 1002000 tensor .* needs [\d.e+]+ GiB.*fewer attributes",
+    ):
+        BMATAN(n_categories=500).fit(X, y)

@@ -169,6 +169,32 @@ def test_conditional_mutual_information_is_the_class_weighted_mutual_information
         assert model.mutual_information_[i, j] == pytest.approx(expected, abs=1e-12)
 
 
+def test_conditional_information_of_a_batch_and_of_an_unconditioned_table():
+    """The shared ``discrete.pairs.conditional_information``: each table of a batch on its own
+    (scikit-learn's mutual information per class, weighted by the class share), a single-cell
+    condition is I(A; B) itself, an empty table 0; ``family_block`` reads a view of the tensor."""
+    from sklearn.metrics import mutual_info_score
+
+    from pgm_models.discrete.pairs import conditional_information, family_block
+
+    rng = np.random.default_rng(0)
+    a, b, c = rng.integers(0, 3, 200), rng.integers(0, 4, 200), rng.integers(0, 2, 200)
+    b = np.where(rng.random(200) < 0.5, a, b)  # dependent
+    table = np.zeros((2, 3, 4))
+    np.add.at(table, (c, a, b), 1.0)
+    expected = sum((c == k).mean() * mutual_info_score(a[c == k], b[c == k]) for k in (0, 1))
+    got = conditional_information(np.stack([table, np.zeros_like(table), table[::-1]]))
+    assert got[0] == pytest.approx(expected, abs=1e-12) and got[1] == 0 and got[2] == got[0]
+    assert conditional_information(table.sum(axis=0)[None, None])[0] == pytest.approx(
+        mutual_info_score(a, b), abs=1e-12
+    )
+    pairs = np.arange(2 * 5 * 5.0).reshape(2, 5, 5)
+    np.testing.assert_array_equal(family_block(pairs, slice(2, 5)), [[12, 18, 24], [37, 43, 49]])
+    block = family_block(pairs, slice(2, 5), slice(0, 2))
+    assert block.base is not None and np.shares_memory(block, pairs)
+    np.testing.assert_array_equal(block, pairs[:, :2, 2:])
+
+
 def _pruefer_trees(n):
     """Every labelled tree on n nodes, as edge sets, from Prüfer sequences."""
     import itertools

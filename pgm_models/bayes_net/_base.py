@@ -13,7 +13,7 @@ from pgm_models._utils.validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
 from pgm_models.discrete.attributes import CategoricalAttributes
-from pgm_models.discrete.pairs import PairLayout
+from pgm_models.discrete.pairs import PairLayout, check_pair_memory
 
 MISSING = ("mode", "error")
 
@@ -65,6 +65,25 @@ def first_modes(value_counts, sizes) -> np.ndarray:
     """
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     return np.array([int(np.argmax(value_counts[a : a + r])) for a, r in zip(starts, sizes)], dtype=np.intp)
+
+
+# float64 copies of the pair tensor a fit holds at once: the counts, a batch's, their sum, the imputed counts
+_PAIR_COPIES = 4
+
+
+def zero_pair_counts(model: str, layout: PairLayout, n_classes: int) -> np.ndarray:
+    """The (K, T', T') zero pair tensor a fit adds its batches to, refused by name with its size
+    (``check_pair_memory``) when it cannot fit in memory.
+    """
+    shape = (n_classes, layout.n_cells, layout.n_cells)
+    check_pair_memory(
+        model,
+        layout,
+        shape,
+        _PAIR_COPIES,
+        "use fewer attributes or values (merge rare values, discretise into fewer bins)",
+    )
+    return np.zeros(shape)
 
 
 def imputed_pair_counts(pair_count, layout: PairLayout) -> tuple[np.ndarray, np.ndarray]:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgm_models._utils.validation import is_number
-from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, imputed_pair_counts
+from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, imputed_pair_counts, zero_pair_counts
 from pgm_models.bayes_net._trees import edge_probabilities, log_tree_sum
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.discrete.pairs import pair_counts
@@ -226,8 +226,7 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def _init_counts(self, codes, class_index, weight):
         self._log_edge_prior()  # checked before counting
-        n_cells = self._layout().n_cells
-        self.pair_count_ = np.zeros((len(self.classes_), n_cells, n_cells))
+        self.pair_count_ = zero_pair_counts("BMATAN", self._layout(), len(self.classes_))
 
     def _count(self, codes, class_index, weight):
         layout = self._layout()

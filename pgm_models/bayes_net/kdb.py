@@ -31,32 +31,15 @@ import sys
 import numpy as np
 
 from pgm_models._utils.validation import is_number
-from pgm_models.bayes_net._base import imputed_pair_counts
+from pgm_models.bayes_net._base import imputed_pair_counts, zero_pair_counts
 from pgm_models.bayes_net._search import check_table_sizes, family_score
 from pgm_models.bayes_net.classifier import BayesNetClassifier
-from pgm_models.discrete.pairs import PairLayout, check_pair_memory, pair_counts
+from pgm_models.discrete.pairs import PairLayout, conditional_information, family_block, pair_counts
 
 # With at most one attribute parent (k ≤ 1) every table and information KDB reads is a pair count, so
 # its statistic is the pair tensor (K·T'² cells whatever the rows), which batches and Dask blocks add.
 # False: the distinct rows for every k (k ≥ 2's statistic), the plain path the tests compare with
 PAIR_STATISTIC = True
-# float64 copies of the pair tensor a fit holds at once: the counts, a batch's, their sum, the imputed counts
-_PAIR_COPIES = 4
-
-
-def mutual_information(table: np.ndarray) -> float:
-    """I(A; B) of a (…, a, b) count table's last two axes, summed over the leading axes as a
-    conditioning variable: Σ p̂(c, a, b) log p̂(c, a, b) p̂(c) / (p̂(c, a) p̂(c, b)).
-    """
-    total = table.sum()
-    if total <= 0:
-        return 0.0
-    joint = table / total
-    given = joint.sum(axis=(-2, -1), keepdims=True)
-    left, right = joint.sum(axis=-1, keepdims=True), joint.sum(axis=-2, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(joint > 0, joint * np.log(joint * given / (left * right)), 0.0)
-    return float(terms.sum())
 
 
 class PairFamilies:
@@ -75,11 +58,8 @@ class PairFamilies:
 
     def table(self, child: int, parents) -> np.ndarray:
         """(K, r_child) or (K, r_parent, r_child) weighted counts of the family."""
-        cells = self._cells(child)
-        if not parents:
-            return np.diagonal(self.pairs[:, cells, cells], axis1=1, axis2=2).copy()
-        (parent,) = parents
-        return self.pairs[:, self._cells(parent), cells].copy()
+        parent = self._cells(parents[0]) if parents else None
+        return family_block(self.pairs, self._cells(child), parent).copy()
 
     def tables(self, parents) -> list[np.ndarray]:
         """``table(j, parents[j])`` of every attribute j."""
@@ -91,14 +71,14 @@ class PairFamilies:
         return family_score(counts.reshape(-1, counts.shape[-1]), "bayes", self.prior_count, float(counts.sum()))
 
 
-def kdb_structure(class_information, conditional_information, k: int) -> list[list[int]]:
+def kdb_structure(class_information, pair_information, k: int) -> list[list[int]]:
     """Sahami's parents of every attribute (indices besides the class), from I(X_i; C) and the
     symmetric matrix I(X_i; X_j | C).
     """
     order = sorted(range(len(class_information)), key=lambda i: (-class_information[i], i))
     parents, placed = [[] for _ in order], []
     for i in order:
-        ranked = sorted(placed, key=lambda j: (-conditional_information[i][j], placed.index(j)))
+        ranked = sorted(placed, key=lambda j: (-pair_information[i][j], placed.index(j)))
         parents[i] = ranked[: min(k, len(placed))]
         placed.append(i)
     return parents
@@ -280,16 +260,7 @@ class KDB(BayesNetClassifier):
         if not self._pair_statistic():
             return super()._init_counts(codes, class_index, weight)
         check_table_sizes(self.n_categories_, len(self.classes_), self._max_parents(), self._feature_names())
-        n_cells = self._layout().n_cells
-        shape = (len(self.classes_), n_cells, n_cells)
-        check_pair_memory(
-            "KDB",
-            self._layout(),
-            shape,
-            _PAIR_COPIES,
-            "use fewer attributes or values (merge rare values, discretise into fewer bins)",
-        )
-        self.pair_count_ = np.zeros(shape)
+        self.pair_count_ = zero_pair_counts("KDB", self._layout(), len(self.classes_))
 
     def _statistics(self) -> dict:
         if not self._pair_statistic():
@@ -335,11 +306,13 @@ class KDB(BayesNetClassifier):
     # ------------------------------------------------------------------ structure
     def _search_structure(self, counter) -> list[list[int]]:
         n = len(counter.sizes)
-        self.class_information_ = np.array([mutual_information(counter.table(i, [])[None]) for i in range(n)])
+        self.class_information_ = np.array(
+            [conditional_information(counter.table(i, [])[None, None])[0] for i in range(n)]
+        )
         self.conditional_information_ = np.zeros((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                self.conditional_information_[i, j] = self.conditional_information_[j, i] = mutual_information(
-                    counter.table(i, [j])
-                )
+                self.conditional_information_[i, j] = self.conditional_information_[j, i] = conditional_information(
+                    counter.table(i, [j])[None]
+                )[0]
         return kdb_structure(self.class_information_, self.conditional_information_, int(self.k))

@@ -166,6 +166,31 @@ def check_memory(n_floats: int, what, remedy: str) -> None:
         )
 
 
+def family_block(pairs: np.ndarray, child: slice, parent: slice | None = None) -> np.ndarray:
+    """A family's counts read off a (K, cells, cells) pair tensor, a view: (K, r_parent, r_child) of
+    the child's ``child`` cells given the ``parent`` cells, or the child's own (K, r_child) diagonal
+    block without a parent.
+    """
+    if parent is None:
+        return np.diagonal(pairs[:, child, child], axis1=1, axis2=2)
+    return pairs[:, parent, child]
+
+
+def conditional_information(tables: np.ndarray) -> np.ndarray:
+    """I(A; B | C) of each (K, r_a, r_b) count table of a batch (B, K, r_a, r_b), C the leading axis
+    of a table (a single cell for I(A; B)), from the weighted relative frequencies: (B,); 0 for an
+    empty table. Σ p̂(c, a, b) log p̂(c, a, b) p̂(c) / (p̂(c, a) p̂(c, b)), natural logarithms. A fit's
+    tables are a batch of one, so leave-one-out tables are summed alike.
+    """
+    total = tables.sum(axis=(1, 2, 3), keepdims=True)
+    joint = tables / np.where(total > 0, total, 1.0)
+    row, column = joint.sum(axis=3, keepdims=True), joint.sum(axis=2, keepdims=True)
+    class_total = joint.sum(axis=(2, 3), keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = joint * np.log(joint * class_total / (row * column))
+    return np.nansum(np.where(joint > 0, terms, 0.0), axis=(1, 2, 3))
+
+
 def check_pair_memory(model: str, layout: PairLayout, shape, copies: int, remedy: str) -> None:
     """``check_memory`` of a pair tensor of ``shape`` (classes × cells × cells) held ``copies`` times,
     named with the model and the layout's values and attributes.

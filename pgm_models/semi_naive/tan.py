@@ -30,6 +30,7 @@ from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks, class_block
 from pgm_models.discrete.lookups import stacked, table_log_sums
+from pgm_models.discrete.pairs import conditional_information, family_block
 from pgm_models.model_selection.evidence import is_learned
 from pgm_models.model_selection.loo import own_column
 from pgm_models.semi_naive._base import SemiNaiveBayes
@@ -50,21 +51,8 @@ def conditional_mutual_information(pairs: np.ndarray, layout) -> np.ndarray:
     for i in range(n_attributes):
         for j in range(i + 1, n_attributes):
             table = pairs[:, layout.pair_cells(i), layout.pair_cells(j)]
-            information[i, j] = information[j, i] = pair_information(table[None])[0]
+            information[i, j] = information[j, i] = conditional_information(table[None])[0]
     return information
-
-
-def pair_information(tables: np.ndarray) -> np.ndarray:
-    """I(X_i; X_j | C) of each (K, r_i, r_j) count table of a batch (B, K, r_i, r_j): (B,); 0 for
-    an empty table. The full fit is a batch of one, so leave-one-out tables are summed alike.
-    """
-    total = tables.sum(axis=(1, 2, 3), keepdims=True)
-    joint = tables / np.where(total > 0, total, 1.0)
-    row, column = joint.sum(axis=3, keepdims=True), joint.sum(axis=2, keepdims=True)
-    class_total = joint.sum(axis=(2, 3), keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = joint * np.log(joint * class_total / (row * column))
-    return np.nansum(np.where(joint > 0, terms, 0.0), axis=(1, 2, 3))
 
 
 def maximum_spanning_tree(weights: np.ndarray, root: int) -> np.ndarray:
@@ -230,10 +218,10 @@ class TAN(SemiNaiveBayes):
         """Counts of attribute j given (class, tree parent): (K, r_p, r_j), or (K, r_j) for the root;
         a view of the pair tensor, never a copy of it.
         """
-        own = self._layout.pair_cells(j)
-        if self.tree_parent_[j] < 0:
-            return np.diagonal(self.pair_count_[:, own, own], axis1=1, axis2=2)
-        return self.pair_count_[:, self._layout.pair_cells(self.tree_parent_[j]), own]
+        parent = self.tree_parent_[j]
+        return family_block(
+            self.pair_count_, self._layout.pair_cells(j), self._layout.pair_cells(parent) if parent >= 0 else None
+        )
 
     def _conditional_posterior(self, j):
         counts = self._conditional_counts(j)
@@ -407,7 +395,7 @@ class TAN(SemiNaiveBayes):
                 )
                 both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
                 tables[rows[both], class_index[both], codes[both, i], codes[both, j]] -= 1
-                information[:, i, j] = information[:, j, i] = pair_information(tables)
+                information[:, i, j] = information[:, j, i] = conditional_information(tables)
         return information
 
     def _loo_features(self, codes, class_index, all_classes):
