@@ -180,6 +180,25 @@ def check_names_apart(parameters: dict) -> None:
         )
 
 
+def check_slash_free(names) -> None:
+    """A ValueError if a variable or dimension name of the PyMC model or of ``idata_`` holds a '/':
+    they are made from column names (``feature_prob_<column>``, ``<column>_value``, ``x_<column>``),
+    PyMC refuses such a variable name and netCDF any such name, so ``save`` would fail later.
+    """
+    slashed = sorted({str(name) for name in names if "/" in str(name)})
+    if slashed:
+        raise ValueError(
+            f"the model's variable or dimension name(s) {slashed} hold a '/', taken from a column name: PyMC "
+            "and netCDF (save) refuse '/' in names; rename the column(s), e.g. "
+            "X.rename(columns=lambda c: c.replace('/', '_')), and fit again"
+        )
+
+
+def idata_names(idata):
+    """Every variable and dimension name of an InferenceData's groups."""
+    return [name for group in idata.groups() for name in (*idata[group].data_vars, *idata[group].dims)]
+
+
 def check_n_rows(X_rows: int, y_rows: int) -> None:
     if X_rows == 0:
         raise ValueError("X is empty (0 rows): at least one row is needed")
