@@ -250,6 +250,15 @@ CASES = [
         )
         for M in (SPODE, TAN, AODE, *NOMINAL, MixedNB)
     ],
+    *[
+        (
+            f"text in a numeric column for {M.__name__}",
+            fit(M, pd.DataFrame(X3, columns=["u", "v", "w"]).astype(object).assign(v=[1.0, 2.0, "n/a", 0.0])),
+            ValueError,
+            rf"X must be numeric for {M.__name__}: .* \(column 'v', row 2: 'n/a'\)$",
+        )
+        for M in (GaussianNB, LDA, MultinomialNB, LogisticRegression)
+    ],
     (
         "negative counts for ComplementNB",
         fit(ComplementNB, with_value(2, 0, -4.0)),
