@@ -94,7 +94,9 @@ from pgm_models._utils.validation import (
     check_n_rows,
     check_names_apart,
     check_sample_weight,
+    check_slash_free,
     check_unique_columns,
+    idata_names,
     sorted_classes,
 )
 from pgm_models.conjugate import ESTIMATES, Dirichlet, PosteriorDraw, log_probabilities
@@ -1064,6 +1066,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
             if earlier is not None and group in earlier.groups()
         }
         # the draws' own groups, a sampler's observed statistics replaced by the workflow's
+        check_slash_free(idata_names(idata))
         groups = {group: idata[group] for group in idata.groups() if group != "observed_data"}
         for group, data in workflow.training_data(self).items():
             groups[group] = groups[group].merge(data) if group in groups else data
@@ -1171,7 +1174,9 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         check_fitted(self, "classes_")
         if form not in FORMS:
             raise ValueError(f"form={form!r} is not one of {FORMS}")
-        with pm.Model(coords=self._coords()) as model:
+        coords = self._coords()
+        check_slash_free(coords)  # before PyMC, whose message would not name the column
+        with pm.Model(coords=coords) as model:
             if form == "counts":
                 self._counts_model(model)
             else:

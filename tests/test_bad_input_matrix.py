@@ -240,6 +240,31 @@ CASES = [
             ("var_smoothing", -1, "≥ 0", "-1"),
         )
     ],
+    # the refusal names the estimator given the input (it said CategoricalNB, or MultinomialNB, for any)
+    *[
+        (
+            f"sparse X for {M.__name__}",
+            lambda M=M: M().fit(__import__("scipy.sparse").sparse.csr_matrix(CODES), Y),
+            ValueError,
+            rf"^{M.__name__} takes dense attribute values, not a sparse matrix$",
+        )
+        for M in (SPODE, TAN, AODE, *NOMINAL, MixedNB)
+    ],
+    *[
+        (
+            f"text in a numeric column for {M.__name__}",
+            fit(M, pd.DataFrame(X3, columns=["u", "v", "w"]).astype(object).assign(v=[1.0, 2.0, "n/a", 0.0])),
+            ValueError,
+            rf"X must be numeric for {M.__name__}: .* \(column 'v', row 2: 'n/a'\)$",
+        )
+        for M in (GaussianNB, LDA, MultinomialNB, LogisticRegression)
+    ],
+    (
+        "negative counts for ComplementNB",
+        fit(ComplementNB, with_value(2, 0, -4.0)),
+        ValueError,
+        r"negative value -4.0 in column 0; Negative values in data are not counts: ComplementNB needs counts ≥ 0$",
+    ),
     (
         "pair tensor beyond memory",
         lambda: TAN(n_categories=1000).fit(np.zeros((2, 2000), dtype=int), [0, 1]),
@@ -529,3 +554,24 @@ def test_unseen_category_default_policy_warns_and_skips_it():
         proba = model.predict_proba(COLORS.assign(color="green"))
     assert any("'green'" in str(w.message) and "treated as missing" in str(w.message) for w in caught)
     np.testing.assert_allclose(proba, model.predict_proba(COLORS.assign(color=None)))
+
+
+@pytest.mark.parametrize("Model", [CategoricalNB, TAN, HNB, AODEsr, MANB], ids=lambda m: m.__name__)
+def test_a_slash_in_a_column_name_is_refused_by_the_workflow_and_kept_out_of_idata(Model):
+    """A column 'km/h' makes PyMC names ('feature_prob_km/h', 'km/h_value', 'x_km/h') that PyMC and
+    netCDF refuse: the workflow names it before PyMC does, ``idata_`` is left as it was (so ``save``
+    still works), and prediction, which needs no such name, equals the renamed column's."""
+    frame = pd.DataFrame({"km/h": CODES[:, 0], "size": CODES[:, 1]})
+    model = Model().fit(frame, Y)
+    renamed = frame.rename(columns={"km/h": "km_h"})
+    np.testing.assert_array_equal(model.predict_proba(frame), Model().fit(renamed, Y).predict_proba(renamed))
+    message = r"name\(s\) \[.*km/h.*\] hold a '/', taken from a column name.*rename the column"
+    for step in (
+        lambda: model.sample_prior_predictive(2, random_seed=0),
+        lambda: model.sample_posterior_predictive(random_seed=0),
+        *([lambda: model.graph()] if Model is not AODEsr and Model is not MANB else []),
+        *([lambda: model.posterior_draws(2, store=True)] if Model is not AODEsr else []),
+    ):
+        with pytest.raises(ValueError, match=message):
+            step()
+        assert getattr(model, "idata_", None) is None

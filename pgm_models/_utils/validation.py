@@ -180,6 +180,25 @@ def check_names_apart(parameters: dict) -> None:
         )
 
 
+def check_slash_free(names) -> None:
+    """A ValueError if a variable or dimension name of the PyMC model or of ``idata_`` holds a '/':
+    they are made from column names (``feature_prob_<column>``, ``<column>_value``, ``x_<column>``),
+    PyMC refuses such a variable name and netCDF any such name, so ``save`` would fail later.
+    """
+    slashed = sorted({str(name) for name in names if "/" in str(name)})
+    if slashed:
+        raise ValueError(
+            f"the model's variable or dimension name(s) {slashed} hold a '/', taken from a column name: PyMC "
+            "and netCDF (save) refuse '/' in names; rename the column(s), e.g. "
+            "X.rename(columns=lambda c: c.replace('/', '_')), and fit again"
+        )
+
+
+def idata_names(idata):
+    """Every variable and dimension name of an InferenceData's groups."""
+    return [name for group in idata.groups() for name in (*idata[group].data_vars, *idata[group].dims)]
+
+
 def check_n_rows(X_rows: int, y_rows: int) -> None:
     if X_rows == 0:
         raise ValueError("X is empty (0 rows): at least one row is needed")
@@ -256,9 +275,9 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
             else:
                 matrix = np.asarray(X, dtype=float)
         except TypeError as error:
-            raise TypeError(f"X must be numeric for {what}: {error}") from None
+            raise TypeError(f"X must be numeric for {what}: {error}{_non_numeric_entry(X)}") from None
         except ValueError as error:
-            raise ValueError(f"X must be numeric for {what}: {error}") from None
+            raise ValueError(f"X must be numeric for {what}: {error}{_non_numeric_entry(X)}") from None
         if matrix.ndim != 2:
             raise ValueError(f"X must be 2-D (rows × features), got shape {matrix.shape}. Reshape your data")
     values = matrix.data if sp.issparse(matrix) else matrix
@@ -294,6 +313,18 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
             f"Negative values in data are not counts: {what} needs counts ≥ 0",
         )
     return matrix
+
+
+def _non_numeric_entry(X) -> str:
+    """Where the first entry that is not a number is (" (column c, row i)"), for the error path only."""
+    columns = X.items() if isinstance(X, pd.DataFrame) else enumerate(np.asarray(X, dtype=object).reshape(len(X), -1).T)
+    for label, column in columns:
+        for i, value in enumerate(np.asarray(column, dtype=object)):
+            try:
+                float(value if value is not pd.NA else np.nan)
+            except (TypeError, ValueError):
+                return f" (column {label!r}, row {i}: {value!r})"
+    return ""
 
 
 def _dense_counts(values, limit: float):

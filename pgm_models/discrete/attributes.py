@@ -48,7 +48,7 @@ class CategoricalAttributes:
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown={self.handle_unknown!r} is not one of {HANDLE_UNKNOWN}")
         X = self._check_feature_names(X, reset)
-        return _columns(X), getattr(self, "feature_names_in_", None)
+        return _columns(X, type(self).__name__), getattr(self, "feature_names_in_", None)
 
     def _placeholder_rows(self, n: int):
         """N rows of codes, every attribute at its first value (the template's hook)."""
@@ -179,7 +179,7 @@ _OUTSIDE = -2  # code of a value outside the domain (−1 is missing)
 _DTYPE = operator.attrgetter("dtype")
 
 
-def _columns(X) -> list:
+def _columns(X, owner: str = "CategoricalNB") -> list:
     """The attributes as a list of 1-D arrays: a DataFrame's own column arrays (pandas
     Categoricals stay Categoricals), numeric dtypes kept, so that numeric codes are looked up
     without boxing every value.
@@ -187,7 +187,7 @@ def _columns(X) -> list:
     if isinstance(X, pd.DataFrame):
         return column_arrays(X)
     if sp.issparse(X):
-        raise ValueError("CategoricalNB takes dense attribute values, not a sparse matrix")
+        raise ValueError(f"{owner} takes dense attribute values, not a sparse matrix")
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(f"X must be a 2-D array or DataFrame (rows × attributes), got shape {array.shape}")

@@ -54,6 +54,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from pgm_models._utils.validation import check_slash_free, idata_names
+
 SAMPLE_DIMS = ("chain", "draw")
 
 
@@ -90,6 +92,7 @@ def merge_groups(estimator, idata) -> None:
     """``idata``'s groups into ``estimator.idata_`` (created if absent): a group of draws already
     there is replaced, the data groups gain the new variables.
     """
+    check_slash_free(idata_names(idata))
     existing = getattr(estimator, "idata_", None)
     if existing is None:
         estimator.idata_ = idata
@@ -227,7 +230,9 @@ def synthetic_rows_model(estimator):
     encoded = estimator._placeholder_rows(n_rows)
     if encoded is None:
         return None
-    with pm.Model(coords=estimator._coords()) as model:
+    coords = estimator._coords()
+    check_slash_free(coords)
+    with pm.Model(coords=coords) as model:
         estimator._rows_model(model, encoded, np.zeros(n_rows, dtype=np.intp))
     return model
 

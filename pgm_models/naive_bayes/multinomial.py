@@ -147,7 +147,9 @@ class MultinomialNB(DiscreteNB):
 
     def _encode(self, X, reset, training):
         X = self._check_feature_names(X, reset)
-        return check_numeric_matrix(X, getattr(self, "feature_names_in_", None), nonnegative=True, what="MultinomialNB")
+        return check_numeric_matrix(
+            X, getattr(self, "feature_names_in_", None), nonnegative=True, what=type(self).__name__
+        )
 
     def _prior_concentration(self, alpha):
         return np.broadcast_to(alpha, (len(self.classes_), self.n_features_in_))

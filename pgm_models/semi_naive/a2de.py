@@ -319,12 +319,19 @@ class A2DE(AODE):
         """
         from pgm_models.inference.workflow import dirichlet_draws, sampled_labels
 
+        if self.n_features_in_ < 2:  # no pair of super-parents: AODE's rows, as its predictions
+            return super()._synthetic_rows(n_datasets, n_rows, rng, prior)
         sizes, n_classes = self._layout.sizes, len(self.classes_)
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         spans = [slice(start, start + size) for start, size in zip(starts, sizes)]
         first, second = np.triu_indices(len(sizes), 1)
         chosen = rng.integers(len(first), size=n_datasets)
-        triple = np.zeros_like(self.triple_count_) if prior else self.triple_count_
+        triple = self.triple_count_
+        if triple is not None:
+            triple = np.zeros_like(triple) if prior else triple
+            pairs = np.diagonal(triple, axis1=2, axis2=3)  # the joint's counts n(k, s, t)
+        else:  # two attributes keep no triples (no child): the joint's counts are the pair counts'
+            pairs = self._value_counts(self.pair_count_, self._layout) * (not prior)
         child_alpha = self._per_value_cell(sizes)
         labels = np.zeros((n_datasets, n_rows), dtype=np.intp)
         codes = np.zeros((n_datasets, n_rows, len(sizes)), dtype=np.intp)
@@ -332,7 +339,7 @@ class A2DE(AODE):
             a, b = int(first[pair]), int(second[pair])
             datasets = np.flatnonzero(chosen == pair)
             m, cells = len(datasets), n_classes * sizes[a] * sizes[b]
-            joint = np.diagonal(triple, axis1=2, axis2=3)[:, spans[a], spans[b]].reshape(-1)
+            joint = pairs[:, spans[a], spans[b]].reshape(-1)
             joint = dirichlet_draws(rng, np.broadcast_to(joint + self._per_cell(cells), (m, cells)))
             cell = sampled_labels(np.broadcast_to(joint[:, None, :], (m, n_rows, cells)), rng)
             y, rest = np.divmod(cell, sizes[a] * sizes[b])
@@ -405,6 +412,8 @@ class A2DE(AODE):
 
     def _joint_log_likelihood(self, codes, estimate):
         self._check_frequency_limit()
+        if self.n_features_in_ < 2:  # no pair of super-parents: every row is AODE's
+            return super()._joint_log_likelihood(codes, estimate)
         joint, child, pair_frequency, in_probabilities = self._a2de_tables(estimate)
         kernels = jit.kernels("pgm_models.semi_naive._a2de_kernel")
         averaged, count = (kernels.a2de_scores if in_probabilities else kernels.a2de_log_scores)(
