@@ -466,6 +466,38 @@ def test_table_log_sums_read_each_rows_entries():
     np.testing.assert_array_equal(sums, expected)
 
 
+@pytest.mark.parametrize("name", ["vote", "breast-cancer"])
+def test_look_ups_before_numba_is_loaded_are_the_kernels_bit_for_bit(name, monkeypatch):
+    """``table_log_sums`` in a process that has not imported numba (``jit.loaded`` False) sums the
+    same entries in the kernel's order: the same bits on random tables with 0–2 parents and missing
+    codes, and TAN's joint log probabilities and probabilities (complete and incomplete test rows,
+    fixed and learned alpha) are the same bits whether numba was loaded or not."""
+    from pgm_models import TAN
+    from pgm_models._utils import jit
+    from pgm_models.discrete.lookups import stacked, table_log_sums
+
+    rng = np.random.default_rng(7)
+    sizes, parents = [3, 2, 4, 5], [[], [0], [0, 1], [2]]
+    tables = [np.log(rng.random((3, *(sizes[p] for p in ps), sizes[j]))) for j, ps in enumerate(parents)]
+    log_tables, starts = stacked(tables)
+    codes = np.column_stack([rng.integers(-1, r, 300) for r in sizes])
+    loaded = table_log_sums(log_tables, starts, sizes, parents, codes, 3)
+    monkeypatch.setattr(jit, "loaded", lambda: False)
+    numpy_sums = table_log_sums(log_tables, starts, sizes, parents, codes, 3)
+    np.testing.assert_array_equal(numpy_sums[1], (codes >= 0).all(axis=1))
+    np.testing.assert_array_equal(loaded[0], numpy_sums[0])
+    np.testing.assert_array_equal(loaded[1], numpy_sums[1])
+    X_train, y_train, X_test = _folds(name)[0]
+    for options in ({}, {"alpha": "evidence", "root": 1}):
+        model = TAN(**options).fit(X_train, y_train)
+        before = model.predict_joint_log_proba(X_test), model.predict_proba(X_test)
+        monkeypatch.setattr(jit, "loaded", lambda: True)
+        after = model.predict_joint_log_proba(X_test), model.predict_proba(X_test)
+        monkeypatch.setattr(jit, "loaded", lambda: False)
+        np.testing.assert_array_equal(before[0], after[0])
+        np.testing.assert_array_equal(before[1], after[1])
+
+
 def test_tan_compiled_scores_in_blocks_and_threads_are_one_blocks(monkeypatch):
     """vote's 435 rows in 256-row blocks, at one thread and on two pool threads (the thread threshold
     lowered to these rows): the bits of one block, the log tables made once per call and shared by

@@ -26,13 +26,16 @@ def table_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int) ->
     ``log_tables``, ``starts``: the tables ``stacked``, table j of shape (K, r_p1, .., r_j) for its
     parents ``parents[j]`` in that order (an empty list: (K, r_j)); ``sizes`` (F,) the attributes'
     numbers of values; ``codes`` (N, F), −1 for a missing value, else 0 ≤ x_nj < r_j. The row's
-    entries are added attribute by attribute from 0.
+    entries are added attribute by attribute from 0, by one compiled pass once numba is loaded, else by
+    NumPy in the same order (the same bits, so a model predicts alike whatever the process imported).
     """
     width = max([1, *(len(p) for p in parents)])
     padded = np.zeros((len(parents), width), dtype=np.intp)
     for j, p in enumerate(parents):
         padded[j, : len(p)] = p
     n_parents = np.array([len(p) for p in parents], dtype=np.intp)
+    if not jit.loaded():  # importing numba costs more than a small input's NumPy pass
+        return _numpy_log_sums(log_tables, starts, np.asarray(sizes), parents, np.asarray(codes), n_classes)
     return jit.kernels("pgm_models.discrete._lookup_kernel").table_log_sums(
         log_tables,
         starts,
@@ -42,3 +45,20 @@ def table_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int) ->
         np.asarray(codes, dtype=np.intp),
         n_classes,
     )
+
+
+def _numpy_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int):
+    """``table_log_sums`` by NumPy, the kernel's arithmetic: each entry's flat index built as the
+    kernel builds it, the entries added to 0.0 attribute by attribute.
+    """
+    observed = (codes >= 0).all(axis=1)
+    rows = codes[observed]
+    partial = np.zeros((n_classes, len(rows)))
+    for j, parent in enumerate(parents):
+        index = np.arange(n_classes)[:, None]
+        for p in parent:
+            index = index * int(sizes[p]) + rows[:, p]
+        partial += log_tables[starts[j] + index * int(sizes[j]) + rows[:, j]]
+    sums = np.zeros((n_classes, len(codes)))
+    sums[:, observed] = partial
+    return sums, observed

@@ -24,7 +24,6 @@ import copy
 
 import numpy as np
 
-from pgm_models._utils import jit
 from pgm_models._utils.validation import is_number
 from pgm_models.base import integer_counts
 from pgm_models.conjugate import Dirichlet, log_probabilities
@@ -36,9 +35,9 @@ from pgm_models.model_selection.loo import own_column
 from pgm_models.semi_naive._base import SemiNaiveBayes
 from pgm_models.semi_naive._loo import downdated_log_mean
 
-# Rows with every value observed are scored by one compiled look-up of the log tables
-# (``discrete.lookups``), where the sum-product pass makes (N, K, r) messages for every attribute
-# (BENCHMARKS.md, "Against the floor"), once numba is loaded; False: every row by the pass
+# Rows with every value observed are scored by look-ups of the log tables (``discrete.lookups``: one
+# compiled pass once numba is loaded, NumPy before), where the sum-product pass makes (N, K, r)
+# messages for every attribute (BENCHMARKS.md, "Against the floor"); False: every row by the pass
 COMPILED_SCORING = True
 
 
@@ -323,15 +322,15 @@ class TAN(SemiNaiveBayes):
         return stacked(tables)
 
     def _compiled_scoring(self, estimate) -> bool:
-        """Whether rows with every value observed are scored by one compiled look-up of the log tables
-        (``discrete.lookups``): ``COMPILED_SCORING`` is on, numba is loaded, the estimate is the
-        posterior mean and every α > 0 (every entry > 0, as the sum-product pass's messages).
+        """Whether rows with every value observed are scored by look-ups of the log tables
+        (``discrete.lookups``, compiled once numba is loaded, the same bits by NumPy before):
+        ``COMPILED_SCORING`` is on, the estimate is the posterior mean and every α > 0 (every entry > 0,
+        as the sum-product pass's messages).
         """
         return (
             COMPILED_SCORING
             and isinstance(estimate, str)
             and estimate in ("mean", "predictive")
-            and jit.loaded()
             and bool(np.min(self._learned_alpha()) > 0)
         )
 
