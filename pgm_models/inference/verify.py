@@ -285,7 +285,7 @@ def check_posterior(
     exact correlation R into Q = Σ zᵀR⁺z, chi-square with Σ rank(R) degrees of freedom; a
     Dirichlet block enters by its stick-breaking fractions, independent Betas under the closed
     form. The chi-square must have p ≥ family_error/3, and the Normal means' coupling with their
-    own (co)variances |z| ≤ Φ⁻¹(1 − family_error/6). Every draw must lie in the support
+    own (co)variances ``|z|`` ≤ Φ⁻¹(1 − family_error/6). Every draw must lie in the support
     (probability blocks sum to 1, variances positive, covariances positive definite). The split
     R-hat thresholds are calibrated for the number of parameters from within-chain effective
     sample sizes (the module docstring says why); the bulk ESS is ArviZ's rank-normalised one.
