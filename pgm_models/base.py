@@ -693,7 +693,8 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         Parameters
         ----------
         X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
-            The rows to classify (missing values are skipped by the models that allow them).
+            The rows to classify (missing values are skipped by the models that allow them, or
+            replaced by the mode in BayesNetClassifier, KDB and BMATAN).
         estimate : {"mean", "map", "mle", "predictive"}, default=None
             The estimate to plug in for this call; None: the estimator's ``estimate``.
 

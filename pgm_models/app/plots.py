@@ -516,7 +516,7 @@ def probability_intervals(proba_draws, classes, y_true=None, prob: float = 0.94,
     Parameters
     ----------
     proba_draws : ndarray of shape (n_draws, n_samples, n_classes)
-        Draws of P(y | x, θ_s), from :meth:`~pgm_models.base.BayesianClassifier.predict_proba_draws`.
+        Draws of P(y | x, θ_s), from :meth:`~pgm_models.CategoricalNB.predict_proba_draws` (every estimator has it).
     classes : array-like of shape (n_classes,)
         The class labels of the last axis (the model's ``classes_``).
     y_true : array-like of shape (n_samples,), default=None

@@ -109,8 +109,8 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     n_categories : int or array-like of shape (n_features,), default=None
         Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
     handle_unknown : {"missing", "error"}, default="missing"
-        A value outside an attribute's domain at prediction is skipped like a missing value (with
-        a warning) or raises.
+        A value outside an attribute's domain at prediction is treated as a missing value (with a
+        warning), so ``missing`` decides: replaced by the mode, or refused; or it raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;

@@ -45,7 +45,7 @@ class PosteriorDraw:
     Pass it as ``estimate=`` to a prediction method: wherever the model reads a parameter it gets a
     fresh draw θ ~ p(θ | D) from that parameter's closed-form posterior. A model reads each
     parameter once per scoring pass and its parameters' posteriors are independent, so one call
-    scores every row under one joint draw. :meth:`~pgm_models.base.BayesianClassifier.predict_proba_draws`
+    scores every row under one joint draw. :meth:`~pgm_models.CategoricalNB.predict_proba_draws`
     repeats it.
 
     Parameters
@@ -60,7 +60,7 @@ class PosteriorDraw:
 
     See Also
     --------
-    pgm_models.base.BayesianClassifier.predict_proba_draws : Many draws at once.
+    pgm_models.CategoricalNB.predict_proba_draws : Many draws at once (every estimator has it).
 
     Examples
     --------

@@ -91,7 +91,7 @@ def available_samplers() -> list[str]:
 
     See Also
     --------
-    pgm_models.base.BayesianClassifier.sample_posterior : Runs one.
+    pgm_models.CategoricalNB.sample_posterior : Runs one (every estimator with a PyMC model has it).
 
     Examples
     --------

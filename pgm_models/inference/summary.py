@@ -122,8 +122,9 @@ def posterior_summary(
     interval of each marginal (its quantiles; an entry whose marginal has no standard form, an
     off-diagonal covariance, reads it off ``n_draws`` exact draws of that entry alone); only the
     rows shown are computed;
-    for an average of models (AODE) the summaries of its components, one block each, with each
-    component's weight; for Bayesian logistic regression (no closed form) the same columns from its
+    for an average of SPODEs (AODE, AODEsr, WAODE) the summaries of its components, one block each,
+    with each component's weight (A2DE, MANB and BMATAN, with no per-parameter posterior to list,
+    raise); for Bayesian logistic regression (no closed form) the same columns from its
     NUTS draws, with no mode. Parameters are labelled as ``az.summary`` labels them
     (``feature_prob_outlook[yes, sunny]``).
 
@@ -144,8 +145,8 @@ def posterior_summary(
     -------
     pandas.DataFrame
         One row per scalar parameter: ``variable``, ``parameter``, ``mean``, ``sd``, ``mode`` and the
-        interval's quantiles (``q3.0%``, ``q97.0%`` for ``prob=0.94``); AODE's have a ``parent`` and a
-        ``weight`` column first. ``table.attrs["n_parameters"]`` is how many parameters there are
+        interval's quantiles (``q3.0%``, ``q97.0%`` for ``prob=0.94``); AODE's have a ``spode`` (its
+        super-parent) and a ``weight`` column first. ``table.attrs["n_parameters"]`` is how many parameters there are
         in all.
 
     Raises
@@ -156,7 +157,7 @@ def posterior_summary(
 
     See Also
     --------
-    pgm_models.base.BayesianClassifier.analytic_posterior : The closed-form statistics as xarray.
+    pgm_models.CategoricalNB.analytic_posterior : The closed-form statistics as xarray (every closed-form estimator has it).
 
     Examples
     --------

@@ -121,14 +121,14 @@ class Verification:
     table : pandas.DataFrame
         One row per scalar parameter: ``variable``, ``parameter``, ``analytic_mean``,
         ``sampled_mean``, ``mcse_mean``, ``z_mean``, ``analytic_sd``, ``sampled_sd``, ``mcse_sd``,
-        ``z_sd``, ``r_hat``, ``ess_bulk``, ``ess_tail`` and ``ok``.
+        ``z_sd``, ``r_hat``, ``r_hat_max`` (its threshold), ``ess_bulk``, ``ess_tail`` and ``ok``.
     passed : bool
         Whether every check passed.
     reasons : list of str
         Why it failed, one line per failed check (empty when it passed).
     thresholds : dict
-        The thresholds used (``z_max``, ``joint_level``, ``rhat_max``, ``ess_min``,
-        ``max_divergences``).
+        The thresholds used (``z_max``, ``joint_level``, ``coupling_z_max``, ``rhat_max``,
+        ``rhat_level``, ``ess_min``, ``max_divergences``).
     divergences : int
         The number of divergent transitions in the draws.
     joint_statistic : float
@@ -221,7 +221,7 @@ def check_posterior(
     r"""Check that posterior draws agree with a model's closed-form posterior.
 
     The proof every model of the zoo must pass: the NUTS draws of its PyMC model
-    (:meth:`~pgm_models.base.BayesianClassifier.sample_posterior`) against its conjugate posterior.
+    (:meth:`~pgm_models.CategoricalNB.sample_posterior`) against its conjugate posterior.
     Four kinds of evidence are judged together — each parameter's mean and second moment as
     z-scores, the mean z-scores of each correlated group as one chi-square, the pairing of the
     Normal means with their own (co)variances, and every draw's support — together with the
@@ -242,7 +242,7 @@ def check_posterior(
         means' coupling with their (co)variances.
     rhat_max : float, default=None
         The largest split R-hat allowed; None: each parameter's threshold from
-        :func:`rhat_thresholds`, calibrated for the number of parameters and their effective sample
+        ``pgm_models.inference.verify.rhat_thresholds``, calibrated for the number of parameters and their effective sample
         sizes at ``rhat_level``.
     rhat_level : float, default=None
         The false-alarm rate the R-hat thresholds share over all parameters; None: ``family_error``.
@@ -278,12 +278,17 @@ def check_posterior(
 
     so both standard errors use the exact moments and only the effective sample sizes come from
     the draws. A z needs light enough tails: z_mean is computed where the marginal's 4th moment is
-    finite, z_sd where its 8th is (else NaN, counted in ``Verification.untested``). The mean
-    z-scores of each correlated group (a Dirichlet block, a class's mean vector, a covariance
-    matrix) are combined with their exact correlation R into Q = Σ zᵀR⁺z, chi-square with
-    Σ rank(R) degrees of freedom, which must have p ≥ family_error/2. Every draw must lie in the
-    support (probability blocks sum to 1, variances positive, covariances positive definite).
-    Split R-hat and the ESS are ArviZ's rank-normalised ones.
+    finite, z_sd where its 8th is (else NaN, counted in ``Verification.untested``). A cell of a
+    Dirichlet block (a Beta marginal) is compared on its probability integral transform
+    p = F(θ) − 1/2 instead, uniform under the closed form whatever the skew. The mean z-scores of
+    each correlated group (a class's mean vector, a covariance matrix) are combined with their
+    exact correlation R into Q = Σ zᵀR⁺z, chi-square with Σ rank(R) degrees of freedom; a
+    Dirichlet block enters by its stick-breaking fractions, independent Betas under the closed
+    form. The chi-square must have p ≥ family_error/3, and the Normal means' coupling with their
+    own (co)variances ``|z|`` ≤ Φ⁻¹(1 − family_error/6). Every draw must lie in the support
+    (probability blocks sum to 1, variances positive, covariances positive definite). The split
+    R-hat thresholds are calibrated for the number of parameters from within-chain effective
+    sample sizes (the module docstring says why); the bulk ESS is ArviZ's rank-normalised one.
 
     References
     ----------
@@ -592,7 +597,7 @@ def check_sampler(
         The variables to check; None: all of ``idata.posterior``.
     rhat_max : float, default=None
         The largest split R-hat allowed; None: each parameter's threshold from
-        :func:`rhat_thresholds`, calibrated for the number of parameters at ``rhat_level``.
+        ``pgm_models.inference.verify.rhat_thresholds``, calibrated for the number of parameters at ``rhat_level``.
     rhat_level : float, default=0.01
         The false-alarm rate the R-hat thresholds share over all parameters.
     ess_min : float, default=400

@@ -16,7 +16,7 @@ exact posterior predictive ("predictive") multiplies the per-column predictives:
 Bernoulli at the posterior mean, Student-t(2a', m', b'(κ'+1)/(a'κ')) for a Gaussian column,
 negative binomial NB(a', b'/(b'+1)) for a count column.
 
-With only categorical columns it is ``CategoricalNB`` and with only numeric ones ``GaussianNB``
+With only categorical columns it is ``CategoricalNB`` and with only float ones ``GaussianNB``
 (same defaults: m0, s0² the overall mean and variance of each column, κ0 = 0.01, ν0 = 3); the
 count prior has mean c̄_j, the column's overall mean (1 if it is 0), worth ν_c =
 ``count_strength`` = 1 row.
@@ -87,11 +87,11 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
     r"""Naive Bayes over a table whose columns keep their types, each with its conjugate prior.
 
     One model for a DataFrame of mixed columns: a Categorical/object/string column is
-    Dirichlet–categorical (as in :class:`CategoricalNB`), a float or integer column Normal with the
-    Normal–Inverse-Gamma prior of :class:`GaussianNB`, a bool or 0/1-integer column Beta–Bernoulli,
-    and a column named in ``column_types={"visits": "poisson"}`` Gamma–Poisson. Missing values are
-    skipped per column. With only categorical columns it equals ``CategoricalNB``, with only
-    numeric ones ``GaussianNB``.
+    Dirichlet–categorical (as in :class:`CategoricalNB`), a float column Normal with the
+    Normal–Inverse-Gamma prior of :class:`GaussianNB`, a bool column Beta–Bernoulli and an integer
+    column (0/1 integers too) Gamma–Poisson, unless ``column_types`` says otherwise
+    (``{"flag": "bernoulli", "age": "gaussian"}``). Missing values are skipped per column. With
+    only categorical columns it equals ``CategoricalNB``, with only float ones ``GaussianNB``.
 
     Parameters
     ----------
