@@ -73,17 +73,17 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
         None: uniform over the trees.
     estimate : {"mean", "predictive", "mle"}, default="mean"
         The tables plugged into the average (the tree posterior is always exact): "mean" and
-        "predictive" give the exact posterior predictive. "map" is refused: the mode of a pair's
-        Dirichlet does not marginalise to its attributes' modes, so h_uv would not make each tree
-        a distribution.
+        "predictive" give the exact posterior predictive. "map" and a ``PosteriorDraw`` are refused
+        at prediction: the mode of a pair's Dirichlet does not marginalise to its attributes'
+        modes, so h_uv would not make each tree a distribution.
     missing : {"mode", "error"}, default="mode"
         Replace a missing value by its attribute's mode in training and at prediction (as Weka's
         ``BayesNet``) or refuse it.
     n_categories : int or array-like of shape (n_features,), default=None
         Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
     handle_unknown : {"missing", "error"}, default="missing"
-        A value outside an attribute's domain at prediction is skipped like a missing value (with
-        a warning) or raises.
+        A value outside an attribute's domain at prediction is treated as a missing value (with a
+        warning), so ``missing`` decides: replaced by the mode, or refused; or it raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -104,8 +104,8 @@ class BMATAN(ExactLOO, ModeImputation, DiscreteNetwork):
     pair_count_ : ndarray of shape (n_classes, T', T')
         n_{k,s,t}, the (weighted) rows of class k with the value or missing cells s and t of two
         attributes (T' = Σ_j (r_j + 1), a cell for "missing" after each attribute's values); its
-        diagonal holds the single counts. A missing value's counts join its mode's when the model
-        is fitted.
+        diagonal holds the single counts. The missing cells are kept here (so batches and Dask
+        blocks add); the tables move them to the mode's cells.
     edge_posterior_ : ndarray of shape (n_features, n_features)
         P(uv ∈ E | D), the posterior probability of each tree edge: symmetric, 0 on the diagonal,
         each row summing to the attribute's expected degree and the whole to 2(F − 1).

@@ -112,8 +112,8 @@ class KDB(BayesNetClassifier):
     n_categories : int or array-like of shape (n_features,), default=None
         Domain size of integer-coded attributes (values 0..n−1), as in :class:`CategoricalNB`.
     handle_unknown : {"missing", "error"}, default="missing"
-        A value outside an attribute's domain at prediction is skipped like a missing value (with
-        a warning) or raises.
+        A value outside an attribute's domain at prediction is treated as a missing value (with a
+        warning), so ``missing`` decides: replaced by the mode, or refused; or it raises.
     class_prior : array-like of shape (n_classes,), default=None
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
@@ -189,8 +189,8 @@ class KDB(BayesNetClassifier):
     exact leave-one-out with the structure held fixed.
 
     With k ≤ 1 every table and both informations are read off the pair counts ``pair_count_``
-    (a missing value counted in its own cell and moved to its attribute's mode once all rows are
-    counted): ``partial_fit`` batches and the blocks of a Dask collection add their pair counts,
+    (a missing value kept in its own cell of ``pair_count_`` and moved to its attribute's mode when
+    the tables are made): ``partial_fit`` batches and the blocks of a Dask collection add their pair counts,
     and the structure is set again from the sum, so they give one fit's model. With k ≥ 2 the
     statistic is the distinct rows (``distinct_rows_``, as :class:`BayesNetClassifier`): batches
     merge into them, and a Dask collection is refused. The pair tensor has K·T'² cells whatever
