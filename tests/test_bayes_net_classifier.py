@@ -2,6 +2,8 @@
 searches' properties, LOO, weights, batches, bad input and the PyMC model."""
 
 import math
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 from scipy.special import gammaln
 from sklearn.base import clone
 
-from pgm_models import KDB, BayesNetClassifier, check_posterior
+from pgm_models import BMATAN, KDB, BayesNetClassifier, check_posterior
 from pgm_models.bayes_net._search import MAX_TABLE_CELLS, FamilyCounter, family_score
 from pgm_models.datasets import load_dataset
 
@@ -300,3 +302,47 @@ def test_nuts_agrees_with_the_closed_form_for_a_learned_structure():
     idata = model.sample_posterior(draws=1000, tune=1000, chains=4, cores=1, random_seed=7, progressbar=False)
     result = check_posterior(model, idata, family_error=1e-6)
     assert result.passed, result.reasons
+
+
+@pytest.mark.parametrize("Model", [KDB, BayesNetClassifier, BMATAN])
+def test_missing_error_names_an_unseen_value_as_unseen(Model):
+    """missing='error' with handle_unknown='missing': an unseen value at prediction is named with its
+    column and value (it was reported as a missing value the row does not have); a real missing
+    value is still reported as missing, and handle_unknown='error' and missing='mode' are unchanged."""
+    X, y = load_dataset("vote")
+    complete = X.notna().all(axis=1)
+    X, y = X[complete].astype(object), y[complete]
+    row = X.iloc[:2].copy()
+    row.iloc[1, 2] = "maybe"
+    column = X.columns[2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "treated as missing" warning before the error
+        model = Model(missing="error").fit(X, y)
+        with pytest.raises(ValueError) as error:
+            model.predict(row)
+    message = str(error.value)
+    assert f"column {column!r} has value(s) ['maybe'] outside its domain ['n', 'y']" in message
+    assert "handle_unknown decides" in message and f"{Model.__name__}(missing='error') refuses" in message
+    assert "has missing values" not in message
+    # integer codes: the column by position, the value as it is
+    codes = (X.to_numpy() == "y").astype(np.int64)
+    on_codes = Model(missing="error").fit(codes, y)
+    with pytest.raises(
+        ValueError, match=re.escape("column 0 has value(s) [7] outside its domain [0, 1]; handle_unknown")
+    ):
+        on_codes.predict(np.vstack([codes[:1], [[7] + codes[0, 1:].tolist()]]))
+    missing = row.copy()
+    missing.iloc[1, 2] = None
+    with pytest.raises(ValueError, match=re.escape(f"column {column!r} has missing values")):
+        model.predict(missing)
+    with pytest.raises(
+        ValueError, match=re.escape(f"column {column!r} has value(s) ['maybe'] outside its domain ['n', 'y']") + "$"
+    ):
+        Model(missing="error", handle_unknown="error").fit(X, y).predict(row)
+    # missing='mode' still treats it as missing, then as the mode
+    mode = Model().fit(X, y)
+    with pytest.warns(UserWarning, match="treated as missing"):
+        unseen = mode.predict_proba(row)
+    replaced = row.copy()
+    replaced.iloc[1, 2] = mode.categories_[2][mode.modes_[2]]
+    np.testing.assert_array_equal(unseen, mode.predict_proba(replaced))

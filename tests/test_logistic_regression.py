@@ -385,3 +385,38 @@ def test_flat_intercepts_of_several_classes_are_not_sampled(iris):
     with pytest.raises(ValueError, match="intercept_prior_sd=None with 3 classes has an improper posterior"):
         model.sample_posterior(draws=10)
     assert model.predict(X[:1]).tolist() == [y[0]]  # the MAP fit is unaffected
+
+
+def test_score_estimates_scores_nan_where_the_draws_are_missing(binary):
+    """An unsampled fit defines "map" and "mle" only: score_estimates and compare_estimates score
+    "mean" and "predictive" NaN (as their docstrings say for an undefined estimate; they raised
+    "call sample_posterior() first"), and the others from predict_proba."""
+    import pandas as pd
+
+    from pgm_models import compare_estimates, score_estimates
+
+    X, y = binary
+    model = LogisticRegression().fit(X, y)
+    table = score_estimates(model, X, y).set_index("estimate")
+    assert table.loc[["mean", "predictive"]].isna().all(axis=None)
+    true_index = np.searchsorted(model.classes_, y)
+    for estimate in ("map", "mle"):
+        proba = model.predict_proba(X, estimate=estimate)
+        assert table.loc[estimate, "log_loss"] == pytest.approx(-np.mean(np.log(proba[np.arange(len(y)), true_index])))
+        assert table.loc[estimate, "accuracy"] == np.mean(proba.argmax(axis=1) == true_index)
+    assert table.loc["map", "log_loss"] != table.loc["mle", "log_loss"]
+    pd.testing.assert_frame_equal(compare_estimates(LogisticRegression(), X, y, X, y), table.reset_index())
+
+
+@pytest.mark.nuts
+def test_score_estimates_scores_the_draws_once_sampled(sampled, binary):
+    from pgm_models import score_estimates
+
+    model, X = sampled
+    y = binary[1]
+    table = score_estimates(model, X, y).set_index("estimate")
+    assert not table.isna().any(axis=None)
+    true_index = np.searchsorted(model.classes_, y)
+    for estimate in ("mean", "predictive"):
+        proba = model.predict_proba(X, estimate=estimate)
+        assert table.loc[estimate, "log_loss"] == pytest.approx(-np.mean(np.log(proba[np.arange(len(y)), true_index])))

@@ -343,3 +343,34 @@ def test_missing_gaussian_values_only_past_the_first_chunk_of_rows_are_skipped(e
     for row in (0, 2047, 2048, 3000, 4500, 4999):
         np.testing.assert_allclose(scores[row], model.predict_joint_log_proba(X.iloc[row : row + 1])[0], rtol=1e-13)
     assert not np.allclose(scores[3000], model.predict_joint_log_proba(X.iloc[3000:3001].fillna(0.0))[0])
+
+
+@pytest.mark.parametrize(
+    ("dataset", "parameter", "value", "message"),
+    [
+        # vote has only categorical columns: no Gaussian, 0/1 or count column reads these
+        ("vote", "mean_strength", "evidence-per-attribute", "mean_strength must be a number > 0"),
+        ("vote", "var_strength", -1.0, "var_strength must be a number > 0"),
+        ("vote", "var_smoothing", "x", "var_smoothing must be a number ≥ 0"),
+        ("vote", "prior_mean", {"physician-fee-freeze": 1.0}, "prior_mean names column 'physician-fee-freeze'"),
+        ("vote", "prior_rate", 3.0, "prior_rate must be a dict"),
+        # credit-g has categorical and float columns, no integer (count) one
+        ("credit-g", "count_strength", "evidence", "count_strength must be a number > 0"),
+        ("credit-g", "prior_rate", {"age": 2.0}, "prior_rate names column 'age', which is not a poisson column"),
+        # diabetes has only float columns: no categorical or 0/1 column reads alpha
+        ("diabetes", "alpha", -1.0, "alpha must be finite and ≥ 0"),
+    ],
+)
+def test_invalid_parameters_of_an_absent_column_kind_are_refused_at_fit(dataset, parameter, value, message):
+    X, y = load_dataset(dataset)
+    with pytest.raises(ValueError, match=re.escape(message)) as error:
+        MixedNB(**{parameter: value}).fit(X, y)
+    assert repr(value) in str(error.value) or parameter.startswith("prior_")
+
+
+def test_valid_parameters_of_an_absent_column_kind_change_nothing():
+    """Valid strengths of kinds vote lacks are accepted and leave every score as the defaults give it."""
+    X, y = load_dataset("vote")
+    default = MixedNB().fit(X, y).predict_joint_log_proba(X)
+    other = MixedNB(mean_strength=5.0, var_strength=7.0, var_smoothing=0.1, count_strength=2.0, prior_rate={}).fit(X, y)
+    np.testing.assert_array_equal(other.predict_joint_log_proba(X), default)

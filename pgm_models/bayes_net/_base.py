@@ -12,7 +12,7 @@ import numpy as np
 from pgm_models._utils.validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.discrete.attributes import CategoricalAttributes
+from pgm_models.discrete.attributes import _OUTSIDE, CategoricalAttributes, _values
 from pgm_models.discrete.pairs import PairLayout, check_pair_memory
 
 MISSING = ("mode", "error")
@@ -109,7 +109,8 @@ class ModeImputation:
     values. The modes are ``modes_`` (codes). A model whose counts keep a cell for "missing"
     (``_counts_missing``) counts the rows as they are and folds that cell into the mode's once the
     counts are known (so the modes are those of all batches); otherwise the first batch's modes
-    replace the missing values before counting.
+    replace the missing values before counting. With ``missing="error"``, a value outside its domain
+    at prediction that ``handle_unknown="missing"`` would make missing is refused by its column and value.
     """
 
     _counts_missing = False
@@ -140,3 +141,18 @@ class ModeImputation:
                 np.bincount(index.ravel(), np.repeat(weight, codes.shape[1]), n_values + 1), self.n_categories_
             )
         return np.where(absent, self.modes_[None, :], codes) if absent.any() else codes
+
+    def _handle_outside(self, codes, column, j: int, training: bool, where: str, weight=None) -> None:
+        if training or self.missing != "error" or self.handle_unknown != "missing":
+            super()._handle_outside(codes, column, j, training, where, weight)
+            return
+        # handle_unknown='missing' would make the value missing for missing='error' to refuse: named as the
+        # unseen value it is, not as a missing value the row does not have
+        unknown = np.asarray(_values(column), dtype=object)[codes == _OUTSIDE]
+        distinct = {v.item() if isinstance(v, np.generic) else v for v in unknown}
+        seen = sorted(distinct, key=lambda v: (str(v), type(v).__name__))[:5]
+        raise ValueError(
+            f"{where} has value(s) {seen!r} outside its domain {self.categories_[j].tolist()!r}; handle_unknown "
+            f"decides what an unseen value does: handle_unknown='missing' makes it missing, which "
+            f"{type(self).__name__}(missing='error') refuses (missing='mode' replaces it by the mode)"
+        )

@@ -42,7 +42,7 @@ from pgm_models._utils.validation import (
     is_number,
 )
 from pgm_models.base import BayesianClassifier
-from pgm_models.conjugate.dirichlet import check_estimate
+from pgm_models.conjugate.dirichlet import ESTIMATES, check_estimate
 from pgm_models.discriminative._whitening import (
     WHITENED_DIMS,
     WHITENING_LIMIT,
@@ -157,6 +157,13 @@ class LogisticRegression(BayesianClassifier):
         self.max_iter = max_iter
         self.tol = tol
         self.class_prior = class_prior
+
+    @property
+    def _estimates(self):
+        """The estimates this fit defines (what ``score_estimates`` scores, NaN for the others):
+        "mean" and "predictive" average over the NUTS draws, so only after ``sample_posterior``.
+        """
+        return ESTIMATES if hasattr(self, "idata_") else ("map", "mle")
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):

@@ -183,12 +183,14 @@ def score_estimates(fitted, X_test, y_test, estimates=ESTIMATES, n_bins: int = 1
     -------
     pandas.DataFrame
         One row per estimate: ``estimate``, ``accuracy``, ``log_loss``, ``brier``, ``ece``; NaN for an
-        estimate the model does not define (its ``_estimates``, e.g. BMATAN has no "map").
+        estimate the model does not define (its ``_estimates``: BMATAN has no "map", and a
+        LogisticRegression has "mean" and "predictive" only once ``sample_posterior`` has drawn).
 
     Raises
     ------
     ValueError
-        If ``y_test`` has a label the model never saw.
+        If ``y_test`` has a label the model never saw, or a defined estimate cannot be computed on
+        this fit (QDA's "mle" where a class's training rows leave its covariance singular).
 
     See Also
     --------
@@ -247,7 +249,9 @@ def compare_estimates(model, X_train, y_train, X_test, y_test, estimates=ESTIMAT
     Returns
     -------
     pandas.DataFrame
-        One row per estimate: ``estimate``, ``accuracy``, ``log_loss``, ``brier``, ``ece``.
+        One row per estimate: ``estimate``, ``accuracy``, ``log_loss``, ``brier``, ``ece``; NaN for an
+        estimate the fitted clone does not define, as in :func:`score_estimates` (a LogisticRegression's
+        "mean" and "predictive": the clone is fitted, not sampled).
 
     See Also
     --------

@@ -294,9 +294,8 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
             raise ValueError(f"{parameter} must be a dict {{column: value}} of {kind} columns {columns}, got {given!r}")
         unknown = [key for key in given if key not in columns]
         if unknown:
-            raise ValueError(
-                f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; the {kind} columns are {columns}"
-            )
+            which = f"the {kind} columns are {columns}" if columns else f"X has no {kind} column"
+            raise ValueError(f"{parameter} names column {unknown[0]!r}, which is not a {kind} column; {which}")
         values = np.array(reference, dtype=float)
         for i, key in enumerate(columns):
             if key in given:
@@ -345,7 +344,24 @@ class MixedNB(CategoricalAttributes, BayesianClassifier):
         return self.n_features_in_ * 4
 
     # ------------------------------------------------------------------ counting and scoring
+    def _check_parameters(self) -> None:
+        """Every column kind's parameters, whether or not X has columns of that kind (scikit-learn's
+        convention: a misspelt value is refused at fit, not only on the data that would read it).
+        """
+        check_concentration(self.alpha, "alpha")
+        for name in ("mean_strength", "var_strength", "count_strength"):
+            _positive(self, name)
+        if not is_number(self.var_smoothing) or not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:
+            raise ValueError(f"var_smoothing must be a number ≥ 0, got {self.var_smoothing!r}")
+        for parameter, kind, positive in (
+            ("prior_mean", "gaussian", False),
+            ("prior_var", "gaussian", True),
+            ("prior_rate", "poisson", True),
+        ):
+            self._pinned_prior(parameter, kind, np.zeros(len(self._of_type(kind))), positive)
+
     def _init_counts(self, table, class_index, weight):
+        self._check_parameters()
         blocks = {
             "categorical": _CategoricalBlock,
             "gaussian": _GaussianBlock,
@@ -681,8 +697,6 @@ class _GaussianBlock(_NumericBlock):
 
     def __init__(self, model, features, values, weight):
         super().__init__(model, features, values, weight)
-        if not is_number(model.var_smoothing) or not np.isfinite(model.var_smoothing) or model.var_smoothing < 0:
-            raise ValueError(f"var_smoothing must be a number ≥ 0, got {model.var_smoothing!r}")
         self._set_prior(*overall_moments(values, weight))
         self.mean, self.scatter = np.zeros(self.n.shape), np.zeros(self.n.shape)
 
