@@ -98,6 +98,7 @@ class FamilyCounter:
         self.n_rows = float(weight.sum())
         self._scores = {}
         self._log_gamma = None  # the compiled path's operands, made at its first use
+        self._log_gamma_memo = {}  # the NumPy path's stepped log Γ values (``log_gamma``)
 
     def _compiled(self) -> bool:
         """Whether new families are counted and scored by ``_kernels.bayes_family_scores``."""
@@ -239,7 +240,9 @@ class FamilyCounter:
             offsets = np.concatenate(([0], np.cumsum(configurations)[:-1])) * r
             cells = np.concatenate([self._keys(child, f) + offset for f, offset in zip(families, offsets)])
             counts = np.bincount(cells, np.tile(self.weight, len(new)), sum(configurations) * r).reshape(-1, r)
-            values = family_scores(counts, configurations, self.score_name, self.prior_count, self.n_rows)
+            values = family_scores(
+                counts, configurations, self.score_name, self.prior_count, self.n_rows, self._log_gamma_memo
+            )
             self._scores.update(zip(new, values))
         return [self._scores[key] for key in keys]
 
@@ -253,38 +256,88 @@ _DENOMINATOR = (1.0, -3.51815701436523470549e2, -1.70642106651881159223e4, -2.20
                 -1.13933444367982507207e6, -2.53252307177582951285e6, -2.01889141433532773231e6)  # fmt: skip
 
 
-def _horner(x, coefficients):
-    value = np.full_like(x, coefficients[0])
-    for c in coefficients[1:]:
-        value = value * x + c
-    return value
+# the numerator's leading 0 · y + c0 is c0 exactly, so both evaluate as one (2, n) Horner scheme
+_RATIONAL = np.array([(0.0, *_NUMERATOR), _DENOMINATOR]).T[:, :, None]  # (7, 2, 1): a coefficient each
+_STEPS_DOWN = np.arange(1.0, 11.0)  # x −= 1 from below 13 to [2, 3): at most 10 steps
 
 
-def log_gamma(x) -> np.ndarray:
+def log_gamma(x, memo=None) -> np.ndarray:
     """The log Γ(x), x > 0, of Cephes' ``lgam`` in its original form, which Weka's ``Statistics.lnGamma``
     follows: below 13, x steps to [2, 3) by x −= 1 and x += 1 (SciPy's ``gammaln``, Cephes' later
     form, steps from the argument, x + p, and so rounds otherwise where x is not a whole number or
     a half: at 1/3 and 4/3, two of BDeu's α = 1/(q r), they differ in the last bit, which decides
-    ties); from 13 on, Stirling's series, as ``gammaln``.
+    ties); from 13 on, Stirling's series, as ``gammaln``. ``memo``, a dict, keeps the stepped
+    values by argument (a search's arguments repeat: α plus small counts).
     """
     x = np.asarray(x, dtype=float)
     result = np.array(gammaln(x), dtype=float)  # an array for a scalar too, to write into
     small = (x < 13.0) & (2.0 * x != np.floor(2.0 * x))  # both forms step a whole number or a half exactly
-    if not small.any():
-        return result
-    y = x[small]
-    z = np.ones_like(y)
-    while (step := y >= 3.0).any():
-        y = np.where(step, y - 1.0, y)
-        z = np.where(step, z * y, z)
-    while (step := y < 2.0).any():
-        z = np.where(step, z / y, z)
-        y = np.where(step, y + 1.0, y)
-    y = y - 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        series = y * _horner(y, _NUMERATOR) / _horner(y, _DENOMINATOR)
-    result[small] = np.where(y == 0.0, np.log(z), np.log(z) + series)
+    if small.any():
+        # each distinct argument stepped once (they repeat: α plus small counts), kept in ``memo``
+        memo = {} if memo is None else memo
+        arguments, inverse = x[small], None
+        if len(arguments) > 256:  # many: their distinct values by one sort
+            arguments, inverse = np.unique(arguments, return_inverse=True)
+        arguments = arguments.tolist()
+        if missing := set(arguments).difference(memo):
+            missing = list(missing)
+            memo.update(zip(missing, _stepped_log_gamma(np.array(missing)).tolist()))
+        values = [memo[v] for v in arguments]
+        result[small] = values if inverse is None else np.array(values)[inverse.reshape(-1)]
     return result if result.ndim else result[()]
+
+
+# below this many arguments the Cephes steps run on Python floats (the same IEEE operations, one
+# at a time), cheaper than some forty NumPy calls on a short array
+STEPPED_SCALARS = 48
+
+
+def _stepped_log_gamma(y) -> np.ndarray:
+    """``log_gamma`` of arguments in (0, 13): stepped to [2, 3), then Cephes' rational function."""
+    return (_stepped_log_gamma_arrays if len(y) > STEPPED_SCALARS else _stepped_log_gamma_scalars)(y)
+
+
+def _stepped_log_gamma_scalars(y, n=_NUMERATOR, d=_DENOMINATOR) -> np.ndarray:
+    """``_stepped_log_gamma_arrays``, its steps and rational function one argument at a time (the same bits)."""
+    products, reduced, series = [], [], []
+    for v in y.tolist():
+        z = 1.0
+        while v >= 3.0:
+            v -= 1.0
+            z *= v
+        while v < 2.0:
+            z /= v
+            v += 1.0
+        v -= 2.0
+        products.append(z)
+        reduced.append(v)
+        # Horner's scheme as the arrays' (the denominator's leading 1 · v is v exactly)
+        numerator = ((((n[0] * v + n[1]) * v + n[2]) * v + n[3]) * v + n[4]) * v + n[5]
+        denominator = (((((v + d[1]) * v + d[2]) * v + d[3]) * v + d[4]) * v + d[5]) * v + d[6]
+        series.append(v * numerator / denominator)
+    logs = np.log(products)
+    return np.where(np.array(reduced) == 0.0, logs, logs + series)
+
+
+def _stepped_log_gamma_arrays(y) -> np.ndarray:
+    """``_stepped_log_gamma`` by whole-array operations."""
+    # x −= 1 from x ≥ 3 is exact, so the k-th step gives y − k (floor(y) − 2 steps) and z the
+    # product of these in order (``multiply.accumulate``; a factor 1.0 past the last leaves it)
+    steps = np.maximum(np.floor(y) - 2.0, 0.0)
+    factors = np.where(_STEPS_DOWN[:, None] <= steps, y - _STEPS_DOWN[:, None], 1.0)
+    z = np.multiply.accumulate(factors, axis=0)[-1]
+    y = y - steps
+    for _ in range(2):  # x += 1 rounds, so step by step: at most twice from (0, 2)
+        below = y < 2.0
+        z = np.where(below, z / y, z)
+        y = np.where(below, y + 1.0, y)
+    y = y - 2.0
+    rational = _RATIONAL[0]
+    for c in _RATIONAL[1:]:
+        rational = rational * y + c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        series = y * rational[0] / rational[1]
+    return np.where(y == 0.0, np.log(z), np.log(z) + series)
 
 
 def _padded(families):
@@ -295,40 +348,97 @@ def _padded(families):
     return parents, np.array([len(f) for f in families], dtype=np.intp)
 
 
-def family_scores(counts, configurations, score: str, prior_count: float, n_rows: float) -> list[float]:
+def family_scores(counts, configurations, score: str, prior_count: float, n_rows: float, memo=None) -> list[float]:
     """The score of each of consecutive families of one child: ``counts`` (Σ q, r) stacks their
     tables, q = ``configurations`` rows each; each family's terms added in Weka's order, one running
-    sum (``np.cumsum`` adds in order, where ``sum`` adds pairwise; see the module's docstring).
+    sum (``np.cumsum`` adds in order, where ``sum`` and ``np.add.reduceat`` add pairwise; see the
+    module's docstring). ``memo``, a dict kept across calls, keeps the log Γ values they share.
     """
-    q = np.asarray(configurations)
+    q = np.asarray(configurations, dtype=np.intp).reshape(-1)
     r = counts.shape[1]
-    bounds = np.concatenate(([0], np.cumsum(q)))
-    values = []
-    for n, a, b in zip(q.tolist(), bounds[:-1], bounds[1:]):
-        table = counts[a:b]
-        if score in ("bayes", "bdeu"):
-            if score == "bayes":  # n_q + rα as the compiled path reads it, Weka's sum for a dyadic α such as 0.5
-                alpha = float(prior_count)
-                totals, last = table.cumsum(axis=1)[:, -1] + r * alpha, log_gamma(r * alpha)
-            else:
-                alpha = 1.0 / (r * n)
-                totals, last = (alpha + table).cumsum(axis=1)[:, -1], log_gamma(1.0 / n)
-            terms = np.empty((n, r + 3))
-            terms[:, :r] = log_gamma(alpha + table)
-            terms[:, r] = -log_gamma(totals)
-            terms[:, r + 1] = -(r * log_gamma(alpha))
-            terms[:, r + 2] = last
+    if score in ("bayes", "bdeu"):
+        memo = {} if memo is None else memo
+        if score == "bayes":  # n_q + rα as the compiled path reads it, Weka's sum for a dyadic α such as 0.5
+            ((alpha, table, empty, last, dyadic),) = _dirichlet(r, [(float(prior_count), r * float(prior_count))], memo)
+            table = None if dyadic else table
+            cells = alpha + counts
+            totals = counts.cumsum(axis=1)[:, -1] + r * alpha
+            index = counts
         else:
-            totals = table.cumsum(axis=1)[:, -1:]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                terms = np.where(table > 0, table * np.log(table / totals), 0.0)
-        total = float(terms.ravel().cumsum()[-1]) if terms.size else 0.0
-        if score == "bic":
-            total -= 0.5 * n * (r - 1) * math.log(n_rows)
-        elif score == "aic":
-            total -= n * (r - 1)
-        values.append(total)
+            alpha, table, empty, last, _ = (
+                np.array(c) for c in zip(*_dirichlet(r, [(1.0 / (r * n), 1.0 / n) for n in q.tolist()], memo))
+            )
+            if len(q) > 1:
+                alpha, empty, last = np.repeat(alpha, q)[:, None], np.repeat(empty, q), np.repeat(last, q)
+            cells = alpha + counts
+            totals = cells.cumsum(axis=1)[:, -1]
+            # each family's α + n read from its own row of the tables
+            index = counts if len(q) == 1 else counts + np.repeat(len(_WHOLE) * np.arange(len(q)), q)[:, None]
+        terms = np.empty((len(totals), r + 3))
+        terms[:, :r] = _cell_log_gamma(cells, index, table, memo)
+        terms[:, r] = -log_gamma(totals, memo)
+        terms[:, r + 1] = empty
+        terms[:, r + 2] = last
+    else:
+        totals = counts.cumsum(axis=1)[:, -1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(counts > 0, counts * np.log(counts / totals), 0.0)
+    totals = _running_sums(terms.ravel(), q * terms.shape[1])
+    if score == "bic":
+        return [t - 0.5 * n * (r - 1) * math.log(n_rows) for t, n in zip(totals, q.tolist())]
+    if score == "aic":
+        return [t - n * (r - 1) for t, n in zip(totals, q.tolist())]
+    return totals
+
+
+_WHOLE = np.arange(13.0)  # the counts n whose α + n may be below 13, where log Γ steps
+
+
+def _dirichlet(r: int, families, memo) -> list[tuple]:
+    """Each family's α, log Γ(α + n) for n = 0..12, − r log Γ(α), log Γ(``last``), and whether α is
+    a whole number or a half (``gammaln``'s are then ``log_gamma``'s), ``families`` its (α, last);
+    made once per (r, α) in ``memo``, those not made yet by one ``log_gamma`` call.
+    """
+    keys = [("dirichlet", r, alpha, last) for alpha, last in families]
+    if new := list(dict.fromkeys(key for key in keys if key not in memo)):
+        values = log_gamma(np.array([[alpha, last, *(alpha + _WHOLE)] for _, _, alpha, last in new]), memo).tolist()
+        for key, v in zip(new, values):
+            alpha = key[2]
+            memo[key] = (alpha, v[2:], -(r * v[0]), v[1], 2.0 * alpha == math.floor(2.0 * alpha))
+    return [memo[key] for key in keys]
+
+
+def _cell_log_gamma(cells, index, table, memo) -> np.ndarray:
+    """Log Γ of ``cells`` = α + n: gammaln's from 13 on, below it (whole counts n) ``table``'s
+    entry ``index`` = n plus 13 × the family's row; ``table`` None: ``log_gamma``'s.
+    """
+    if table is None:  # α a whole number or a half: whole counts' are too, and fractional ones log_gamma's own
+        return log_gamma(cells, memo)
+    values = gammaln(cells)
+    small = cells < 13.0
+    if small.any():
+        index = index[small]
+        whole = index.astype(np.intp)
+        if not np.array_equal(whole, index):  # fractional weights
+            return log_gamma(cells, memo)
+        values[small] = np.ravel(table)[whole]
     return values
+
+
+def _running_sums(terms, lengths) -> list[float]:
+    """Each of consecutive runs of ``terms`` (``lengths`` long) summed in order, one running sum
+    each: the runs as rows padded with −0.0, which leaves every sum exactly as it was, even −0.0.
+    """
+    width = int(lengths.max(initial=0))
+    if width == 0:
+        return [0.0] * len(lengths)
+    if len(terms) == width * len(lengths):  # all of one length: the runs are the rows already
+        return terms.reshape(len(lengths), width).cumsum(axis=1)[:, -1].tolist()
+    rows = np.full((len(lengths), width), -0.0)
+    rows[np.arange(width) < lengths[:, None]] = terms
+    sums = rows.cumsum(axis=1)[:, -1]
+    sums[lengths == 0] = 0.0  # an empty family's sum, as ``float(0)``
+    return sums.tolist()
 
 
 def family_score(counts, score: str, prior_count: float, n_rows: float) -> float:
