@@ -16,10 +16,12 @@ NumPy path's bits:
 * log Γ is not evaluated here but read from tables that SciPy's ``gammaln`` filled (the same
   function on the same arguments): with integer weights every count n is a whole number ≤ N, so
   log Γ(α + n) is ``log_gamma_cell[n]`` and log Γ(rα + n_q) is ``log_gamma_block[n_q]``;
-* every sum is NumPy's pairwise summation (``pairwise_sum``: below 8 terms in order, up to 128 in
-  eight interleaved partial sums, beyond that halves at a multiple of 8), in the NumPy path's
-  order: a configuration's cells, its total count, then the family's configurations; a table
-  row's concentrations α + n; a row's log entries attribute by attribute from 0;
+* a family's score is one running sum in Weka's order, as ``_search.family_scores`` adds it (a
+  configuration's cells, − log Γ(rα + n_q), − r log Γ(α), + log Γ(rα), configuration by
+  configuration); the other sums are NumPy's pairwise summation (``pairwise_sum``: below 8 terms
+  in order, up to 128 in eight interleaved partial sums, beyond that halves at a multiple of 8),
+  in the NumPy path's order: a table row's concentrations α + n; a row's log entries attribute by
+  attribute from 0;
 * the searches try the Python searches' moves in their order, keep a move only when strictly
   better, and add a delta's terms in the Python expression's order, so they find the same network.
 """
@@ -116,23 +118,28 @@ def family_size(sizes, n_classes, child, parents, n_parents):
 
 
 @compiled
-def bayes_score(columns, weight, sizes, n_classes, child, parents, n_parents, log_gamma_cell, log_gamma_block, terms):
-    """The "bayes" score of one family (parents ``parents[:n_parents]``, sorted): Σ_q [log Γ(rα) −
-    log Γ(rα + n_q) + Σ_v (log Γ(α + n_qv) − log Γ(α))], the cells ordered (class, parents, child);
-    ``log_gamma_block`` the child's r's row, ``terms`` scratch of at least r cells.
+def bayes_score(columns, weight, sizes, n_classes, child, parents, n_parents, log_gamma_cell, log_gamma_block):
+    """The "bayes" score of one family (parents ``parents[:n_parents]`` in the order added): Σ_q [Σ_v
+    log Γ(α + n_qv) − log Γ(rα + n_q) − r log Γ(α) + log Γ(rα)], the cells ordered (class, parents,
+    child), every term added to one running sum in that order (Weka's, ``_search.family_scores``'s);
+    ``log_gamma_block`` the child's r's row.
     """
     r = sizes[child]
     counts = np.zeros(family_size(sizes, n_classes, child, parents, n_parents))
     count_family(columns, weight, sizes, n_classes, child, parents, n_parents, counts)
     q = len(counts) // r
-    rows = np.empty(q)
+    empty = r * log_gamma_cell[0]  # r log Γ(α), a double product as Weka's
+    score = 0.0
     for u in range(q):
+        total = 0.0
         for v in range(r):
-            terms[v] = log_gamma_cell[int(counts[u * r + v])] - log_gamma_cell[0]
-        cells = pairwise_sum(terms, 0, r)
-        total = pairwise_sum(counts, u * r, r)
-        rows[u] = (log_gamma_block[0] - log_gamma_block[int(total)]) + cells
-    return pairwise_sum(rows, 0, q)
+            count = counts[u * r + v]
+            score += log_gamma_cell[int(count)]
+            total += count
+        score += -log_gamma_block[int(total)]
+        score += -empty
+        score += log_gamma_block[0]
+    return score
 
 
 @compiled
@@ -140,7 +147,7 @@ def bayes_family_scores(
     columns, weight, sizes, n_classes, children, parents, n_parents, log_gamma_cell, log_gamma_block, block_row
 ):
     """(M,) ``bayes_score`` of each family m: child ``children[m]``, parents the first ``n_parents[m]``
-    of ``parents[m]`` (sorted).
+    of ``parents[m]`` (in the order added).
 
     ``columns`` (1 + F, N) the distinct rows' class index and codes, one contiguous row each;
     ``weight`` (N,) their whole-number weights; ``sizes`` (F,) the attributes' numbers of values;
@@ -148,7 +155,6 @@ def bayes_family_scores(
     n = 0..N.
     """
     scores = np.empty(len(children))
-    terms = np.empty(np.max(sizes))
     for m in range(len(children)):
         child = children[m]
         scores[m] = bayes_score(
@@ -161,7 +167,6 @@ def bayes_family_scores(
             n_parents[m],
             log_gamma_cell,
             log_gamma_block[block_row[child]],
-            terms,
         )
     return scores
 
@@ -171,18 +176,17 @@ def bayes_k2(columns, weight, sizes, n_classes, max_parents, log_gamma_cell, log
     """``_search.k2`` under the "bayes" score in one call (operands as ``bayes_family_scores``'s):
     (F, max(1, max_parents − 1)) each attribute's parents in the order added, (F,) how many, (F,)
     the score of its family. Candidates in attribute order, strictly better only, each family's
-    parents sorted when scored, as the Python search scores them.
+    parents in the order added, as the Python search scores them.
     """
     n_features = len(sizes)
     width = max(1, max_parents - 1)
     chosen = np.zeros((n_features, width), dtype=np.intp)
     n_chosen = np.zeros(n_features, dtype=np.intp)
     best_scores = np.empty(n_features)
-    terms = np.empty(np.max(sizes))
     family = np.empty(width + 1, dtype=np.intp)
     for j in range(n_features):
         block = log_gamma_block[block_row[j]]
-        best = bayes_score(columns, weight, sizes, n_classes, j, family, 0, log_gamma_cell, block, terms)
+        best = bayes_score(columns, weight, sizes, n_classes, j, family, 0, log_gamma_cell, block)
         while n_chosen[j] + 1 < max_parents:
             pick = -1
             for candidate in range(j):
@@ -191,15 +195,14 @@ def bayes_k2(columns, weight, sizes, n_classes, max_parents, log_gamma_cell, log
                     taken = taken or chosen[j, i] == candidate
                 if taken:
                     continue
-                # the chosen parents and the candidate, sorted
+                # the chosen parents in the order added, then the candidate (Weka's configurations)
                 size = 0
                 for i in range(n_chosen[j]):
                     family[size] = chosen[j, i]
                     size += 1
                 family[size] = candidate
                 size += 1
-                family[:size].sort()
-                score = bayes_score(columns, weight, sizes, n_classes, j, family, size, log_gamma_cell, block, terms)
+                score = bayes_score(columns, weight, sizes, n_classes, j, family, size, log_gamma_cell, block)
                 if score > best:
                     best, pick = score, candidate
             if pick < 0:

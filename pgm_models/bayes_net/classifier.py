@@ -32,9 +32,11 @@ import math
 import sys
 
 import numpy as np
+import pandas as pd
 
 from pgm_models._utils import jit
-from pgm_models._utils.validation import is_number
+from pgm_models._utils.frames import index_values
+from pgm_models._utils.validation import is_number, sorted_classes
 from pgm_models.base import integer_counts
 from pgm_models.bayes_net._base import DiscreteNetwork, ModeImputation, first_modes
 from pgm_models.bayes_net._search import (
@@ -71,6 +73,24 @@ def distinct_rows(rows, radices):
     keys = np.ravel_multi_index(tuple((rows + shift).T), radices)
     unique, inverse = np.unique(keys, return_inverse=True)
     return np.column_stack(np.unravel_index(unique, radices)).astype(np.intp) - shift, inverse.ravel()
+
+
+def declared_rank(declared):
+    """Each class of ``classes_`` (sorted) its position in the declared order — a Categorical
+    dtype's categories or a ``classes=`` list — or None where that order is the sorted one or
+    unknown. The search counts the classes in this order, so that its sums, and so its ties, are
+    Weka's, which keeps the declared order (``_search``); repeated labels are left to the fit's
+    own message.
+    """
+    if isinstance(declared, pd.CategoricalDtype):
+        declared = index_values(declared.categories)
+    elif declared is None or isinstance(declared, np.dtype):
+        return None
+    declared = np.asarray(declared)
+    if declared.ndim != 1 or not pd.Index(declared).is_unique:
+        return None
+    rank = pd.Index(declared).get_indexer(sorted_classes(declared))
+    return None if np.array_equal(rank, np.arange(len(rank))) else rank
 
 
 class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
@@ -259,11 +279,14 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
     def fit(self, X, y, sample_weight=None):
         """Search the structure on (X, y), then fit its tables' closed-form posterior."""
         self._refuse_dask(X)
+        self._class_rank = declared_rank(getattr(y, "dtype", None))
         return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Merge the batch into the distinct rows so far, then search and fit again from all of them."""
         self._refuse_dask(X)
+        if not hasattr(self, "classes_"):
+            self._class_rank = declared_rank(getattr(y, "dtype", None) if classes is None else classes)
         return super().partial_fit(X, y, classes, sample_weight)
 
     def _refuse_dask(self, X):
@@ -338,6 +361,11 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             getattr(self, "score_type", "bayes"),
             float(self.prior_count),
             compress=False,  # distinct already, but where a mode replaced a missing value
+            # Weka's class order is BayesNetClassifier's; a subclass that counts its own way (KDB's pair
+            # statistic, in sorted order) keeps the sorted order, so both its statistics give the same bits
+            class_rank=getattr(self, "_class_rank", None)
+            if type(self)._family_counter is BayesNetClassifier._family_counter
+            else None,
         )
 
     def _imputed(self, codes):
