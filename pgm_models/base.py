@@ -37,6 +37,9 @@ teaching them its name:
     evidence-learned hyperparameters, recomputed from the statistics;
 ``_needs_declared_domains``
     whether the attributes' domains must be known before counting (categorical attributes);
+``_predicts_when_fitted``
+    the fitted attribute without which the model cannot predict (``classes_``), checked before
+    a prediction is mapped over dask blocks;
 ``_without_auxiliary_draws(posterior)``
     the draws with the PyMC model's auxiliary variables removed;
 ``_components()``
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import math
 import sys
 from abc import ABCMeta, abstractmethod
@@ -185,14 +189,23 @@ def _has_log_likelihood(estimator) -> bool:
 
 def _dask_aware(method):
     """Hand a dask collection X to the same-named function of ``pgm_models.dask_engine``
-    (imported only when dask already is: otherwise X cannot be a dask collection).
+    (imported only when dask already is: otherwise X cannot be a dask collection). The arguments
+    are first bound to ``method``'s signature, so one the method lacks fails at the call, as in
+    memory, not in a block's task at compute time. A class outside the template gets the same
+    route by decorating its prediction methods and declaring ``classes_`` and
+    ``_predicts_when_fitted``; the engine passes only the arguments the caller gave.
     """
+    signature = inspect.signature(method)
 
     @functools.wraps(method)
     def dispatch(self, X, *args, **kwargs):
         if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
             from pgm_models import dask_engine
 
+            try:
+                signature.bind(self, X, *args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{type(self).__name__}.{method.__name__}() {error}") from None
             return getattr(dask_engine, method.__name__)(self, X, *args, **kwargs)
         return method(self, X, *args, **kwargs)
 
@@ -235,6 +248,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     # which is cheaper per step, in tuning most (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = True
     _needs_declared_domains = False
+    _predicts_when_fitted = "classes_"
     # an average of models (AODE's SPODEs, MANB's and BMATAN's structures): no PyMC model of its
     # own, its workflow methods read the hooks _synthetic_rows and _structure_edges
     _averaged = False
