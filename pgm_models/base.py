@@ -37,6 +37,9 @@ teaching them its name:
     evidence-learned hyperparameters, recomputed from the statistics;
 ``_needs_declared_domains``
     whether the attributes' domains must be known before counting (categorical attributes);
+``_check_hyperparameters()``
+    refuse a hyperparameter that is bad whatever the data (a ValueError naming it);
+    ``use_evidence_priors`` asks it which parameters take "evidence";
 ``_predicts_when_fitted``
     the fitted attribute without which the model cannot predict (``classes_``), checked before
     a prediction is mapped over dask blocks;
@@ -485,6 +488,12 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         self._count(encoded, class_index, weight)
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
         return self
+
+    def _check_hyperparameters(self):
+        """Refuse a hyperparameter that is bad whatever the data, naming it (none here: a family
+        checks its own). A parameter that takes "evidence" accepts it here and refuses any other
+        string, which is how ``use_evidence_priors`` finds them.
+        """
 
     def _class_concentration(self, n_classes: int) -> np.ndarray:
         """Dirichlet concentration of the class probabilities."""
