@@ -31,6 +31,9 @@ teaching them its name:
 ``_statistics()`` / ``_statistics_merger()``
     the mergeable sufficient statistics (by default every fitted attribute ending in
     ``count_``) and the picklable function that merges two of them (by default, addition);
+``_blocks_refused()``
+    why the model cannot be fitted from block statistics merged by the Dask engine (None: it can),
+    a message naming the setting that prevents it;
 ``_after_merged_statistics(first_fit)``
     what a fit derives from the whole data's merged statistics (a data-scaled prior);
 ``_learn_hyperparameters()``
@@ -281,6 +284,10 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     def _statistics_merger(self):
         """A picklable function merging two ``_statistics()`` dicts of this model."""
         return add_statistics
+
+    def _blocks_refused(self) -> str | None:
+        """Hook: why block statistics cannot be merged into this model's fit (None by default: they can)."""
+        return None
 
     def _after_merged_statistics(self, first_fit: bool) -> None:
         """Hook: derive what needs the whole data's merged statistics (nothing by default)."""

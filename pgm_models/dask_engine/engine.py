@@ -67,6 +67,7 @@ def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     chunks), y (and sample_weight) a dask Series/array split into the same blocks. The classes
     are y's known categories, else its distinct labels (found in the counting pass).
     """
+    _check_blocks_merge(model)
     X, y, weight = _aligned(X, y, sample_weight)
     declared = _declared_classes(y, "fit")
     if declared is not None:
@@ -84,6 +85,7 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
     """``model.partial_fit`` on dask collections: the first call needs ``classes`` (or a y
     with known categories); the collection's statistics are added to the model's.
     """
+    _check_blocks_merge(model)
     X, y, weight = _aligned(X, y, sample_weight)
     if hasattr(model, "classes_"):
         if classes is not None and not np.array_equal(sorted_classes(classes), model.classes_):
@@ -100,6 +102,13 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
         raise ValueError(f"classes has repeated labels: {list(classes)}")
     _start_template(model, X, classes)
     return _add_blocks(model, X, y, weight, split_every, set_prior=True)
+
+
+def _check_blocks_merge(model):
+    """Refuse, before anything is computed, a model whose fit cannot come from merged block statistics."""
+    reason = model._blocks_refused()
+    if reason is not None:
+        raise ValueError(f"{type(model).__name__} cannot be fitted on a dask collection: {reason}")
 
 
 def _start_template(model, X, classes):
