@@ -31,12 +31,21 @@ teaching them its name:
 ``_statistics()`` / ``_statistics_merger()``
     the mergeable sufficient statistics (by default every fitted attribute ending in
     ``count_``) and the picklable function that merges two of them (by default, addition);
+``_blocks_refused()``
+    why the model cannot be fitted from block statistics merged by the Dask engine (None: it can),
+    a message naming the setting that prevents it;
 ``_after_merged_statistics(first_fit)``
     what a fit derives from the whole data's merged statistics (a data-scaled prior);
 ``_learn_hyperparameters()``
     evidence-learned hyperparameters, recomputed from the statistics;
 ``_needs_declared_domains``
     whether the attributes' domains must be known before counting (categorical attributes);
+``_check_hyperparameters()``
+    refuse a hyperparameter that is bad whatever the data (a ValueError naming it);
+    ``use_evidence_priors`` asks it which parameters take "evidence";
+``_predicts_when_fitted``
+    the fitted attribute without which the model cannot predict (``classes_``), checked before
+    a prediction is mapped over dask blocks;
 ``_without_auxiliary_draws(posterior)``
     the draws with the PyMC model's auxiliary variables removed;
 ``_components()``
@@ -65,6 +74,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import math
 import sys
 from abc import ABCMeta, abstractmethod
@@ -185,14 +195,23 @@ def _has_log_likelihood(estimator) -> bool:
 
 def _dask_aware(method):
     """Hand a dask collection X to the same-named function of ``pgm_models.dask_engine``
-    (imported only when dask already is: otherwise X cannot be a dask collection).
+    (imported only when dask already is: otherwise X cannot be a dask collection). The arguments
+    are first bound to ``method``'s signature, so one the method lacks fails at the call, as in
+    memory, not in a block's task at compute time. A class outside the template gets the same
+    route by decorating its prediction methods and declaring ``classes_`` and
+    ``_predicts_when_fitted``; the engine passes only the arguments the caller gave.
     """
+    signature = inspect.signature(method)
 
     @functools.wraps(method)
     def dispatch(self, X, *args, **kwargs):
         if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
             from pgm_models import dask_engine
 
+            try:
+                signature.bind(self, X, *args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{type(self).__name__}.{method.__name__}() {error}") from None
             return getattr(dask_engine, method.__name__)(self, X, *args, **kwargs)
         return method(self, X, *args, **kwargs)
 
@@ -235,6 +254,7 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     # which is cheaper per step, in tuning most (BENCHMARKS.md, "Mass matrices and tuning steps")
     _nutpie_low_rank = True
     _needs_declared_domains = False
+    _predicts_when_fitted = "classes_"
     # an average of models (AODE's SPODEs, MANB's and BMATAN's structures): no PyMC model of its
     # own, its workflow methods read the hooks _synthetic_rows and _structure_edges
     _averaged = False
@@ -264,6 +284,10 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
     def _statistics_merger(self):
         """A picklable function merging two ``_statistics()`` dicts of this model."""
         return add_statistics
+
+    def _blocks_refused(self) -> str | None:
+        """Hook: why block statistics cannot be merged into this model's fit (None by default: they can)."""
+        return None
 
     def _after_merged_statistics(self, first_fit: bool) -> None:
         """Hook: derive what needs the whole data's merged statistics (nothing by default)."""
@@ -471,6 +495,12 @@ class BayesianClassifier(ParamNamesOnce, Persistent, ClassifierMixin, BaseEstima
         self._count(encoded, class_index, weight)
         self.class_concentration_ = self._class_prior.posterior(self.class_count_).concentration
         return self
+
+    def _check_hyperparameters(self):
+        """Refuse a hyperparameter that is bad whatever the data, naming it (none here: a family
+        checks its own). A parameter that takes "evidence" accepts it here and refuses any other
+        string, which is how ``use_evidence_priors`` finds them.
+        """
 
     def _class_concentration(self, n_classes: int) -> np.ndarray:
         """Dirichlet concentration of the class probabilities."""

@@ -409,8 +409,9 @@ def _parser() -> argparse.ArgumentParser:
         "--prior",
         choices=["fixed", "evidence"],
         default="fixed",
-        help="fixed: the models' default priors; evidence: alpha and class_alpha (Gaussian models: "
-        "the prior's strengths and scale too) chosen by marginal likelihood",
+        help="fixed: the models' default priors; evidence: every hyperparameter a model can learn (alpha, "
+        "class_alpha, MANB's arc_prior; Gaussian models: the prior's strengths and scale too) chosen by marginal "
+        "likelihood, the others left at their defaults",
     )
     zoo_parser.add_argument(
         "--sampler",

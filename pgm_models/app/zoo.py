@@ -305,9 +305,10 @@ def run_zoo(
     NUTS run. ``sampler``: the NUTS backend (``pgm_models.inference.sampling``; default its default).
 
     Four chains by default: with two, split R-hat over a hundred parameters exceeds 1.01 by
-    chance in a sizeable share of runs of a correct model. ``prior="evidence"`` fits the
-    models that support it with alpha = class_alpha = "evidence" (empirical Bayes; for GaussianNB,
-    LDA and QDA the prior strengths and scale, ``use_evidence_priors``).
+    chance in a sizeable share of runs of a correct model. ``prior="evidence"`` fits every
+    model with the hyperparameters it accepts "evidence" for set to it (empirical Bayes: alpha,
+    class_alpha, MANB's arc_prior; for GaussianNB, LDA and QDA the prior strengths and scale too;
+    ``use_evidence_priors`` asks the estimator), the others at their defaults.
     """
     import warnings
 

@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from dask.dataframe.dask_expr._expr import are_co_aligned
 from sklearn.base import clone
 
-from pgm_models._utils.validation import check_labels, check_n_rows, check_unique_columns, sorted_classes
+from pgm_models._utils.validation import check_fitted, check_labels, check_n_rows, check_unique_columns, sorted_classes
 from pgm_models.conjugate import PosteriorDraw
 
 SPLIT_EVERY = 8  # block statistics merged per node of the reduction tree
@@ -67,6 +67,7 @@ def fit(model, X, y, sample_weight=None, split_every=SPLIT_EVERY):
     chunks), y (and sample_weight) a dask Series/array split into the same blocks. The classes
     are y's known categories, else its distinct labels (found in the counting pass).
     """
+    _check_blocks_merge(model)
     X, y, weight = _aligned(X, y, sample_weight)
     declared = _declared_classes(y, "fit")
     if declared is not None:
@@ -84,6 +85,7 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
     """``model.partial_fit`` on dask collections: the first call needs ``classes`` (or a y
     with known categories); the collection's statistics are added to the model's.
     """
+    _check_blocks_merge(model)
     X, y, weight = _aligned(X, y, sample_weight)
     if hasattr(model, "classes_"):
         if classes is not None and not np.array_equal(sorted_classes(classes), model.classes_):
@@ -100,6 +102,13 @@ def partial_fit(model, X, y, classes=None, sample_weight=None, split_every=SPLIT
         raise ValueError(f"classes has repeated labels: {list(classes)}")
     _start_template(model, X, classes)
     return _add_blocks(model, X, y, weight, split_every, set_prior=True)
+
+
+def _check_blocks_merge(model):
+    """Refuse, before anything is computed, a model whose fit cannot come from merged block statistics."""
+    reason = model._blocks_refused()
+    if reason is not None:
+        raise ValueError(f"{type(model).__name__} cannot be fitted on a dask collection: {reason}")
 
 
 def _start_template(model, X, classes):
@@ -545,7 +554,7 @@ def predict_proba(model, X, estimate=None):
 
 def predict(model, X, loss=None, estimate=None):
     """The Bayes decision of every row: a dask array of labels."""
-    return _map_rows(model, X, "predict", estimate, loss=loss)
+    return _map_rows(model, X, "predict", estimate, **({} if loss is None else {"loss": loss}))
 
 
 def predict_proba_draws(model, X, n_draws=200, random_seed=None):
@@ -559,14 +568,13 @@ def predict_proba_draws(model, X, n_draws=200, random_seed=None):
 def _map_rows(model, X, method, estimate, **kwargs):
     """Apply ``model.<method>`` to every block of rows: a dask array of rows × (classes, or
     draws × classes). A PosteriorDraw is replaced by one seed, from which every block makes
-    the same draw (all rows see one θ, as in memory).
+    the same draw (all rows see one θ, as in memory). An ``estimate`` (or ``loss``) the caller
+    did not give is not passed on: a model with one way to predict has no such parameter.
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(model, "classes_")
+    check_fitted(model, model._predicts_when_fitted)
     if isinstance(estimate, PosteriorDraw):
         kwargs["estimate"] = _SeededDraw(estimate.rng.integers(2**63))
-    elif method != "predict_proba_draws":
+    elif estimate is not None:
         kwargs["estimate"] = estimate
     block = _BlockMethod(model, method, kwargs)
     K = len(model.classes_)

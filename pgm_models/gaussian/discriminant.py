@@ -116,6 +116,15 @@ class _DiscriminantAnalysis(GaussianClassifier):
         self.covariance_estimator = covariance_estimator
         self.class_prior = class_prior
 
+    def _blocks_refused(self):
+        if self.covariance_estimator is None:
+            return None
+        return (
+            f"covariance_estimator={self.covariance_estimator!r} is fitted to all rows of a class at once, and Dask "
+            "fits from the merged statistics of blocks of rows: use shrinkage (a number or 'oas', which Dask merges "
+            "exactly), or compute the collection first"
+        )
+
     def _set_prior(self, data_mean, data_var):
         self._check_reg_param()
         p, n_classes = len(data_mean), len(self.classes_)

@@ -124,7 +124,7 @@ def posterior_summary(
     rows shown are computed;
     for an average of SPODEs (AODE, AODEsr, WAODE) the summaries of its components, one block each,
     with each component's weight (A2DE, MANB and BMATAN, with no per-parameter posterior to list,
-    raise); for Bayesian logistic regression (no closed form) the same columns from its
+    raise, saying what they offer instead: MANB's and BMATAN's ``posterior_draws``); for Bayesian logistic regression (no closed form) the same columns from its
     NUTS draws, with no mode. Parameters are labelled as ``az.summary`` labels them
     (``feature_prob_outlook[yes, sunny]``).
 
@@ -196,9 +196,7 @@ def posterior_summary(
         table, n_parameters = _closed_form_table(model, max_rows, prob, n_draws, random_seed)
     else:
         if not hasattr(model, "idata_"):
-            raise ValueError(
-                f"{type(model).__name__} has no closed form: call sample_posterior() before summarising its posterior"
-            )
+            raise ValueError(_no_draws(model))
         posterior = model.idata_.posterior
         shapes = {name: v.shape[2:] for name, v in posterior.data_vars.items()}
         posterior = posterior[[name for name, _ in _shown_entries(shapes, max_rows)]]  # the variables shown
@@ -211,6 +209,27 @@ def posterior_summary(
         n_parameters = sum(int(np.prod(shape)) for shape in shapes.values())
     table.attrs["n_parameters"] = n_parameters
     return table
+
+
+def _no_draws(model) -> str:
+    """Why a model without a closed form cannot be summarised yet, and what it offers instead:
+    NUTS (``sample_posterior``), or for an average of models (no PyMC model of its own) its exact
+    joint draws where it has them (``_joint_draws_refused``: None), else its averaged structure.
+    """
+    name = type(model).__name__
+    if not getattr(model, "_averaged", False):
+        return f"{name} has no closed form: call sample_posterior() before summarising its posterior"
+    if model._joint_draws_refused() is None:
+        return (
+            f"{name} is an average over structures, with no per-parameter posterior to list and no "
+            "sample_posterior (no PyMC model of its own): az.summary(model.posterior_draws()) summarises exact "
+            "joint draws of a structure and its tables"
+        )
+    return (
+        f"{name} averages its members with fixed weights, not by a posterior over them: it has no posterior "
+        "to summarise, neither sample_posterior (no PyMC model of its own) nor posterior_draws; graph() shows its "
+        "averaged structure and sample_posterior_predictive(X) draws labels from its predictive"
+    )
 
 
 def _mixture_summary(components, prob, n_draws, random_seed, max_rows) -> pd.DataFrame:

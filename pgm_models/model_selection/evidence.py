@@ -34,6 +34,8 @@ a free positive block of the one optimiser (``maximize_log_evidence_of``).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy.optimize import minimize
 
@@ -173,10 +175,22 @@ class EmpiricalBayes:
 
     evidence_parameters: tuple = ()
 
+    def _learned_options(self, name: str) -> tuple:
+        """The strings hyperparameter ``name`` takes."""
+        return EVIDENCE_OPTIONS if name == "alpha" else (EVIDENCE,)
+
+    def _check_hyperparameters(self):
+        """``class_alpha`` and the ``evidence_parameters``, when strings, are among their options."""
+        super()._check_hyperparameters()
+        for name in ("class_alpha", *self.evidence_parameters):
+            value = getattr(self, name, None)  # the semi-naive SPODE and AODE have no class_alpha
+            if is_learned(value):
+                check_option(value, name, self._learned_options(name))
+
     def _concentration_parameter(self, value, name, length, length_name):
         """The checked concentration, or a start of 1 (refined after counting) if it is learned."""
         if is_learned(value):
-            check_option(value, name, EVIDENCE_OPTIONS if name == "alpha" else (EVIDENCE,))
+            check_option(value, name, self._learned_options(name))
             return np.ones(length) if value != EVIDENCE else np.asarray(1.0)
         return check_concentration(value, name, length, length_name)
 
@@ -377,8 +391,11 @@ def describe_prior(classifier) -> str:
     'alpha=0.934, class_alpha=10.1'
     """
     parts = []
-    for name in getattr(classifier, "evidence_parameters", ()) + ("class_alpha",):
-        value = getattr(classifier, f"{name}_", None)
+    settings = classifier.get_params(deep=False)
+    declared = getattr(classifier, "evidence_parameters", ())
+    others = [name for name in settings if name not in declared and name != "class_alpha"]
+    for name in [*declared, *others, "class_alpha"]:  # the feature prior's, any other learned one, the class prior's
+        value = getattr(classifier, f"{name}_", None) if _is_evidence_option(settings.get(name)) else None
         if value is not None:
             value = np.atleast_1d(np.diagonal(value) if np.ndim(value) == 2 else value)  # a covariance: its variances
             parts.append(
@@ -392,11 +409,14 @@ def describe_prior(classifier) -> str:
 def use_evidence_priors(classifier) -> bool:
     r"""Switch an estimator to priors learned by maximum marginal likelihood (empirical Bayes).
 
-    Sets ``class_alpha="evidence"`` and every parameter of the estimator's
-    ``evidence_parameters`` to "evidence": ``alpha`` for the discrete models, the prior strengths
-    and scale for the Gaussian ones. At each ``fit`` they are then chosen to maximise the
-    closed-form log evidence log p(D | λ) (L-BFGS-B on log λ in [1e-6, 1e6] with the analytic
-    gradient), re-learned from the total counts after every batch.
+    Sets to "evidence" every parameter that the estimator, with its other settings as they are,
+    accepts "evidence" for: ``alpha`` and ``class_alpha`` of the discrete models (not ``alpha``
+    of AODEsr, WAODE and HNB under their default m-estimate, nor of A2DE), the prior strengths and
+    scale of the Gaussian ones, MANB's ``arc_prior``; the others are left as they are. The
+    estimator is asked through its hyperparameter check (``_check_hyperparameters``, which
+    accepts "evidence" for such a parameter and refuses any other string). At each ``fit`` they
+    are then chosen to maximise the closed-form log evidence log p(D | λ) (L-BFGS-B on log λ in
+    [1e-6, 1e6] with the analytic gradient), re-learned from the total counts after every batch.
 
     Parameters
     ----------
@@ -406,7 +426,7 @@ def use_evidence_priors(classifier) -> bool:
     Returns
     -------
     bool
-        True if the estimator supports learned priors, False (and unchanged) if not.
+        True if the estimator learns some of its priors, False (and unchanged) if none.
 
     See Also
     --------
@@ -438,11 +458,39 @@ def use_evidence_priors(classifier) -> bool:
     (True, 'evidence', 'evidence')
     >>> use_evidence_priors(LogisticRegression())
     False
+    >>> from pgm_models import AODEsr, MANB
+    >>> use_evidence_priors(AODEsr())  # the m-estimate's m is fixed; AODEsr(estimator="laplace") learns alpha
+    False
+    >>> model = MANB()
+    >>> use_evidence_priors(model), model.arc_prior
+    (True, 'evidence')
     """
-    if not isinstance(classifier, EmpiricalBayes):
+    learnable = [name for name in classifier.get_params(deep=False) if _takes_evidence(classifier, name)]
+    if learnable:
+        classifier.set_params(**dict.fromkeys(learnable, EVIDENCE))
+    return bool(learnable)
+
+
+def _is_evidence_option(value) -> bool:
+    return isinstance(value, str) and value in EVIDENCE_OPTIONS
+
+
+def _takes_evidence(classifier, name: str) -> bool:
+    """Whether the estimator's own hyperparameter check (``_check_hyperparameters``, the
+    template's hook) accepts ``name="evidence"`` with its other settings as they are, and refuses
+    another string there: a parameter the check does not look at is not one it learns.
+    """
+    check = getattr(classifier, "_check_hyperparameters", None)
+    if check is None:  # not a model of the template
         return False
-    present = classifier.get_params()
-    classifier.set_params(
-        **{name: EVIDENCE for name in ("class_alpha", *classifier.evidence_parameters) if name in present}
-    )
-    return True
+
+    def accepted(value) -> bool:
+        trial = copy.copy(classifier)
+        trial.set_params(**{name: value})
+        try:
+            trial._check_hyperparameters()
+        except ValueError:
+            return False
+        return True
+
+    return accepted(EVIDENCE) and not accepted("not-a-hyperparameter-option")

@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from pgm_models._utils.persistence import Persistent
+from pgm_models.base import _dask_aware
 from pgm_models.conjugate import log_sum_exp
 from pgm_models.naive_bayes import CategoricalNB
 
@@ -165,6 +166,8 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         self.random_seed = random_seed
         self.prediction_draws = prediction_draws
         self.class_prior = class_prior
+
+    _predicts_when_fitted = "alpha_draws_"  # fit_counts alone has classes_ but no λ to predict with
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -303,23 +306,29 @@ class HierarchicalNB(Persistent, ClassifierMixin, BaseEstimator):
         keep = np.unique(np.linspace(0, len(draws) - 1, min(len(draws), self.prediction_draws)).round().astype(int))
         return draws[keep]
 
+    @_dask_aware
     def predict_joint_log_proba(self, X):
-        """Log p(y = k, x_n | D): the closed-form predictive given λ, averaged over λ's draws."""
+        """Log p(y = k, x_n | D): the closed-form predictive given λ, averaged over λ's draws.
+        A dask X is scored block by block (a dask array, as the other models return).
+        """
         check_is_fitted(self, "alpha_draws_")
         joint = np.stack(
             [self._at(alpha).predict_joint_log_proba(X, estimate="predictive") for alpha in self._prediction_draws()]
         )
         return log_sum_exp(joint, axis=0) - np.log(len(joint))
 
+    @_dask_aware
     def predict_log_proba(self, X):
         """Log P(y = k | x_n), averaged over the hyperparameter's posterior."""
         joint = self.predict_joint_log_proba(X)
         return joint - log_sum_exp(joint, axis=1)[:, None]
 
+    @_dask_aware
     def predict_proba(self, X):
         """P(y = k | x_n), averaged over the hyperparameter's posterior."""
         return np.exp(self.predict_log_proba(X))
 
+    @_dask_aware
     def predict(self, X):
         """The most probable class of each row."""
         check_is_fitted(self, "alpha_draws_")  # before classes_ is read

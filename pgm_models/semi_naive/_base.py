@@ -196,8 +196,12 @@ class SemiNaiveBayes(SemiNaiveEvidence, SemiNaiveLOO, CategoricalAttributes, Bay
         """``_attribute_alpha`` repeated over each attribute's value cells: (T,)."""
         return np.repeat(self._attribute_alpha(block_cells), self._layout.sizes)
 
+    def _check_hyperparameters(self):
+        self._check_estimator()  # a learned alpha only under Laplace's estimator
+        super()._check_hyperparameters()
+
     def _class_concentration(self, n_classes):
-        self._check_estimator()
+        self._check_hyperparameters()
         if is_learned(self.alpha):
             return np.ones(n_classes)  # a start; the learned prior replaces it after counting
         return np.full(n_classes, float(self._per_cell(n_classes)))

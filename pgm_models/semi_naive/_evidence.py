@@ -53,6 +53,9 @@ class SemiNaiveEvidence(EmpiricalBayes):
     def _check_alpha_option(self):
         check_option(self.alpha, "alpha", self._alpha_options)
 
+    def _learned_options(self, name: str) -> tuple:
+        return self._alpha_options if name == "alpha" else (EVIDENCE,)
+
     def _learn_feature_prior(self, learned):
         per_attribute = self.alpha != EVIDENCE or self._evidence_per_parent
         counts, blocks, attribute = self._evidence_cells()

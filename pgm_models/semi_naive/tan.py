@@ -195,11 +195,15 @@ class TAN(SemiNaiveBayes):
         self.handle_unknown = handle_unknown
         self.class_prior = class_prior
 
-    def _class_concentration(self, n_classes):
+    def _check_hyperparameters(self):
         if is_learned(self.alpha):
             self._check_alpha_option()
         elif not (is_number(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
             raise ValueError(f"alpha must be a number ≥ 0, got {self.alpha!r}")
+        super(SemiNaiveBayes, self)._check_hyperparameters()  # no estimator= to check: TAN has Laplace's only
+
+    def _class_concentration(self, n_classes):
+        self._check_hyperparameters()
         return super(SemiNaiveBayes, self)._class_concentration(n_classes)  # class_alpha, learned or fixed
 
     _tensor_copies = 3  # the counts, a batch's counts and their sum; scoring reads views
