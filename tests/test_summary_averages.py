@@ -59,3 +59,23 @@ def test_a_model_sampled_by_nuts_is_still_told_to_sample(weather):
     model = LogisticRegression().fit(OneHotEncoder(sparse_output=False).fit_transform(X), y)
     with pytest.raises(ValueError, match=r"^LogisticRegression has no closed form: call sample_posterior\(\) before"):
         posterior_summary(model)
+
+
+def test_stored_structure_draws_are_summarised_with_arcs_as_indicators(weather):
+    """MANB's stored exact draws (``posterior_draws(store=True)``) are summarised like NUTS draws, the
+    boolean arc draws as 0/1 (xarray's quantile refused booleans): each arc's mean is the draws'
+    frequency of the arc, its interval ends 0 or 1, and the frequency is the exact ``arc_posterior_``
+    within 5 standard errors of its draws (a false-failure chance below 1e-6 per arc)."""
+    import numpy as np
+
+    model = MANB().fit(*weather)
+    draws = model.posterior_draws(store=True, random_seed=0)
+    table = posterior_summary(model).set_index("parameter")
+    arcs = draws.posterior["arc"]
+    n_draws = arcs.sizes["chain"] * arcs.sizes["draw"]
+    for j, name in enumerate(weather[0].columns):  # independent exact draws: a binomial frequency
+        row = table.loc[f"arc[{name}]"]
+        assert row["mean"] == float(arcs.sel(attribute=name).astype(float).mean())
+        assert {row["q3.0%"], row["q97.0%"]} <= {0.0, 1.0}
+        p = model.arc_posterior_[j]
+        assert abs(row["mean"] - p) <= 5 * np.sqrt(p * (1 - p) / n_draws) + 1e-12

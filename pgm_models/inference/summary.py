@@ -200,6 +200,8 @@ def posterior_summary(
         posterior = model.idata_.posterior
         shapes = {name: v.shape[2:] for name, v in posterior.data_vars.items()}
         posterior = posterior[[name for name, _ in _shown_entries(shapes, max_rows)]]  # the variables shown
+        # a structure's indicator draws (MANB's arcs) as 0/1: their mean is the arc's posterior probability
+        posterior = posterior.map(lambda v: v.astype(float) if v.dtype == bool else v)
         table = labelled_table(
             max_rows,
             mean=posterior.mean(("chain", "draw")),
