@@ -346,8 +346,14 @@ def test_bad_input_is_named():
         with pytest.raises(ValueError, match=name):
             BayesNetClassifier(**params).fit(X, y)
     dd = pytest.importorskip("dask.dataframe")
-    with pytest.raises(ValueError, match="dask"):
-        BayesNetClassifier().fit(dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2))
+    refusal = (
+        "^BayesNetClassifier cannot be fitted on a dask collection: it searches its structure over the distinct rows "
+        "of all the data in memory: compute the dask collection first$"
+    )
+    on_dask = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
+    for fit in (BayesNetClassifier().fit, BayesNetClassifier().partial_fit):
+        with pytest.raises(ValueError, match=refusal):
+            fit(*on_dask)
 
 
 def test_pymc_forms_differ_by_a_constant():

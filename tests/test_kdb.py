@@ -250,7 +250,10 @@ def test_dask_fit_adds_the_blocks_pairs(monkeypatch):
         with pytest.raises(ValueError, match="distinct rows of all the data in memory: compute the dask"):
             KDB(k=2).fit(*on_dask)
         monkeypatch.setattr(kdb_module, "PAIR_STATISTIC", False)
-        with pytest.raises(ValueError, match=r"KDB\(k=1\) reads the distinct rows of all the data in memory"):
+        with pytest.raises(
+            ValueError,
+            match=r"^KDB cannot be fitted on a dask collection: k=1 reads the distinct rows of all the data in memory",
+        ):
             KDB(k=1).fit(*on_dask)
 
 

@@ -29,7 +29,6 @@ search needs the distinct rows in memory.
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import pandas as pd
@@ -278,23 +277,17 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
 
     def fit(self, X, y, sample_weight=None):
         """Search the structure on (X, y), then fit its tables' closed-form posterior."""
-        self._refuse_dask(X)
         self._class_rank = declared_rank(getattr(y, "dtype", None))
         return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Merge the batch into the distinct rows so far, then search and fit again from all of them."""
-        self._refuse_dask(X)
         if not hasattr(self, "classes_"):
             self._class_rank = declared_rank(getattr(y, "dtype", None) if classes is None else classes)
         return super().partial_fit(X, y, classes, sample_weight)
 
-    def _refuse_dask(self, X):
-        if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
-            raise ValueError(
-                f"{type(self).__name__} searches its structure over the distinct rows of all the data in memory: "
-                "compute the dask collection first"
-            )
+    def _blocks_refused(self) -> str | None:
+        return "it searches its structure over the distinct rows of all the data in memory: compute the dask collection first"
 
     # ------------------------------------------------------------------ structure and counts
     def _max_parents(self) -> int:

@@ -26,8 +26,6 @@ last bit on whole-number weights). A fit keeps the statistic it began with.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from pgm_models._utils.validation import is_number
@@ -293,15 +291,14 @@ class KDB(BayesNetClassifier):
         """
         return super().partial_fit(X, y, classes, sample_weight)
 
-    def _refuse_dask(self, X):
-        if not ("dask" in sys.modules and sys.modules["dask"].is_dask_collection(X)):
-            return
+    def _blocks_refused(self) -> str | None:
         self._check_hyperparameters()  # a bad k is named as in memory, not taken for k ≥ 2
-        if not (PAIR_STATISTIC and self.k <= 1):
-            raise ValueError(
-                f"KDB(k={self.k}) reads the distinct rows of all the data in memory: compute the dask collection "
-                "first (k ≤ 1 counts pairs, which a dask fit adds block by block)"
-            )
+        if PAIR_STATISTIC and self.k <= 1:
+            return None
+        return (
+            f"k={self.k} reads the distinct rows of all the data in memory: compute the dask collection first "
+            "(k ≤ 1 counts pairs, which a dask fit adds block by block)"
+        )
 
     # ------------------------------------------------------------------ structure
     def _search_structure(self, counter) -> list[list[int]]:
