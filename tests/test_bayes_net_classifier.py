@@ -122,6 +122,29 @@ def test_log_gamma_is_weka_s_bit_for_bit():
     assert (gammaln(arguments[:6]) != weka[:6]).all()  # the test can fail: SciPy's form rounds otherwise
 
 
+def test_log_gamma_paths_agree_bit_for_bit_at_their_thresholds():
+    """The Cephes steps on Python floats (up to ``STEPPED_SCALARS`` distinct arguments) and on arrays
+    (more), and the distinct-value pass above 256 arguments, give the same bits, on arguments that
+    step up, down and not at all (1/k, k + 1/3, near whole numbers) at each side of both thresholds."""
+    from pgm_models.bayes_net import _search
+
+    rng = np.random.default_rng(11)
+    pool = np.concatenate(
+        [
+            1 / np.arange(3.0, 40.0),
+            np.arange(0.0, 12.0) + 1 / 3,
+            rng.uniform(1e-3, 12.999, 400),
+            [2.0 + 1e-15, 3 - 1e-15],
+        ]
+    )
+    scalars = _search._stepped_log_gamma_scalars(pool)
+    np.testing.assert_array_equal(_search._stepped_log_gamma_arrays(pool), scalars)
+    for n in (_search.STEPPED_SCALARS, _search.STEPPED_SCALARS + 1, 256, 257, 600):
+        arguments = np.resize(pool, n)  # > 256: repeats, so the distinct-value pass has work
+        np.testing.assert_array_equal(log_gamma(arguments), np.resize(scalars, n))
+        np.testing.assert_array_equal(log_gamma(arguments, memo={}), np.resize(scalars, n))
+
+
 def _weather():
     return load_dataset("weather.nominal")
 
