@@ -230,8 +230,14 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
 
 def reject_time_values(dtype, where: str, what: str) -> None:
     """Datetimes and durations are not numbers: converted, they would be nanoseconds since 1970
-    (or in the span), a scale no model's prior or bound was set for.
+    (or in the span), a scale no model's prior or bound was set for. Complex numbers are refused
+    too: converting them to float drops the imaginary part with only NumPy's warning.
     """
+    if getattr(dtype, "kind", None) == "c":
+        raise ValueError(
+            f"{where} holds complex values ({dtype}), which {what} does not take: the models are for real "
+            "numbers; pass the real part, the modulus, or both as separate columns"
+        )
     if getattr(dtype, "kind", None) in ("M", "m"):
         raise ValueError(
             f"{where} holds {dtype} values, which {what} does not take as numbers; convert them "
@@ -252,6 +258,7 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
     rejected as missing.
     """
     if sp.issparse(X):
+        reject_time_values(X.dtype, "X", what)
         # a float64 CSR's flag as scipy caches it on the caller's matrix: predicting on the matrix a fit
         # read does not scan its indices again
         canonical = X.has_canonical_format if X.format == "csr" and X.dtype == np.float64 else None

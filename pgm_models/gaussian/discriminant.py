@@ -667,7 +667,8 @@ class LDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _DiscriminantAnalys
         A prevalence-shift correction: predictions use these class probabilities (in the order of
         ``classes_``) in place of the class-probability posterior, under every estimate;
         ``set_class_prior`` changes them on a fitted model without refitting. None: the posterior.
-        ``loo`` ignores it.
+        ``loo`` ignores it. The pooled covariance keeps its n_k/N weights (scikit-learn's ``priors``
+        reweight it too, so the two differ unless the prior is n_k/N).
 
     Attributes
     ----------
