@@ -228,10 +228,10 @@ def reject_entries(matrix, bad, names, problem: str, remedy: str = "") -> None:
     raise ValueError(f"X has {problem} {value} in {where}" + (f"; {remedy}" if remedy else ""))
 
 
-def reject_time_values(dtype, where: str, what: str) -> None:
-    """Datetimes and durations are not numbers: converted, they would be nanoseconds since 1970
-    (or in the span), a scale no model's prior or bound was set for. Complex numbers are refused
-    too: converting them to float drops the imaginary part with only NumPy's warning.
+def reject_non_real_values(dtype, where: str, what: str) -> None:
+    """Refuse values that are not real numbers. Datetimes and durations: converted, they would be
+    nanoseconds since 1970 (or in the span), a scale no model's prior or bound was set for. Complex
+    numbers: converting them to float drops the imaginary part with only NumPy's warning.
     """
     if getattr(dtype, "kind", None) == "c":
         raise ValueError(
@@ -258,7 +258,7 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
     rejected as missing.
     """
     if sp.issparse(X):
-        reject_time_values(X.dtype, "X", what)
+        reject_non_real_values(X.dtype, "X", what)
         # a float64 CSR's flag as scipy caches it on the caller's matrix: predicting on the matrix a fit
         # read does not scan its indices again
         canonical = X.has_canonical_format if X.format == "csr" and X.dtype == np.float64 else None
@@ -273,9 +273,9 @@ def check_numeric_matrix(X, names=None, *, nonnegative: bool, what: str, max_abs
     else:
         if isinstance(X, pd.DataFrame):
             for j, dtype in enumerate(X.dtypes):
-                reject_time_values(dtype, f"column {X.columns[j]!r}", what)
+                reject_non_real_values(dtype, f"column {X.columns[j]!r}", what)
         else:
-            reject_time_values(getattr(X, "dtype", None), "X", what)
+            reject_non_real_values(getattr(X, "dtype", None), "X", what)
         try:
             if isinstance(X, pd.DataFrame):
                 matrix = X.to_numpy(dtype=float, na_value=np.nan)

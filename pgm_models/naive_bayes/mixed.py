@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from pgm_models._utils import jit
-from pgm_models._utils.validation import check_concentration, column_name, is_number, reject_time_values
+from pgm_models._utils.validation import check_concentration, column_name, is_number, reject_non_real_values
 from pgm_models.base import BayesianClassifier, Marginal, add_statistics, integer_counts
 from pgm_models.conjugate import Beta, Dirichlet, PosteriorDraw, log_probabilities
 from pgm_models.conjugate.blocks import DirichletBlocks
@@ -502,7 +502,7 @@ def _inferred_type(column, where: str) -> str:
 
 def _numbers(column, kind: str, where: str) -> np.ndarray:
     """A numeric column as floats with NaN for missing; values checked against the type."""
-    reject_time_values(getattr(column, "dtype", None), where, f"a {kind} column")
+    reject_non_real_values(getattr(column, "dtype", None), where, f"a {kind} column")
     try:
         if isinstance(column, pd.Series):
             values = column.to_numpy(dtype=float, na_value=np.nan)
