@@ -462,6 +462,12 @@ class MDLDiscretizer(_Discretizer):
     categorical model downstream. A value x goes to the first interval with x ≤ its upper cut.
     Missing values stay missing, and non-numeric columns pass through unchanged.
 
+    Where Weka 3.6 gives no usable result this differs by design: the midpoint of two values beyond
+    half the largest float is taken by halves (Weka's overflows to +inf, leaving an interval no value
+    reaches); cut points that round to the same 6 decimals (values near 1e-12) get exact labels
+    (Weka refuses to build the attribute); with 647 classes or more the cost log2(3^k − 2) stays
+    finite (Weka's is infinite and keeps no cut).
+
     References
     ----------
     .. [1] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
