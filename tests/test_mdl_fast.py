@@ -39,9 +39,9 @@ def weka_cut_points(values, classes, n_classes):
     """Weka 3.6's supervised Discretize on one column, as its Java reads: sort the present rows,
     walk them once per subset updating the left and right class counts, score a cut wherever the
     next value is larger, keep the first strictly lower conditional entropy, accept it by Fayyad
-    & Irani's MDL test, recurse on both sides. Same float operations as the implementation
-    (x ln x of counts from numpy's log, classes summed in order) so that the cut points agree to
-    the last bit, ties broken alike."""
+    & Irani's MDL test, recurse on both sides. Weka's float operations (x ln x of counts from
+    numpy's log, classes summed in order, the conditional entropy as entropyConditionedOnRows adds
+    it, log2 as ln x / ln 2) so that the cut points agree to the last bit, ties broken alike."""
     present = ~np.isnan(values)
     order = np.argsort(values[present], kind="stable")
     v, c = values[present][order].tolist(), classes[present][order].tolist()
@@ -66,17 +66,23 @@ def weka_cut_points(values, classes, n_classes):
             right[c[i]] -= 1
             if v[i] < v[i + 1]:
                 n_left = i + 1 - first
-                current = (n_left * entropy(left, n_left) + (n - n_left) * entropy(right, n - n_left)) / n
+                # ContingencyTables.entropyConditionedOnRows, term by term in Weka's order
+                running = 0.0
+                for side, total in ((left, n_left), (right, n - n_left)):
+                    for count in side:
+                        running += x_ln_x[count]
+                    running -= x_ln_x[total]
+                current = -running / (n * LN2)
                 if current < best_entropy:
                     best_entropy, best, best_left, best_right = current, i, list(left), list(right)
         if best is None:
             return []
         k, k_left, k_right = (sum(count > 0 for count in side) for side in (prior, best_left, best_right))
         n_left = best + 1 - first
-        delta = np.log2(3.0**k - 2) - (
+        delta = np.log(3.0**k - 2) / LN2 - (
             k * prior_entropy - k_right * entropy(best_right, n - n_left) - k_left * entropy(best_left, n_left)
         )
-        if not prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n:
+        if not prior_entropy - best_entropy > (np.log(n - 1) / LN2 + delta) / n:
             return []
         cut = (v[best] + v[best + 1]) / 2.0
         return cut_points_for_subset(first, best + 1) + [cut] + cut_points_for_subset(best + 1, last)
@@ -324,3 +330,28 @@ def test_cut_points_between_huge_values_are_finite(loaded):
     assert cut == 0.9 * huge / 2 + huge / 2 and 0.9 * huge < cut < huge
     cuts = EqualWidthDiscretizer(n_bins=4).fit(pd.DataFrame({"x": [-huge, huge]})).cut_points_[0]
     np.testing.assert_allclose(cuts, [-huge / 2, 0.0, huge / 2], atol=1e-300)
+
+
+@pytest.mark.parametrize("loaded", PATHS)
+@pytest.mark.parametrize(
+    ("classes", "values", "weka"),
+    [
+        # two cuts of mathematically equal conditional entropy: Weka's rounding of
+        # entropyConditionedOnRows makes the later one strictly lower, so it is taken
+        ([1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1], np.arange(16.0), ["0x1.3p+3", "0x1.bp+3"]),
+        ([2, 2, 2, 2, 1, 1, 0, 0, 2, 2, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0], np.arange(22.0), ["0x1.cp+1", "0x1.6p+2"]),
+        (
+            [0, 1, 0, 3, 2, 4, 4],
+            [-4.968975582470261e-13, -1.9629487280316392e-13, 2.4332414120613425e-13, 1.0249677086806802e-12]
+            + [1.5763134826160096e-12, 1.7427403766670251e-12, 2.1916177314546945e-12],
+            ["0x1.6e190833263c2p-40", "0x1.d31d848df56bap-40"],
+        ),
+    ],
+)
+def test_exact_entropy_ties_break_as_weka_s(classes, values, weka, loaded):
+    """Weka 3.6.14's supervised Discretize, run on these rows (Double.toHexString of getCutPoints):
+    a first cut tied with another in exact arithmetic is the one Weka's floats make strictly lower
+    (the conditional entropy as (n_L H(L) + n_R H(R))/n took the other, and then different cuts)."""
+    with numba_loaded(loaded):
+        found = MDLDiscretizer().fit(np.array(values)[:, None], np.array(classes)).cut_points_[0]
+    assert found.tolist() == [float.fromhex(text) for text in weka]  # to the last bit

@@ -69,7 +69,7 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
     all rows), so that the subset [g0, g1) of distinct values holds ``cum[:, g1] − cum[:, g0]``.
     On each subset: the entropy H = (n ln n − Σ_k c_k ln c_k) / (n ln 2) of every side of every
     cut between two distinct values, the first cut with strictly the lowest conditional entropy
-    (n_L H(L) + n_R H(R)) / n, kept when its gain over H(subset) exceeds
+    (n_L H(L) + n_R H(R)) / n (added up as Weka's entropyConditionedOnRows), kept when its gain over H(subset) exceeds
     (log2(n − 1) + log2(3^k − 2) − [k H − k_R H(R) − k_L H(L)]) / n (k counting the classes
     present); a kept cut puts both its sides on the stack.
     """
@@ -83,7 +83,7 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
     stack = np.empty((n_rows + 1, 2), np.intp)
     after = np.empty(n_rows, np.intp)  # the distinct value right of each kept cut
     left_terms = np.empty(n_rows, np.float64)
-    right_terms = np.empty(n_rows, np.float64)
+    running = np.empty(n_rows, np.float64)
     run_value = np.empty(n_rows + n_classes, np.float64)  # each class's distinct values, then +inf
     run_count = np.zeros(n_rows + n_classes, np.intp)
     head = np.empty(n_classes, np.intp)
@@ -136,9 +136,8 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
             start, end = stack[depth, 0], stack[depth, 1]
             n = rows[end] - rows[start]
             n_candidates = end - start - 1
-            # every candidate's Σ c ln c on each side, class by class (Weka's order of the sum)
+            # every candidate's Σ c ln c on its left side, class by class (Weka's order of the sum)
             left_terms[:n_candidates] = 0.0
-            right_terms[:n_candidates] = 0.0
             prior_terms, k_prior = 0.0, 0
             for k in range(n_classes):
                 counts = cum[k]
@@ -146,25 +145,32 @@ def mdl_cut_points(by_class, class_ends, x_ln_x, log2, class_cost, ln2):
                 prior_terms += x_ln_x[last - first]
                 k_prior += last > first
                 for i in range(n_candidates):
-                    before = counts[start + 1 + i]
-                    left_terms[i] += x_ln_x[before - first]
-                    right_terms[i] += x_ln_x[last - before]
+                    left_terms[i] += x_ln_x[counts[start + 1 + i] - first]
             prior = (x_ln_x[n] - prior_terms) / (n * ln2)
+            # Weka's entropyConditionedOnRows in its order: the left classes' terms (left_terms),
+            # − n_L ln n_L, + each right class's term, − n_R ln n_R
+            for i in range(n_candidates):
+                running[i] = left_terms[i] - x_ln_x[rows[start + 1 + i] - rows[start]]
+            for k in range(n_classes):
+                counts = cum[k]
+                last = counts[end]
+                for i in range(n_candidates):
+                    running[i] += x_ln_x[last - counts[start + 1 + i]]
             best, best_entropy = -1, prior
             for i in range(n_candidates):
-                n_left = rows[start + 1 + i] - rows[start]
-                n_right = n - n_left
-                left = (x_ln_x[n_left] - left_terms[i]) / (n_left * ln2)
-                right = (x_ln_x[n_right] - right_terms[i]) / (n_right * ln2)
-                conditional = (n_left * left + n_right * right) / n
+                n_right = n - (rows[start + 1 + i] - rows[start])
+                conditional = -(running[i] - x_ln_x[n_right]) / (n * ln2)
                 if conditional < best_entropy:
                     best, best_entropy = i, conditional
             if best < 0:
                 continue
             n_left = rows[start + 1 + best] - rows[start]
-            left = (x_ln_x[n_left] - left_terms[best]) / (n_left * ln2)
-            right = (x_ln_x[n - n_left] - right_terms[best]) / ((n - n_left) * ln2)
             cut = start + 1 + best
+            right_terms = 0.0  # the best cut's right side only, class by class as Weka's entropy
+            for k in range(n_classes):
+                right_terms += x_ln_x[cum[k, end] - cum[k, cut]]
+            left = (x_ln_x[n_left] - left_terms[best]) / (n_left * ln2)
+            right = (x_ln_x[n - n_left] - right_terms) / ((n - n_left) * ln2)
             k_left, k_right = 0, 0
             for k in range(n_classes):
                 k_left += cum[k, cut] > cum[k, start]

@@ -22,6 +22,7 @@ non-numeric columns pass through unchanged.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import pandas as pd
@@ -387,6 +388,9 @@ class EqualFrequencyDiscretizer(_BinnedDiscretizer):
         return cuts[cuts < present.max()]  # a cut at the maximum would leave an empty last bin
 
 
+_LN2 = np.log(2)
+
+
 @functools.lru_cache(maxsize=8)
 def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """M ln m (0 ln 0 = 0) and log2 m for every count m = 0..n, the terms of Weka's entropy of
@@ -394,7 +398,9 @@ def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     once per number of rows (a cross-validation's folds have one or two) and read-only.
     """
     m = np.arange(n + 1.0)
-    tables = m * np.log(np.where(m < 1, 1.0, m)), np.log2(np.where(m < 1, 1.0, m))
+    ln_m = np.log(np.where(m < 1, 1.0, m))
+    # Weka's Utils.log2 is ln m / ln 2, which differs from log2 m in the last bit for many m
+    tables = m * ln_m, ln_m / _LN2
     for table in tables:
         table.flags.writeable = False
     return tables
@@ -403,17 +409,16 @@ def _mdl_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=16)
 def _log2_class_cost(n_classes: int) -> np.ndarray:
     """log2(3^k − 2) for k = 0..n_classes, the MDL cost of the classes on the two sides of a cut
-    (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53). From k = 600
+    (Python's 3.0**k: numpy's power can round 3^k differently once it passes 2^53), as Weka's Utils.log2: ln x / ln 2. From k = 600
     it is k log2 3, equal to double precision: 3.0**k overflows at k = 647, where Weka's
     ``Math.pow`` becomes infinite and so does its cost (Weka then keeps no cut); here the cost
     stays the finite number it is.
     """
-    cost = np.array([0.0] + [np.log2(3.0**k - 2) if k < 600 else k * np.log2(3.0) for k in range(1, n_classes + 1)])
+    cost = np.array(
+        [0.0] + [math.log(3.0**k - 2) / _LN2 if k < 600 else k * np.log2(3.0) for k in range(1, n_classes + 1)]
+    )
     cost.flags.writeable = False
     return cost
-
-
-_LN2 = np.log(2)
 
 
 class MDLDiscretizer(_Discretizer):
@@ -443,7 +448,8 @@ class MDLDiscretizer(_Discretizer):
     -----
     On each subset of a column's sorted distinct values, every cut halfway between two consecutive
     distinct values is scored by the conditional class entropy (n_L H(left) + n_R H(right))/n, with
-    H(c) = (n ln n − Σ c ln c)/(n ln 2). The first strictly smallest is the subset's best cut, kept
+    H(c) = (n ln n − Σ c ln c)/(n ln 2), each term added in Weka's order (so an exact tie between two
+    cuts goes the way Weka's rounding sends it), and log2 x = ln x / ln 2 as Weka's. The first strictly smallest is the subset's best cut, kept
     when its gain beats the MDL cost
 
     .. math::
@@ -455,6 +461,12 @@ class MDLDiscretizer(_Discretizer):
     category, so an interval a fold's training data never reaches still gets prior mass in a
     categorical model downstream. A value x goes to the first interval with x ≤ its upper cut.
     Missing values stay missing, and non-numeric columns pass through unchanged.
+
+    Where Weka 3.6 gives no usable result this differs by design: the midpoint of two values beyond
+    half the largest float is taken by halves (Weka's overflows to +inf, leaving an interval no value
+    reaches); cut points that round to the same 6 decimals (values near 1e-12) get exact labels
+    (Weka refuses to build the attribute); with 647 classes or more the cost log2(3^k − 2) stays
+    finite (Weka's is infinite and keeps no cut).
 
     References
     ----------
@@ -592,7 +604,13 @@ def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
         class_terms = class_terms + row
     entropy = (terms[-1] - class_terms) / (sides[-1] * _LN2)
     n = sides[-1, 2 * m :]
-    conditional = (sides[-1, :m] * entropy[:m] + sides[-1, m : 2 * m] * entropy[m : 2 * m]) / n[owner]
+    # Weka's entropyConditionedOnRows in its order (+ the left classes' terms, − n_L ln n_L, + the
+    # right classes' terms, − n_R ln n_R): (n_L H(L) + n_R H(R))/n rounds differently, and an exact
+    # tie between two cuts then goes to the other one
+    running = class_terms[:m] - terms[-1, :m]
+    for row in terms[:-1, m : 2 * m]:
+        running = running + row
+    conditional = -(running - terms[-1, m : 2 * m]) / (n[owner] * _LN2)
     # the first strictly smallest of each subset: argmin's choice
     smallest = np.flatnonzero(conditional == np.minimum.reduceat(conditional, start)[owner])
     best = smallest[np.concatenate(([True], owner[smallest[1:]] != owner[smallest[:-1]]))]
@@ -601,5 +619,5 @@ def _best_mdl_cuts(cum, segments, x_ln_x, class_cost) -> np.ndarray:
         sides[:-1, np.concatenate((np.arange(2 * m, len(entropy)), best, m + best))], axis=0
     ).reshape(3, -1)
     delta = class_cost[k] - (k * prior_entropy - k_right * entropy[m + best] - k_left * entropy[best])
-    accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log2(n - 1) + delta) / n)
+    accepted = (best_entropy < prior_entropy) & (prior_entropy - best_entropy > (np.log(n - 1) / _LN2 + delta) / n)
     return np.where(accepted, cut[best], -1)
