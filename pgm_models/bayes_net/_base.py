@@ -12,7 +12,7 @@ import numpy as np
 from pgm_models._utils.validation import check_concentration, column_name
 from pgm_models.base import BayesianClassifier
 from pgm_models.conjugate import PosteriorDraw
-from pgm_models.discrete.attributes import _OUTSIDE, CategoricalAttributes, _values
+from pgm_models.discrete.attributes import CategoricalAttributes
 from pgm_models.discrete.pairs import PairLayout, check_pair_memory
 
 MISSING = ("mode", "error")
@@ -142,17 +142,11 @@ class ModeImputation:
             )
         return np.where(absent, self.modes_[None, :], codes) if absent.any() else codes
 
-    def _handle_outside(self, codes, column, j: int, training: bool, where: str, weight=None) -> None:
-        if training or self.missing != "error" or self.handle_unknown != "missing":
-            super()._handle_outside(codes, column, j, training, where, weight)
-            return
-        # handle_unknown='missing' would make the value missing for missing='error' to refuse: named as the
-        # unseen value it is, not as a missing value the row does not have
-        unknown = np.asarray(_values(column), dtype=object)[codes == _OUTSIDE]
-        distinct = {v.item() if isinstance(v, np.generic) else v for v in unknown}
-        seen = sorted(distinct, key=lambda v: (str(v), type(v).__name__))[:5]
-        raise ValueError(
-            f"{where} has value(s) {seen!r} outside its domain {self.categories_[j].tolist()!r}; handle_unknown "
-            f"decides what an unseen value does: handle_unknown='missing' makes it missing, which "
+    def _missing_refusal(self) -> str | None:
+        if self.missing != "error":
+            return None
+        # named as the unseen value it is, not as a missing value the row does not have
+        return (
+            "handle_unknown decides what an unseen value does: handle_unknown='missing' makes it missing, which "
             f"{type(self).__name__}(missing='error') refuses (missing='mode' replaces it by the mode)"
         )

@@ -286,6 +286,10 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             self._class_rank = declared_rank(getattr(y, "dtype", None) if classes is None else classes)
         return super().partial_fit(X, y, classes, sample_weight)
 
+    # the search counts the classes in their declared order, Weka's (``declared_rank``); a subclass that also
+    # counts its own way in sorted order (KDB's pair statistic) keeps the sorted one, so its statistics agree
+    _declared_class_order = True
+
     def _blocks_refused(self) -> str | None:
         return "it searches its structure over the distinct rows of all the data in memory: compute the dask collection first"
 
@@ -354,11 +358,7 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
             getattr(self, "score_type", "bayes"),
             float(self.prior_count),
             compress=False,  # distinct already, but where a mode replaced a missing value
-            # Weka's class order is BayesNetClassifier's; a subclass that counts its own way (KDB's pair
-            # statistic, in sorted order) keeps the sorted order, so both its statistics give the same bits
-            class_rank=getattr(self, "_class_rank", None)
-            if type(self)._family_counter is BayesNetClassifier._family_counter
-            else None,
+            class_rank=getattr(self, "_class_rank", None) if self._declared_class_order else None,
         )
 
     def _imputed(self, codes):

@@ -246,6 +246,8 @@ class KDB(BayesNetClassifier):
         return int(self.k) + 1
 
     # ------------------------------------------------------------------ the statistic
+    _declared_class_order = False  # the pair statistic counts in sorted class order: both statistics the same bits
+
     def _pair_statistic(self) -> bool:
         """Whether the statistic is the pair tensor, not the distinct rows: the one this fit keeps, else
         k ≤ 1 (``PAIR_STATISTIC`` on).

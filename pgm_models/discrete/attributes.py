@@ -164,8 +164,16 @@ class CategoricalAttributes:
             raise ValueError(message + "; declare them with a pandas Categorical or n_categories")
         if self.handle_unknown == "error":
             raise ValueError(message)
+        if (refusal := self._missing_refusal()) is not None:
+            raise ValueError(f"{message}; {refusal}")
         warnings.warn(message + "; treated as missing (handle_unknown='missing')", UserWarning, stacklevel=5)
         codes[unknown] = -1
+
+    def _missing_refusal(self) -> str | None:
+        """Why this model refuses a missing value at prediction, for an unseen value that
+        ``handle_unknown="missing"`` would make missing (None: it takes missing values).
+        """
+        return None
 
     def _offsets(self):
         return np.concatenate(([0], np.cumsum(self.n_categories_)[:-1]))
