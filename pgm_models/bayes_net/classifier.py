@@ -399,24 +399,21 @@ class BayesNetClassifier(ExactLOO, ModeImputation, DiscreteNetwork):
         return float(self._class_prior.log_evidence(self.class_count_).sum()) + tables
 
     # ------------------------------------------------------------------ prediction
-    def _entries(self, codes, j, n_rows):
-        """Index of each row's entry of table j under every class: (K, N) tuples."""
-        classes = np.arange(len(self.classes_))[:, None]
-        return (
-            np.broadcast_to(classes, (len(classes), n_rows)),
-            *(codes[None, :, p] for p in self.parents_[j]),
-            codes[None, :, j],
-        )
-
     def _feature_log_likelihood(self, codes, estimate):
         codes = np.asarray(codes, dtype=np.intp)
         if self._compiled_prediction(estimate):
             return self._compiled_log_sums(codes).T
-        total = np.zeros((len(self.classes_), len(codes)))
-        for j, counts in enumerate(self.family_counts_):
-            table = log_probabilities(self._prior(j).estimate(counts, estimate))
-            total += table[self._entries(codes, j, len(codes))]
-        return total.T
+        log_tables, starts = stacked(
+            [
+                log_probabilities(self._prior(j).estimate(counts, estimate))
+                for j, counts in enumerate(self.family_counts_)
+            ]
+        )
+        # every row summed: the codes' missing values were replaced by the modes
+        sums, _ = table_log_sums(
+            log_tables, starts, self.n_categories_, self.parents_, codes, len(self.classes_), compiled=False
+        )
+        return sums.T
 
     def _compiled_prediction(self, estimate) -> bool:
         """Whether ``_kernels`` scores the rows: the flag is on, numba is loaded, the estimate is the posterior mean."""

@@ -19,23 +19,26 @@ def stacked(tables) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([np.ravel(t) for t in tables]).astype(float, copy=False), starts
 
 
-def table_log_sums(log_tables, starts, sizes, parents, codes, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+def table_log_sums(
+    log_tables, starts, sizes, parents, codes, n_classes: int, compiled: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """((K, N) Σ_j log θ_j[k, x_{n,pa_j}, x_nj] of every row n under every class k, (N,) whether row n
     was summed: a row with a missing value (a code < 0) is not, and its sums are 0).
 
     ``log_tables``, ``starts``: the tables ``stacked``, table j of shape (K, r_p1, .., r_j) for its
     parents ``parents[j]`` in that order (an empty list: (K, r_j)); ``sizes`` (F,) the attributes'
     numbers of values; ``codes`` (N, F), −1 for a missing value, else 0 ≤ x_nj < r_j. The row's
-    entries are added attribute by attribute from 0, by one compiled pass once numba is loaded, else by
-    NumPy in the same order (the same bits, so a model predicts alike whatever the process imported).
+    entries are added attribute by attribute from 0, by one compiled pass (``compiled`` None: once
+    numba is loaded, as importing it costs more than a small input's NumPy pass), else by NumPy in the
+    same order (the same bits, so a model predicts alike whatever the process imported).
     """
+    if not (jit.loaded() if compiled is None else compiled):
+        return _numpy_log_sums(log_tables, starts, np.asarray(sizes), parents, np.asarray(codes), n_classes)
     width = max([1, *(len(p) for p in parents)])
     padded = np.zeros((len(parents), width), dtype=np.intp)
     for j, p in enumerate(parents):
         padded[j, : len(p)] = p
     n_parents = np.array([len(p) for p in parents], dtype=np.intp)
-    if not jit.loaded():  # importing numba costs more than a small input's NumPy pass
-        return _numpy_log_sums(log_tables, starts, np.asarray(sizes), parents, np.asarray(codes), n_classes)
     return jit.kernels("pgm_models.discrete._lookup_kernel").table_log_sums(
         log_tables,
         starts,
