@@ -14,7 +14,7 @@ Model: π ~ Dirichlet(class_alpha); θ_k ~ Dirichlet(alpha) for the root given t
 closed-form posterior is Dirichlet(alpha + counts) on the available cases (rows where the
 attribute and its tree parent are observed), the same counts the PyMC models observe.
 Prediction sums missing attributes out exactly (one upward sum-product pass over the tree); a row
-with every value observed is the sum of the log entries it reads (one compiled look-up per row).
+with every value observed is the sum of the log entries it reads (one look-up per row).
 ``loo(X, y)`` is exact leave-one-out with the tree learned again without each row.
 """
 
