@@ -101,7 +101,11 @@ def placed_data(client, n_rows: int, n_blocks: int):
         )
         ys.append(da.from_delayed(client.submit(operator.itemgetter(1), block, workers=where), (size,), np.int64))
         del block
-    X, y = dask.persist(da.concatenate(xs), da.concatenate(ys))  # keys of their own, where the blocks are
+    # the concatenation's keys of their own, each kept where its block is: tiny blocks would otherwise be
+    # moved by work stealing (block i's key is (name, i, ...))
+    with dask.annotate(workers=lambda key: [workers[key[1] % len(workers)]], allow_other_workers=False):
+        X, y = da.concatenate(xs), da.concatenate(ys)
+    X, y = dask.persist(X, y, optimize_graph=False)
     wait([X, y])
     return X, y
 
